@@ -1,0 +1,42 @@
+"""The board as a networkx graph, plus the adjacency lists the hot paths read."""
+from __future__ import annotations
+
+import networkx as nx
+
+from .hexgrid import grid_neighbours
+
+__all__ = ["Board", "build_board"]
+
+
+class Board:
+    """Hexes (nodes, in file order) and their adjacency.
+
+    ``graph`` is the networkx graph used for components and paths; ``adj`` maps a hex to
+    its neighbours in board order (a plain dict, for speed); ``order`` maps a hex to its index.
+    """
+
+    def __init__(self, graph: nx.Graph, order: list[str]):
+        self.graph = graph
+        self.order = {h: i for i, h in enumerate(order)}
+        self.adj = {h: sorted(graph.adj[h], key=self.order.__getitem__) for h in order}
+
+
+def build_board(hexes: dict, offset: str | None) -> tuple[Board, list[str]]:
+    """Build the board from ``{id: record}``; records may list extra ``neighbours``.
+
+    Returns the board and a list of problems (neighbours that are not hexes).
+    """
+    ids = list(hexes)
+    graph = nx.Graph()
+    graph.add_nodes_from(ids)
+    problems = []
+    if offset:
+        for h, near in grid_neighbours(ids, offset).items():
+            graph.add_edges_from((h, x) for x in near)
+    for h, record in hexes.items():
+        for x in record.get("neighbours", []) or []:
+            if x not in hexes:
+                problems.append((h, x))
+            else:
+                graph.add_edge(h, x)
+    return Board(graph, ids), problems

@@ -1,0 +1,59 @@
+"""Hex grid coordinates: hex ids such as ``C4`` (column letters, row number) to neighbours.
+
+Supported layouts (``layout.offset`` in a board file), flat-topped hexes in columns:
+
+* ``odd-q``  — odd columns (B, D, ...) are shifted down half a hex;
+* ``even-q`` — even columns (A, C, ...) are shifted down half a hex.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["parse_id", "offset_neighbours", "LAYOUTS"]
+
+_ID = re.compile(r"^([A-Z]+)(-?[0-9]+)$")
+LAYOUTS = ("odd-q", "even-q")
+
+
+def parse_id(hex_id: str) -> tuple[int, int] | None:
+    """``"C4"`` -> (column 2, row 4); None when the id is not letters then a number."""
+    m = _ID.match(hex_id)
+    if not m:
+        return None
+    col = 0
+    for ch in m.group(1):
+        col = col * 26 + (ord(ch) - 64)
+    return col - 1, int(m.group(2))
+
+
+def _col_name(col: int) -> str:
+    name = ""
+    col += 1
+    while col:
+        col, r = divmod(col - 1, 26)
+        name = chr(65 + r) + name
+    return name
+
+
+def offset_neighbours(col: int, row: int, offset: str) -> list[tuple[int, int]]:
+    """The six grid neighbours of (col, row) in an offset-column layout."""
+    shifted = (col % 2 == 1) if offset == "odd-q" else (col % 2 == 0)
+    side = (0, 1) if shifted else (-1, 0)
+    out = [(col, row - 1), (col, row + 1)]
+    for dc in (-1, 1):
+        out += [(col + dc, row + side[0]), (col + dc, row + side[1])]
+    return out
+
+
+def grid_neighbours(hex_ids: list[str], offset: str) -> dict[str, list[str]]:
+    """Neighbours of every id among ``hex_ids`` (ids that do not parse get none)."""
+    present = set(hex_ids)
+    result = {}
+    for h in hex_ids:
+        rc = parse_id(h)
+        if rc is None:
+            result[h] = []
+            continue
+        near = (f"{_col_name(c)}{r}" for c, r in offset_neighbours(rc[0], rc[1], offset) if c >= 0)
+        result[h] = [x for x in near if x in present]
+    return result

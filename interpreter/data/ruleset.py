@@ -1,0 +1,336 @@
+"""Loading a ruleset folder: files -> YAML + schema -> parse -> resolve -> compile -> Ruleset.
+
+Every stage reports to one :class:`~interpreter.errors.Sink`; a stage that found errors
+stops the stages after it, and :func:`load_ruleset` raises one
+:class:`~interpreter.errors.RulesetError` carrying every diagnostic.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..board.graph import Board, build_board
+from ..dsl import nodes as n
+from ..dsl.compiler import Compiler, Names, Program
+from ..dsl.parser import parse_expression, parse_rules
+from ..errors import Diagnostic, Pos, RulesetError, Sink
+from ..paths import rulesets_dir
+from .schema import validate
+from .yaml_source import Positions, load_yaml
+
+DEFAULT_STEPS = 1_000_000
+DEFAULT_DECISIONS = 100_000
+
+
+@dataclass
+class Ruleset:
+    """A loaded, compiled game: everything needed to start and run games of it."""
+    name: str
+    title: str
+    root: Path
+    variant: str | None
+    meta: dict
+    players_min: int
+    players_max: int
+    constants: dict
+    variables: dict
+    player_fields: dict
+    entities: dict             # id -> starting record (with "id" and "kind")
+    kinds: dict                # kind -> ids, in file order
+    board: Board | None
+    program: Program
+    functions: dict
+    conserve: list             # (name, fn)
+    hash: str
+    step_budget: int = DEFAULT_STEPS
+    decision_budget: int = DEFAULT_DECISIONS
+    names: object = None
+    warnings: list = field(default_factory=list)
+    definitions: list = field(default_factory=list)
+
+    def new_game(self, players: int, seed: int = 0):
+        from ..engine.game import Game
+        return Game.new(self, players, seed)
+
+    def variants(self) -> list[str]:
+        return sorted(p.stem for p in (self.root / "variants").glob("*.yaml"))
+
+
+def resolve_ruleset_path(name_or_path: str) -> Path | None:
+    """A shipped ruleset's name, or a path to a folder holding ruleset.yaml."""
+    p = Path(name_or_path)
+    if (p / "ruleset.yaml").is_file():
+        return p.resolve()
+    if p.name == "ruleset.yaml" and p.is_file():
+        return p.parent.resolve()
+    shipped = rulesets_dir() / name_or_path
+    if "/" not in name_or_path and (shipped / "ruleset.yaml").is_file():
+        return shipped
+    return None
+
+
+def load_ruleset(name_or_path: str, variant: str | None = None) -> Ruleset:
+    """Load and compile a ruleset; raise :class:`RulesetError` with every problem found."""
+    sink = Sink()
+    ruleset = _Loader(sink).load(name_or_path, variant)
+    sink.raise_if_errors()
+    return ruleset
+
+
+def check_ruleset(name_or_path: str, variant: str | None = None) -> tuple[Ruleset | None, list]:
+    """Like :func:`load_ruleset` but return the diagnostics (errors and warnings) instead."""
+    sink = Sink()
+    try:
+        ruleset = _Loader(sink).load(name_or_path, variant)
+    except RulesetError as err:  # a stage gave up early
+        return None, sink.diagnostics + [d for d in err.diagnostics if d not in sink.diagnostics]
+    return (None if sink.errors else ruleset), sink.diagnostics
+
+
+class _Loader:
+    def __init__(self, sink: Sink):
+        self.sink = sink
+        self.digest = hashlib.sha256()
+        self.root: Path = Path(".")
+
+    # ------------------------------------------------------------------ files
+    def read(self, rel: str, pos: Pos) -> tuple[str | None, str]:
+        """Read a file named by the ruleset; returns (text or None, display name)."""
+        library = rulesets_dir() / "library"
+        base = library if rel.startswith("library/") else self.root
+        path = (base / (rel[len("library/"):] if base is library else rel)).resolve()
+        shown = rel
+        if not (path.is_relative_to(self.root) or path.is_relative_to(library.resolve())):
+            self.sink.add("RR005", f"'{rel}' is outside the ruleset folder", pos,
+                          "name files relative to the ruleset, without '..'")
+            return None, shown
+        if not path.is_file():
+            self.sink.add("RR001", f"no file '{rel}'", pos)
+            return None, shown
+        data = path.read_bytes()
+        if len(data) > 5_000_000:
+            self.sink.add("RR007", f"'{rel}' is larger than 5 MB", pos)
+            return None, shown
+        self.digest.update(rel.encode() + b"\0" + data + b"\0")
+        try:
+            return data.decode("utf-8"), shown
+        except UnicodeDecodeError as err:
+            line = data[:err.start].count(b"\n") + 1
+            self.sink.add("RR006", f"'{rel}' is not UTF-8 text (byte {err.start})", Pos(rel, line, 1))
+            return None, shown
+
+    def yaml(self, rel: str, kind: str, pos: Pos) -> tuple[dict | None, Positions]:
+        text, shown = self.read(rel, pos)
+        if text is None:
+            return None, Positions(shown)
+        data, positions = load_yaml(text, shown, self.sink)
+        if data is None:
+            return None, positions
+        if not validate(data, kind, positions, self.sink):
+            return None, positions
+        return data, positions
+
+    # ------------------------------------------------------------------ stages
+    def load(self, name_or_path: str, variant: str | None) -> Ruleset | None:
+        root = resolve_ruleset_path(name_or_path)
+        if root is None:
+            from ..paths import shipped_rulesets
+            self.sink.add("RR206", f"no ruleset '{name_or_path}'", Pos(name_or_path, 0, 0),
+                          f"shipped rulesets: {', '.join(shipped_rulesets())}; or give a folder "
+                          "that holds ruleset.yaml")
+            return None
+        self.root = root
+        meta, mpos = self.yaml("ruleset.yaml", "ruleset", Pos("ruleset.yaml", 1, 1))
+        if meta is None:
+            return None
+        comps, cpos = self.yaml(meta["components"], "components", mpos.of("components"))
+        board_data, bpos = ({"hexes": {}}, Positions("-"))
+        if "board" in meta:
+            board_data, bpos = self.yaml(meta["board"], "board", mpos.of("board"))
+        if comps is None or board_data is None:
+            return None
+        rules_files = list(meta["rules"])
+        rules_pos = {f: mpos.of("rules", i) for i, f in enumerate(rules_files)}
+        var_rules: list[str] = []
+        if variant:
+            over, vpos = self.yaml(f"variants/{variant}.yaml", "variant", Pos("variants", 0, 0))
+            if over is None:
+                if not (root / "variants" / f"{variant}.yaml").is_file():
+                    self.sink.diagnostics[-1] = Diagnostic(
+                        "RR205", f"no variant '{variant}' in {meta['name']}", Pos(str(root), 0, 0),
+                        hint=f"variants: {', '.join(sorted(p.stem for p in (root / 'variants').glob('*.yaml'))) or 'none'}")
+                return None
+            self.overlay(comps, board_data, over, vpos)
+            var_rules = list(over.get("rules", []))
+            for i, f in enumerate(var_rules):
+                rules_pos[f] = vpos.of("rules", i)
+        self.digest.update(f"variant={variant}".encode())
+        entities, kinds, aliases = self.entities(comps, cpos, board_data, bpos)
+        # A value that names an entity by its alias is stored as the entity's id.
+        for rec in entities.values():
+            for key, value in rec.items():
+                if key != "alias":
+                    rec[key] = _unalias(value, aliases)
+        comps["constants"] = _unalias(comps.get("constants", {}), aliases)
+        board, problems = build_board(
+            {h: entities[h] for h in kinds.get("hexes", [])},
+            (board_data.get("layout") or {}).get("offset"))
+        for h, x in problems:
+            self.sink.add("RR203", f"hex {h} names neighbour '{x}', which is not a hex",
+                          bpos.of("hexes", h, "neighbours"))
+        base_defs = self.parse(rules_files, rules_pos)
+        defs = self.merge(base_defs, self.parse(var_rules, rules_pos))
+        if self.sink.errors:
+            return None
+        names = Names(constants=dict(comps.get("constants", {})),
+                      variables=set(comps.get("variables", {})),
+                      entities={**{i: i for i in entities}, **aliases},
+                      kinds=kinds)
+        for d in defs:
+            if isinstance(d, n.FuncDef):
+                names.functions[d.name] = d
+            elif isinstance(d, n.ProcDef):
+                names.procedures[d.name] = d
+            elif isinstance(d, n.ActionDef):
+                names.actions[d.name] = d
+            elif isinstance(d, n.HandlerDef):
+                names.events.setdefault(d.event, []).append(d)
+        compiler = Compiler(names, self.sink)
+        self.constants(defs, names, compiler)
+        program = compiler.compile(defs)
+        functions = compiler.functions()
+        conserve = []
+        for cname, text in (comps.get("conserve") or {}).items():
+            try:
+                expr = parse_expression(text, cpos.of("conserve", cname))
+            except RulesetError as err:
+                self.sink.diagnostics += err.diagnostics
+                continue
+            conserve.append((cname, compiler.expr(expr, _empty_scope())))
+        if not any(isinstance(d, n.GameDef) for d in defs):
+            self.sink.add("RR107", "the rules define no 'game:' block", mpos.of("rules"))
+        if program.score is None:
+            self.sink.add("RR107", "the rules define no 'score p = ...'", mpos.of("rules"))
+        limits = meta.get("limits", {})
+        return Ruleset(
+            name=meta["name"], title=meta["title"], root=root, variant=variant, meta=meta,
+            players_min=meta["players"]["min"], players_max=meta["players"]["max"],
+            constants=names.constants, variables=dict(comps.get("variables", {})),
+            player_fields=dict(comps.get("player", {})), entities=entities, kinds=kinds,
+            board=board, program=program, functions=functions, conserve=conserve,
+            hash=self.digest.hexdigest()[:16],
+            step_budget=limits.get("steps", DEFAULT_STEPS),
+            decision_budget=limits.get("decisions", DEFAULT_DECISIONS),
+            names=names, warnings=[d for d in self.sink.diagnostics if d.severity != "error"],
+            definitions=defs)
+
+    def overlay(self, comps, board_data, over, vpos) -> None:
+        """Apply a variant: it may only change constants, variables and fields that exist."""
+        for section in ("constants", "variables"):
+            for key, value in (over.get(section) or {}).items():
+                if key not in comps.get(section, {}):
+                    self.sink.add("RR204", f"the variant sets {section[:-1]} '{key}', which the "
+                                  "ruleset does not have", vpos.of(section, key))
+                else:
+                    comps[section][key] = value
+        records = {e: r for k in (comps.get("kinds") or {}).values() for e, r in k["entities"].items()}
+        records.update(board_data.get("hexes", {}))
+        for ent, changes in (over.get("entities") or {}).items():
+            if ent not in records:
+                self.sink.add("RR204", f"the variant changes entity '{ent}', which does not exist",
+                              vpos.of("entities", ent))
+                continue
+            records[ent].update(changes)
+
+    def entities(self, comps, cpos, board_data, bpos):
+        entities, kinds, aliases = {}, {}, {}
+
+        def add(kind, ent, record, defaults, pos):
+            if ent in entities or ent in kinds or ent == "players":
+                self.sink.add("RR202", f"'{ent}' is already the id of another entity", pos)
+                return
+            rec = copy.deepcopy(defaults)
+            rec.update(copy.deepcopy(record))
+            rec.pop("neighbours", None) if kind != "hexes" else None
+            rec["id"], rec["kind"] = ent, kind
+            entities[ent] = rec
+            kinds.setdefault(kind, []).append(ent)
+            alias = record.get("alias")
+            if alias:
+                if alias in aliases or alias in entities:
+                    self.sink.add("RR202", f"alias '{alias}' is already used", pos)
+                aliases[alias] = ent
+
+        for h, record in board_data.get("hexes", {}).items():
+            add("hexes", h, record, board_data.get("fields", {}), bpos.of("hexes", h))
+        for kind, spec in (comps.get("kinds") or {}).items():
+            kinds.setdefault(kind, [])
+            for ent, record in spec["entities"].items():
+                add(kind, ent, record, spec.get("fields", {}), cpos.of("kinds", kind, "entities", ent))
+        return entities, kinds, aliases
+
+    def parse(self, files: list[str], positions: dict) -> list:
+        defs = []
+        for rel in files:
+            text, shown = self.read(rel, positions.get(rel, Pos(rel, 0, 0)))
+            if text is not None:
+                defs += parse_rules(text, shown, self.sink).definitions
+        return defs
+
+    def merge(self, base: list, replacements: list) -> list:
+        """Report duplicate names; a variant's definitions replace the base ones by name."""
+        seen: dict = {}
+        for d in base:
+            key = _def_key(d)
+            if key is None:
+                continue
+            if key in seen:
+                self.sink.add("RR103", f"'{key[1]}' is defined twice (first at {seen[key].pos})", d.pos)
+            seen[key] = d
+        replaced = {_def_key(d) for d in replacements if _def_key(d)}
+        for d in replacements:
+            key = _def_key(d)
+            if key is not None and key not in seen:
+                self.sink.add("RR204", f"the variant replaces '{key[1]}', which the ruleset does "
+                              "not define", d.pos)
+        return [d for d in base if _def_key(d) not in replaced] + replacements
+
+    def constants(self, defs, names: Names, compiler: Compiler) -> None:
+        from ..engine.machine import ConstantRun
+        run = ConstantRun()
+        for d in defs:
+            if isinstance(d, n.ConstDef):
+                fn = compiler.expr(d.expr, _empty_scope())
+                try:
+                    names.constants[d.name] = fn(run, {})
+                except Exception as err:  # a constant that cannot be computed at load
+                    self.sink.add("RR302", f"constant '{d.name}' cannot be computed: {err}", d.pos)
+
+
+def _empty_scope():
+    from ..dsl.compiler import _Scope
+    return _Scope(set())
+
+
+def _def_key(d):
+    if isinstance(d, (n.ConstDef, n.FuncDef, n.ProcDef, n.ActionDef)):
+        return ("name", d.name)
+    if isinstance(d, n.EndDef):
+        return ("end_condition", d.name)
+    if isinstance(d, n.ScoreDef):
+        return ("score", "score")
+    if isinstance(d, n.GameDef):
+        return ("game", "game")
+    return None
+
+
+def _unalias(value, aliases: dict):
+    if isinstance(value, str):
+        return aliases.get(value, value)
+    if isinstance(value, list):
+        return [_unalias(v, aliases) for v in value]
+    if isinstance(value, dict):
+        return {k: _unalias(v, aliases) for k, v in value.items()}
+    return value

@@ -1,0 +1,49 @@
+"""JSON Schema validation of loaded YAML, with errors placed at the offending node."""
+from __future__ import annotations
+
+import difflib
+import json
+from functools import lru_cache
+
+from jsonschema import Draft202012Validator
+
+from ..errors import Sink
+from ..paths import schemas_dir
+from .yaml_source import Positions
+
+
+@lru_cache(maxsize=None)
+def validator(kind: str) -> Draft202012Validator:
+    schema = json.loads((schemas_dir() / f"{kind}.schema.json").read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
+
+
+def validate(data, kind: str, positions: Positions, sink: Sink) -> bool:
+    """Check ``data`` against ``schemas/<kind>.schema.json``; report each error at its node."""
+    ok = True
+    for err in sorted(validator(kind).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+        ok = False
+        path = tuple(err.absolute_path)
+        message, hint = _explain(err)
+        where = ".".join(map(str, path)) or "(top level)"
+        sink.add("RR004", f"{where}: {message}", positions.of(*path), hint)
+    return ok
+
+
+def _explain(err) -> tuple[str, str | None]:
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = list(err.schema.get("properties", {}))
+        extra = [k for k in err.instance if k not in allowed]
+        if extra:
+            close = difflib.get_close_matches(extra[0], allowed, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
+            return f"unknown key '{extra[0]}'", hint
+    if err.validator == "required":
+        return err.message.replace("is a required property", "is required"), None
+    if err.validator == "type":
+        want = err.validator_value
+        want = " or ".join(want) if isinstance(want, list) else want
+        return f"expected {want}, got {json.dumps(err.instance)[:40]}", None
+    if err.validator == "pattern" or (err.validator == "propertyNames"):
+        return err.message, "names are letters, digits and '_', not starting with a digit"
+    return err.message, None

@@ -1,0 +1,116 @@
+"""Safe YAML loading that remembers where every value came from.
+
+``load_yaml`` returns plain data (dict, list, str, int, float, bool, None) and a
+:class:`Positions` map from a path of keys/indices to the (line, column) of that node.
+It never constructs Python objects (only the safe core tags are resolved), rejects
+duplicate keys, and stops alias bombs by counting the nodes it expands.
+"""
+from __future__ import annotations
+
+import yaml
+
+from ..errors import Pos, Sink
+
+MAX_NODES = 200_000
+
+
+class Positions:
+    """Where each value of a loaded YAML document sits in its file."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self._at: dict[tuple, tuple[int, int]] = {}
+
+    def set(self, path: tuple, mark) -> None:
+        self._at[path] = (mark.line + 1, mark.column + 1)
+
+    def of(self, *path) -> Pos:
+        """The position of ``path``, or of its nearest ancestor that has one."""
+        path = tuple(path)
+        while path not in self._at and path:
+            path = path[:-1]
+        line, col = self._at.get(path, (1, 1))
+        return Pos(self.file, line, col)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def load_yaml(text: str, file: str, sink: Sink):
+    """Load one YAML document; problems go to ``sink``. Returns (data or None, positions)."""
+    positions = Positions(file)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        sink.add("RR002", f"YAML: {err.problem or err.context}", Pos(file, line, col))
+        return None, positions
+    except yaml.YAMLError as err:
+        sink.add("RR002", f"YAML: {err}", Pos(file, 1, 1))
+        return None, positions
+    if node is None:
+        return {}, positions
+    budget = [MAX_NODES]
+    try:
+        data = _convert(node, (), positions, sink, budget)
+    except _TooLarge:
+        sink.add("RR007", f"the document expands to more than {MAX_NODES} values",
+                 Pos(file, node.start_mark.line + 1, node.start_mark.column + 1),
+                 hint="YAML aliases (&a / *a) that repeat each other grow exponentially")
+        return None, positions
+    except RecursionError:
+        sink.add("RR007", "the document is nested too deeply", Pos(file, 1, 1))
+        return None, positions
+    return data, positions
+
+
+_RESOLVER = yaml.SafeLoader
+
+
+def _scalar(node):
+    tag = node.tag
+    value = node.value
+    if tag == "tag:yaml.org,2002:int":
+        try:
+            return int(value.replace("_", ""), 0)
+        except ValueError:
+            return int(value.replace("_", ""))
+    if tag == "tag:yaml.org,2002:bool":
+        return value.lower() in ("true", "yes", "on", "y")
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:float":
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _convert(node, path, positions, sink, budget):
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooLarge
+    positions.set(path, node.start_mark)
+    if isinstance(node, yaml.ScalarNode):
+        return _scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return [_convert(item, path + (i,), positions, sink, budget)
+                for i, item in enumerate(node.value)]
+    result = {}
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            sink.add("RR004", "a mapping key must be a plain value",
+                     Pos(positions.file, key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+            continue
+        key = _scalar(key_node)
+        key = key if isinstance(key, str) else str(key).lower() if isinstance(key, bool) else str(key)
+        if key in result:
+            sink.add("RR003", f"duplicate key '{key}'",
+                     Pos(positions.file, key_node.start_mark.line + 1, key_node.start_mark.column + 1),
+                     hint="YAML keeps only the last value; remove or rename one")
+        result[key] = _convert(value_node, path + (key,), positions, sink, budget)
+        positions.set(path + (key,), key_node.start_mark)
+    return result

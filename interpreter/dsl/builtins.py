@@ -1,0 +1,215 @@
+"""Built-in functions of the rules language.
+
+``PURE`` functions see only their arguments; ``CONTEXT`` functions also receive the
+running game (:class:`interpreter.engine.machine.Run`) as first argument. Each entry is
+``name -> (function, min_args, max_args, one-line help)``; the linter checks arity from it.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import networkx as nx
+
+
+class BuiltinError(Exception):
+    """A builtin was called with values it cannot use."""
+
+
+def _as_list(x, fname):
+    if isinstance(x, list):
+        return x
+    raise BuiltinError(f"{fname}() needs a list, got {_kind(x)}")
+
+
+def _kind(x) -> str:
+    if isinstance(x, bool):
+        return "a boolean"
+    if isinstance(x, (int, Fraction)):
+        return "a number"
+    if isinstance(x, str):
+        return f"'{x}'"
+    if isinstance(x, list):
+        return "a list"
+    if x is None:
+        return "none"
+    return type(x).__name__
+
+
+def _number(x, fname):
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        return x
+    raise BuiltinError(f"{fname}() needs a number, got {_kind(x)}")
+
+
+def _agg(fname, fn):
+    def agg(*args):
+        items = _as_list(args[0], fname) if len(args) == 1 else list(args)
+        if not items:
+            raise BuiltinError(f"{fname}() of an empty list")
+        return fn(items)
+    return agg
+
+
+def _sum(xs):
+    total = 0
+    for x in _as_list(xs, "sum"):
+        total += _number(x, "sum")
+    return total
+
+
+def _ceil(x):
+    return math.ceil(_number(x, "ceil"))
+
+
+def _floor(x):
+    return math.floor(_number(x, "floor"))
+
+
+def _range(a, b):
+    a, b = _number(a, "range"), _number(b, "range")
+    if b - a > 100_000:
+        raise BuiltinError("range() larger than 100000 values")
+    return list(range(a, b))
+
+
+def _sort(xs, key=None):
+    xs = _as_list(xs, "sort")
+    return sorted(xs, key=key) if key else sorted(xs)
+
+
+def _by(fname, pick):
+    def by(xs, key):
+        xs = _as_list(xs, fname)
+        if not xs:
+            raise BuiltinError(f"{fname}() of an empty list")
+        return pick(xs, key=key)
+    return by
+
+
+def _unique(xs):
+    seen, out = set(), []
+    for x in _as_list(xs, "unique"):
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def _without(xs, ys):
+    ys = set(_as_list(ys, "without"))
+    return [x for x in _as_list(xs, "without") if x not in ys]
+
+
+def _first(xs):
+    xs = _as_list(xs, "first")
+    if not xs:
+        raise BuiltinError("first() of an empty list")
+    return xs[0]
+
+
+def _count_of(xs, x):
+    return _as_list(xs, "count_of").count(x)
+
+
+PURE = {
+    "count": (lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list"),
+    "len": (lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list"),
+    "sum": (_sum, 1, 1, "sum of a list of numbers"),
+    "min": (_agg("min", min), 1, 9, "smallest of a list, or of the arguments"),
+    "max": (_agg("max", max), 1, 9, "largest of a list, or of the arguments"),
+    "abs": (lambda x: abs(_number(x, "abs")), 1, 1, "absolute value"),
+    "ceil": (_ceil, 1, 1, "round a fraction up: ceil(22 / 3) = 8"),
+    "floor": (_floor, 1, 1, "round a fraction down: floor(22 / 3) = 7"),
+    "range": (_range, 2, 2, "the whole numbers a, a+1, ..., b-1"),
+    "any": (lambda xs: any(_as_list(xs, "any")), 1, 1, "true if any item is true"),
+    "all": (lambda xs: all(_as_list(xs, "all")), 1, 1, "true if every item is true"),
+    "sort": (_sort, 1, 2, "sorted copy of a list, optionally by a key: sort(cs, c => c.income)"),
+    "reverse": (lambda xs: list(reversed(_as_list(xs, "reverse"))), 1, 1, "reversed copy"),
+    "first": (_first, 1, 1, "first item of a non-empty list"),
+    "max_by": (_by("max_by", max), 2, 2, "the first item with the largest key"),
+    "min_by": (_by("min_by", min), 2, 2, "the first item with the smallest key"),
+    "unique": (_unique, 1, 1, "the list without repeats, first occurrences kept"),
+    "without": (_without, 2, 2, "items of the first list not in the second"),
+    "count_of": (_count_of, 2, 2, "how many times a value occurs in a list"),
+}
+
+
+# ---------------------------------------------------------------- context builtins
+def _seat_list(run):
+    return run.state["kinds"]["players"]
+
+
+def _players_from(run, p):
+    seats = _seat_list(run)
+    if p not in seats:
+        raise BuiltinError(f"players_from() needs a player, got {_kind(p)}")
+    i = seats.index(p)
+    return seats[i:] + seats[:i]
+
+
+def _next_player(run, p):
+    seats = _players_from(run, p)
+    return seats[1] if len(seats) > 1 else seats[0]
+
+
+def _hex(run, h, fname):
+    if h not in run.board.adj:
+        raise BuiltinError(f"{fname}() needs a hex, got {_kind(h)}")
+    return h
+
+
+def _neighbours(run, h):
+    return list(run.board.adj[_hex(run, h, "neighbours")])
+
+
+def _frontier(run, hexes):
+    """Hexes adjacent to the group ``hexes`` and not in it, in board order."""
+    inside = set(_as_list(hexes, "frontier"))
+    adj = run.board.adj
+    out = set()
+    for h in inside:
+        out.update(adj[_hex(run, h, "frontier")])
+    out -= inside
+    order = run.board.order
+    return sorted(out, key=order.__getitem__)
+
+
+def _adjacent(run, a, b):
+    return b in run.board.adj[_hex(run, a, "adjacent")]
+
+
+def _touches(run, xs, ys):
+    """True when the two groups of hexes share a hex or are adjacent."""
+    ys = set(_as_list(ys, "touches"))
+    adj = run.board.adj
+    for h in _as_list(xs, "touches"):
+        if h in ys or ys.intersection(adj[h]):
+            return True
+    return False
+
+
+def _components(run, hexes):
+    graph = run.board.graph.subgraph(_as_list(hexes, "components"))
+    order = run.board.order
+    parts = [sorted(c, key=order.__getitem__) for c in nx.connected_components(graph)]
+    return sorted(parts, key=lambda c: order[c[0]])
+
+
+def _connected(run, hexes, a, b):
+    graph = run.board.graph.subgraph(_as_list(hexes, "connected"))
+    return a in graph and b in graph and nx.has_path(graph, a, b)
+
+
+CONTEXT = {
+    "players_from": (_players_from, 1, 1, "all players in seat order, starting with p"),
+    "next_player": (_next_player, 1, 1, "the player to the left of p"),
+    "neighbours": (_neighbours, 1, 1, "the hexes next to a hex"),
+    "frontier": (_frontier, 1, 1, "hexes next to a group of hexes, not in it"),
+    "adjacent": (_adjacent, 2, 2, "true if two hexes are next to each other"),
+    "touches": (_touches, 2, 2, "true if two groups of hexes share or border a hex"),
+    "components": (_components, 1, 1, "the connected groups of a set of hexes (networkx)"),
+    "connected": (_connected, 3, 3, "true if a and b are joined through the given hexes"),
+}
+
+ALL = {**PURE, **CONTEXT}

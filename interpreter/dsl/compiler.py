@@ -1,0 +1,677 @@
+"""Compiler: syntax tree -> Python closures and flat instruction lists, once per load.
+
+Expressions become closures ``fn(run, locals)``; statements become the instructions of
+:mod:`interpreter.engine.instructions`. Name resolution and arity checks happen here, so a
+loaded ruleset never meets an undefined name at run time. Problems go to the sink.
+"""
+from __future__ import annotations
+
+import difflib
+import operator
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..engine import instructions as ins
+from ..engine.values import RuleFault, check_storable, describe, get_attr, get_index, map_key
+from ..errors import Pos, Sink
+from . import builtins, nodes as n
+
+
+@dataclass
+class Names:
+    """Everything a rule may name besides its own locals."""
+    constants: dict            # name -> value
+    variables: set             # global mutable variables
+    entities: dict             # id or alias -> id
+    kinds: dict                # kind -> list of ids ("players" is filled per game)
+    functions: dict = field(default_factory=dict)   # def name -> FuncDef
+    procedures: dict = field(default_factory=dict)  # name -> ProcDef
+    actions: dict = field(default_factory=dict)     # name -> ActionDef
+    events: dict = field(default_factory=dict)      # event -> [HandlerDef]
+
+
+@dataclass
+class Program:
+    """A compiled ruleset's rules: code units and the compiled pieces the engine asks for."""
+    codes: dict = field(default_factory=dict)        # key -> Code
+    handlers: dict = field(default_factory=dict)     # event -> [code key]
+    end_conditions: list = field(default_factory=list)  # (name, fn)
+    score: object = None                             # fn(run, player) -> int
+    actions: dict = field(default_factory=dict)      # name -> OptionSpec template
+    used: set = field(default_factory=set)           # names referenced (for lint)
+
+
+class _Scope:
+    def __init__(self, locals_: set, loops: list | None = None):
+        self.locals = locals_
+        self.loops = loops if loops is not None else []
+        self.counter = 0
+
+
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "%": operator.mod}
+_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+        ">": operator.gt, ">=": operator.ge}
+
+
+def _fraction_div(a, b):
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, Fraction)) \
+            or not isinstance(b, (int, Fraction)):
+        raise RuleFault(f"cannot divide {describe(a)} by {describe(b)}")
+    if b == 0:
+        raise RuleFault("division by zero")
+    return Fraction(a, b)
+
+
+def _floor_div(a, b):
+    if b == 0:
+        raise RuleFault("division by zero")
+    return a // b
+
+
+class Compiler:
+    def __init__(self, names: Names, sink: Sink):
+        self.names = names
+        self.sink = sink
+        self.program = Program()
+
+    # ------------------------------------------------------------------ entry
+    def compile(self, definitions: list) -> Program:
+        p = self.program
+        game = [d for d in definitions if isinstance(d, n.GameDef)]
+        for d in definitions:
+            if isinstance(d, n.ActionDef):
+                p.actions[d.name] = self._action_template(d)
+        for d in definitions:
+            if isinstance(d, n.ProcDef):
+                self._code(f"proc:{d.name}", d.params, d.body, d.pos)
+            elif isinstance(d, n.ActionDef):
+                scope_vars = [d.player] + [dom.var for dom in d.domains]
+                self._code(f"action:{d.name}", scope_vars, _strip_requires(d.body), d.pos)
+            elif isinstance(d, n.HandlerDef):
+                key = f"on:{d.event}:{len(p.handlers.get(d.event, []))}"
+                p.handlers.setdefault(d.event, []).append(key)
+                self._code(key, d.params, d.body, d.pos, when=d.when)
+            elif isinstance(d, n.EndDef):
+                p.end_conditions.append((d.name, self.expr(d.expr, _Scope(set()))))
+            elif isinstance(d, n.ScoreDef):
+                fn = self.expr(d.expr, _Scope({d.player}))
+                var = d.player
+                p.score = lambda run, player, fn=fn, var=var: fn(run, {var: player})
+        if game:
+            self._code("game", [], game[0].body, game[0].pos)
+        return p
+
+    def _action_template(self, d: n.ActionDef) -> ins.OptionSpec:
+        scope = _Scope({d.player} | {dom.var for dom in d.domains})
+        domains = [(dom.var, self.expr(dom.source, scope)) for dom in d.domains]
+        requires = [self._require(r, scope) for r in _leading_requires(d.body)]
+        return ins.OptionSpec(d.name, domains, requires, None, f"action:{d.name}", d.player, d.pos)
+
+    def _code(self, key, params, body, pos, when=None):
+        scope = _Scope(set(params) | _assigned(body))
+        code = ins.Code(key, list(params), pos)
+        self.program.codes[key] = code
+        out = code.instrs
+        if when is not None:
+            skip = ins.JumpIfNot(when.pos, self.expr(when, scope))
+            out.append(skip)
+        self.block(body, scope, out)
+        out.append(ins.Return(pos))
+        if when is not None:
+            skip.target = len(out) - 1
+
+    # ------------------------------------------------------------------ statements
+    def block(self, stmts: list, scope: _Scope, out: list) -> None:
+        for s in stmts:
+            self.stmt(s, scope, out)
+
+    def stmt(self, s, scope, out):
+        method = getattr(self, "s_" + type(s).__name__)
+        method(s, scope, out)
+
+    def s_Let(self, s, scope, out):
+        fn, name = self.expr(s.expr, scope), s.name
+
+        def let(run, loc):
+            loc[name] = fn(run, loc)
+        out.append(ins.Exec(s.pos, let))
+
+    def s_LetCall(self, s, scope, out):
+        self._check_call(s.proc, s.args, s.pos)
+        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", [self.expr(a, scope) for a in s.args], s.name))
+
+    def s_CallStmt(self, s, scope, out):
+        self._check_call(s.proc, s.args, s.pos)
+        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", [self.expr(a, scope) for a in s.args]))
+
+    def _check_call(self, proc, args, pos):
+        self.program.used.add(proc)
+        d = self.names.procedures.get(proc)
+        if d is None:
+            self._undefined(proc, pos, self.names.procedures, code="RR106", what="procedure")
+        elif len(d.params) != len(args):
+            self.sink.add("RR104", f"procedure '{proc}' takes {len(d.params)} argument(s), "
+                          f"{len(args)} given", pos)
+
+    def s_Set(self, s, scope, out):
+        setter = self.target(s.target, scope)
+        fn, op = self.expr(s.expr, scope), s.op
+        if op == "=":
+            def assign(run, loc):
+                container, key = setter(run, loc)
+                container[key] = check_storable(fn(run, loc))
+        else:
+            sign = 1 if op == "+=" else -1
+
+            def assign(run, loc):
+                container, key = setter(run, loc)
+                value = fn(run, loc)
+                old = container[key]
+                if isinstance(old, list) and isinstance(value, list) and sign > 0:
+                    container[key] = old + value
+                elif isinstance(old, int) and isinstance(value, int) and not isinstance(value, bool):
+                    container[key] = old + sign * value
+                else:
+                    raise RuleFault(f"cannot apply {op} to {describe(old)} and {describe(value)}")
+        out.append(ins.Exec(s.pos, assign))
+
+    def s_Pay(self, s, scope, out):
+        amount, payer, payee = (self.expr(x, scope) for x in (s.amount, s.payer, s.payee))
+
+        def pay(run, loc):
+            x, a, b = amount(run, loc), payer(run, loc), payee(run, loc)
+            if not isinstance(x, int) or isinstance(x, bool) or x < 0:
+                raise RuleFault(f"cannot pay {describe(x)}: an amount is a whole number >= 0")
+            ra, rb = run.ent.get(a), run.ent.get(b)
+            if ra is None or rb is None or "cash" not in ra or "cash" not in rb:
+                raise RuleFault(f"pay needs two entities with cash, got {describe(a)} and {describe(b)}")
+            if ra["cash"] < x and not ra.get("unlimited"):
+                raise RuleFault(f"{a} cannot pay {x}: it has {ra['cash']}")
+            ra["cash"] -= x
+            rb["cash"] += x
+        out.append(ins.Exec(s.pos, pay))
+
+    def s_Add(self, s, scope, out):
+        self._list_edit(s, scope, out, add=True)
+
+    def s_Remove(self, s, scope, out):
+        self._list_edit(s, scope, out, add=False)
+
+    def _list_edit(self, s, scope, out, add):
+        setter, item = self.target(s.target, scope), self.expr(s.item, scope)
+
+        def edit(run, loc):
+            container, key = setter(run, loc)
+            xs = container[key]
+            value = check_storable(item(run, loc))
+            if not isinstance(xs, list):
+                raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
+            if add:
+                container[key] = xs + [value]
+            elif value in xs:
+                i = xs.index(value)
+                container[key] = xs[:i] + xs[i + 1:]
+            else:
+                raise RuleFault(f"cannot remove {describe(value)}: it is not in the list")
+        out.append(ins.Exec(s.pos, edit))
+
+    def s_Return(self, s, scope, out):
+        out.append(ins.Return(s.pos, self.expr(s.expr, scope) if s.expr else None))
+
+    def s_Break(self, s, scope, out):
+        self._loop_jump(s, scope, out, 0)
+
+    def s_Continue(self, s, scope, out):
+        self._loop_jump(s, scope, out, 1)
+
+    def _loop_jump(self, s, scope, out, which):
+        if not scope.loops:
+            word = "break" if which == 0 else "continue"
+            self.sink.add("RR105", f"'{word}' outside a loop", s.pos)
+            return
+        j = ins.Jump(s.pos)
+        scope.loops[-1][which].append(j)
+        out.append(j)
+
+    def s_Pass(self, s, scope, out):
+        pass
+
+    def s_Cite(self, s, scope, out):
+        pass
+
+    def s_Require(self, s, scope, out):
+        cond, reason, _ = self._require(s, scope)
+        out.append(ins.Assert(s.pos, cond, reason))
+
+    def _require(self, s: n.Require, scope):
+        return self.expr(s.cond, scope), self.expr(s.reason, scope), s.pos
+
+    def s_Emit(self, s, scope, out):
+        handlers = self.names.events.get(s.event, [])
+        if not handlers:
+            self.sink.add("RR102", f"no 'on {s.event}(...)' handles this event", s.pos,
+                          severity="warning")
+        for h in handlers:
+            if len(h.params) != len(s.args):
+                self.sink.add("RR104", f"'on {s.event}' takes {len(h.params)} argument(s), "
+                              f"{len(s.args)} given", s.pos)
+        out.append(ins.Emit(s.pos, s.event, [self.expr(a, scope) for a in s.args]))
+
+    def s_Draw(self, s, scope, out):
+        source, name = self.expr(s.source, scope), s.name
+
+        def draw(run, loc):
+            items = source(run, loc)
+            if not isinstance(items, list) or not items:
+                raise RuleFault(f"draw needs a non-empty list, got {describe(items)}")
+            loc[name] = items[run.random_below(len(items))]
+        out.append(ins.Exec(s.pos, draw))
+
+    def s_EndGame(self, s, scope, out):
+        out.append(ins.EndGame(s.pos, self.expr(s.reason, scope)))
+
+    def s_CheckEnd(self, s, scope, out):
+        out.append(ins.CheckEnd(s.pos))
+
+    def s_Log(self, s, scope, out):
+        fn = self.expr(s.expr, scope)
+
+        def log(run, loc):
+            run.say(fn(run, loc))
+        out.append(ins.Exec(s.pos, log))
+
+    def s_If(self, s, scope, out):
+        ends = []
+        for cond, body in s.branches:
+            test = ins.JumpIfNot(cond.pos, self.expr(cond, scope))
+            out.append(test)
+            self.block(body, scope, out)
+            j = ins.Jump(s.pos)
+            out.append(j)
+            ends.append(j)
+            test.target = len(out)
+        if s.otherwise:
+            self.block(s.otherwise, scope, out)
+        for j in ends:
+            j.target = len(out)
+
+    def _loop(self, s, scope, out, source, var):
+        scope.counter += 1
+        slot = f"${scope.counter}@{s.pos.line}"
+        out.append(ins.IterInit(s.pos, slot, source))
+        head = len(out)
+        step = ins.IterNext(s.pos, slot, var)
+        out.append(step)
+        scope.loops.append(([], []))
+        self.block(s.body, scope, out)
+        breaks, continues = scope.loops.pop()
+        out.append(ins.Jump(s.pos, head))
+        # the exit clears the hidden iterator (a break leaves it behind)
+        step.target = len(out)
+        for j in breaks:
+            j.target = len(out)
+        for j in continues:
+            j.target = head
+
+        def clear(run, loc, slot=slot):
+            loc.pop(slot, None)
+        out.append(ins.Exec(s.pos, clear))
+
+    def s_For(self, s, scope, out):
+        self._loop(s, scope, out, self.expr(s.source, scope), s.var)
+
+    def s_Repeat(self, s, scope, out):
+        count = self.expr(s.count, scope)
+
+        def times(run, loc):
+            k = count(run, loc)
+            if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+                raise RuleFault(f"repeat needs a whole number of times, got {describe(k)}")
+            return list(range(k))
+        self._loop(s, scope, out, times, None)
+
+    def s_While(self, s, scope, out):
+        head = len(out)
+        test = ins.JumpIfNot(s.pos, self.expr(s.cond, scope))
+        out.append(test)
+        scope.loops.append(([], []))
+        self.block(s.body, scope, out)
+        breaks, continues = scope.loops.pop()
+        out.append(ins.Jump(s.pos, head))
+        test.target = len(out)
+        for j in breaks:
+            j.target = len(out)
+        for j in continues:
+            j.target = head
+
+    def s_Choose(self, s, scope, out):
+        choose = ins.Choose(s.pos, self.expr(s.player, scope), [])
+        out.append(choose)
+        jumps = []
+        seen = set()
+        for opt in s.options:
+            name = opt.action if isinstance(opt, n.UseOption) else opt.name
+            if name in seen:
+                self.sink.add("RR103", f"option '{name}' appears twice in this choice", opt.pos)
+            seen.add(name)
+            if isinstance(opt, n.UseOption):
+                self.program.used.add(opt.action)
+                template = self.program.actions.get(opt.action)
+                if template is None:
+                    self._undefined(opt.action, opt.pos, self.names.actions, what="action")
+                    continue
+                choose.options.append(template)
+                continue
+            domains = [(d.var, self.expr(d.source, scope)) for d in opt.domains]
+            requires = [self._require(r, scope) for r in _leading_requires(opt.body)]
+            spec = ins.OptionSpec(opt.name, domains, requires, len(out), None, None, opt.pos)
+            choose.options.append(spec)
+            self.block(_strip_requires(opt.body), scope, out)
+            j = ins.Jump(opt.pos)
+            out.append(j)
+            jumps.append(j)
+        choose.end = len(out)
+        for j in jumps:
+            j.target = len(out)
+
+    # ------------------------------------------------------------------ targets
+    def target(self, t: n.Target, scope):
+        """Compile an assignment target to ``fn(run, loc) -> (container, key)``."""
+        name = t.name
+        if not t.path:
+            if name in scope.locals:
+                return lambda run, loc: (loc, name)
+            if name in self.names.variables:
+                return lambda run, loc: (run.glob, name)
+            self._undefined(name, t.pos, scope.locals | self.names.variables, what="variable")
+            return lambda run, loc: (loc, name)
+        base = self.expr(n.Var(t.pos, name), scope)
+        steps = [(kind, x if kind == "attr" else self.expr(x, scope)) for kind, x in t.path]
+        *walk, (last_kind, last) = steps
+
+        def resolve(run, loc):
+            obj = base(run, loc)
+            for kind, x in walk:
+                obj = get_attr(run, obj, x) if kind == "attr" else get_index(obj, x(run, loc))
+            if last_kind == "attr":
+                if isinstance(obj, str):
+                    record = run.ent.get(obj)
+                    if record is None or last not in record:
+                        raise RuleFault(f"{describe(obj)} has no field '{last}'")
+                    return record, last
+                if isinstance(obj, dict) and last in obj:
+                    return obj, last
+                raise RuleFault(f"{describe(obj)} has no field '{last}'")
+            key = last(run, loc)
+            if isinstance(obj, dict):
+                key = map_key(key)
+                if key not in obj:
+                    raise RuleFault(f"no entry {describe(key)} to change")
+                return obj, key
+            if isinstance(obj, list) and isinstance(key, int) and -len(obj) <= key < len(obj):
+                return obj, key
+            raise RuleFault(f"cannot assign to index {describe(key)} of {describe(obj)}")
+        return resolve
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e, scope):
+        return getattr(self, "e_" + type(e).__name__)(e, scope)
+
+    def e_Int(self, e, scope):
+        v = e.value
+        return lambda run, loc: v
+
+    def e_Const(self, e, scope):
+        v = e.value
+        return lambda run, loc: v
+
+    def e_Str(self, e, scope):
+        if len(e.parts) == 1:
+            text = e.parts[0]
+            return lambda run, loc: text
+        parts = [p if isinstance(p, str) else self.expr(p, scope) for p in e.parts]
+
+        def fmt(run, loc):
+            return "".join(p if isinstance(p, str) else run.show(p(run, loc)) for p in parts)
+        return fmt
+
+    def e_Var(self, e, scope):
+        name = e.name
+        if name in scope.locals:
+            def local(run, loc):
+                try:
+                    return loc[name]
+                except KeyError:
+                    raise RuleFault(f"'{name}' is used before it is set") from None
+            return local
+        if name in self.names.variables:
+            return lambda run, loc: run.glob[name]
+        if name in self.names.constants:
+            self.program.used.add(name)
+            v = self.names.constants[name]
+            return lambda run, loc: v
+        if name in self.names.entities:
+            v = self.names.entities[name]
+            return lambda run, loc: v
+        if name == "players":
+            return lambda run, loc: run.state["kinds"]["players"]
+        if name in self.names.kinds:
+            v = self.names.kinds[name]
+            return lambda run, loc: list(v)
+        self._undefined(name, e.pos, set(scope.locals) | self.names.variables
+                        | set(self.names.constants) | set(self.names.entities) | set(self.names.kinds))
+        return lambda run, loc: None
+
+    def e_Attr(self, e, scope):
+        obj, name = self.expr(e.obj, scope), e.name
+        return lambda run, loc: get_attr(run, obj(run, loc), name)
+
+    def e_Index(self, e, scope):
+        obj, key = self.expr(e.obj, scope), self.expr(e.key, scope)
+        return lambda run, loc: get_index(obj(run, loc), key(run, loc))
+
+    def e_ListLit(self, e, scope):
+        items = [self.expr(x, scope) for x in e.items]
+        return lambda run, loc: [f(run, loc) for f in items]
+
+    def e_Comprehension(self, e, scope):
+        inner = _Scope(scope.locals | {e.var}, scope.loops)
+        body, source, var = self.expr(e.expr, inner), self.expr(e.source, scope), e.var
+        where = self.expr(e.where, inner) if e.where else None
+
+        def comp(run, loc):
+            items = source(run, loc)
+            if not isinstance(items, list):
+                raise RuleFault(f"'for {var} in' needs a list, got {describe(items)}")
+            loc2 = dict(loc)
+            out = []
+            for x in items:
+                loc2[var] = x
+                if where is None or where(run, loc2):
+                    out.append(body(run, loc2))
+            return out
+        return comp
+
+    def e_Lambda(self, e, scope):
+        inner = _Scope(scope.locals | {e.var}, scope.loops)
+        body, var = self.expr(e.body, inner), e.var
+
+        def make(run, loc):
+            def fn(x):
+                loc2 = dict(loc)
+                loc2[var] = x
+                return body(run, loc2)
+            return fn
+        return make
+
+    def e_BinOp(self, e, scope):
+        a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+        if e.op == "/":
+            return lambda run, loc: _fraction_div(a(run, loc), b(run, loc))
+        if e.op == "//":
+            return lambda run, loc: _floor_div(a(run, loc), b(run, loc))
+        if e.op == "%":
+            return lambda run, loc: _mod(a(run, loc), b(run, loc))
+        op = _ARITH[e.op]
+        sym = e.op
+
+        def arith(run, loc):
+            x, y = a(run, loc), b(run, loc)
+            try:
+                if isinstance(x, bool) or isinstance(y, bool):
+                    raise TypeError
+                return op(x, y)
+            except TypeError:
+                raise RuleFault(f"cannot compute {describe(x)} {sym} {describe(y)}") from None
+        return arith
+
+    def e_Compare(self, e, scope):
+        a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+        if e.op in ("in", "not in"):
+            want = e.op == "in"
+
+            def member(run, loc):
+                x, xs = a(run, loc), b(run, loc)
+                if not isinstance(xs, (list, dict)):
+                    raise RuleFault(f"'in' needs a list, got {describe(xs)}")
+                return (map_key(x) in xs if isinstance(xs, dict) else x in xs) == want
+            return member
+        op, sym = _CMP[e.op], e.op
+        if sym in ("==", "!="):
+            return lambda run, loc: op(a(run, loc), b(run, loc))
+
+        def order(run, loc):
+            x, y = a(run, loc), b(run, loc)
+            try:
+                return op(x, y)
+            except TypeError:
+                raise RuleFault(f"cannot compare {describe(x)} {sym} {describe(y)}") from None
+        return order
+
+    def e_BoolOp(self, e, scope):
+        items = [self.expr(x, scope) for x in e.items]
+        if e.op == "and":
+            return lambda run, loc: all(f(run, loc) for f in items)
+        return lambda run, loc: any(f(run, loc) for f in items)
+
+    def e_Not(self, e, scope):
+        f = self.expr(e.expr, scope)
+        return lambda run, loc: not f(run, loc)
+
+    def e_Neg(self, e, scope):
+        f = self.expr(e.expr, scope)
+
+        def neg(run, loc):
+            x = f(run, loc)
+            if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
+                raise RuleFault(f"cannot negate {describe(x)}")
+            return -x
+        return neg
+
+    def e_Conditional(self, e, scope):
+        then, cond, other = (self.expr(x, scope) for x in (e.then, e.cond, e.otherwise))
+        return lambda run, loc: then(run, loc) if cond(run, loc) else other(run, loc)
+
+    def e_Call(self, e, scope):
+        name = e.name
+        args = [self.expr(a, scope) for a in e.args]
+        if name in self.names.functions:
+            self.program.used.add(name)
+            d = self.names.functions[name]
+            if len(d.params) != len(args):
+                self.sink.add("RR104", f"'{name}' takes {len(d.params)} argument(s), "
+                              f"{len(args)} given", e.pos)
+                return lambda run, loc: None
+            return self._user_function(d, args)
+        entry = builtins.ALL.get(name)
+        if entry is None:
+            if name in self.names.procedures:
+                self.sink.add("RR105", f"'{name}' is a procedure: use 'call {name}(...)' as a "
+                              "statement or 'let x = call ...'", e.pos)
+            else:
+                self._undefined(name, e.pos, set(builtins.ALL) | set(self.names.functions),
+                                what="function")
+            return lambda run, loc: None
+        fn, lo, hi, _ = entry
+        if not lo <= len(args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            self.sink.add("RR104", f"'{name}' takes {want} argument(s), {len(args)} given", e.pos)
+            return lambda run, loc: None
+        if name in builtins.CONTEXT:
+            return lambda run, loc: fn(run, *[a(run, loc) for a in args])
+        return lambda run, loc: fn(*[a(run, loc) for a in args])
+
+    def _user_function(self, d: n.FuncDef, args):
+        key = d.name
+        params = d.params
+
+        def call(run, loc):
+            body = run.program_functions[key]
+            run.depth += 1
+            if run.depth > 200:
+                run.depth = 0
+                raise RuleFault(f"'{key}' calls itself more than 200 deep")
+            try:
+                return body(run, dict(zip(params, [a(run, loc) for a in args])))
+            finally:
+                run.depth -= 1
+        return call
+
+    def functions(self) -> dict:
+        """Compile every ``def`` body (done after all names are known: defs may recurse)."""
+        return {name: self.expr(d.expr, _Scope(set(d.params)))
+                for name, d in self.names.functions.items()}
+
+    # ------------------------------------------------------------------ errors
+    def _undefined(self, name, pos, candidates, code="RR102", what="name"):
+        close = difflib.get_close_matches(name, sorted(map(str, candidates)), n=1)
+        hint = f"did you mean '{close[0]}'?" if close else None
+        self.sink.add(code, f"undefined {what} '{name}'", pos, hint)
+
+
+def _mod(a, b):
+    if b == 0:
+        raise RuleFault("modulo by zero")
+    return a % b
+
+
+def _leading_requires(body: list) -> list:
+    out = []
+    for s in body:
+        if isinstance(s, n.Cite):
+            continue
+        if not isinstance(s, n.Require):
+            break
+        out.append(s)
+    return out
+
+
+def _strip_requires(body: list) -> list:
+    lead = _leading_requires(body)
+    return [s for s in body if not any(s is r for r in lead)]
+
+
+def _assigned(body) -> set:
+    """Every local name a block binds (let, for, draw, choose domains, let ... = call)."""
+    found = set()
+
+    def walk(stmts):
+        for s in stmts:
+            if isinstance(s, (n.Let, n.LetCall, n.Draw)):
+                found.add(s.name)
+            elif isinstance(s, n.For):
+                found.add(s.var)
+                walk(s.body)
+            elif isinstance(s, (n.While, n.Repeat)):
+                walk(s.body)
+            elif isinstance(s, n.If):
+                for _, b in s.branches:
+                    walk(b)
+                walk(s.otherwise or [])
+            elif isinstance(s, n.Choose):
+                for o in s.options:
+                    if isinstance(o, n.Option):
+                        found.update(d.var for d in o.domains)
+                        walk(o.body)
+    walk(body)
+    return found

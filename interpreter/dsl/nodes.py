@@ -1,0 +1,337 @@
+"""Syntax tree of the rules language: one dataclass per grammar rule.
+
+Every node carries ``pos``: a :class:`~interpreter.errors.Pos` (file, line, column)
+so that later stages can point at the author's text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import Pos
+
+
+@dataclass
+class Node:
+    pos: Pos
+
+
+# ------------------------------------------------------------------ expressions
+@dataclass
+class Int(Node):
+    value: int
+
+
+@dataclass
+class Str(Node):
+    """A string; ``parts`` alternates text and interpolated expressions ``{expr}``."""
+    parts: list
+
+
+@dataclass
+class Const(Node):
+    value: object  # True, False or None
+
+
+@dataclass
+class Var(Node):
+    name: str
+
+
+@dataclass
+class Attr(Node):
+    obj: Node
+    name: str
+
+
+@dataclass
+class Index(Node):
+    obj: Node
+    key: Node
+
+
+@dataclass
+class Call(Node):
+    name: str
+    args: list
+
+
+@dataclass
+class ListLit(Node):
+    items: list
+
+
+@dataclass
+class Comprehension(Node):
+    expr: Node
+    var: str
+    source: Node
+    where: Node | None
+
+
+@dataclass
+class Lambda(Node):
+    var: str
+    body: Node
+
+
+@dataclass
+class BinOp(Node):
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass
+class Compare(Node):
+    op: str  # == != < <= > >= in "not in"
+    left: Node
+    right: Node
+
+
+@dataclass
+class BoolOp(Node):
+    op: str  # and / or
+    items: list
+
+
+@dataclass
+class Not(Node):
+    expr: Node
+
+
+@dataclass
+class Neg(Node):
+    expr: Node
+
+
+@dataclass
+class Conditional(Node):
+    then: Node
+    cond: Node
+    otherwise: Node
+
+
+# ------------------------------------------------------------------ statements
+@dataclass
+class Target(Node):
+    """``name``, ``name.field``, ``name.field[key]``: where an assignment writes."""
+    name: str
+    path: list  # of ("attr", str) or ("index", Node)
+
+
+@dataclass
+class Let(Node):
+    name: str
+    expr: Node
+
+
+@dataclass
+class LetCall(Node):
+    name: str
+    proc: str
+    args: list
+
+
+@dataclass
+class Set(Node):
+    target: Target
+    op: str  # = += -=
+    expr: Node
+
+
+@dataclass
+class Pay(Node):
+    amount: Node
+    payer: Node
+    payee: Node
+
+
+@dataclass
+class CallStmt(Node):
+    proc: str
+    args: list
+
+
+@dataclass
+class Return(Node):
+    expr: Node | None
+
+
+@dataclass
+class Break(Node):
+    pass
+
+
+@dataclass
+class Continue(Node):
+    pass
+
+
+@dataclass
+class Pass(Node):
+    pass
+
+
+@dataclass
+class Require(Node):
+    cond: Node
+    reason: Str
+
+
+@dataclass
+class Emit(Node):
+    event: str
+    args: list
+
+
+@dataclass
+class Draw(Node):
+    name: str
+    source: Node
+
+
+@dataclass
+class Add(Node):
+    item: Node
+    target: Target
+
+
+@dataclass
+class Remove(Node):
+    item: Node
+    target: Target
+
+
+@dataclass
+class EndGame(Node):
+    reason: Node
+
+
+@dataclass
+class CheckEnd(Node):
+    pass
+
+
+@dataclass
+class Log(Node):
+    expr: Node
+
+
+@dataclass
+class Cite(Node):
+    text: str
+
+
+@dataclass
+class If(Node):
+    branches: list  # of (cond, body)
+    otherwise: list | None
+
+
+@dataclass
+class For(Node):
+    var: str
+    source: Node
+    body: list
+
+
+@dataclass
+class While(Node):
+    cond: Node
+    body: list
+
+
+@dataclass
+class Repeat(Node):
+    count: Node
+    body: list
+
+
+@dataclass
+class Domain(Node):
+    var: str
+    source: Node
+
+
+@dataclass
+class Option(Node):
+    """``option name(x in D): body`` — the leading ``require`` lines decide legality."""
+    name: str
+    domains: list
+    body: list
+
+
+@dataclass
+class UseOption(Node):
+    action: str
+
+
+@dataclass
+class Choose(Node):
+    player: Node
+    options: list
+
+
+# ------------------------------------------------------------------ definitions
+@dataclass
+class ConstDef(Node):
+    name: str
+    expr: Node
+
+
+@dataclass
+class FuncDef(Node):
+    name: str
+    params: list
+    expr: Node
+
+
+@dataclass
+class ProcDef(Node):
+    name: str
+    params: list
+    body: list
+
+
+@dataclass
+class ActionDef(Node):
+    name: str
+    domains: list
+    player: str
+    body: list
+
+
+@dataclass
+class HandlerDef(Node):
+    event: str
+    params: list
+    when: Node | None
+    body: list
+
+
+@dataclass
+class EndDef(Node):
+    name: str
+    expr: Node
+
+
+@dataclass
+class ScoreDef(Node):
+    player: str
+    expr: Node
+
+
+@dataclass
+class GameDef(Node):
+    body: list
+
+
+@dataclass
+class Module(Node):
+    definitions: list = field(default_factory=list)
+
+
+DEFINITION_KINDS = {
+    ConstDef: "const", FuncDef: "def", ProcDef: "procedure", ActionDef: "action",
+    HandlerDef: "on", EndDef: "end_condition", ScoreDef: "score", GameDef: "game",
+}

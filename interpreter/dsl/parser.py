@@ -1,0 +1,427 @@
+"""Parser: rules-language text -> :class:`nodes.Module`, keeping line and column on every node.
+
+Parse errors become :class:`~interpreter.errors.Diagnostic` records in the author's terms
+(what was expected, in words), and parsing resumes at the next definition so that one run
+reports every broken definition.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.indenter import Indenter
+
+from ..errors import Pos, Sink
+from . import nodes as n
+
+GRAMMAR = Path(__file__).with_name("rules.lark")
+
+
+class _RulesIndenter(Indenter):
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 4
+
+
+@lru_cache(maxsize=None)
+def _lark() -> Lark:
+    return Lark(GRAMMAR.read_text(encoding="utf-8"), parser="lalr", postlex=_RulesIndenter(),
+                propagate_positions=True, maybe_placeholders=True)
+
+
+# Terminal names -> words an author understands.
+_WORDS = {
+    "NAME": "a name", "INT": "a number", "STRING": "a quoted string", "_NL": "end of line",
+    "_INDENT": "an indented block", "_DEDENT": "the end of the block", "COLON": "':'",
+    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
+    "EQUAL": "'='", "ASSIGN_OP": "'=', '+=' or '-='", "COMP_OP": "a comparison",
+    "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/', '//' or '%'", "DOT": "'.'", "$END": "end of file",
+    "MINUS": "'-'", "MORETHAN": "'>'", "LESSTHAN": "'<'", "__ANON_0": "'=>'",
+}
+
+
+def _describe(expected) -> str:
+    words = sorted({_WORDS.get(t, _keyword(t)) for t in expected})
+    if len(words) > 8:
+        words = words[:8] + ["..."]
+    return ", ".join(words)
+
+
+def _keyword(terminal: str) -> str:
+    if terminal.isupper() and not terminal.startswith("_"):
+        return f"'{terminal.lower()}'"
+    return terminal
+
+
+class _ToNodes(Transformer):
+    """Rebuilds the Lark tree as dataclasses from :mod:`nodes`, one method per rule."""
+
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+
+    def _pos(self, meta) -> Pos:
+        return Pos(self.file, getattr(meta, "line", 0), getattr(meta, "column", 0))
+
+    def _tok_pos(self, tok: Token) -> Pos:
+        return Pos(self.file, tok.line, tok.column)
+
+    # ---- definitions
+    @v_args(meta=True)
+    def start(self, meta, items):
+        return n.Module(self._pos(meta), [i for i in items if isinstance(i, n.Node)])
+
+    @v_args(meta=True)
+    def const_def(self, meta, c):
+        return n.ConstDef(self._pos(meta), str(c[0]), c[1])
+
+    @v_args(meta=True)
+    def func_def(self, meta, c):
+        return n.FuncDef(self._pos(meta), str(c[0]), c[1] or [], c[2])
+
+    @v_args(meta=True)
+    def proc_def(self, meta, c):
+        return n.ProcDef(self._pos(meta), str(c[0]), c[1] or [], c[2])
+
+    @v_args(meta=True)
+    def action_def(self, meta, c):
+        return n.ActionDef(self._pos(meta), str(c[0]), c[1] or [], str(c[2]), c[3])
+
+    @v_args(meta=True)
+    def handler_def(self, meta, c):
+        return n.HandlerDef(self._pos(meta), str(c[0]), c[1] or [], c[2], c[3])
+
+    @v_args(meta=True)
+    def end_def(self, meta, c):
+        return n.EndDef(self._pos(meta), str(c[0]), c[1])
+
+    @v_args(meta=True)
+    def score_def(self, meta, c):
+        return n.ScoreDef(self._pos(meta), str(c[0]), c[1])
+
+    @v_args(meta=True)
+    def game_def(self, meta, c):
+        return n.GameDef(self._pos(meta), c[0])
+
+    def names(self, c):
+        return [str(t) for t in c]
+
+    def domains(self, c):
+        return list(c)
+
+    @v_args(meta=True)
+    def domain(self, meta, c):
+        return n.Domain(self._pos(meta), str(c[0]), c[1])
+
+    def block(self, c):
+        return list(c)
+
+    def args(self, c):
+        return list(c)
+
+    # ---- statements
+    @v_args(meta=True)
+    def let_stmt(self, meta, c):
+        return n.Let(self._pos(meta), str(c[0]), c[1])
+
+    @v_args(meta=True)
+    def let_call(self, meta, c):
+        return n.LetCall(self._pos(meta), str(c[0]), str(c[1]), c[2] or [])
+
+    @v_args(meta=True)
+    def set_stmt(self, meta, c):
+        return n.Set(self._pos(meta), c[0], str(c[1]), c[2])
+
+    @v_args(meta=True)
+    def pay_stmt(self, meta, c):
+        return n.Pay(self._pos(meta), c[0], c[1], c[2])
+
+    @v_args(meta=True)
+    def call_stmt(self, meta, c):
+        return n.CallStmt(self._pos(meta), str(c[0]), c[1] or [])
+
+    @v_args(meta=True)
+    def return_stmt(self, meta, c):
+        return n.Return(self._pos(meta), c[0])
+
+    @v_args(meta=True)
+    def break_stmt(self, meta, c):
+        return n.Break(self._pos(meta))
+
+    @v_args(meta=True)
+    def continue_stmt(self, meta, c):
+        return n.Continue(self._pos(meta))
+
+    @v_args(meta=True)
+    def pass_stmt(self, meta, c):
+        return n.Pass(self._pos(meta))
+
+    @v_args(meta=True)
+    def require_stmt(self, meta, c):
+        return n.Require(self._pos(meta), c[0], self.string(c[1]))
+
+    @v_args(meta=True)
+    def emit_stmt(self, meta, c):
+        return n.Emit(self._pos(meta), str(c[0]), c[1] or [])
+
+    @v_args(meta=True)
+    def draw_stmt(self, meta, c):
+        return n.Draw(self._pos(meta), str(c[0]), c[1])
+
+    @v_args(meta=True)
+    def add_stmt(self, meta, c):
+        return n.Add(self._pos(meta), c[0], c[1])
+
+    @v_args(meta=True)
+    def remove_stmt(self, meta, c):
+        return n.Remove(self._pos(meta), c[0], c[1])
+
+    @v_args(meta=True)
+    def end_stmt(self, meta, c):
+        return n.EndGame(self._pos(meta), c[0])
+
+    @v_args(meta=True)
+    def check_end_stmt(self, meta, c):
+        return n.CheckEnd(self._pos(meta))
+
+    @v_args(meta=True)
+    def log_stmt(self, meta, c):
+        return n.Log(self._pos(meta), c[0])
+
+    @v_args(meta=True)
+    def cite_stmt(self, meta, c):
+        return n.Cite(self._pos(meta), _unquote(str(c[0])))
+
+    @v_args(meta=True)
+    def if_stmt(self, meta, c):
+        branches = [(c[0], c[1])]
+        rest = c[2:]
+        otherwise = rest[-1] if rest and not isinstance(rest[-1], tuple) else None
+        branches += [b for b in rest if isinstance(b, tuple)]
+        return n.If(self._pos(meta), branches, otherwise)
+
+    def elif_clause(self, c):
+        return (c[0], c[1])
+
+    @v_args(meta=True)
+    def for_stmt(self, meta, c):
+        return n.For(self._pos(meta), str(c[0]), c[1], c[2])
+
+    @v_args(meta=True)
+    def while_stmt(self, meta, c):
+        return n.While(self._pos(meta), c[0], c[1])
+
+    @v_args(meta=True)
+    def repeat_stmt(self, meta, c):
+        return n.Repeat(self._pos(meta), c[0], c[1])
+
+    @v_args(meta=True)
+    def choose_stmt(self, meta, c):
+        return n.Choose(self._pos(meta), c[0], list(c[1:]))
+
+    @v_args(meta=True)
+    def option(self, meta, c):
+        return n.Option(self._pos(meta), str(c[0]), c[1] or [], c[2])
+
+    @v_args(meta=True)
+    def use_option(self, meta, c):
+        return n.UseOption(self._pos(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def target(self, meta, c):
+        return n.Target(self._pos(meta), str(c[0]), list(c[1:]))
+
+    def t_attr(self, c):
+        return ("attr", str(c[0]))
+
+    def t_index(self, c):
+        return ("index", c[0])
+
+    # ---- expressions
+    @v_args(meta=True)
+    def lambda_expr(self, meta, c):
+        return n.Lambda(self._pos(meta), str(c[0]), c[1])
+
+    @v_args(meta=True)
+    def conditional(self, meta, c):
+        return n.Conditional(self._pos(meta), c[0], c[1], c[2])
+
+    @v_args(meta=True)
+    def or_(self, meta, c):
+        return c[0] if len(c) == 1 else n.BoolOp(self._pos(meta), "or", list(c))
+
+    @v_args(meta=True)
+    def and_(self, meta, c):
+        return c[0] if len(c) == 1 else n.BoolOp(self._pos(meta), "and", list(c))
+
+    @v_args(meta=True)
+    def not_(self, meta, c):
+        return n.Not(self._pos(meta), c[0])
+
+    @v_args(meta=True)
+    def compare(self, meta, c):
+        return n.Compare(self._pos(meta), str(c[1]), c[0], c[2])
+
+    @v_args(meta=True)
+    def in_(self, meta, c):
+        return n.Compare(self._pos(meta), "in", c[0], c[1])
+
+    @v_args(meta=True)
+    def not_in(self, meta, c):
+        return n.Compare(self._pos(meta), "not in", c[0], c[1])
+
+    @v_args(meta=True)
+    def binop(self, meta, c):
+        return n.BinOp(self._pos(meta), str(c[1]), c[0], c[2])
+
+    @v_args(meta=True)
+    def neg(self, meta, c):
+        return n.Neg(self._pos(meta), c[0])
+
+    @v_args(meta=True)
+    def attr(self, meta, c):
+        return n.Attr(self._pos(meta), c[0], str(c[1]))
+
+    @v_args(meta=True)
+    def index(self, meta, c):
+        return n.Index(self._pos(meta), c[0], c[1])
+
+    @v_args(meta=True)
+    def call(self, meta, c):
+        return n.Call(self._pos(meta), str(c[0]), c[1] or [])
+
+    def int_(self, c):
+        return n.Int(self._tok_pos(c[0]), int(c[0]))
+
+    def string(self, c):
+        tok = c[0] if isinstance(c, list) else c
+        return _string_node(str(tok), self._tok_pos(tok))
+
+    @v_args(meta=True)
+    def true(self, meta, c):
+        return n.Const(self._pos(meta), True)
+
+    @v_args(meta=True)
+    def false(self, meta, c):
+        return n.Const(self._pos(meta), False)
+
+    @v_args(meta=True)
+    def none(self, meta, c):
+        return n.Const(self._pos(meta), None)
+
+    def var(self, c):
+        return n.Var(self._tok_pos(c[0]), str(c[0]))
+
+    @v_args(meta=True)
+    def list_(self, meta, c):
+        return n.ListLit(self._pos(meta), c[0] or [])
+
+    @v_args(meta=True)
+    def comprehension(self, meta, c):
+        return n.Comprehension(self._pos(meta), c[0], str(c[1]), c[2], c[3])
+
+
+def _unquote(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text[1:-1])
+
+
+_INTERP = re.compile(r"\{([^{}]*)\}")
+
+
+def _string_node(token: str, pos: Pos) -> n.Str:
+    """``"{p} pays {x}"`` -> Str(parts=["", Var p, " pays ", Var x, ""])."""
+    text = _unquote(token)
+    parts: list = []
+    last = 0
+    for m in _INTERP.finditer(text):
+        parts.append(text[last:m.start()])
+        parts.append(parse_expression(m.group(1), pos))
+        last = m.end()
+    parts.append(text[last:])
+    return n.Str(pos, parts)
+
+
+def parse_expression(text: str, pos: Pos) -> n.Node:
+    """Parse one expression (used for ``{...}`` in strings and for scenario files)."""
+    module = parse_rules(f"const _ = {text}\n", pos.file, Sink(), line_offset=pos.line - 1)
+    if not module.definitions:
+        from ..errors import RulesetError, Diagnostic
+        raise RulesetError(Diagnostic("RR101", f"cannot parse the expression '{text}'", pos))
+    return module.definitions[0].expr
+
+
+def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
+    """Parse a .rules file; report syntax errors to ``sink`` and skip the broken definitions."""
+    if not text.endswith("\n"):
+        text += "\n"
+    lines = text.split("\n")
+    module = n.Module(Pos(file, 1, 1), [])
+    # Top-level definitions start at column 1; parse each chunk on its own so that one
+    # error does not hide the next (recovery at the next definition).
+    starts = [i for i, line in enumerate(lines) if line[:1] not in ("", " ", "\t", "#")]
+    starts.append(len(lines))
+    lead = 0
+    for a, b in zip(starts, starts[1:]):
+        chunk = "\n" * a + "\n".join(lines[a:b]) + "\n"
+        try:
+            tree = _lark().parse(chunk)
+        except UnexpectedInput as err:
+            _report(err, chunk, file, sink, line_offset)
+            continue
+        module.definitions += _ToNodes(file).transform(tree).definitions
+    del lead
+    if line_offset:
+        _shift(module, line_offset)
+    return module
+
+
+def _shift(node, offset: int) -> None:
+    """Move every position of a parsed fragment down by ``offset`` lines."""
+    seen = set()
+
+    def walk(x):
+        if isinstance(x, n.Node):
+            if id(x) in seen:
+                return
+            seen.add(id(x))
+            x.pos = Pos(x.pos.file, x.pos.line + offset, x.pos.column)
+            for v in vars(x).values():
+                walk(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+    walk(node)
+
+
+def _report(err: UnexpectedInput, text: str, file: str, sink: Sink, line_offset: int) -> None:
+    line, col = err.line + line_offset, err.column
+    if isinstance(err, UnexpectedCharacters):
+        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
+        msg = f"unexpected character {char!r}"
+        hint = None
+    elif isinstance(err, UnexpectedToken):
+        tok = err.token
+        if tok.type == "$END" or tok.type == "_DEDENT":
+            got = "end of block"
+        elif tok.type == "_NL":
+            got = "end of line"
+        elif tok.type == "_INDENT":
+            got = "indent"
+        else:
+            got = repr(str(tok))
+        msg = f"unexpected {got}; expected {_describe(err.expected)}"
+        hint = "check the indentation" if tok.type in ("_INDENT", "_DEDENT") else None
+        if tok.type == "$END":
+            line, col = max(1, text.count("\n") + line_offset), 1
+    elif isinstance(err, UnexpectedEOF):
+        msg = f"the file ends too early; expected {_describe(err.expected)}"
+        hint = None
+    else:  # pragma: no cover - lark has no other kinds
+        msg, hint = str(err), None
+    sink.add("RR101", msg, Pos(file, line, col), hint)

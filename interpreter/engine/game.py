@@ -1,0 +1,230 @@
+"""The public game API: start, list legal actions, apply, save, load, replay."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+
+from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RailrulesError, RulesRuntimeError
+from .machine import Action, Machine
+
+LOG_FORMAT = "railrules-log-1"
+STATE_FORMAT = "railrules-state-1"
+
+
+class Game:
+    """One game of a ruleset. All of its state is ``self.state``: plain JSON data.
+
+    Examples
+    --------
+    >>> from interpreter import load_ruleset
+    >>> game = load_ruleset("chicago_express").new_game(players=3, seed=1)
+    >>> game.legal_actions()[0].label
+    'bid 7'
+    """
+
+    def __init__(self, ruleset, state: dict, messages: list | None = None):
+        self.ruleset = ruleset
+        self.state = state
+        self.messages = messages if messages is not None else []
+        self.machine = Machine(ruleset, state, self.messages)
+        self._legal: list[Action] | None = None
+
+    # ------------------------------------------------------------------ creation
+    @classmethod
+    def new(cls, ruleset, players: int, seed: int = 0, messages: list | None = None) -> "Game":
+        if not isinstance(players, int) or not ruleset.players_min <= players <= ruleset.players_max:
+            raise IllegalAction(Diagnostic(
+                "RR301", f"{ruleset.name} is for {ruleset.players_min} to {ruleset.players_max} "
+                f"players, not {players}", Pos("players", 0, 0)))
+        ids = [f"p{i}" for i in range(1, players + 1)]
+        entities = copy.deepcopy(ruleset.entities)
+        for i, p in enumerate(ids, 1):
+            entities[p] = {**copy.deepcopy(ruleset.player_fields), "id": p, "kind": "players",
+                           "name": f"Player {i}", "seat": i}
+        state = {
+            "format": STATE_FORMAT, "ruleset": ruleset.name, "variant": ruleset.variant,
+            "hash": ruleset.hash, "players": players, "seed": seed,
+            "rng": seed & ((1 << 64) - 1),
+            "kinds": {"players": ids}, "entities": entities,
+            "globals": copy.deepcopy(ruleset.variables),
+            "stack": [{"c": "game", "pc": 0, "L": {}, "r": None}],
+            "waiting": False, "turn": None, "result": None, "history": [],
+        }
+        game = cls(ruleset, state, messages)
+        game.machine.run()
+        return game
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_over(self) -> bool:
+        return self.state["result"] is not None
+
+    @property
+    def result(self) -> dict | None:
+        """``{"reasons": [...], "scores": {player: n}, "winners": [...]}`` once over."""
+        return self.state["result"]
+
+    @property
+    def current_player(self) -> str | None:
+        return self.state["turn"]
+
+    @property
+    def players(self) -> list[str]:
+        return list(self.state["kinds"]["players"])
+
+    @property
+    def decisions(self) -> int:
+        return len(self.state["history"])
+
+    def legal_actions(self) -> list[Action]:
+        if self._legal is None:
+            self._legal = self.machine.legal()
+        return list(self._legal)
+
+    # ------------------------------------------------------------------ acting
+    def to_action(self, action) -> Action:
+        """Accept an :class:`Action`, its JSON list, or its label as typed by a person."""
+        if isinstance(action, Action):
+            return action
+        if isinstance(action, list):
+            try:
+                return Action.from_json(action)
+            except ValueError as err:
+                raise IllegalAction(Diagnostic("RR301", str(err))) from None
+        if isinstance(action, str):
+            text = " ".join(action.split())
+            for a in self.legal_actions():
+                if a.label == text:
+                    return a
+            parts = text.split(" ")
+            return Action(parts[0], tuple(int(x) if x.lstrip("-").isdigit() else x for x in parts[1:]))
+        raise IllegalAction(Diagnostic("RR301", f"not an action: {action!r}"))
+
+    def apply(self, action, safe: bool = True) -> None:
+        """Apply one action; an illegal one raises :class:`IllegalAction` and changes nothing.
+
+        With ``safe`` (the default) a failing rule also leaves the state as it was.
+        """
+        if self.is_over:
+            raise IllegalAction(Diagnostic("RR301", "the game is over"))
+        action = self.to_action(action)
+        if action not in self.legal_actions():
+            reason, pos = self.machine.why_illegal(action)
+            who = self.ruleset.entities.get(self.current_player, {}).get("name") or self.current_player
+            raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",
+                                           pos or Pos("<action>", 0, 0)))
+        backup = json.dumps(self.state) if safe else None
+        self.state["history"].append(action.to_json())
+        self._legal = None
+        try:
+            if len(self.state["history"]) > self.ruleset.decision_budget:
+                raise RulesRuntimeError(Diagnostic(
+                    "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
+            self.machine.resume(action)
+        except RailrulesError:
+            if backup is not None:
+                self._restore(json.loads(backup))
+            raise
+
+    def _restore(self, state: dict) -> None:
+        self.state = state
+        self.machine.bind(state)
+        self._legal = None
+
+    # ------------------------------------------------------------------ rules snippets
+    def evaluate(self, text: str, where: Pos | None = None):
+        """Evaluate a rules-language expression on the current state (scenarios, REPL)."""
+        from ..dsl.compiler import Compiler, _Scope
+        from ..dsl.parser import parse_expression
+        from ..errors import RulesetError, Sink
+        where = where or Pos("<expression>", 1, 1)
+        sink = Sink()
+        fn = Compiler(self.ruleset.names, sink).expr(parse_expression(text, where), _Scope(set()))
+        if sink.errors:
+            raise RulesetError(sink.diagnostics)
+        try:
+            return fn(self.machine, {})
+        except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+            raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
+
+    def execute(self, text: str, where: Pos | None = None) -> None:
+        """Run simple statements (set, pay, add, remove) on the state to set up a position."""
+        from ..dsl.compiler import Compiler, _Scope
+        from ..dsl.parser import parse_rules
+        from ..engine.instructions import Exec, Return
+        from ..errors import RulesetError, Sink
+        where = where or Pos("<statement>", 1, 1)
+        sink = Sink()
+        module = parse_rules(f"procedure _setup():\n    {text}\n", where.file, sink,
+                             line_offset=where.line - 2)
+        if sink.errors or not module.definitions:
+            raise RulesetError(sink.diagnostics or [Diagnostic("RR101", f"cannot parse '{text}'", where)])
+        out: list = []
+        Compiler(self.ruleset.names, sink).block(module.definitions[0].body, _Scope(set()), out)
+        if sink.errors or not all(isinstance(i, (Exec, Return)) for i in out):
+            raise RulesetError(sink.diagnostics or [Diagnostic(
+                "RR105", "a position is set up with set, pay, add and remove only", where)])
+        try:
+            for instr in out:
+                instr.fn(self.machine, {})
+        except Exception as err:  # noqa: BLE001
+            raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
+        self._legal = None
+
+    # ------------------------------------------------------------------ saving
+    def to_json(self) -> str:
+        return json.dumps(self.state, sort_keys=True, separators=(",", ":"))
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.to_json().encode()).hexdigest()
+
+    def clone(self) -> "Game":
+        return Game(self.ruleset, json.loads(json.dumps(self.state)), [])
+
+    @classmethod
+    def from_json(cls, ruleset, text: str) -> "Game":
+        """Resume a saved state; a truncated, foreign or tampered file raises :class:`BadSave`."""
+        try:
+            state = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as err:
+            raise BadSave(Diagnostic("RR304", f"the save is not JSON: {err}")) from None
+        _check_state(ruleset, state)
+        return cls(ruleset, state)
+
+    def log(self) -> dict:
+        """What replays this game: ruleset, its content hash, seed, players, actions."""
+        return {"format": LOG_FORMAT, "ruleset": self.ruleset.name, "variant": self.ruleset.variant,
+                "hash": self.ruleset.hash, "players": self.state["players"],
+                "seed": self.state["seed"], "actions": list(self.state["history"]),
+                "final_state_sha256": self.digest()}
+
+
+def _check_state(ruleset, state) -> None:
+    def bad(msg):
+        raise BadSave(Diagnostic("RR304", msg))
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+        bad("this is not a railrules saved game")
+    if state.get("ruleset") != ruleset.name or state.get("variant") != ruleset.variant:
+        bad(f"the save is of {state.get('ruleset')} (variant {state.get('variant')}), "
+            f"not {ruleset.name} (variant {ruleset.variant})")
+    if state.get("hash") != ruleset.hash:
+        bad(f"the save was made with other rules (hash {state.get('hash')}, now {ruleset.hash}); "
+            "replay its log to see where they differ")
+    need = {"kinds": dict, "entities": dict, "globals": dict, "stack": list, "history": list,
+            "rng": int, "players": int, "seed": int}
+    for key, kind in need.items():
+        if not isinstance(state.get(key), kind):
+            bad(f"the save's '{key}' is missing or damaged")
+    codes = ruleset.program.codes
+    for frame in state["stack"]:
+        if not isinstance(frame, dict) or frame.get("c") not in codes \
+                or not isinstance(frame.get("pc"), int) \
+                or not 0 <= frame["pc"] < len(codes[frame["c"]].instrs) \
+                or not isinstance(frame.get("L"), dict):
+            bad("the save's rule stack is damaged")
+    if state.get("waiting") and state["stack"]:
+        top = state["stack"][-1]
+        from .instructions import Choose
+        if not isinstance(codes[top["c"]].instrs[top["pc"]], Choose):
+            bad("the save is paused where no choice is")

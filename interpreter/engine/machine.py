@@ -1,0 +1,232 @@
+"""The machine: runs compiled rules on a game state until the next choice or the end.
+
+Where the rules are paused lives in the state (``state["stack"]``: frames of code key, pc
+and locals), never in Python: the machine can be rebuilt on any state at any time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..dsl.builtins import BuiltinError
+from ..errors import Diagnostic, RulesRuntimeError
+from .instructions import PAUSE, Choose
+from .values import RuleFault, check_storable
+
+_MASK = (1 << 64) - 1
+_FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
+           ZeroDivisionError, RecursionError, AttributeError)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One legal decision: an option's name and the values of its parameters."""
+    name: str
+    args: tuple = ()
+
+    @property
+    def label(self) -> str:
+        return " ".join([self.name, *map(str, self.args)])
+
+    def to_json(self) -> list:
+        return [self.name, *self.args]
+
+    @classmethod
+    def from_json(cls, data) -> "Action":
+        if not isinstance(data, list) or not data or not isinstance(data[0], str) \
+                or not all(isinstance(x, (int, str)) and not isinstance(x, bool) for x in data[1:]):
+            raise ValueError(f"an action is a list [name, values...], got {data!r}")
+        return cls(data[0], tuple(data[1:]))
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class ConstantRun:
+    """What a constant sees while the ruleset loads: no game yet."""
+    state = {"kinds": {"players": []}, "entities": {}, "globals": {}}
+    ent: dict = {}
+    glob: dict = {}
+    board = None
+    depth = 0
+    program_functions: dict = {}
+
+
+class Machine:
+    """Runs one game's rules. Compiled closures receive the machine as ``run``."""
+
+    def __init__(self, ruleset, state: dict, messages: list | None = None):
+        self.ruleset = ruleset
+        self.program = ruleset.program
+        self.program_functions = ruleset.functions
+        self.board = ruleset.board
+        self.messages = messages
+        self.depth = 0
+        self.bind(state)
+
+    def bind(self, state: dict) -> None:
+        self.state = state
+        self.ent = state["entities"]
+        self.glob = state["globals"]
+
+    # ------------------------------------------------------------ used by instructions
+    def push(self, key: str, args: list, dest: str | None) -> None:
+        code = self.program.codes[key]
+        self.state["stack"].append({"c": key, "pc": 0, "L": dict(zip(code.params, args)), "r": dest})
+
+    def pop(self, value) -> None:
+        stack = self.state["stack"]
+        frame = stack.pop()
+        if frame["r"] is not None and stack:
+            stack[-1]["L"][frame["r"]] = check_storable(value)
+
+    def end_game(self, reasons: list) -> None:
+        players = self.state["kinds"]["players"]
+        scores = {}
+        for p in players:
+            s = self.program.score(self, p)
+            if isinstance(s, Fraction) or not isinstance(s, int) or isinstance(s, bool):
+                raise RuleFault(f"a score must be a whole number, got {s!r}")
+            scores[p] = s
+        best = max(scores.values())
+        self.state["result"] = {"reasons": [str(r) for r in reasons], "scores": scores,
+                                "winners": [p for p in players if scores[p] == best]}
+        self.state["stack"] = []
+        self.state["waiting"] = False
+        self.state["turn"] = None
+        self.say(f"game over ({'; '.join(map(str, reasons))})")
+
+    def random_below(self, n: int) -> int:
+        """A number in [0, n) from the state's own generator (splitmix64)."""
+        x = (self.state["rng"] + 0x9E3779B97F4A7C15) & _MASK
+        self.state["rng"] = x
+        z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return (z ^ (z >> 31)) % n
+
+    def say(self, text) -> None:
+        if self.messages is not None:
+            self.messages.append(str(text))
+
+    def show(self, value) -> str:
+        if isinstance(value, str):
+            rec = self.ent.get(value)
+            return str(rec.get("name", value)) if rec else value
+        if isinstance(value, list):
+            return ", ".join(self.show(v) for v in value)
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return str(value)
+
+    # ------------------------------------------------------------ running
+    def run(self) -> None:
+        """Execute until a choice is pending or the game is over."""
+        state = self.state
+        stack = state["stack"]
+        codes = self.program.codes
+        budget = self.ruleset.step_budget
+        steps = 0
+        instr = None
+        try:
+            while stack:
+                frame = stack[-1]
+                instr = codes[frame["c"]].instrs[frame["pc"]]
+                steps += 1
+                if steps > budget:
+                    raise RulesRuntimeError(Diagnostic(
+                        "RR303", f"more than {budget} steps without a decision (a loop that never "
+                        "ends?)", instr.pos, hint="raise limits.steps in ruleset.yaml if the rules are right"))
+                if instr.run(self, frame) == PAUSE:
+                    return
+                stack = state["stack"]
+        except _FAULTS as err:
+            raise self._fault(err, instr) from None
+        if state["result"] is None:
+            raise RulesRuntimeError(Diagnostic("RR302", "the game block finished without end_game",
+                                               self.program.codes["game"].pos))
+
+    def _fault(self, err, instr) -> RulesRuntimeError:
+        where = self.state["stack"][-1]["c"] if self.state["stack"] else "game"
+        msg = str(err) if isinstance(err, (RuleFault, BuiltinError)) else f"{type(err).__name__}: {err}"
+        return RulesRuntimeError(Diagnostic("RR302", f"in {where}: {msg}", instr.pos if instr else None))
+
+    # ------------------------------------------------------------ choices
+    def _choice(self) -> tuple[Choose, dict]:
+        frame = self.state["stack"][-1]
+        return self.program.codes[frame["c"]].instrs[frame["pc"]], frame
+
+    def _bases(self):
+        instr, frame = self._choice()
+        player = self.state["turn"]
+        for spec in instr.options:
+            yield spec, ({spec.player_var: player} if spec.action else frame["L"])
+
+    def legal(self) -> list[Action]:
+        out: list[Action] = []
+        if not self.state["waiting"]:
+            return out
+        spec = None
+        try:
+            for spec, base in self._bases():
+                self._enumerate(spec, 0, dict(base), [], out)
+        except _FAULTS as err:
+            raise self._fault(err, spec) from None
+        return out
+
+    def _enumerate(self, spec, i, loc, values, out) -> None:
+        if i == len(spec.domains):
+            for cond, _, _ in spec.requires:
+                if not cond(self, loc):
+                    return
+            out.append(Action(spec.name, tuple(values)))
+            return
+        var, source = spec.domains[i]
+        items = source(self, loc)
+        if not isinstance(items, list):
+            raise RuleFault(f"the choices for '{var}' must be a list")
+        for v in items:
+            loc[var] = v
+            values.append(v)
+            self._enumerate(spec, i + 1, loc, values, out)
+            values.pop()
+        loc.pop(var, None)
+
+    def why_illegal(self, action: Action) -> tuple[str, object]:
+        """The reason an action is refused, and the position of the rule that refuses it."""
+        specs = [(s, b) for s, b in self._bases() if s.name == action.name]
+        if not specs:
+            names = sorted({s.name for s, _ in self._bases()})
+            return f"'{action.name}' is not a choice now; the choices are: {', '.join(names)}", None
+        spec, base = specs[0]
+        if len(action.args) != len(spec.domains):
+            return (f"'{action.name}' takes {len(spec.domains)} value(s), "
+                    f"{len(action.args)} given"), spec.pos
+        loc = dict(base)
+        try:
+            for (var, source), value in zip(spec.domains, action.args):
+                items = source(self, loc)
+                if value not in items:
+                    return f"{value} is not one of the choices for '{var}'", spec.pos
+                loc[var] = value
+            for cond, reason, pos in spec.requires:
+                if not cond(self, loc):
+                    return reason(self, loc), pos
+        except _FAULTS as err:
+            raise self._fault(err, spec) from None
+        return "not legal now", spec.pos
+
+    def resume(self, action: Action) -> None:
+        """Apply a legal action (the caller has checked legality) and run on."""
+        instr, frame = self._choice()
+        spec = next(s for s in instr.options if s.name == action.name)
+        bindings = dict(zip((v for v, _ in spec.domains), action.args))
+        player = self.state["turn"]
+        self.state["waiting"] = False
+        self.state["turn"] = None
+        if spec.action:
+            frame["pc"] = instr.end
+            self.push(spec.action, [player, *action.args], None)
+        else:
+            frame["L"].update(bindings)
+            frame["pc"] = spec.target
+        self.run()

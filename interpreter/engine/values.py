@@ -1,0 +1,71 @@
+"""How rule values are read and written in the game state (shared by compiler and engine)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+
+class RuleFault(Exception):
+    """A rule did something impossible (no such field, wrong type); the VM adds the position."""
+
+
+def describe(x) -> str:
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if x is None:
+        return "none"
+    if isinstance(x, Fraction):
+        return f"the fraction {x}"
+    if isinstance(x, list):
+        return "a list"
+    if isinstance(x, str):
+        return f"'{x}'"
+    return str(x)
+
+
+def get_attr(run, obj, name):
+    if isinstance(obj, str):
+        record = run.ent.get(obj)
+        if record is None:
+            raise RuleFault(f"{describe(obj)} is not an entity, so it has no '.{name}'")
+        try:
+            return record[name]
+        except KeyError:
+            raise RuleFault(f"{obj} has no field '{name}'") from None
+    if isinstance(obj, dict):
+        try:
+            return obj[name]
+        except KeyError:
+            raise RuleFault(f"no key '{name}'") from None
+    raise RuleFault(f"{describe(obj)} has no field '{name}'")
+
+
+def map_key(key):
+    return key if isinstance(key, str) else str(key)
+
+
+def get_index(obj, key):
+    if isinstance(obj, dict):
+        try:
+            return obj[map_key(key)]
+        except KeyError:
+            raise RuleFault(f"no entry {describe(key)}") from None
+    if isinstance(obj, list):
+        if not isinstance(key, int) or isinstance(key, bool):
+            raise RuleFault(f"a list index must be a number, not {describe(key)}")
+        if not -len(obj) <= key < len(obj):
+            raise RuleFault(f"index {key} is outside a list of {len(obj)} items")
+        return obj[key]
+    raise RuleFault(f"{describe(obj)} cannot be indexed")
+
+
+def check_storable(value):
+    """Only plain JSON data may enter the game state."""
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return int(value)
+        raise RuleFault(f"{value} is not a whole number: use ceil(a / b) or floor(a / b)")
+    if isinstance(value, list):
+        return [check_storable(v) for v in value]
+    if callable(value):
+        raise RuleFault("a function (x => ...) cannot be stored")
+    return value
