@@ -101,7 +101,7 @@ class _Loader:
         library = rulesets_dir() / "library"
         base = library if rel.startswith("library/") else self.root
         path = (base / (rel[len("library/"):] if base is library else rel)).resolve()
-        shown = rel
+        shown = _display(path)
         if not (path.is_relative_to(self.root) or path.is_relative_to(library.resolve())):
             self.sink.add("RR005", f"'{rel}' is outside the ruleset folder", pos,
                           "name files relative to the ruleset, without '..'")
@@ -118,7 +118,7 @@ class _Loader:
             return data.decode("utf-8"), shown
         except UnicodeDecodeError as err:
             line = data[:err.start].count(b"\n") + 1
-            self.sink.add("RR006", f"'{rel}' is not UTF-8 text (byte {err.start})", Pos(rel, line, 1))
+            self.sink.add("RR006", f"'{rel}' is not UTF-8 text (byte {err.start})", Pos(shown, line, 1))
             return None, shown
 
     def yaml(self, rel: str, kind: str, pos: Pos) -> tuple[dict | None, Positions]:
@@ -307,6 +307,14 @@ class _Loader:
                     names.constants[d.name] = fn(run, {})
                 except Exception as err:  # a constant that cannot be computed at load
                     self.sink.add("RR302", f"constant '{d.name}' cannot be computed: {err}", d.pos)
+
+
+def _display(path: Path) -> str:
+    """A path as the user will want to see it: relative to the working folder when inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def _empty_scope():

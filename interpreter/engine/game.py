@@ -133,6 +133,12 @@ class Game:
         self._legal = None
 
     # ------------------------------------------------------------------ rules snippets
+    def _names(self):
+        """The ruleset's names plus this game's players (p1, p2, ...)."""
+        import dataclasses
+        names = self.ruleset.names
+        return dataclasses.replace(names, entities={**names.entities, **{p: p for p in self.players}})
+
     def evaluate(self, text: str, where: Pos | None = None):
         """Evaluate a rules-language expression on the current state (scenarios, REPL)."""
         from ..dsl.compiler import Compiler, _Scope
@@ -140,7 +146,7 @@ class Game:
         from ..errors import RulesetError, Sink
         where = where or Pos("<expression>", 1, 1)
         sink = Sink()
-        fn = Compiler(self.ruleset.names, sink).expr(parse_expression(text, where), _Scope(set()))
+        fn = Compiler(self._names(), sink).expr(parse_expression(text, where), _Scope(set()))
         if sink.errors:
             raise RulesetError(sink.diagnostics)
         try:
@@ -161,7 +167,7 @@ class Game:
         if sink.errors or not module.definitions:
             raise RulesetError(sink.diagnostics or [Diagnostic("RR101", f"cannot parse '{text}'", where)])
         out: list = []
-        Compiler(self.ruleset.names, sink).block(module.definitions[0].body, _Scope(set()), out)
+        Compiler(self._names(), sink).block(module.definitions[0].body, _Scope(set()), out)
         if sink.errors or not all(isinstance(i, (Exec, Return)) for i in out):
             raise RulesetError(sink.diagnostics or [Diagnostic(
                 "RR105", "a position is set up with set, pay, add and remove only", where)])

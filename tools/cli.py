@@ -1,0 +1,244 @@
+"""The `railrules` command: thin verbs over the library (lint, play, simulate, replay, test, bench)."""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from interpreter import Game, load_ruleset
+from interpreter.errors import RailrulesError
+from interpreter.paths import rulesets_dir, shipped_rulesets
+
+from . import render
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _ruleset_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("ruleset", help="a shipped ruleset's name (e.g. chicago_express) or a ruleset folder")
+    p.add_argument("--variant", help="a variant of the ruleset (a file in its variants/ folder)")
+
+
+def _players(ruleset, wanted: int | None) -> int:
+    return wanted if wanted is not None else min(max(4, ruleset.players_min), ruleset.players_max)
+
+
+# ------------------------------------------------------------------ verbs
+def cmd_lint(args) -> int:
+    from .lint import lint_paths
+    diags = lint_paths(args.paths)
+    if not args.warnings:
+        shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
+    else:
+        shown = diags
+    out = render.render(shown, args.format)
+    if out:
+        print(out)
+    errors = sum(d.severity == "error" for d in diags)
+    if args.format == "text":
+        print(f"{errors} error(s), {len(diags) - errors} warning(s)", file=sys.stderr)
+    return EXIT_FAIL if errors else EXIT_OK
+
+
+def cmd_play(args) -> int:
+    from .play import load_save, play_bots, play_human
+    if args.resume:
+        name, variant, text = load_save(Path(args.resume))
+        ruleset = load_ruleset(name, variant)
+        game = Game.from_json(ruleset, text)
+    else:
+        if not args.ruleset:
+            print("railrules play: give a ruleset, or --resume FILE", file=sys.stderr)
+            return EXIT_USAGE
+        ruleset = load_ruleset(args.ruleset, args.variant)
+        game = ruleset.new_game(_players(ruleset, args.players), args.seed)
+    print(f"{ruleset.title}: {game.state['players']} players, seed {game.state['seed']}")
+    if args.bots and not args.seat:
+        play_bots(game, args.bots, args.seed)
+        code = EXIT_OK
+    else:
+        seat = f"p{args.seat or 1}"
+        if seat not in game.players:
+            print(f"railrules play: --seat must be 1 to {len(game.players)}", file=sys.stderr)
+            return EXIT_USAGE
+        save_path = Path(args.save or f"{ruleset.name}-seed{game.state['seed']}.save.json")
+        code = play_human(game, seat, args.bots or "random", args.seed, save_path)
+    if args.log and game.is_over:
+        Path(args.log).write_text(json.dumps(game.log(), indent=1))
+        print(f"log written to {args.log}")
+    return code
+
+
+def cmd_simulate(args) -> int:
+    from .simulate import describe, simulate
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    result = simulate(ruleset, args.games, args.seed, _players(ruleset, args.players),
+                      progress=sys.stderr.isatty() and not args.json)
+    print(json.dumps(result) if args.json else describe(result))
+    return EXIT_OK if result["finished"] == result["games"] else EXIT_FAIL
+
+
+def cmd_replay(args) -> int:
+    from .replay import read_log, replay
+    log = read_log(Path(args.log))
+    game, notes = replay(log, args.log)
+    for note in notes:
+        print(note)
+    state = "over: " + ", ".join(game.result["reasons"]) if game.is_over else "still running"
+    print(f"replayed {len(log['actions'])} actions of {log['ruleset']}: identical ({state})")
+    return EXIT_OK
+
+
+def cmd_test(args) -> int:
+    from .scenarios import run_all
+    from interpreter.data.ruleset import resolve_ruleset_path
+    failed = total = 0
+    for name in args.rulesets or shipped_rulesets():
+        root = resolve_ruleset_path(name)
+        if root is None:
+            print(f"railrules test: no ruleset '{name}'", file=sys.stderr)
+            return EXIT_USAGE
+        for result in run_all(str(root), root):
+            total += 1
+            if result.passed:
+                print(f"ok    {result.file}  {result.description}")
+            else:
+                failed += 1
+                print(f"FAIL  {result.file}  {result.description}")
+                for d in result.failures:
+                    print("      " + render.long(d).replace("\n", "\n      "))
+    print(f"{total - failed} passed, {failed} failed")
+    return EXIT_FAIL if failed or not total else EXIT_OK
+
+
+def cmd_bench(args) -> int:
+    from .lint import lint_paths
+    from .simulate import simulate
+    names = args.rulesets or shipped_rulesets()
+    report = {"rulesets": {}}
+    for name in names:
+        ruleset = load_ruleset(name)
+        players = _players(ruleset, args.players)
+        r = simulate(ruleset, args.games, args.seed, players)
+        report["rulesets"][name] = {k: r[k] for k in (
+            "players", "games", "finished", "playouts_per_second", "decisions_mean",
+            "decisions_per_second", "seconds")}
+    times = []
+    for _ in range(args.lint_runs):
+        t = time.perf_counter()
+        lint_paths(names)
+        times.append(time.perf_counter() - t)
+    report["lint_seconds_median"] = round(statistics.median(times), 3)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for name, r in report["rulesets"].items():
+            print(f"{name}: {r['playouts_per_second']} random playouts/s, {r['decisions_mean']} "
+                  f"decisions/game, {r['decisions_per_second']} decisions/s "
+                  f"({r['games']} games, {r['players']} players)")
+        print(f"lint of {', '.join(names)}: median {report['lint_seconds_median']} s "
+              f"over {args.lint_runs} runs")
+    return EXIT_OK
+
+
+def cmd_list(args) -> int:
+    for name in shipped_rulesets():
+        try:
+            rs = load_ruleset(name)
+            variants = ", ".join(rs.variants()) or "-"
+            print(f"{name:<20} {rs.title} ({rs.players_min}-{rs.players_max} players; variants: {variants})")
+        except RailrulesError as err:
+            print(f"{name:<20} (broken: {err.diagnostics[0].message})")
+    print(f"(in {rulesets_dir()})")
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------ parser
+def build_parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="railrules", description=(
+        "Run, simulate and lint railway share games written as data (YAML + a rules language)."))
+    sub = top.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("play", help="play a game at the terminal against bots, or watch bots play",
+                       description="Play one seat (numbered legal actions, a state summary) while bots "
+                       "play the others; with --bots and no --seat, watch an all-bot game.")
+    p.add_argument("ruleset", nargs="?", help="a shipped ruleset's name or a ruleset folder")
+    p.add_argument("--variant", help="a variant of the ruleset")
+    p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the game's chance and of the bots (default 1)")
+    p.add_argument("--bots", choices=["random"], help="bot kind; alone it means an all-bot game")
+    p.add_argument("--seat", type=int, help="your seat, 1 = first player (default 1)")
+    p.add_argument("--save", help="where quitting or end of input saves the game")
+    p.add_argument("--resume", help="continue a saved game")
+    p.add_argument("--log", help="write the game log (for replay) here when the game ends")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("simulate", help="run many bot games and report the figures",
+                       description="Run N seeded random-bot games; print finishes, wins by seat, "
+                       "end reasons, decisions per game and playouts per second.")
+    _ruleset_arg(p)
+    p.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
+    p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("lint", help="check rulesets: YAML, schemas, rules language, names",
+                       description="Report every problem as file:line:col: severity CODE message. "
+                       "Exit 0 when clean, 1 on errors, 2 on usage errors. No PATH: every shipped ruleset.")
+    p.add_argument("paths", nargs="*", help="ruleset names, folders, or files inside them")
+    p.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    p.add_argument("--errors-only", action="store_true", help="hide warnings")
+    p.add_argument("--warnings", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_lint)
+
+    p = sub.add_parser("replay", help="replay a game log; fail at the first divergence",
+                       description="Replay a log written by 'play --log' (or Game.log()); exit 1 "
+                       "and say where, if the game no longer replays identically.")
+    p.add_argument("log", help="the log file (JSON)")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("test", help="run the scenario tests kept under each ruleset's scenarios/",
+                       description="Run every scenarios/*.yaml of the given rulesets (default: all).")
+    p.add_argument("rulesets", nargs="*", help="ruleset names or folders")
+    p.set_defaults(func=cmd_test)
+
+    p = sub.add_parser("bench", help="measure random playouts per second and lint time",
+                       description="Benchmark: random playouts per second and decisions per game for "
+                       "each ruleset, and the median time to lint them.")
+    p.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--players", type=int)
+    p.add_argument("--lint-runs", type=int, default=5)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("list", help="list the shipped rulesets and their variants")
+    p.set_defaults(func=cmd_list)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.func(args)
+    except RailrulesError as err:
+        print(render.render(err.diagnostics, "text"), file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
