@@ -15,8 +15,9 @@ class Board:
     its neighbours in board order (a plain dict, for speed); ``order`` maps a hex to its index.
     """
 
-    def __init__(self, graph: nx.Graph, order: list[str]):
+    def __init__(self, graph: nx.Graph, order: list[str], offset: str | None = None):
         self.graph = graph
+        self.offset = offset
         self.order = {h: i for i, h in enumerate(order)}
         self.adj = {h: sorted(graph.adj[h], key=self.order.__getitem__) for h in order}
 
@@ -39,4 +40,4 @@ def build_board(hexes: dict, offset: str | None) -> tuple[Board, list[str]]:
                 problems.append((h, x))
             else:
                 graph.add_edge(h, x)
-    return Board(graph, ids), problems
+    return Board(graph, ids, offset), problems

@@ -57,3 +57,28 @@ def grid_neighbours(hex_ids: list[str], offset: str) -> dict[str, list[str]]:
         near = (f"{_col_name(c)}{r}" for c, r in offset_neighbours(rc[0], rc[1], offset) if c >= 0)
         result[h] = [x for x in near if x in present]
     return result
+
+
+# Directions of flat-topped hexes, clockwise from north: 0 N, 1 NE, 2 SE, 3 S, 4 SW, 5 NW.
+_AXIAL_DIRS = [(0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0)]
+
+
+def to_axial(col: int, row: int, offset: str) -> tuple[int, int]:
+    shift = (col - (col & 1)) // 2 if offset == "odd-q" else (col + (col & 1)) // 2
+    return col, row - shift
+
+
+def from_axial(q: int, r: int, offset: str) -> tuple[int, int]:
+    shift = (q - (q & 1)) // 2 if offset == "odd-q" else (q + (q & 1)) // 2
+    return q, r + shift
+
+
+def step_id(hex_id: str, direction: int, offset: str) -> str | None:
+    """The id of the hex one step from ``hex_id`` in ``direction`` (0-5), on an unbounded grid."""
+    rc = parse_id(hex_id)
+    if rc is None:
+        return None
+    q, r = to_axial(rc[0], rc[1], offset)
+    dq, dr = _AXIAL_DIRS[direction % 6]
+    col, row = from_axial(q + dq, r + dr, offset)
+    return f"{_col_name(col)}{row}" if col >= 0 else None

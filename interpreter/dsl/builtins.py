@@ -201,7 +201,36 @@ def _connected(run, hexes, a, b):
     return a in graph and b in graph and nx.has_path(graph, a, b)
 
 
+def _step(run, h, d):
+    """The hex one step from h in direction d (0 N, 1 NE, 2 SE, 3 S, 4 SW, 5 NW), or none."""
+    from ..board.hexgrid import step_id
+    _hex(run, h, "step")
+    if not isinstance(d, int) or isinstance(d, bool):
+        raise BuiltinError(f"step() needs a direction 0-5, got {_kind(d)}")
+    if not run.board.offset:
+        raise BuiltinError("step() needs a board with a grid layout")
+    x = step_id(h, d, run.board.offset)
+    return x if x in run.board.adj else None
+
+
+def _direction(run, a, b):
+    """The direction (0-5) from hex a to the adjacent hex b, or none when not adjacent."""
+    for d in range(6):
+        if _step(run, a, d) == b:
+            return d
+    return None
+
+
+def _ahead(run, h, d):
+    """The (up to) three hexes in front of h facing d: slightly left, straight, slightly right."""
+    out = [_step(run, h, (d + k) % 6) for k in (-1, 0, 1)]
+    return [x for x in out if x is not None]
+
+
 CONTEXT = {
+    "step": (_step, 2, 2, "the hex one step from h in direction d (0 N .. 5 NW), or none"),
+    "direction": (_direction, 2, 2, "direction 0-5 from a hex to an adjacent hex, or none"),
+    "ahead": (_ahead, 2, 2, "the hexes slightly left, straight and slightly right of h facing d"),
     "players_from": (_players_from, 1, 1, "all players in seat order, starting with p"),
     "next_player": (_next_player, 1, 1, "the player to the left of p"),
     "neighbours": (_neighbours, 1, 1, "the hexes next to a hex"),

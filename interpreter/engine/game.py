@@ -77,6 +77,22 @@ class Game:
     def decisions(self) -> int:
         return len(self.state["history"])
 
+    def view(self, player: str | None) -> dict:
+        """The state as ``player`` may see it: fields the ruleset declares ``secret`` are hidden
+        (``"hidden"``) — another player's, or any entity's for kinds other than players.
+        ``player=None`` is an onlooker who sees no secret at all."""
+        secret = self.ruleset.meta.get("secret", {})
+        state = json.loads(json.dumps(self.state))
+        for kind, fields in secret.items():
+            for ent in state["kinds"]["players"] if kind == "players" else self.ruleset.kinds.get(kind, []):
+                if kind == "players" and ent == player:
+                    continue
+                for f in fields:
+                    if f in state["entities"][ent]:
+                        state["entities"][ent][f] = "hidden"
+        state.pop("rng", None)  # the future of chance is no one's business
+        return state
+
     def legal_actions(self) -> list[Action]:
         if self._legal is None:
             self._legal = self.machine.legal()
