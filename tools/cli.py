@@ -64,7 +64,7 @@ def cmd_play(args) -> int:
         if seat not in game.players:
             print(f"railrules play: --seat must be 1 to {len(game.players)}", file=sys.stderr)
             return EXIT_USAGE
-        save_path = Path(args.save or f"{ruleset.name}-seed{game.state['seed']}.save.json")
+        save_path = Path(args.save or args.resume or f"{ruleset.name}-seed{game.state['seed']}.save.json")
         code = play_human(game, seat, args.bots or "random", args.seed, save_path)
     if args.log and game.is_over:
         Path(args.log).write_text(json.dumps(game.log(), indent=1))

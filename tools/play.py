@@ -47,7 +47,7 @@ def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
             print(f"{name}: {action.label}", file=out)
             continue
         actions = game.legal_actions()
-        print("\n" + summary(game), file=out)
+        print("\n" + summary(game, seat), file=out)
         print(f"\nYour choice ({game.state['entities'][seat]['name']}):", file=out)
         for i, a in enumerate(actions, 1):
             print(f"  {i:>3}. {a.label}", file=out)
@@ -67,7 +67,7 @@ def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
             print(HELP, file=out)
             continue
         if text == "state":
-            print(summary(game), file=out)
+            print(summary(game, seat), file=out)
             continue
         if text == "log":
             print("\n".join(game.messages[-20:]) or "(nothing yet)", file=out)

@@ -8,13 +8,14 @@ def _fmt(game, value) -> str:
         return ", ".join(parts) if parts else "-"
     if isinstance(value, list):
         return ", ".join(game.machine.show(v) for v in value) if value else "-"
-    return game.machine.show(value) if isinstance(value, str) else str(value)
+    return game.machine.show(value)
 
 
-def summary(game, kinds: list[str] | None = None) -> str:
-    """Players, then each shown kind, then the global variables."""
+def summary(game, viewer: str | None = None, kinds: list[str] | None = None) -> str:
+    """Players, then each shown kind, then the global variables, as ``viewer`` may see them
+    (fields the ruleset declares secret are hidden from the other players)."""
     show = game.ruleset.meta.get("show", {})
-    ent = game.state["entities"]
+    ent = game.view(viewer)["entities"]
     lines = []
     wanted = kinds or ["players", *[k for k in show if k != "players"]]
     for kind in wanted:

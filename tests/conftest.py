@@ -1,0 +1,122 @@
+"""Shared fixtures: the Chicago Express ruleset and seeded random playthroughs.
+
+A playthrough is one game in which ``random.Random(seed)`` picks uniformly among the legal
+actions until the game ends (or the ruleset's decision budget runs out). Everything the
+property tests need is recorded during that single pass, so each (players, seed) game is
+played once per test session however many properties look at it.
+"""
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from interpreter import Game, load_ruleset  # noqa: E402
+
+
+@dataclass
+class Playthrough:
+    """What one seeded random game did, step by step."""
+    players: int
+    seed: int
+    game: Game
+    start_json: str                       # the state right after new_game
+    conserve_start: dict                  # name -> value right after new_game
+    actions: list = field(default_factory=list)       # JSON form of every applied action
+    observations: list = field(default_factory=list)  # one per action, taken after it
+    # (index, state JSON before actions[index], JSON of the legal actions at that point)
+    snapshots: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.players} players, seed {self.seed}"
+
+
+def conserved(ruleset, game) -> dict:
+    """Every quantity the ruleset's components.yaml declares under `conserve`."""
+    return {name: fn(game.machine, {}) for name, fn in ruleset.conserve}
+
+
+def observe(ruleset, game) -> dict:
+    """The counts the invariants talk about, read straight from the plain-data state."""
+    ents = game.state["entities"]
+    players = game.players
+    companies = {}
+    for c in ruleset.kinds["companies"]:
+        rec = ents[c]
+        companies[c] = {"shares": rec["shares"], "shares_left": rec["shares_left"],
+                        "trains_left": rec["trains_left"],
+                        "held": sum(ents[p]["shares"][c] for p in players)}
+    return {
+        "conserve": conserved(ruleset, game),
+        "companies": companies,
+        "player_shares": {p: dict(ents[p]["shares"]) for p in players},
+        "player_cash": {p: ents[p]["cash"] for p in players},
+    }
+
+
+def play_random(ruleset, players: int, seed: int, snapshots: int = 3,
+                safe: bool = False) -> Playthrough:
+    """Play one game choosing uniformly among the legal actions with ``random.Random(seed)``.
+
+    Records an observation after every action and keeps ``snapshots`` states chosen uniformly
+    over the whole game (reservoir sampling with its own seeded generator, so the choice of
+    actions does not depend on it). ``safe=False`` skips apply's backup copy, which is most
+    of apply's cost; the API tests cover the default.
+    """
+    game = ruleset.new_game(players=players, seed=seed)
+    rng = random.Random(seed)
+    pick = random.Random(f"snapshots-{players}-{seed}")
+    run = Playthrough(players, seed, game, game.to_json(), conserved(ruleset, game))
+    budget = ruleset.decision_budget
+    i = 0
+    while not game.is_over and game.decisions < budget:
+        legal = game.legal_actions()
+        assert legal, f"{run.name}: the game is not over but has no legal action"
+        # reservoir sampling: every decision point is equally likely to be kept
+        slot = i if i < snapshots else pick.randrange(i + 1)
+        if slot < snapshots:
+            item = (i, game.to_json(), [a.to_json() for a in legal])
+            if len(run.snapshots) < snapshots:
+                run.snapshots.append(item)
+            else:
+                run.snapshots[slot] = item
+        action = rng.choice(legal)
+        game.apply(action, safe=safe)
+        run.actions.append(action.to_json())
+        run.observations.append(observe(ruleset, game))
+        i += 1
+    run.snapshots.sort(key=lambda s: s[0])
+    return run
+
+
+@pytest.fixture(scope="session")
+def chicago():
+    """The shipped Chicago Express ruleset, loaded once per session."""
+    return load_ruleset("chicago_express")
+
+
+@pytest.fixture(scope="session")
+def playthrough(chicago):
+    """``playthrough(players, seed)``: a cached :func:`play_random` game of Chicago Express."""
+    cache: dict = {}
+
+    def get(players: int, seed: int) -> Playthrough:
+        key = (players, seed)
+        if key not in cache:
+            cache[key] = play_random(chicago, players, seed)
+        return cache[key]
+    return get
+
+
+@pytest.fixture
+def fresh_game(chicago):
+    """A new 3-player Chicago Express game (seed 1), waiting for the first opening bid."""
+    return chicago.new_game(players=3, seed=1)

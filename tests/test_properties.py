@@ -1,0 +1,158 @@
+"""Properties of seeded random Chicago Express games, 40 seeds for each of 2..6 players.
+
+Each (players, seed) game is played once (``playthrough`` in conftest.py caches it) and every
+property below reads from that one playthrough. A failure names the player count (test id)
+and lists the seeds and decisions where the property broke.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from interpreter import Game
+
+PLAYER_COUNTS = [2, 3, 4, 5, 6]
+SEEDS = range(40)          # 5 x 40 = 200 games
+MAX_REPORTED = 10
+
+
+def _report(failures: list) -> str:
+    more = f"\n... and {len(failures) - MAX_REPORTED} more" if len(failures) > MAX_REPORTED else ""
+    return "\n".join(failures[:MAX_REPORTED]) + more
+
+
+def test_player_counts_cover_the_ruleset(chicago):
+    assert (chicago.players_min, chicago.players_max) == (min(PLAYER_COUNTS), max(PLAYER_COUNTS))
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_every_game_ends_within_the_decision_budget(chicago, playthrough, players):
+    failures = []
+    for seed in SEEDS:
+        run = playthrough(players, seed)
+        g = run.game
+        if not g.is_over:
+            failures.append(f"{run.name}: not over after {g.decisions} decisions "
+                            f"(budget {chicago.decision_budget})")
+            continue
+        assert g.decisions == len(run.actions) <= chicago.decision_budget
+        result = g.result
+        scores = result["scores"]
+        if sorted(scores) != sorted(g.players):
+            failures.append(f"{run.name}: scores for {sorted(scores)}, players {g.players}")
+            continue
+        best = max(scores.values())
+        if result["winners"] != [p for p in g.players if scores[p] == best] or not result["reasons"]:
+            failures.append(f"{run.name}: bad result {result}")
+        # score p = p.cash
+        if scores != {p: g.state["entities"][p]["cash"] for p in g.players}:
+            failures.append(f"{run.name}: scores {scores} are not the players' cash")
+        if g.legal_actions() != [] or g.current_player is not None:
+            failures.append(f"{run.name}: a finished game still offers actions")
+    assert not failures, _report(failures)
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_conserved_quantities_never_change(chicago, playthrough, players):
+    names = [name for name, _ in chicago.conserve]
+    assert set(names) >= {"money", "trains", "shares", "houses"}
+    failures = []
+    for seed in SEEDS:
+        run = playthrough(players, seed)
+        start = run.conserve_start
+        for i, obs in enumerate(run.observations):
+            if obs["conserve"] != start:
+                changed = {k: (start[k], v) for k, v in obs["conserve"].items() if v != start[k]}
+                failures.append(f"{run.name}, after decision {i} {run.actions[i]}: "
+                                f"(start, now) = {changed}")
+                break
+    assert not failures, _report(failures)
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_share_and_train_counts_stay_consistent(chicago, playthrough, players):
+    failures = []
+    for seed in SEEDS:
+        run = playthrough(players, seed)
+        for i, obs in enumerate(run.observations):
+            where = f"{run.name}, after decision {i} {run.actions[i]}"
+            problems = []
+            for p, shares in obs["player_shares"].items():
+                problems += [f"{p} holds {n} of {c}" for c, n in shares.items() if n < 0]
+                if obs["player_cash"][p] < 0:
+                    problems.append(f"{p} has cash {obs['player_cash'][p]}")
+            for c, rec in obs["companies"].items():
+                if rec["shares_left"] < 0:
+                    problems.append(f"{c}.shares_left = {rec['shares_left']}")
+                if rec["trains_left"] < 0:
+                    problems.append(f"{c}.trains_left = {rec['trains_left']}")
+                if rec["held"] + rec["shares_left"] != rec["shares"]:
+                    problems.append(f"{c}: held {rec['held']} + left {rec['shares_left']} "
+                                    f"!= total {rec['shares']}")
+            if problems:
+                failures.append(f"{where}: {'; '.join(problems)}")
+                break
+    assert not failures, _report(failures)
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_replaying_the_log_gives_a_byte_identical_state(chicago, playthrough, players):
+    failures = []
+    for seed in SEEDS:
+        run = playthrough(players, seed)
+        final = run.game.to_json()
+        log = run.game.log()
+        assert (log["seed"], log["players"], log["ruleset"]) == (seed, players, "chicago_express")
+        assert log["actions"] == run.actions
+        assert log["final_state_sha256"] == hashlib.sha256(final.encode()).hexdigest()
+        again = chicago.new_game(players=log["players"], seed=log["seed"])
+        if again.to_json() != run.start_json:
+            failures.append(f"{run.name}: a new game with the same seed starts differently")
+            continue
+        for action in log["actions"]:
+            again.apply(action, safe=False)
+        if again.to_json() != final:
+            failures.append(f"{run.name}: the replayed state differs")
+        elif again.digest() != log["final_state_sha256"]:
+            failures.append(f"{run.name}: the replayed digest differs")
+    assert not failures, _report(failures)
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_json_round_trip_mid_game_resumes_identically(chicago, playthrough, players):
+    failures = []
+    checked = 0
+    for seed in SEEDS:
+        run = playthrough(players, seed)
+        final = run.game.to_json()
+        assert run.snapshots, f"{run.name}: no snapshot was taken"
+        for index, text, legal in run.snapshots:
+            where = f"{run.name}, saved before decision {index}"
+            loaded = Game.from_json(chicago, text)
+            if loaded.to_json() != text:
+                failures.append(f"{where}: from_json(to_json()) is not lossless")
+                continue
+            if [a.to_json() for a in loaded.legal_actions()] != legal:
+                failures.append(f"{where}: the legal actions differ after loading")
+                continue
+            for action in run.actions[index:]:
+                loaded.apply(action, safe=False)
+            if loaded.to_json() != final:
+                failures.append(f"{where}: continuing with the same actions ends elsewhere")
+            checked += 1
+    assert not failures, _report(failures)
+    assert checked == 3 * len(SEEDS)
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_clone_is_independent_and_equal(chicago, playthrough, players):
+    """A clone at a snapshot point equals the saved state and does not share its data."""
+    run = playthrough(players, 0)
+    index, text, legal = run.snapshots[-1]
+    game = Game.from_json(chicago, text)
+    copy = game.clone()
+    assert copy.to_json() == text
+    copy.apply(run.actions[index])
+    assert game.to_json() == text, "applying to a clone changed the original"
+    assert [a.to_json() for a in game.legal_actions()] == legal
