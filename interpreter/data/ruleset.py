@@ -47,6 +47,8 @@ class Ruleset:
     step_budget: int = DEFAULT_STEPS
     decision_budget: int = DEFAULT_DECISIONS
     names: object = None
+    places: dict = field(default_factory=dict)   # entity id -> (Positions, YAML path) for diagnostics
+    meta_places: dict = field(default_factory=dict)  # file role -> Positions
     warnings: list = field(default_factory=list)
     definitions: list = field(default_factory=list)
 
@@ -76,16 +78,19 @@ def load_ruleset(name_or_path: str, variant: str | None = None) -> Ruleset:
     sink = Sink()
     ruleset = _Loader(sink).load(name_or_path, variant)
     sink.raise_if_errors()
-    return ruleset
+    return ruleset  # a load with errors never gets here
 
 
 def check_ruleset(name_or_path: str, variant: str | None = None) -> tuple[Ruleset | None, list]:
     """Like :func:`load_ruleset` but return the diagnostics (errors and warnings) instead."""
+    from ..checks import run_checks
     sink = Sink()
     try:
         ruleset = _Loader(sink).load(name_or_path, variant)
     except RulesetError as err:  # a stage gave up early
         return None, sink.diagnostics + [d for d in err.diagnostics if d not in sink.diagnostics]
+    if ruleset is not None:
+        run_checks(ruleset, sink, runnable=not sink.errors)
     return (None if sink.errors else ruleset), sink.diagnostics
 
 
@@ -94,6 +99,7 @@ class _Loader:
         self.sink = sink
         self.digest = hashlib.sha256()
         self.root: Path = Path(".")
+        self.places: dict = {}
 
     # ------------------------------------------------------------------ files
     def read(self, rel: str, pos: Pos) -> tuple[str | None, str]:
@@ -180,14 +186,13 @@ class _Loader:
         for h, x in problems:
             self.sink.add("RR203", f"hex {h} names neighbour '{x}', which is not a hex",
                           bpos.of("hexes", h, "neighbours"))
-        base_defs = self.parse(rules_files, rules_pos)
-        defs = self.merge(base_defs, self.parse(var_rules, rules_pos))
-        if self.sink.errors:
-            return None
+        broken: set = set()
+        base_defs = self.parse(rules_files, rules_pos, broken)
+        defs = self.merge(base_defs, self.parse(var_rules, rules_pos, broken))
         names = Names(constants=dict(comps.get("constants", {})),
                       variables=set(comps.get("variables", {})),
                       entities={**{i: i for i in entities}, **aliases},
-                      kinds=kinds)
+                      kinds=kinds, broken=broken)
         for d in defs:
             if isinstance(d, n.FuncDef):
                 names.functions[d.name] = d
@@ -219,11 +224,12 @@ class _Loader:
             players_min=meta["players"]["min"], players_max=meta["players"]["max"],
             constants=names.constants, variables=dict(comps.get("variables", {})),
             player_fields=dict(comps.get("player", {})), entities=entities, kinds=kinds,
+            meta_places={"components": cpos, "ruleset": mpos, "board": bpos},
             board=board, program=program, functions=functions, conserve=conserve,
             hash=self.digest.hexdigest()[:16],
             step_budget=limits.get("steps", DEFAULT_STEPS),
             decision_budget=limits.get("decisions", DEFAULT_DECISIONS),
-            names=names, warnings=[d for d in self.sink.diagnostics if d.severity != "error"],
+            names=names, places=self.places, warnings=[d for d in self.sink.diagnostics if d.severity != "error"],
             definitions=defs)
 
     def overlay(self, comps, board_data, over, vpos) -> None:
@@ -246,8 +252,10 @@ class _Loader:
 
     def entities(self, comps, cpos, board_data, bpos):
         entities, kinds, aliases = {}, {}, {}
+        self.places = {}
 
-        def add(kind, ent, record, defaults, pos):
+        def add(kind, ent, record, defaults, pos, place):
+            self.places[ent] = place
             if ent in entities or ent in kinds or ent == "players":
                 self.sink.add("RR202", f"'{ent}' is already the id of another entity", pos)
                 return
@@ -264,19 +272,22 @@ class _Loader:
                 aliases[alias] = ent
 
         for h, record in board_data.get("hexes", {}).items():
-            add("hexes", h, record, board_data.get("fields", {}), bpos.of("hexes", h))
+            add("hexes", h, record, board_data.get("fields", {}), bpos.of("hexes", h), (bpos, ("hexes", h)))
         for kind, spec in (comps.get("kinds") or {}).items():
             kinds.setdefault(kind, [])
             for ent, record in spec["entities"].items():
-                add(kind, ent, record, spec.get("fields", {}), cpos.of("kinds", kind, "entities", ent))
+                add(kind, ent, record, spec.get("fields", {}), cpos.of("kinds", kind, "entities", ent),
+                    (cpos, ("kinds", kind, "entities", ent)))
         return entities, kinds, aliases
 
-    def parse(self, files: list[str], positions: dict) -> list:
+    def parse(self, files: list[str], positions: dict, broken: set) -> list:
         defs = []
         for rel in files:
             text, shown = self.read(rel, positions.get(rel, Pos(rel, 0, 0)))
             if text is not None:
-                defs += parse_rules(text, shown, self.sink).definitions
+                module = parse_rules(text, shown, self.sink)
+                defs += module.definitions
+                broken |= module.broken
         return defs
 
     def merge(self, base: list, replacements: list) -> list:

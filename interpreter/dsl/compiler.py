@@ -28,6 +28,7 @@ class Names:
     procedures: dict = field(default_factory=dict)  # name -> ProcDef
     actions: dict = field(default_factory=dict)     # name -> ActionDef
     events: dict = field(default_factory=dict)      # event -> [HandlerDef]
+    broken: set = field(default_factory=set)        # names whose definition did not parse
 
 
 @dataclass
@@ -624,6 +625,8 @@ class Compiler:
 
     # ------------------------------------------------------------------ errors
     def _undefined(self, name, pos, candidates, code="RR102", what="name"):
+        if name in self.names.broken:
+            return  # its definition has a syntax error, reported already
         close = difflib.get_close_matches(name, sorted(map(str, candidates)), n=1)
         hint = f"did you mean '{close[0]}'?" if close else None
         self.sink.add(code, f"undefined {what} '{name}'", pos, hint)

@@ -329,6 +329,7 @@ class GameDef(Node):
 @dataclass
 class Module(Node):
     definitions: list = field(default_factory=list)
+    broken: set = field(default_factory=set)  # names of definitions that failed to parse
 
 
 DEFINITION_KINDS = {

@@ -356,6 +356,9 @@ def parse_expression(text: str, pos: Pos) -> n.Node:
     return module.definitions[0].expr
 
 
+_DEF_NAME = re.compile(r"^(?:const|def|procedure|action|end_condition)\s+([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
     """Parse a .rules file; report syntax errors to ``sink`` and skip the broken definitions."""
     if not text.endswith("\n"):
@@ -373,8 +376,24 @@ def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Mod
             tree = _lark().parse(chunk)
         except UnexpectedInput as err:
             _report(err, chunk, file, sink, line_offset)
+            m = _DEF_NAME.match(lines[a])
+            if m:
+                module.broken.add(m.group(1))
             continue
-        module.definitions += _ToNodes(file).transform(tree).definitions
+        except RecursionError:
+            sink.add("RR101", "this definition is nested too deeply", Pos(file, a + 1 + line_offset, 1))
+            continue
+        try:
+            module.definitions += _ToNodes(file).transform(tree).definitions
+        except RecursionError:
+            sink.add("RR101", "this definition is nested too deeply", Pos(file, a + 1 + line_offset, 1))
+        except Exception as err:  # lark wraps errors raised while transforming
+            if isinstance(getattr(err, "orig_exc", None), RecursionError):
+                sink.add("RR101", "this definition is nested too deeply", Pos(file, a + 1 + line_offset, 1))
+            elif hasattr(err, "orig_exc") and hasattr(err.orig_exc, "diagnostics"):
+                sink.diagnostics += err.orig_exc.diagnostics
+            else:
+                raise
     del lead
     if line_offset:
         _shift(module, line_offset)

@@ -1,0 +1,18 @@
+"""Lint checks run on a loaded ruleset (``railrules lint``), one function per file.
+
+Each has the signature ``check_x(ruleset, sink) -> None``: ``check_`` reports errors,
+``lint_`` warnings. They run after a clean load, in the order of :data:`CHECKS`.
+"""
+from .check_board import check_board
+from .check_conserve import check_conserve
+from .check_references import check_references
+from .lint_citations import lint_citations
+from .lint_unreachable import lint_unreachable
+
+CHECKS = [check_board, check_references, lint_unreachable, lint_citations]
+RUNNING_CHECKS = [check_conserve]  # these start a game: only for a ruleset that loaded cleanly
+
+
+def run_checks(ruleset, sink, runnable: bool = True) -> None:
+    for check in CHECKS + (RUNNING_CHECKS if runnable else []):
+        check(ruleset, sink)

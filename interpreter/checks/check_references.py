@@ -1,0 +1,42 @@
+"""Entity fields that look like a misspelt reference to an entity (RR201)."""
+from __future__ import annotations
+
+import difflib
+
+def where(ruleset, ent, field):
+    positions, path = ruleset.places[ent]
+    return positions.of(*path, field)
+
+
+def check_references(ruleset, sink) -> None:
+    names = set(ruleset.names.entities) | set(ruleset.kinds)
+    pool = sorted(names)
+
+    def look(value, field, ent):
+        if isinstance(value, str):
+            if value in names or " " in value or not value[:1].isalpha():
+                return
+            close = difflib.get_close_matches(value, pool, n=1, cutoff=0.85)
+            if close and close[0] != value:
+                sink.add("RR201", f"{ent}.{field} is '{value}', which names no entity",
+                         where(ruleset, ent, field), hint=f"did you mean '{close[0]}'?")
+        elif isinstance(value, list):
+            for v in value:
+                look(v, field, ent)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                look(k, where, ent)
+                look(v, field, ent)
+
+    for ent, rec in ruleset.entities.items():
+        for field, value in rec.items():
+            if field not in ("id", "kind", "name", "alias"):
+                look(value, field, ent)
+    for key, value in ruleset.player_fields.items():
+        for k in (value if isinstance(value, dict) else {}):
+            if k not in names:
+                close = difflib.get_close_matches(k, pool, n=1, cutoff=0.6)
+                if close:
+                    sink.add("RR201", f"player field '{key}' has key '{k}', which names no entity",
+                             ruleset.meta_places["components"].of("player", key, k),
+                             hint=f"did you mean '{close[0]}'?")

@@ -1,0 +1,54 @@
+"""Warn about definitions that nothing reachable from ``game:`` uses (code RR108)."""
+from __future__ import annotations
+
+from ..dsl import nodes as n
+from ._walk import walk
+
+
+def _uses(definition) -> set:
+    """(kind, name) pairs a definition refers to."""
+    found = set()
+    for node in walk(definition):
+        if isinstance(node, (n.CallStmt, n.LetCall)):
+            found.add(("name", node.proc))
+        elif isinstance(node, n.UseOption):
+            found.add(("name", node.action))
+        elif isinstance(node, n.Call):
+            found.add(("name", node.name))
+        elif isinstance(node, n.Var):
+            found.add(("name", node.name))
+        elif isinstance(node, n.Emit):
+            found.add(("event", node.event))
+    return found
+
+
+def lint_unreachable(ruleset, sink) -> None:
+    defs = ruleset.definitions
+    named = {d.name: d for d in defs if isinstance(d, (n.ProcDef, n.FuncDef, n.ActionDef, n.ConstDef))}
+    handlers: dict = {}
+    for d in defs:
+        if isinstance(d, n.HandlerDef):
+            handlers.setdefault(d.event, []).append(d)
+    roots = [d for d in defs if isinstance(d, (n.GameDef, n.EndDef, n.ScoreDef))]
+    seen_names, seen_events = set(), set()
+    todo = list(roots)
+    while todo:
+        for kind, name in _uses(todo.pop()):
+            if kind == "name" and name in named and name not in seen_names:
+                seen_names.add(name)
+                todo.append(named[name])
+            elif kind == "event" and name not in seen_events:
+                seen_events.add(name)
+                todo.extend(handlers.get(name, []))
+    # constants read by scenarios or conserve expressions are still worth keeping: only rules count
+    for name, d in named.items():
+        if name not in seen_names and not name.startswith("_"):
+            what = {n.ProcDef: "procedure", n.FuncDef: "function", n.ActionDef: "action",
+                    n.ConstDef: "constant"}[type(d)]
+            sink.add("RR108", f"{what} '{name}' is never reached from the game", d.pos,
+                     severity="warning", hint="remove it, or call/use it where the rules need it")
+    for event, hs in handlers.items():
+        if event not in seen_events:
+            for h in hs:
+                sink.add("RR108", f"nothing reachable emits '{event}', so this handler never runs",
+                         h.pos, severity="warning")
