@@ -55,6 +55,9 @@ CODES = {
     "RR304": ("bad-save", "a save file or log cannot be used"),
     "RR305": ("replay-divergence", "a replayed log diverges from the recorded game"),
     "RR306": ("scenario-failed", "a scenario's expectation does not hold"),
+    "RR307": ("no-legal-action", "a choice has no legal option and the game is not over"),
+    "RR308": ("not-conserved", "a quantity the ruleset declares conserved changed"),
+    "RR309": ("never-reached", "sampled play never reached an option or end condition"),
 }
 
 

@@ -29,7 +29,7 @@ def _players(ruleset, wanted: int | None) -> int:
 # ------------------------------------------------------------------ verbs
 def cmd_lint(args) -> int:
     from .lint import lint_paths
-    diags = lint_paths(args.paths)
+    diags = lint_paths(args.paths, args.play)
     if not args.warnings:
         shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
     else:
@@ -192,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", help="ruleset names, folders, or files inside them")
     p.add_argument("--format", choices=["text", "json", "sarif"], default="text")
     p.add_argument("--errors-only", action="store_true", help="hide warnings")
+    p.add_argument("--play", type=int, default=0, metavar="N",
+                   help="also run N seeded random games: dead ends, step budget, conservation, "
+                   "options and end conditions never reached (default 0: off)")
     p.add_argument("--warnings", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_lint)
 

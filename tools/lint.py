@@ -21,7 +21,7 @@ def _ruleset_root(path: str) -> Path | None:
     return None
 
 
-def lint_paths(paths: list[str]) -> list[Diagnostic]:
+def lint_paths(paths: list[str], play: int = 0) -> list[Diagnostic]:
     """Lint rulesets (names, folders, or files inside them) and loose .rules files."""
     diags: list[Diagnostic] = []
     seen: set[Path] = set()
@@ -33,15 +33,18 @@ def lint_paths(paths: list[str]) -> list[Diagnostic]:
         if root in seen:
             continue
         seen.add(root)
-        diags += lint_ruleset(str(root))
+        diags += lint_ruleset(str(root), play)
     return diags
 
 
-def lint_ruleset(root: str) -> list[Diagnostic]:
-    _, diags = check_ruleset(root)
+def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
+    ruleset, diags = check_ruleset(root)
     out = list(diags)
     if any(d.severity == "error" for d in diags):
         return out
+    if play:
+        from interpreter.checks.play_check import play_check
+        out += play_check(ruleset, play)
     for variant in sorted(p.stem for p in (Path(root) / "variants").glob("*.yaml")):
         _, vd = check_ruleset(root, variant)
         out += [d for d in vd if d not in out]

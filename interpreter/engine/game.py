@@ -94,8 +94,14 @@ class Game:
         return state
 
     def legal_actions(self) -> list[Action]:
+        """The legal actions now; a pending choice with none is a ruleset bug (RR307)."""
         if self._legal is None:
             self._legal = self.machine.legal()
+            if not self._legal and self.state["waiting"]:
+                instr, _ = self.machine._choice()
+                raise RulesRuntimeError(Diagnostic(
+                    "RR307", f"{self.current_player} must choose here, but no option is legal",
+                    instr.pos, hint="give the choice an option that is always legal (pass, stop...)"))
         return list(self._legal)
 
     # ------------------------------------------------------------------ acting
