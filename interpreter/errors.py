@@ -31,6 +31,7 @@ CODES = {
     "RR005": ("path-escape", "a path leaves the ruleset folder"),
     "RR006": ("not-utf8", "a file is not UTF-8 text"),
     "RR007": ("yaml-too-large", "a YAML document expands beyond the size limit (alias bomb?)"),
+    "RR008": ("number-too-large", "a number is beyond the limit the engine accepts"),
     # rules language
     "RR101": ("syntax", "the rules language cannot be parsed here"),
     "RR102": ("undefined-name", "a name is not defined"),

@@ -241,6 +241,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as err:  # noqa: BLE001 - never a traceback; RAILRULES_DEBUG=1 shows it
+        import os
+        if os.environ.get("RAILRULES_DEBUG"):
+            raise
+        print(f"railrules: internal error: {type(err).__name__}: {err}\n"
+              "this is a bug in railrules, not in your files; RAILRULES_DEBUG=1 shows the traceback",
+              file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

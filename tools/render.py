@@ -16,11 +16,23 @@ def long(d: Diagnostic) -> str:
     lines = [short(d)]
     source = _source_line(d.pos.file, d.pos.line)
     if source is not None:
-        lines.append(f"    {source.rstrip()}")
-        lines.append("    " + " " * max(0, d.pos.column - 1) + "^")
+        text, col = _window(source.rstrip(), max(0, d.pos.column - 1))
+        lines.append(f"    {text}")
+        lines.append("    " + " " * col + "^")
     if d.hint:
         lines.append(f"    help: {d.hint}")
     return "\n".join(lines)
+
+
+def _window(text: str, col: int, width: int = 100) -> tuple[str, int]:
+    """Cut a long source line down to ``width`` characters around the column."""
+    if len(text) <= width:
+        return text, col
+    start = max(0, min(col - width // 2, len(text) - width))
+    cut = text[start:start + width]
+    prefix = "..." if start else ""
+    suffix = "..." if start + width < len(text) else ""
+    return prefix + cut + suffix, col - start + len(prefix)
 
 
 def _source_line(file: str, line: int) -> str | None:

@@ -42,6 +42,9 @@ def load_yaml(text: str, file: str, sink: Sink):
     positions = Positions(file)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        sink.add("RR007", "the document is nested too deeply", Pos(file, 1, 1))
+        return None, positions
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -63,20 +66,41 @@ def load_yaml(text: str, file: str, sink: Sink):
     except RecursionError:
         sink.add("RR007", "the document is nested too deeply", Pos(file, 1, 1))
         return None, positions
+    except _BadNumber as err:
+        mark = err.args[0].start_mark
+        sink.add("RR008", f"the number {err.args[0].value[:20]}... is too large (limit {MAX_INT})",
+                 Pos(file, mark.line + 1, mark.column + 1))
+        return None, positions
     return data, positions
 
 
 _RESOLVER = yaml.SafeLoader
 
 
+class _BadNumber(Exception):
+    pass
+
+
+MAX_INT = 10 ** 15
+
+
 def _scalar(node):
     tag = node.tag
     value = node.value
     if tag == "tag:yaml.org,2002:int":
+        digits = value.replace("_", "")
+        if len(digits) > 20:
+            raise _BadNumber(node)
         try:
-            return int(value.replace("_", ""), 0)
+            number = int(digits, 0)
         except ValueError:
-            return int(value.replace("_", ""))
+            try:
+                number = int(digits)
+            except ValueError:
+                return value
+        if abs(number) > MAX_INT:
+            raise _BadNumber(node)
+        return number
     if tag == "tag:yaml.org,2002:bool":
         return value.lower() in ("true", "yes", "on", "y")
     if tag == "tag:yaml.org,2002:null":
