@@ -21,7 +21,8 @@ class Pos:
 
 NOWHERE = Pos("<none>", 0, 0)
 
-# code -> (name, description). Stable: never renumber, only add.
+# code -> (name, description). Stable: never renumber, only add. EXPLAIN adds an example
+# and the fix for each; `railrules codes` prints both (and CODES.md is generated from them).
 CODES = {
     # files and YAML
     "RR001": ("file-missing", "a file the ruleset names does not exist"),
@@ -39,9 +40,10 @@ CODES = {
     "RR104": ("wrong-arity", "a call passes the wrong number of arguments"),
     "RR105": ("misplaced-statement", "a statement is used where it cannot work"),
     "RR106": ("unknown-procedure", "a call names no procedure"),
-    "RR107": ("missing-game", "the rules define no `game:` block"),
+    "RR107": ("missing-game", "the rules define no `game:` block or no `score`"),
     "RR108": ("unused-definition", "a definition is never used"),
     "RR109": ("missing-citation", "a definition does not cite the rulebook"),
+    "RR110": ("type-mismatch", "a value of the wrong type is used"),
     # across files
     "RR201": ("unknown-entity", "a reference names no entity"),
     "RR202": ("duplicate-id", "two entities share an id"),
@@ -59,6 +61,43 @@ CODES = {
     "RR307": ("no-legal-action", "a choice has no legal option and the game is not over"),
     "RR308": ("not-conserved", "a quantity the ruleset declares conserved changed"),
     "RR309": ("never-reached", "sampled play never reached an option or end condition"),
+}
+
+# code -> (a bad example, how to fix it)
+EXPLAIN = {
+    "RR001": ("rules: [rules/tunr.rules]", "name a file that exists, relative to the ruleset folder"),
+    "RR002": ("players: {min: 2, max: 6", "close the brace; YAML reports the line where it gave up"),
+    "RR003": ("cash: 0\ncash: 10", "keep one of the keys: YAML would silently keep the last"),
+    "RR004": ("players: {min: two, max: 6}", "give the type the schema asks for (here an integer)"),
+    "RR005": ("components: ../../etc/passwd", "keep every file inside the ruleset folder"),
+    "RR006": ("a file saved as Latin-1", "save the file as UTF-8"),
+    "RR007": ("b: [*a, *a, *a, *a]  (nested aliases)", "write the data out; do not nest aliases"),
+    "RR008": ("cash: 99999999999999999999", "use numbers below 10^15"),
+    "RR101": ("procedure build(:", "write what the message says was expected at the caret"),
+    "RR102": ("set c.incme += 2   (or an unknown name)", "fix the spelling; the hint names the closest name"),
+    "RR103": ("two `procedure turn(p):`", "rename or delete one of them"),
+    "RR104": ("ceil(a, b)", "pass as many arguments as the function or procedure takes"),
+    "RR105": ("break outside a loop", "move the statement where it can act, as the message says"),
+    "RR106": ("call dividens()", "call a procedure that exists"),
+    "RR107": ("a ruleset with no `game:` block", "add `game:` (where play starts) and `score p = ...`"),
+    "RR108": ("procedure orphan(x): ... never called", "call it from the rules, or delete it"),
+    "RR109": ("procedure turn(p): with no cite", 'add cite "the rulebook words this implements"'),
+    "RR110": ("frontier(3)", "pass a value of the kind the function expects"),
+    "RR201": ("home: Philadelfia", "name an entity id or alias that exists"),
+    "RR202": ("two entities called NYC", "give every entity its own id"),
+    "RR203": ("A1 lists B1 as a neighbour but B1 does not list A1", "make neighbour lists agree"),
+    "RR204": ("a variant sets constant max_bild", "change only constants, variables, entities and rules the ruleset has"),
+    "RR205": ("--variant hous_threshold", "use one of the variants the hint lists"),
+    "RR206": ("railrules play chicgo_express", "use a shipped ruleset's name or a folder with ruleset.yaml"),
+    "RR301": ("bid 999 with 30 in cash", "choose one of the legal actions; the message says why not"),
+    "RR302": ("pay 3 from c to bank when c has 2", "guard the rule with a require or an if"),
+    "RR303": ("while true: pass", "make every loop end or reach a choice; raise limits.steps if it is right"),
+    "RR304": ("a truncated save file", "use an intact save made with the same ruleset"),
+    "RR305": ("a log replayed after the rules changed", "replay with the rules it was made with, or re-record it"),
+    "RR306": ("expect: NYC.income == 9 when it is 8", "fix the rule or the scenario, whichever is wrong"),
+    "RR307": ("choose by p: with every option's require false", "add an option that is always legal (pass, stop)"),
+    "RR308": ("a rule that pays from the bank to nowhere", "move money and pieces, never create or destroy them"),
+    "RR309": ("option auction never legal", "check the option's requires, or play more games"),
 }
 
 
