@@ -6,10 +6,11 @@ Each has the signature ``check_x(ruleset, sink) -> None``: ``check_`` reports er
 from .check_board import check_board
 from .check_conserve import check_conserve
 from .check_references import check_references
+from .check_types import check_types
 from .lint_citations import lint_citations
 from .lint_unreachable import lint_unreachable
 
-CHECKS = [check_board, check_references, lint_unreachable, lint_citations]
+CHECKS = [check_board, check_references, check_types, lint_unreachable, lint_citations]
 RUNNING_CHECKS = [check_conserve]  # these start a game: only for a ruleset that loaded cleanly
 
 

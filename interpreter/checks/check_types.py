@@ -1,0 +1,381 @@
+"""Static types for the linter (RR110): numbers where entities are needed, unknown fields.
+
+Types are strings: ``int``, ``bool``, ``str``, ``fraction``, ``none``, ``fn``, ``any``,
+``entity:KIND``, ``list:T`` and ``map:T``. What cannot be known is ``any`` and never
+reported: the checker only speaks when it is sure.
+"""
+from __future__ import annotations
+
+import difflib
+
+from ..dsl import builtins
+from ..dsl import nodes as n
+
+# builtin -> (kinds of arguments, result); an argument kind is "list", "num", "hex" or "any".
+_SIGNATURES = {
+    "count": (["list"], "int"), "len": (["list"], "int"), "sum": (["list"], "int"),
+    "ceil": (["num"], "int"), "floor": (["num"], "int"), "abs": (["num"], "int"),
+    "range": (["num", "num"], "list:int"), "any": (["list"], "bool"), "all": (["list"], "bool"),
+    "frontier": (["list"], "list:entity:hexes"), "components": (["list"], "list:list:entity:hexes"),
+    "touches": (["list", "list"], "bool"), "connected": (["list", "hex", "hex"], "bool"),
+    "neighbours": (["hex"], "list:entity:hexes"), "adjacent": (["hex", "hex"], "bool"),
+    "step": (["hex", "num"], "entity:hexes"), "direction": (["hex", "hex"], "int"),
+    "ahead": (["hex", "num"], "list:entity:hexes"), "unique": (["list"], None),
+    "without": (["list", "list"], None), "reverse": (["list"], None), "sort": (["list", "any"], None),
+    "first": (["list"], "elem"), "max_by": (["list", "any"], "elem"), "min_by": (["list", "any"], "elem"),
+    "players_from": (["any"], "list:entity:players"), "next_player": (["any"], "entity:players"),
+    "count_of": (["list", "any"], "int"),
+}
+
+
+def _words(t: str) -> str:
+    if t.startswith("entity:"):
+        return f"an entity of kind {t[7:]}"
+    if t.startswith("list"):
+        return "a list"
+    if t.startswith("map"):
+        return "a mapping"
+    return {"int": "a number", "bool": "true/false", "str": "a string", "fraction": "a fraction",
+            "none": "none", "fn": "a function"}.get(t, t)
+
+
+class _Types:
+    def __init__(self, ruleset, sink):
+        self.rs = ruleset
+        self.sink = sink
+        self.ids = {}
+        for kind, ids in ruleset.kinds.items():
+            for i in ids:
+                self.ids[i] = kind
+        self.fields = {kind: self._kind_fields(ids) for kind, ids in ruleset.kinds.items()}
+        self.fields["players"] = {k: self.of_value(v) for k, v in ruleset.player_fields.items()}
+        self.fields["players"].update({"id": "str", "kind": "str", "name": "str", "seat": "int"})
+        self.names = ruleset.names
+        self.calls: dict = {}    # procedure, function or event -> [argument types of each call]
+        self.params: dict = {}   # the same -> parameter types agreed by every call
+
+    def _kind_fields(self, ids) -> dict:
+        out: dict = {}
+        for i in ids:
+            for f, v in self.rs.entities[i].items():
+                t = self.of_value(v)
+                out[f] = t if out.get(f, t) == t else "any"
+        return out
+
+    def of_value(self, v) -> str:
+        if isinstance(v, bool):
+            return "bool"
+        if isinstance(v, int):
+            return "int"
+        if isinstance(v, str):
+            return f"entity:{self.ids[v]}" if v in self.ids else "str"
+        if isinstance(v, list):
+            kinds = {self.of_value(x) for x in v}
+            return f"list:{kinds.pop()}" if len(kinds) == 1 else "list"
+        if isinstance(v, dict):
+            kinds = {self.of_value(x) for x in v.values()}
+            return f"map:{kinds.pop()}" if len(kinds) == 1 else "map"
+        return "any"
+
+    def error(self, node, message, hint=None):
+        self.sink.add("RR110", message, node.pos, hint)
+
+    # -------------------------------------------------------------- expressions
+    def expr(self, e, scope) -> str:
+        method = getattr(self, "t_" + type(e).__name__, None)
+        return method(e, scope) if method else "any"
+
+    def t_Int(self, e, scope):
+        return "int"
+
+    def t_Str(self, e, scope):
+        for p in e.parts:
+            if not isinstance(p, str):
+                self.expr(p, scope)
+        return "str"
+
+    def t_Const(self, e, scope):
+        return {True: "bool", False: "bool", None: "none"}[e.value]
+
+    def t_Var(self, e, scope):
+        name = e.name
+        if name in scope:
+            return scope[name]
+        if name in self.names.variables:
+            value = self.rs.variables.get(name)
+            return self.of_value(value) if value is not None else "any"
+        if name in self.names.constants:
+            return self.of_value(self.names.constants[name])
+        if name in self.names.entities:
+            return f"entity:{self.ids.get(self.names.entities[name], 'any')}"
+        if name == "players":
+            return "list:entity:players"
+        if name in self.rs.kinds:
+            return f"list:entity:{name}"
+        return "any"
+
+    def t_Attr(self, e, scope):
+        t = self.expr(e.obj, scope)
+        if t.startswith("entity:"):
+            kind = t[7:]
+            fields = self.fields.get(kind)
+            if fields is not None and e.name not in fields:
+                close = difflib.get_close_matches(e.name, sorted(fields), n=1)
+                self.error(e, f"{kind} have no field '{e.name}'",
+                           f"did you mean '{close[0]}'?" if close else None)
+                return "any"
+            return fields.get(e.name, "any") if fields else "any"
+        if t in ("int", "bool", "str", "none", "fraction") or t.startswith("list"):
+            self.error(e, f"'.{e.name}' of {_words(t)}: only entities have fields")
+        return "any"
+
+    def t_Index(self, e, scope):
+        t = self.expr(e.obj, scope)
+        self.expr(e.key, scope)
+        if t.startswith("map:") or t.startswith("list:"):
+            return t.split(":", 1)[1]
+        if t in ("int", "bool", "none") or t.startswith("entity:"):
+            self.error(e, f"{_words(t)} cannot be indexed with [...]")
+        return "any"
+
+    def t_ListLit(self, e, scope):
+        kinds = {self.expr(x, scope) for x in e.items}
+        return f"list:{kinds.pop()}" if len(kinds) == 1 else "list"
+
+    def t_Comprehension(self, e, scope):
+        src = self.expr(e.source, scope)
+        self._need_list(e.source, src, "'for ... in'")
+        inner = {**scope, e.var: _elem(src)}
+        if e.where:
+            self.expr(e.where, inner)
+        return f"list:{self.expr(e.expr, inner)}"
+
+    def t_Lambda(self, e, scope):
+        self.expr(e.body, {**scope, e.var: "any"})
+        return "fn"
+
+    def t_BinOp(self, e, scope):
+        a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+        if e.op == "+" and a.startswith("list") and b.startswith("list"):
+            return a
+        for side, t in ((e.left, a), (e.right, b)):
+            if t not in ("int", "fraction", "any"):
+                self.error(side, f"'{e.op}' needs numbers, not {_words(t)}")
+                return "any"
+        if e.op == "/" or "fraction" in (a, b):
+            return "fraction"
+        return "int" if a == b == "int" else "any"
+
+    def t_Neg(self, e, scope):
+        t = self.expr(e.expr, scope)
+        if t not in ("int", "fraction", "any"):
+            self.error(e, f"'-' needs a number, not {_words(t)}")
+        return t
+
+    def t_Compare(self, e, scope):
+        a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+        if e.op in ("in", "not in"):
+            self._need_list(e.right, b, f"'{e.op}'", allow_map=True)
+        elif e.op in ("==", "!="):
+            if _clash(a, b):
+                self.error(e, f"comparing {_words(a)} with {_words(b)} is always "
+                           f"{'false' if e.op == '==' else 'true'}")
+        else:
+            for side, t in ((e.left, a), (e.right, b)):
+                if t not in ("int", "fraction", "any"):
+                    self.error(side, f"'{e.op}' orders numbers, not {_words(t)}")
+        return "bool"
+
+    def t_BoolOp(self, e, scope):
+        for x in e.items:
+            self.expr(x, scope)
+        return "bool"
+
+    def t_Not(self, e, scope):
+        self.expr(e.expr, scope)
+        return "bool"
+
+    def t_Conditional(self, e, scope):
+        self.expr(e.cond, scope)
+        a, b = self.expr(e.then, scope), self.expr(e.otherwise, scope)
+        return a if a == b else "any"
+
+    def t_Call(self, e, scope):
+        args = [self.expr(a, scope) for a in e.args]
+        if e.name in self.names.functions:
+            self.calls.setdefault(e.name, []).append(args)
+            return "any"
+        sig = _SIGNATURES.get(e.name)
+        if sig is None or e.name not in builtins.ALL:
+            if e.name in ("min", "max"):
+                return _elem(args[0]) if len(args) == 1 else "int"
+            return "any"
+        wants, result = sig
+        for node, want, got in zip(e.args, wants, args):
+            if want == "list":
+                self._need_list(node, got, f"{e.name}()")
+            elif want == "num" and got not in ("int", "fraction", "any"):
+                self.error(node, f"{e.name}() needs a number here, not {_words(got)}")
+            elif want == "hex" and got != "any" and got != "entity:hexes":
+                self.error(node, f"{e.name}() needs a hex here, not {_words(got)}")
+        if result is None:
+            return args[0] if args else "any"
+        if result == "elem":
+            return _elem(args[0]) if args else "any"
+        return result
+
+    def _need_list(self, node, t, what, allow_map=False):
+        if t == "any" or t.startswith("list") or (allow_map and t.startswith("map")):
+            return
+        self.error(node, f"{what} needs a list, not {_words(t)}")
+
+    # -------------------------------------------------------------- statements
+    def block(self, stmts, scope):
+        for s in stmts:
+            self.stmt(s, scope)
+
+    def stmt(self, s, scope):
+        if isinstance(s, n.Let):
+            t = self.expr(s.expr, scope)
+            scope[s.name] = t if scope.get(s.name, t) == t else "any"
+        elif isinstance(s, n.LetCall):
+            self.calls.setdefault(s.proc, []).append([self.expr(a, scope) for a in s.args])
+            scope[s.name] = "any"
+        elif isinstance(s, n.Set):
+            target = self.target(s.target, scope)
+            value = self.expr(s.expr, scope)
+            if s.op != "=" and target not in ("any", "int") and not target.startswith("list"):
+                self.error(s, f"'{s.op}' on {_words(target)}")
+            if s.op != "=" and value not in ("any", "int") and not value.startswith("list"):
+                self.error(s.expr, f"'{s.op}' needs a number, not {_words(value)}")
+            if s.op == "=" and _clash(target, value) and target != "none":
+                self.error(s.expr, f"this stores {_words(value)} where {_words(target)} was")
+        elif isinstance(s, n.Pay):
+            amount = self.expr(s.amount, scope)
+            if amount not in ("int", "any"):
+                self.error(s.amount, f"pay needs a whole number, not {_words(amount)}",
+                           "round fractions with ceil() or floor()" if amount == "fraction" else None)
+            for side in (s.payer, s.payee):
+                t = self.expr(side, scope)
+                if t != "any" and not t.startswith("entity:"):
+                    self.error(side, f"pay moves money between entities, not {_words(t)}")
+        elif isinstance(s, (n.Add, n.Remove)):
+            self.expr(s.item, scope)
+            t = self.target(s.target, scope)
+            self._need_list(s.target, t, "add/remove")
+        elif isinstance(s, n.For):
+            src = self.expr(s.source, scope)
+            self._need_list(s.source, src, "for")
+            scope[s.var] = _elem(src)
+            self.block(s.body, scope)
+        elif isinstance(s, n.Draw):
+            src = self.expr(s.source, scope)
+            self._need_list(s.source, src, "draw")
+            scope[s.name] = _elem(src)
+        elif isinstance(s, (n.While, n.Repeat)):
+            self.expr(s.cond if isinstance(s, n.While) else s.count, scope)
+            self.block(s.body, scope)
+        elif isinstance(s, n.If):
+            for cond, body in s.branches:
+                self.expr(cond, scope)
+                self.block(body, scope)
+            self.block(s.otherwise or [], scope)
+        elif isinstance(s, n.Choose):
+            self.expr(s.player, scope)
+            for o in s.options:
+                if isinstance(o, n.Option):
+                    self.domains(o.domains, scope)
+                    self.block(o.body, scope)
+        elif isinstance(s, (n.Require,)):
+            self.expr(s.cond, scope)
+            self.expr(s.reason, scope)
+        elif isinstance(s, (n.Return, n.Log, n.EndGame)):
+            x = getattr(s, "expr", None) or getattr(s, "reason", None)
+            if x is not None:
+                self.expr(x, scope)
+        elif isinstance(s, (n.CallStmt, n.Emit)):
+            key = s.proc if isinstance(s, n.CallStmt) else f"on:{s.event}"
+            self.calls.setdefault(key, []).append([self.expr(a, scope) for a in s.args])
+
+    def domains(self, domains, scope):
+        for d in domains:
+            src = self.expr(d.source, scope)
+            self._need_list(d.source, src, "a choice's domain")
+            scope[d.var] = _elem(src)
+
+    def target(self, t: n.Target, scope) -> str:
+        node: n.Node = n.Var(t.pos, t.name)
+        for kind, x in t.path:
+            node = n.Attr(t.pos, node, x) if kind == "attr" else n.Index(t.pos, node, x)
+        return self.expr(node, scope)
+
+
+def _elem(t: str) -> str:
+    return t.split(":", 1)[1] if t.startswith("list:") else "any"
+
+
+def _clash(a: str, b: str) -> bool:
+    """True when two known types can never be equal."""
+    if "any" in (a, b) or "none" in (a, b) or a == b:
+        return False
+    simple = {"int", "bool", "str", "fraction"}
+    if a.startswith("entity:") and b.startswith("entity:"):
+        return a != b
+    if {a, b} <= {"int", "fraction"}:
+        return False
+    if a.startswith("entity:") and b == "str" or b.startswith("entity:") and a == "str":
+        return False
+    return a in simple | {x for x in (a, b) if x.startswith("entity:")} and b != a and (
+        a in simple or a.startswith("entity:")) and (b in simple or b.startswith("entity:"))
+
+
+def _agreed(calls: list, arity: int) -> list:
+    """Each parameter's type when every call passes the same known type, else any."""
+    out = []
+    for i in range(arity):
+        seen = {c[i] for c in calls if len(c) == arity}
+        out.append(seen.pop() if len(seen) == 1 else "any")
+    return out
+
+
+def check_types(ruleset, sink) -> None:
+    from ..errors import Sink
+    params: dict = {}
+    for _ in range(5):  # learn parameter types from the calls, until they settle
+        trial = _Types(ruleset, Sink())
+        trial.params = params
+        _check(trial, ruleset)
+        if trial.calls == params:
+            break
+        params = trial.calls
+    types = _Types(ruleset, sink)
+    types.params = params
+    _check(types, ruleset)
+
+
+def _param_scope(types, key, params) -> dict:
+    agreed = _agreed(types.params.get(key, []), len(params))
+    return dict(zip(params, agreed))
+
+
+def _check(types, ruleset) -> None:
+    for d in ruleset.definitions:
+        if isinstance(d, n.ProcDef):
+            types.block(d.body, _param_scope(types, d.name, d.params))
+        elif isinstance(d, n.ActionDef):
+            scope = {d.player: "entity:players"}
+            types.domains(d.domains, scope)
+            types.block(d.body, scope)
+        elif isinstance(d, n.HandlerDef):
+            scope = _param_scope(types, f"on:{d.event}", d.params)
+            if d.when:
+                types.expr(d.when, scope)
+            types.block(d.body, scope)
+        elif isinstance(d, n.GameDef):
+            types.block(d.body, {})
+        elif isinstance(d, n.FuncDef):
+            types.expr(d.expr, _param_scope(types, d.name, d.params))
+        elif isinstance(d, (n.EndDef, n.ConstDef)):
+            types.expr(d.expr, {})
+        elif isinstance(d, n.ScoreDef):
+            types.expr(d.expr, {d.player: "entity:players"})
