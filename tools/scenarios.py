@@ -6,7 +6,8 @@ A scenario starts a game (players, seed, optional variant) and runs its steps in
 * ``set: "set NYC.income = 22"`` — put a position in place with set/pay/add/remove;
 * ``expect: "p1.cash == 12"`` — a rules-language expression that must be true;
 * ``legal: "bid 8"`` / ``illegal: "bid 7"`` (with optional ``reason: text``);
-* ``turn: p2`` — whose choice it is; ``over: true`` — whether the game has ended.
+* ``turn: p2`` — whose choice it is; ``over: true`` — whether the game has ended;
+* ``winners: [p1, p2]`` and ``reasons: [house_supply_low]`` — how the game ended.
 """
 from __future__ import annotations
 
@@ -97,6 +98,12 @@ def _step(game, step: dict, where: Pos) -> str | None:
     elif "turn" in step:
         if game.current_player != step["turn"]:
             return f"expected {step['turn']} to choose, but it is {game.current_player}"
+    elif "winners" in step:
+        if not game.is_over or game.result["winners"] != step["winners"]:
+            return f"expected winners {step['winners']}, got {game.result and game.result['winners']}"
+    elif "reasons" in step:
+        if not game.is_over or game.result["reasons"] != step["reasons"]:
+            return f"expected end reasons {step['reasons']}, got {game.result and game.result['reasons']}"
     elif "over" in step:
         if game.is_over != step["over"]:
             return f"expected the game {'over' if step['over'] else 'running'}, it is not"
@@ -113,6 +120,8 @@ def _few(labels: list) -> str:
 
 def _explain(game, text: str, where: Pos) -> str:
     """For ``a == b`` style expectations, show the left side's value."""
+    if " and " in text or " or " in text:
+        return ""
     for op in ("==", "!=", "<=", ">=", "<", ">"):
         if op in text:
             left = text.split(op, 1)[0].strip()

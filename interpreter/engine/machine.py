@@ -42,6 +42,17 @@ class Action:
         return self.label
 
 
+def _span(items: list) -> str:
+    """Describe a domain briefly: 'from 7 to 40', 'none', or its first few values."""
+    if not items:
+        return "there are none now"
+    if all(isinstance(x, int) and not isinstance(x, bool) for x in items) \
+            and items == list(range(items[0], items[0] + len(items))):
+        return f"from {items[0]} to {items[-1]}" if len(items) > 1 else f"only {items[0]}"
+    shown = ", ".join(map(str, items[:8]))
+    return f"one of {shown}{', ...' if len(items) > 8 else ''}"
+
+
 class ConstantRun:
     """What a constant sees while the ruleset loads: no game yet."""
     state = {"kinds": {"players": []}, "entities": {}, "globals": {}}
@@ -206,7 +217,7 @@ class Machine:
             for (var, source), value in zip(spec.domains, action.args):
                 items = source(self, loc)
                 if value not in items:
-                    return f"{value} is not one of the choices for '{var}'", spec.pos
+                    return f"{value} is not one of the choices for '{var}' ({_span(items)})", spec.pos
                 loc[var] = value
             for cond, reason, pos in spec.requires:
                 if not cond(self, loc):
