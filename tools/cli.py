@@ -22,6 +22,14 @@ def _ruleset_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", help="a variant of the ruleset (a file in its variants/ folder)")
 
 
+def _games_args(p: argparse.ArgumentParser, games: int) -> None:
+    """Options shared by the verbs that play many bot games."""
+    p.add_argument("--games", type=int, default=games, help=f"number of games (default {games})")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
+    p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+
+
 def _players(ruleset, wanted: int | None) -> int:
     return wanted if wanted is not None else min(max(4, ruleset.players_min), ruleset.players_max)
 
@@ -30,10 +38,7 @@ def _players(ruleset, wanted: int | None) -> int:
 def cmd_lint(args) -> int:
     from .lint import lint_paths
     diags = lint_paths(args.paths, args.play)
-    if not args.warnings:
-        shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
-    else:
-        shown = diags
+    shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
     out = render.render(shown, args.format)
     if out:
         print(out)
@@ -209,10 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run N seeded random-bot games; print finishes, wins by seat, "
                        "end reasons, decisions per game and playouts per second.")
     _ruleset_arg(p)
-    p.add_argument("--games", type=int, default=100, help="number of games (default 100)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
-    p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    _games_args(p, 100)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("lint", help="check rulesets: YAML, schemas, rules language, names",
@@ -224,7 +226,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--play", type=int, default=0, metavar="N",
                    help="also run N seeded random games: dead ends, step budget, conservation, "
                    "options and end conditions never reached (default 0: off)")
-    p.add_argument("--warnings", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_lint)
 
     p = sub.add_parser("replay", help="replay a game log; fail at the first divergence",
@@ -242,11 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Benchmark: random playouts per second and decisions per game for "
                        "each ruleset, and the median time to lint them.")
     p.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--players", type=int)
-    p.add_argument("--lint-runs", type=int, default=5)
-    p.add_argument("--json", action="store_true")
+    _games_args(p, 100)
+    p.add_argument("--lint-runs", type=int, default=5, help="lint runs to take the median of")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("codes", help="explain diagnostic codes: meaning, example, fix",

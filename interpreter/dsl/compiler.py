@@ -296,6 +296,18 @@ class Compiler:
         for j in ends:
             j.target = len(out)
 
+    def _body_and_back(self, s, scope, out, head) -> int:
+        """Compile a loop body, jump back to ``head``, patch break/continue; return the exit pc."""
+        scope.loops.append(([], []))
+        self.block(s.body, scope, out)
+        breaks, continues = scope.loops.pop()
+        out.append(ins.Jump(s.pos, head))
+        for j in breaks:
+            j.target = len(out)
+        for j in continues:
+            j.target = head
+        return len(out)
+
     def _loop(self, s, scope, out, source, var):
         scope.counter += 1
         slot = f"${scope.counter}@{s.pos.line}"
@@ -303,16 +315,8 @@ class Compiler:
         head = len(out)
         step = ins.IterNext(s.pos, slot, var)
         out.append(step)
-        scope.loops.append(([], []))
-        self.block(s.body, scope, out)
-        breaks, continues = scope.loops.pop()
-        out.append(ins.Jump(s.pos, head))
         # the exit clears the hidden iterator (a break leaves it behind)
-        step.target = len(out)
-        for j in breaks:
-            j.target = len(out)
-        for j in continues:
-            j.target = head
+        step.target = self._body_and_back(s, scope, out, head)
 
         def clear(run, loc, slot=slot):
             loc.pop(slot, None)
@@ -335,15 +339,7 @@ class Compiler:
         head = len(out)
         test = ins.JumpIfNot(s.pos, self.expr(s.cond, scope))
         out.append(test)
-        scope.loops.append(([], []))
-        self.block(s.body, scope, out)
-        breaks, continues = scope.loops.pop()
-        out.append(ins.Jump(s.pos, head))
-        test.target = len(out)
-        for j in breaks:
-            j.target = len(out)
-        for j in continues:
-            j.target = head
+        test.target = self._body_and_back(s, scope, out, head)
 
     def s_Choose(self, s, scope, out):
         choose = ins.Choose(s.pos, self.expr(s.player, scope), [])
