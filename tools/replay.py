@@ -27,7 +27,7 @@ def replay(log: dict, where: str = "<log>"):
     notes = []
     if ruleset.hash != log["hash"]:
         notes.append(f"the log was recorded with ruleset hash {log['hash']}; the ruleset is now "
-                     f"{ruleset.hash}: the rules changed, looking for where the game diverges")
+                     f"{ruleset.hash}: the rules (or the log) changed; replaying to find where they diverge")
     game = ruleset.new_game(log["players"], log["seed"])
     for i, raw in enumerate(log["actions"], 1):
         if game.is_over:

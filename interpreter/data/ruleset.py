@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +52,19 @@ class Ruleset:
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
     warnings: list = field(default_factory=list)
     definitions: list = field(default_factory=list)
+
+    @property
+    def entities_json(self) -> str:
+        """The starting entities as JSON text (cached): a fast deep copy for each new game."""
+        if "_entities_json" not in self.__dict__:
+            self.__dict__["_entities_json"] = json.dumps(self.entities)
+            self.__dict__["_player_json"] = json.dumps(self.player_fields)
+        return self.__dict__["_entities_json"]
+
+    @property
+    def player_fields_json(self) -> str:
+        self.entities_json
+        return self.__dict__["_player_json"]
 
     def new_game(self, players: int, seed: int = 0):
         from ..engine.game import Game

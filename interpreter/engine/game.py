@@ -1,7 +1,6 @@
 """The public game API: start, list legal actions, apply, save, load, replay."""
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 
@@ -38,16 +37,16 @@ class Game:
                 "RR301", f"{ruleset.name} is for {ruleset.players_min} to {ruleset.players_max} "
                 f"players, not {players}", Pos("players", 0, 0)))
         ids = [f"p{i}" for i in range(1, players + 1)]
-        entities = copy.deepcopy(ruleset.entities)
+        entities = json.loads(ruleset.entities_json)
         for i, p in enumerate(ids, 1):
-            entities[p] = {**copy.deepcopy(ruleset.player_fields), "id": p, "kind": "players",
+            entities[p] = {**json.loads(ruleset.player_fields_json), "id": p, "kind": "players",
                            "name": f"Player {i}", "seat": i}
         state = {
             "format": STATE_FORMAT, "ruleset": ruleset.name, "variant": ruleset.variant,
             "hash": ruleset.hash, "players": players, "seed": seed,
             "rng": seed & ((1 << 64) - 1),
             "kinds": {"players": ids}, "entities": entities,
-            "globals": copy.deepcopy(ruleset.variables),
+            "globals": json.loads(json.dumps(ruleset.variables)),
             "stack": [{"c": "game", "pc": 0, "L": {}, "r": None}],
             "waiting": False, "turn": None, "result": None, "history": [],
         }

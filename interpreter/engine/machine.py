@@ -195,6 +195,10 @@ class Machine:
         items = source(self, loc)
         if not isinstance(items, list):
             raise RuleFault(f"the choices for '{var}' must be a list")
+        if i + 1 == len(spec.domains) and not spec.requires:  # nothing to test: take them all
+            name, head = spec.name, tuple(values)
+            out.extend(Action(name, head + (v,)) for v in items)
+            return
         for v in items:
             loc[var] = v
             values.append(v)
