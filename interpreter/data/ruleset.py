@@ -262,6 +262,11 @@ class _Loader:
                 self.sink.add("RR204", f"the variant changes entity '{ent}', which does not exist",
                               vpos.of("entities", ent))
                 continue
+            defaults = _kind_defaults(comps, board_data, ent)
+            for key in changes:
+                if key not in records[ent] and key not in defaults:
+                    self.sink.add("RR204", f"the variant sets {ent}.{key}, a field {ent} does not have",
+                                  vpos.of("entities", ent, key))
             records[ent].update(changes)
 
     def entities(self, comps, cpos, board_data, bpos):
@@ -327,6 +332,10 @@ class _Loader:
         run = ConstantRun()
         for d in defs:
             if isinstance(d, n.ConstDef):
+                if d.name in names.constants:
+                    self.sink.add("RR103", f"constant '{d.name}' is already defined in the YAML "
+                                  "constants", d.pos, hint="rename one of them")
+                    continue
                 fn = compiler.expr(d.expr, _empty_scope())
                 try:
                     names.constants[d.name] = fn(run, {})
@@ -357,6 +366,16 @@ def _def_key(d):
     if isinstance(d, n.GameDef):
         return ("game", "game")
     return None
+
+
+def _kind_defaults(comps, board_data, ent) -> dict:
+    """The default fields of the kind an entity belongs to."""
+    if ent in board_data.get("hexes", {}):
+        return board_data.get("fields", {})
+    for spec in (comps.get("kinds") or {}).values():
+        if ent in spec["entities"]:
+            return spec.get("fields", {})
+    return {}
 
 
 def _unalias(value, aliases: dict):

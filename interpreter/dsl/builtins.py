@@ -7,7 +7,9 @@ running game (:class:`interpreter.engine.machine.Run`) as first argument. Each e
 from __future__ import annotations
 
 import math
+from collections import deque
 from fractions import Fraction
+from functools import lru_cache
 
 import networkx as nx
 
@@ -112,6 +114,13 @@ def _count_of(xs, x):
     return _as_list(xs, "count_of").count(x)
 
 
+def _flatten(xss):
+    out = []
+    for xs in _as_list(xss, "flatten"):
+        out += _as_list(xs, "flatten")
+    return out
+
+
 PURE = {
     "count": (lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list"),
     "len": (lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list"),
@@ -132,6 +141,7 @@ PURE = {
     "unique": (_unique, 1, 1, "the list without repeats, first occurrences kept"),
     "without": (_without, 2, 2, "items of the first list not in the second"),
     "count_of": (_count_of, 2, 2, "how many times a value occurs in a list"),
+    "flatten": (_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]"),
 }
 
 
@@ -201,6 +211,37 @@ def _connected(run, hexes, a, b):
     return a in graph and b in graph and nx.has_path(graph, a, b)
 
 
+def _reach(run, group, limit, cost=None):
+    """Hexes reachable from a group of hexes spending at most ``limit``. Entering hex h costs
+    ``cost(h)`` when cost is a function (none: h cannot be entered), 1 when cost is a list of the
+    hexes that may be entered (others cannot), 1 everywhere without cost. The group is included,
+    at no cost. Board order; networkx multi-source Dijkstra with a cutoff."""
+    sources = {_hex(run, h, "reach") for h in _as_list(group, "reach")}
+    limit = _number(limit, "reach")
+    if not sources or limit < 0:
+        return []
+    if cost is None or isinstance(cost, list):
+        allowed = None if cost is None else set(cost)
+
+        def weight(_u, v, _data):
+            return 1 if allowed is None or v in allowed else None
+    elif callable(cost):
+        price: dict = {}
+
+        def weight(_u, v, _data):
+            if v not in price:
+                w = cost(v)
+                if w is not None and (isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
+                    raise BuiltinError(f"reach(): the cost of {v} must be a number >= 0 or none, got {_kind(w)}")
+                price[v] = w
+            return price[v]
+    else:
+        raise BuiltinError(f"reach() needs a list of hexes or a function (h => ...) as its cost, got {_kind(cost)}")
+    found = nx.multi_source_dijkstra_path_length(run.board.graph, sources, cutoff=limit, weight=weight)
+    order = run.board.order
+    return sorted(found, key=order.__getitem__)
+
+
 def _step(run, h, d):
     """The hex one step from h in direction d (0 N, 1 NE, 2 SE, 3 S, 4 SW, 5 NW), or none."""
     from ..board.hexgrid import step_id
@@ -227,10 +268,46 @@ def _ahead(run, h, d):
     return [x for x in out if x is not None]
 
 
+@lru_cache(maxsize=None)
+def _step_on_grid(h, d, offset):
+    from ..board.hexgrid import step_id
+    return step_id(h, d, offset)
+
+
+def _reach_ahead(run, h, d, open_hexes, goals):
+    """The nearest goal a piece on h facing d can reach, moving each step to one of the three
+    hexes ahead (slightly left, straight, slightly right) and facing the way it moved, through
+    open hexes only; d none means any first direction. Breadth-first over (hex, facing) states,
+    so at most 6 per open hex; ties go to the lower direction. None when no goal is reachable."""
+    _hex(run, h, "reach_ahead")
+    if d is not None and (not isinstance(d, int) or isinstance(d, bool) or not 0 <= d < 6):
+        raise BuiltinError(f"reach_ahead() needs a direction 0-5 or none, got {_kind(d)}")
+    if not run.board.offset:
+        raise BuiltinError("reach_ahead() needs a board with a grid layout")
+    passable = set(_as_list(open_hexes, "reach_ahead"))
+    targets = set(_as_list(goals, "reach_ahead"))
+    adj, offset = run.board.adj, run.board.offset
+    queue = deque([(h, d)])
+    seen = set()
+    while queue:
+        here, facing = queue.popleft()
+        for turn in (range(6) if facing is None else ((facing - 1) % 6, facing, (facing + 1) % 6)):
+            there = _step_on_grid(here, turn, offset)
+            if there not in adj:
+                continue
+            if there in targets:
+                return there
+            if there in passable and (there, turn) not in seen:
+                seen.add((there, turn))
+                queue.append((there, turn))
+    return None
+
+
 CONTEXT = {
     "step": (_step, 2, 2, "the hex one step from h in direction d (0 N .. 5 NW), or none"),
     "direction": (_direction, 2, 2, "direction 0-5 from a hex to an adjacent hex, or none"),
     "ahead": (_ahead, 2, 2, "the hexes slightly left, straight and slightly right of h facing d"),
+    "reach_ahead": (_reach_ahead, 4, 4, "nearest goal reachable from h facing d (none: any) stepping only ahead through open hexes, or none"),
     "players_from": (_players_from, 1, 1, "all players in seat order, starting with p"),
     "next_player": (_next_player, 1, 1, "the player to the left of p"),
     "neighbours": (_neighbours, 1, 1, "the hexes next to a hex"),
@@ -239,6 +316,7 @@ CONTEXT = {
     "touches": (_touches, 2, 2, "true if two groups of hexes share or border a hex"),
     "components": (_components, 1, 1, "the connected groups of a set of hexes (networkx)"),
     "connected": (_connected, 3, 3, "true if a and b are joined through the given hexes"),
+    "reach": (_reach, 2, 3, "hexes reachable from a group within a limit, entering a hex costing cost(h) or 1 if in a list: reach(c.network, 3, h => h.cost)"),
 }
 
 ALL = {**PURE, **CONTEXT}

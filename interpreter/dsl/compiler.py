@@ -134,7 +134,7 @@ class Compiler:
         fn, name = self.expr(s.expr, scope), s.name
 
         def let(run, loc):
-            loc[name] = fn(run, loc)
+            loc[name] = check_storable(fn(run, loc))
         out.append(ins.Exec(s.pos, let))
 
     def s_LetCall(self, s, scope, out):
@@ -376,12 +376,19 @@ class Compiler:
         """Compile an assignment target to ``fn(run, loc) -> (container, key)``."""
         name = t.name
         if not t.path:
+            if name in self.names.constants and name not in scope.locals | self.names.variables:
+                self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos)
+                return lambda run, loc: (loc, name)
             if name in scope.locals:
                 return lambda run, loc: (loc, name)
             if name in self.names.variables:
                 return lambda run, loc: (run.glob, name)
             self._undefined(name, t.pos, scope.locals | self.names.variables, what="variable")
             return lambda run, loc: (loc, name)
+        if name not in scope.locals and name not in self.names.variables \
+                and name in self.names.constants:
+            self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos,
+                          hint="declare it under variables: in components.yaml if the rules change it")
         base = self.expr(n.Var(t.pos, name), scope)
         steps = [(kind, x if kind == "attr" else self.expr(x, scope)) for kind, x in t.path]
         *walk, (last_kind, last) = steps

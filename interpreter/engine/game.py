@@ -119,7 +119,10 @@ class Game:
                 if a.label == text:
                     return a
             parts = text.split(" ")
-            return Action(parts[0], tuple(int(x) if x.lstrip("-").isdigit() else x for x in parts[1:]))
+            names = self.ruleset.names.entities  # a typed alias (hex Chicago) means its id
+            args = tuple(int(x) if x.lstrip("-").isdigit() else names.get(x, x) for x in parts[1:])
+            action = Action(parts[0], args)
+            return next((a for a in self.legal_actions() if a == action), action)
         raise IllegalAction(Diagnostic("RR301", f"not an action: {action!r}"))
 
     def apply(self, action, safe: bool = True) -> None:
@@ -132,7 +135,7 @@ class Game:
         action = self.to_action(action)
         if action not in self.legal_actions():
             reason, pos = self.machine.why_illegal(action)
-            who = self.ruleset.entities.get(self.current_player, {}).get("name") or self.current_player
+            who = self.state["entities"].get(self.current_player, {}).get("name") or self.current_player
             raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",
                                            pos or Pos("<action>", 0, 0)))
         backup = json.dumps(self.state) if safe else None

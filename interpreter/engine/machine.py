@@ -127,6 +127,8 @@ class Machine:
             return ", ".join(self.show(v) for v in value)
         if isinstance(value, bool):
             return "yes" if value else "no"
+        if value is None:
+            return "none"
         return str(value)
 
     # ------------------------------------------------------------ running

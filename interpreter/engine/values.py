@@ -59,13 +59,15 @@ def get_index(obj, key):
 
 
 def check_storable(value):
-    """Only plain JSON data may enter the game state."""
+    """Only plain JSON data may enter the game state, and always as a copy (no aliasing)."""
     if isinstance(value, Fraction):
         if value.denominator == 1:
             return int(value)
         raise RuleFault(f"{value} is not a whole number: use ceil(a / b) or floor(a / b)")
     if isinstance(value, list):
         return [check_storable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: check_storable(v) for k, v in value.items()}
     if callable(value):
         raise RuleFault("a function (x => ...) cannot be stored")
     return value
