@@ -7,6 +7,7 @@ played once per test session however many properties look at it.
 """
 from __future__ import annotations
 
+import marshal
 import random
 import sys
 from dataclasses import dataclass, field
@@ -44,9 +45,23 @@ def conserved(ruleset, game) -> dict:
     return {name: fn(game.machine, {}) for name, fn in ruleset.conserve}
 
 
-def observe(ruleset, game) -> dict:
-    """The counts the invariants talk about, read straight from the plain-data state."""
+def observe(ruleset, game, memo: dict | None = None) -> dict:
+    """The counts the invariants talk about, read straight from the plain-data state.
+
+    Evaluating the conserved quantities is most of a playthrough's cost, and many actions (a
+    bid, a pass) change neither entities nor globals. Those expressions read only entities,
+    globals and the (fixed) player list, so with ``memo`` they are evaluated again only when
+    a lossless serialisation of entities and globals differs from the previous one: equal
+    bytes mean equal data and therefore equal values.
+    """
     ents = game.state["entities"]
+    if memo is None:
+        values = conserved(ruleset, game)
+    else:
+        key = marshal.dumps((ents, game.state["globals"]))
+        if memo.get("key") != key:
+            memo["key"], memo["values"] = key, conserved(ruleset, game)
+        values = dict(memo["values"])
     players = game.players
     companies = {}
     for c in ruleset.kinds["companies"]:
@@ -55,7 +70,7 @@ def observe(ruleset, game) -> dict:
                         "trains_left": rec["trains_left"],
                         "held": sum(ents[p]["shares"][c] for p in players)}
     return {
-        "conserve": conserved(ruleset, game),
+        "conserve": values,
         "companies": companies,
         "player_shares": {p: dict(ents[p]["shares"]) for p in players},
         "player_cash": {p: ents[p]["cash"] for p in players},
@@ -76,6 +91,7 @@ def play_random(ruleset, players: int, seed: int, snapshots: int = 3,
     pick = random.Random(f"snapshots-{players}-{seed}")
     run = Playthrough(players, seed, game, game.to_json(), conserved(ruleset, game))
     budget = ruleset.decision_budget
+    memo: dict = {}
     i = 0
     while not game.is_over and game.decisions < budget:
         legal = game.legal_actions()
@@ -91,7 +107,7 @@ def play_random(ruleset, players: int, seed: int, snapshots: int = 3,
         action = rng.choice(legal)
         game.apply(action, safe=safe)
         run.actions.append(action.to_json())
-        run.observations.append(observe(ruleset, game))
+        run.observations.append(observe(ruleset, game, memo))
         i += 1
     run.snapshots.sort(key=lambda s: s[0])
     return run

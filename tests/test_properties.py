@@ -156,3 +156,14 @@ def test_clone_is_independent_and_equal(chicago, playthrough, players):
     copy.apply(run.actions[index])
     assert game.to_json() == text, "applying to a clone changed the original"
     assert [a.to_json() for a in game.legal_actions()] == legal
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_safe_apply_plays_the_same_game(chicago, playthrough, players):
+    """The playthroughs use apply(safe=False) for speed; the default (safe) apply agrees."""
+    run = playthrough(players, 1)
+    game = chicago.new_game(players=players, seed=1)
+    for action in run.actions:
+        game.apply(action)
+    assert game.is_over
+    assert game.to_json() == run.game.to_json()

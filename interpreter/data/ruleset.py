@@ -228,9 +228,9 @@ class _Loader:
                 self.sink.diagnostics += err.diagnostics
                 continue
             conserve.append((cname, compiler.expr(expr, _empty_scope())))
-        if not any(isinstance(d, n.GameDef) for d in defs):
+        if not any(isinstance(d, n.GameDef) for d in defs) and "game" not in broken:
             self.sink.add("RR107", "the rules define no 'game:' block", mpos.of("rules"))
-        if program.score is None:
+        if program.score is None and "score" not in broken:
             self.sink.add("RR107", "the rules define no 'score p = ...'", mpos.of("rules"))
         limits = meta.get("limits", {})
         return Ruleset(

@@ -23,11 +23,22 @@ def validate(data, kind: str, positions: Positions, sink: Sink) -> bool:
     ok = True
     for err in sorted(validator(kind).iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
         ok = False
-        path = tuple(err.absolute_path)
+        path = tuple(err.absolute_path) + _offending_key(err)
         message, hint = _explain(err)
         where = ".".join(map(str, path)) or "(top level)"
         sink.add("RR004", f"{where}: {message}", positions.of(*path), hint)
     return ok
+
+
+def _offending_key(err) -> tuple:
+    """For errors about a mapping's keys, the key itself (so the position is the key's line)."""
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = err.schema.get("properties", {})
+        extra = [k for k in err.instance if k not in allowed]
+        return (extra[0],) if extra else ()
+    if err.validator == "propertyNames" or (err.relative_schema_path and "propertyNames" in err.relative_schema_path):
+        return (err.instance,) if isinstance(err.instance, str) else ()
+    return ()
 
 
 def _explain(err) -> tuple[str, str | None]:

@@ -6,6 +6,7 @@ running game (:class:`interpreter.engine.machine.Run`) as first argument. Each e
 """
 from __future__ import annotations
 
+import heapq
 import math
 from collections import deque
 from fractions import Fraction
@@ -121,6 +122,18 @@ def _flatten(xss):
     return out
 
 
+def _intersect(xs, ys):
+    ys = set(_as_list(ys, "intersect"))
+    return [x for x in _as_list(xs, "intersect") if x in ys]
+
+
+def _duplicates(xs):
+    seen, twice = set(), set()
+    for x in _as_list(xs, "duplicates"):
+        (twice if x in seen else seen).add(x)
+    return [x for x in _unique(xs) if x in twice]
+
+
 PURE = {
     "count": (lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list"),
     "len": (lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list"),
@@ -142,6 +155,8 @@ PURE = {
     "without": (_without, 2, 2, "items of the first list not in the second"),
     "count_of": (_count_of, 2, 2, "how many times a value occurs in a list"),
     "flatten": (_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]"),
+    "intersect": (_intersect, 2, 2, "items of the first list that are also in the second, in order"),
+    "duplicates": (_duplicates, 1, 1, "the values that occur more than once in a list, each once"),
 }
 
 
@@ -215,31 +230,54 @@ def _reach(run, group, limit, cost=None):
     """Hexes reachable from a group of hexes spending at most ``limit``. Entering hex h costs
     ``cost(h)`` when cost is a function (none: h cannot be entered), 1 when cost is a list of the
     hexes that may be entered (others cannot), 1 everywhere without cost. The group is included,
-    at no cost. Board order; networkx multi-source Dijkstra with a cutoff."""
+    at no cost. Board order (Dijkstra from the whole group; breadth-first when every step costs 1)."""
     sources = {_hex(run, h, "reach") for h in _as_list(group, "reach")}
     limit = _number(limit, "reach")
     if not sources or limit < 0:
         return []
-    if cost is None or isinstance(cost, list):
-        allowed = None if cost is None else set(cost)
-
-        def weight(_u, v, _data):
-            return 1 if allowed is None or v in allowed else None
-    elif callable(cost):
-        price: dict = {}
-
-        def weight(_u, v, _data):
-            if v not in price:
-                w = cost(v)
-                if w is not None and (isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
-                    raise BuiltinError(f"reach(): the cost of {v} must be a number >= 0 or none, got {_kind(w)}")
-                price[v] = w
-            return price[v]
-    else:
-        raise BuiltinError(f"reach() needs a list of hexes or a function (h => ...) as its cost, got {_kind(cost)}")
-    found = nx.multi_source_dijkstra_path_length(run.board.graph, sources, cutoff=limit, weight=weight)
     order = run.board.order
-    return sorted(found, key=order.__getitem__)
+    if cost is None or isinstance(cost, list):
+        # every step costs 1: breadth-first search
+        allowed = None if cost is None else set(cost)
+        adj = run.board.adj
+        seen, ring, steps = set(sources), list(sources), 0
+        while ring and steps < limit:
+            steps += 1
+            nxt = []
+            for h in ring:
+                for x in adj[h]:
+                    if x not in seen and (allowed is None or x in allowed):
+                        seen.add(x)
+                        nxt.append(x)
+            ring = nxt
+        return sorted(seen, key=order.__getitem__)
+    if not callable(cost):
+        raise BuiltinError(f"reach() needs a list of hexes or a function (h => ...) as its cost, got {_kind(cost)}")
+    # Dijkstra from every hex of the group at once; a hex's cost is asked once, when first met
+    adj, price = run.board.adj, {}
+    best = dict.fromkeys(sources, 0)
+    heap = [(0, order[h], h) for h in sources]
+    heapq.heapify(heap)
+    done = set()
+    while heap:
+        spent, _, h = heapq.heappop(heap)
+        if h in done:
+            continue
+        done.add(h)
+        for x in adj[h]:
+            if x in done:
+                continue
+            if x not in price:
+                w = cost(x)
+                if w is not None and (isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
+                    raise BuiltinError(f"reach(): the cost of {x} must be a number >= 0 or none, got {_kind(w)}")
+                price[x] = w
+            w = price[x]
+            if w is None or spent + w > limit or spent + w >= best.get(x, spent + w + 1):
+                continue
+            best[x] = spent + w
+            heapq.heappush(heap, (spent + w, order[x], x))
+    return sorted(done, key=order.__getitem__)
 
 
 def _step(run, h, d):

@@ -64,6 +64,7 @@ def _fraction_div(a, b):
 
 
 def _floor_div(a, b):
+    _numbers(a, b, "//")
     if b == 0:
         raise RuleFault("division by zero")
     return a // b
@@ -489,6 +490,7 @@ class Compiler:
                 raise RuleFault(f"'for {var} in' needs a list, got {describe(items)}")
             loc2 = dict(loc)
             out = []
+            run.tick(len(items))
             for x in items:
                 loc2[var] = x
                 if where is None or where(run, loc2):
@@ -521,12 +523,12 @@ class Compiler:
 
         def arith(run, loc):
             x, y = a(run, loc), b(run, loc)
-            try:
-                if isinstance(x, bool) or isinstance(y, bool):
-                    raise TypeError
-                return op(x, y)
-            except TypeError:
-                raise RuleFault(f"cannot compute {describe(x)} {sym} {describe(y)}") from None
+            if sym == "+" and type(x) is type(y) and isinstance(x, (list, str)):
+                if len(x) + len(y) > 100_000:
+                    raise RuleFault("a list or string longer than 100000 items")
+                return x + y
+            _numbers(x, y, sym)
+            return op(x, y)
         return arith
 
     def e_Compare(self, e, scope):
@@ -611,6 +613,7 @@ class Compiler:
 
         def call(run, loc):
             body = run.program_functions[key]
+            run.tick(1)
             run.depth += 1
             if run.depth > 200:
                 run.depth = 0
@@ -636,9 +639,16 @@ class Compiler:
 
 
 def _mod(a, b):
+    _numbers(a, b, "%")
     if b == 0:
         raise RuleFault("modulo by zero")
     return a % b
+
+
+def _numbers(a, b, sym):
+    for x in (a, b):
+        if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
+            raise RuleFault(f"cannot compute {describe(a)} {sym} {describe(b)}")
 
 
 def _leading_requires(body: list) -> list:

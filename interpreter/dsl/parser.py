@@ -356,7 +356,8 @@ def parse_expression(text: str, pos: Pos) -> n.Node:
     return module.definitions[0].expr
 
 
-_DEF_NAME = re.compile(r"^(?:const|def|procedure|action|end_condition)\s+([A-Za-z_][A-Za-z0-9_]*)")
+_DEF_NAME = re.compile(r"^(?:(?:const|def|procedure|action|end_condition)\s+([A-Za-z_][A-Za-z0-9_]*)"
+                       r"|(game|score)\b)")
 
 
 def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
@@ -378,7 +379,7 @@ def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Mod
             _report(err, chunk, file, sink, line_offset)
             m = _DEF_NAME.match(lines[a])
             if m:
-                module.broken.add(m.group(1))
+                module.broken.add(m.group(1) or m.group(2))
             continue
         except RecursionError:
             sink.add("RR101", "this definition is nested too deeply", Pos(file, a + 1 + line_offset, 1))

@@ -120,7 +120,9 @@ class Game:
                     return a
             parts = text.split(" ")
             names = self.ruleset.names.entities  # a typed alias (hex Chicago) means its id
-            args = tuple(int(x) if x.lstrip("-").isdigit() else names.get(x, x) for x in parts[1:])
+            words = {"true": True, "false": False, "none": None}
+            args = tuple(int(x) if x.lstrip("-").isdigit() else words[x] if x in words
+                         else names.get(x, x) for x in parts[1:])
             action = Action(parts[0], args)
             return next((a for a in self.legal_actions() if a == action), action)
         raise IllegalAction(Diagnostic("RR301", f"not an action: {action!r}"))
@@ -248,13 +250,19 @@ def _check_state(ruleset, state) -> None:
             bad(f"the save's '{key}' is missing or damaged")
     codes = ruleset.program.codes
     for frame in state["stack"]:
-        if not isinstance(frame, dict) or frame.get("c") not in codes \
-                or not isinstance(frame.get("pc"), int) \
+        if not isinstance(frame, dict) or set(frame) != {"c", "pc", "L", "r"} \
+                or frame["c"] not in codes or not isinstance(frame["pc"], int) \
                 or not 0 <= frame["pc"] < len(codes[frame["c"]].instrs) \
-                or not isinstance(frame.get("L"), dict):
+                or not isinstance(frame["L"], dict) or not (frame["r"] is None or isinstance(frame["r"], str)):
             bad("the save's rule stack is damaged")
-    if state.get("waiting") and state["stack"]:
-        top = state["stack"][-1]
-        from .instructions import Choose
+    from .instructions import Choose
+    if state.get("result") is None:
+        # a running game is always saved paused at a choice, inside the game block
+        stack = state["stack"]
+        if not stack or stack[0]["c"] != "game" or state.get("waiting") is not True:
+            bad("the save is neither paused at a choice nor over")
+        top = stack[-1]
         if not isinstance(codes[top["c"]].instrs[top["pc"]], Choose):
             bad("the save is paused where no choice is")
+    elif state["stack"] or not isinstance(state["result"], dict):
+        bad("the save is over but still has rules to run")

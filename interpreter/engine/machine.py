@@ -18,6 +18,16 @@ _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
            ZeroDivisionError, RecursionError, AttributeError)
 
 
+def _word(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "none" if value is None else str(value)
+
+
+class _OverBudget(Exception):
+    """The step budget ran out (turned into RR303 with a position)."""
+
+
 @dataclass(frozen=True)
 class Action:
     """One legal decision: an option's name and the values of its parameters."""
@@ -26,7 +36,7 @@ class Action:
 
     @property
     def label(self) -> str:
-        return " ".join([self.name, *map(str, self.args)])
+        return " ".join([self.name, *map(_word, self.args)])
 
     def to_json(self) -> list:
         return [self.name, *self.args]
@@ -34,7 +44,7 @@ class Action:
     @classmethod
     def from_json(cls, data) -> "Action":
         if not isinstance(data, list) or not data or not isinstance(data[0], str) \
-                or not all(isinstance(x, (int, str)) and not isinstance(x, bool) for x in data[1:]):
+                or not all(x is None or isinstance(x, (int, str, bool)) for x in data[1:]):
             raise ValueError(f"an action is a list [name, values...], got {data!r}")
         return cls(data[0], tuple(data[1:]))
 
@@ -73,6 +83,8 @@ class Machine:
         self.board = ruleset.board
         self.messages = messages
         self.depth = 0
+        self.steps = 0
+        self.budget = ruleset.step_budget
         self.bind(state)
 
     def bind(self, state: dict) -> None:
@@ -107,6 +119,12 @@ class Machine:
         self.state["turn"] = None
         self.say(f"game over ({'; '.join(map(str, reasons))})")
 
+    def tick(self, n: int) -> None:
+        """Count work done by expressions (comprehensions, function calls) against the budget."""
+        self.steps += n
+        if self.steps > self.budget:
+            raise _OverBudget()
+
     def random_below(self, n: int) -> int:
         """A number in [0, n) from the state's own generator (splitmix64)."""
         x = (self.state["rng"] + 0x9E3779B97F4A7C15) & _MASK
@@ -137,26 +155,31 @@ class Machine:
         state = self.state
         stack = state["stack"]
         codes = self.program.codes
-        budget = self.ruleset.step_budget
-        steps = 0
+        self.steps = 0
         instr = None
         try:
             while stack:
                 frame = stack[-1]
                 instr = codes[frame["c"]].instrs[frame["pc"]]
-                steps += 1
-                if steps > budget:
-                    raise RulesRuntimeError(Diagnostic(
-                        "RR303", f"more than {budget} steps without a decision (a loop that never "
-                        "ends?)", instr.pos, hint="raise limits.steps in ruleset.yaml if the rules are right"))
+                self.steps += 1
+                if self.steps > self.budget:
+                    raise _OverBudget()
                 if instr.run(self, frame) == PAUSE:
                     return
                 stack = state["stack"]
+        except _OverBudget:
+            raise self._over_budget(instr) from None
         except _FAULTS as err:
             raise self._fault(err, instr) from None
         if state["result"] is None:
             raise RulesRuntimeError(Diagnostic("RR302", "the game block finished without end_game",
                                                self.program.codes["game"].pos))
+
+    def _over_budget(self, where) -> RulesRuntimeError:
+        return RulesRuntimeError(Diagnostic(
+            "RR303", f"more than {self.budget} steps without a decision (a loop that never ends?)",
+            where.pos if where else None,
+            hint="raise limits.steps in ruleset.yaml if the rules are right"))
 
     def _fault(self, err, instr) -> RulesRuntimeError:
         where = self.state["stack"][-1]["c"] if self.state["stack"] else "game"
@@ -179,9 +202,12 @@ class Machine:
         if not self.state["waiting"]:
             return out
         spec = None
+        self.steps = 0
         try:
             for spec, base in self._bases():
                 self._enumerate(spec, 0, dict(base), [], out)
+        except _OverBudget:
+            raise self._over_budget(spec) from None
         except _FAULTS as err:
             raise self._fault(err, spec) from None
         return out

@@ -1,0 +1,907 @@
+"""The rules language, on tiny rulesets written into tmp_path.
+
+A ruleset folder is ruleset.yaml + components.yaml + .rules files; ``write_ruleset`` writes a
+minimal one (one kind, a `game:` block, a `score p = ...`) with the rules given by each test.
+"""
+from __future__ import annotations
+
+import json
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from interpreter import (BadSave, Game, IllegalAction, RulesetError, RulesRuntimeError,
+                         check_ruleset, load_ruleset)
+
+RULESET_YAML = """\
+name: tiny
+title: A tiny game for tests
+players: {min: 1, max: 4}
+rules:
+  - main.rules
+components: components.yaml
+"""
+
+COMPONENTS_YAML = """\
+constants:
+  base: 10
+  table: {"a": 1, "b": 2}
+variables:
+  counter: 0
+  trace: []
+player:
+  cash: 5
+kinds:
+  tokens:
+    fields: {value: 0}
+    entities:
+      red: {name: Red, value: 3}
+      green: {name: Green, value: 7}
+      blue: {name: Blue, value: 5}
+"""
+
+# Rules that stop at one choice, so that a new game is a live state to evaluate on.
+WAITING_RULES = """\
+game:
+    choose by players[0]:
+        option go(x in range(1, 4)):
+            require x != 2 else "two is not allowed, you chose {x}"
+            set counter += x
+        option stop:
+            pass
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def write_ruleset(root: Path, rules: str | dict, components: str = COMPONENTS_YAML,
+                  ruleset: str = RULESET_YAML) -> Path:
+    """Write a ruleset folder; ``rules`` is main.rules' text or {file name: text}."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "ruleset.yaml").write_text(ruleset, encoding="utf-8")
+    (root / "components.yaml").write_text(components, encoding="utf-8")
+    files = rules if isinstance(rules, dict) else {"main.rules": rules}
+    for name, text in files.items():
+        (root / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def with_limits(steps: int | None = None, decisions: int | None = None) -> str:
+    limits = {k: v for k, v in (("steps", steps), ("decisions", decisions)) if v}
+    return RULESET_YAML + "limits: " + json.dumps(limits) + "\n"
+
+
+def errors_of(root: Path) -> list:
+    """Load a ruleset that must be broken; return its error diagnostics."""
+    ruleset, diags = check_ruleset(str(root))
+    assert ruleset is None, "the broken ruleset loaded"
+    with pytest.raises(RulesetError):
+        load_ruleset(str(root))
+    return [d for d in diags if d.severity == "error"]
+
+
+def line_col(text: str, needle: str) -> tuple[int, int]:
+    """1-based (line, column) of the first occurrence of ``needle`` in ``text``."""
+    i = text.index(needle)
+    return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return load_ruleset(str(write_ruleset(tmp_path_factory.mktemp("tiny"), WAITING_RULES)))
+
+
+@pytest.fixture
+def game(tiny):
+    return tiny.new_game(players=2, seed=0)
+
+
+# ---------------------------------------------------------------- expressions
+EXPRESSIONS = [
+    # arithmetic: `/` is exact, ceil/floor round it; `//` and `%` floor like the rulebooks do
+    ("ceil(22 / 3)", 8),
+    ("floor(22 / 3)", 7),
+    ("ceil(21 / 3)", 7),
+    ("ceil(-7 / 2)", -3),
+    ("floor(-7 / 2)", -4),
+    ("22 // 3", 7),
+    ("-22 // 3", -8),
+    ("22 % 3", 1),
+    ("-7 % 3", 2),
+    ("7 / 2", Fraction(7, 2)),
+    ("1 / 3 + 2 / 3", 1),
+    ("2 + 3 * 4", 14),
+    ("(2 + 3) * 4", 20),
+    ("10 - 3 - 2", 5),
+    ("2 * -3", -6),
+    ("-(3 + 4)", -7),
+    ("abs(-3)", 3),
+    # comparisons
+    ("2 < 3", True),
+    ("3 <= 3", True),
+    ("4 > 5", False),
+    ("5 >= 6", False),
+    ("1 != 1", False),
+    ('"a" == "a"', True),
+    ("3 in [1, 2, 3]", True),
+    ("4 not in [1, 2, 3]", True),
+    ('"a" in table', True),
+    ("red == red", True),
+    ("red != green", True),
+    # and / or / not (short-circuit: the division by zero is never evaluated)
+    ("true and false", False),
+    ("true or false", True),
+    ("not true", False),
+    ("not 1 == 2", True),
+    ("not not true", True),
+    ("false and 1 / 0 == 1", False),
+    ("true or 1 / 0 == 1", True),
+    ("1 < 2 and 2 < 3 or false", True),
+    # conditional
+    ("1 if true else 2", 1),
+    ("1 if false else 2", 2),
+    ('"a" if 1 > 2 else "b" if 2 > 1 else "c"', "b"),
+    ("red.value if red.value > 4 else green.value", 7),
+    # lists and comprehensions
+    ("[x * 2 for x in [1, 2, 3] where x != 2]", [2, 6]),
+    ("[x for x in range(0, 10) where x % 3 == 0]", [0, 3, 6, 9]),
+    ("[t.name for t in tokens where t.value > 4]", ["Green", "Blue"]),
+    ("[t for t in tokens]", ["red", "green", "blue"]),
+    ("[x + 1 for x in []]", []),
+    ("range(2, 5)", [2, 3, 4]),
+    ("[1] + [2]", [1, 2]),
+    ("[1, 2, 3][1]", 2),
+    ('table["b"]', 2),
+    # aggregates and lambdas
+    ("count([1, 2, 3])", 3),
+    ("count(tokens)", 3),
+    ("count([t for t in tokens where t.value >= 5])", 2),
+    ("sum([1, 2, 3])", 6),
+    ("sum([])", 0),
+    ("sum([t.value for t in tokens])", 15),
+    ("min([4, 2, 8])", 2),
+    ("max([4, 2, 8])", 8),
+    ("max(4, 2, 8)", 8),
+    ("min(3, 1)", 1),
+    ("sort([3, 1, 2])", [1, 2, 3]),
+    ("sort(tokens, t => t.value)", ["red", "blue", "green"]),
+    ("sort(tokens, t => -t.value)", ["green", "blue", "red"]),
+    ("max_by(tokens, t => t.value)", "green"),
+    ("min_by(tokens, t => t.value)", "red"),
+    ("max_by(tokens, t => t.value).name", "Green"),
+    ("max_by([[1, 5], [2, 9], [3, 9]], x => x[1])", [2, 9]),
+    ("min_by(tokens, t => 0)", "red"),
+    ("unique([1, 2, 1, 3])", [1, 2, 3]),
+    ("without([1, 2, 3], [2])", [1, 3]),
+    ("reverse([1, 2, 3])", [3, 2, 1]),
+    ("first([5, 6])", 5),
+    ("count_of([1, 1, 2], 1)", 2),
+    ("any([false, true])", True),
+    ("all([true, false])", False),
+    # names: constants, variables, entities, kinds, players
+    ("base", 10),
+    ("counter", 0),
+    ("red.value", 3),
+    ("players", ["p1", "p2"]),
+    ("count(players)", 2),
+    ("p1.cash", 5),
+    # string interpolation: entities show their name, lists are joined, booleans are yes/no
+    ('"{base} plus {1 + 2}"', "10 plus 3"),
+    ('"hello {red}"', "hello Red"),
+    ('"{max_by(tokens, t => t.value)} wins"', "Green wins"),
+    ('"{[1, 2]}"', "1, 2"),
+    ('"{true}/{false}"', "yes/no"),
+    ('"{p2} has {p2.cash}"', "Player 2 has 5"),
+    ('"{none}"', "none"),
+    ('"{[red, none]}"', "Red, none"),
+    ('"{7 / 2}"', "7/2"),
+    ('"no braces"', "no braces"),
+    ('"a" + "b"', "ab"),
+]
+
+
+@pytest.mark.parametrize("expression, expected", EXPRESSIONS, ids=[e for e, _ in EXPRESSIONS])
+def test_expression_values(game, expression, expected):
+    value = game.evaluate(expression)
+    assert value == expected
+    assert type(value) is type(expected) or isinstance(expected, (int, Fraction)) \
+        and isinstance(value, (int, Fraction)) and not isinstance(value, bool)
+
+
+@given(a=st.integers(-500, 500), b=st.integers(1, 40))
+@settings(max_examples=60, deadline=None, derandomize=True)
+def test_integer_division_agrees_with_python(tiny, a, b):
+    game = tiny.new_game(players=1, seed=0)
+    lit = f"({a})" if a >= 0 else f"(-{-a})"
+    assert game.evaluate(f"ceil({lit} / {b})") == -(-a // b)
+    assert game.evaluate(f"floor({lit} / {b})") == a // b
+    assert game.evaluate(f"{lit} // {b}") == a // b
+    assert game.evaluate(f"{lit} % {b}") == a % b
+    assert game.evaluate(f"{lit} / {b}") == Fraction(a, b)
+
+
+@pytest.mark.parametrize("expression, words", [
+    ("1 / 0", "division by zero"),
+    ("5 // 0", "division by zero"),
+    ("5 % 0", "by zero"),
+    ("max([])", "empty"),
+    ("first([])", "empty"),
+    ('red + 1', "cannot compute"),
+    ("red.colour", "no field 'colour'"),
+    ("[1, 2][5]", "outside a list"),
+    ("3 in 4", "needs a list"),
+    ('"a" - "b"', "cannot compute"),
+    pytest.param('"%d" % 3', "cannot compute", id="string-percent"),
+])
+def test_runtime_faults_in_expressions_are_rr302(game, expression, words):
+    with pytest.raises(RulesRuntimeError) as info:
+        game.evaluate(expression)
+    assert info.value.diagnostics[0].code == "RR302"
+    assert words in info.value.diagnostics[0].message
+
+
+@pytest.mark.parametrize("expression, code", [
+    ("undefined_thing + 1", "RR102"),
+    ("count(1, 2)", "RR104"),
+    ("1 +", "RR101"),
+    ("1 < 2 < 3", "RR101"),
+])
+def test_bad_expressions_are_reported_not_raised_as_python_errors(game, expression, code):
+    with pytest.raises(RulesetError) as info:
+        game.evaluate(expression)
+    assert info.value.diagnostics[0].code == code
+
+
+# ---------------------------------------------------------------- choices and require
+def test_require_else_reason_appears_in_illegal_action(tmp_path):
+    root = write_ruleset(tmp_path, WAITING_RULES)
+    game = load_ruleset(str(root)).new_game(players=1, seed=0)
+    assert [a.label for a in game.legal_actions()] == ["go 1", "go 3", "stop"]
+    before = game.to_json()
+    with pytest.raises(IllegalAction) as info:
+        game.apply("go 2")
+    diag = info.value.diagnostics[0]
+    assert diag.code == "RR301"
+    assert "two is not allowed, you chose 2" in diag.message       # interpolated reason
+    assert diag.pos.file.endswith("main.rules")
+    assert diag.pos.line == line_col(WAITING_RULES, "require x != 2")[0]
+    assert game.to_json() == before
+    game.apply("go 3")
+    assert game.is_over and game.evaluate("counter") == 3
+    assert game.result == {"reasons": ["done"], "scores": {"p1": 5}, "winners": ["p1"]}
+
+
+def test_used_actions_and_the_choosing_player(tmp_path):
+    rules = """\
+    action take(t in tokens) by p:
+        require t.value > 3 else "{t} is worth only {t.value}"
+        add t to trace
+        set p.cash += t.value
+
+    game:
+        for p in players:
+            choose by p:
+                use take
+                option skip:
+                    pass
+        end_game "done"
+
+    score p = p.cash
+    """
+    game = load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=2, seed=0)
+    assert game.current_player == "p1"
+    assert [a.label for a in game.legal_actions()] == ["take green", "take blue", "skip"]
+    with pytest.raises(IllegalAction) as info:
+        game.apply("take red")
+    assert "Red is worth only 3" in info.value.diagnostics[0].message
+    game.apply("take green")
+    assert game.current_player == "p2"
+    game.apply(["take", "blue"])
+    assert game.result["scores"] == {"p1": 12, "p2": 10}
+    assert game.result["winners"] == ["p1"]
+    assert game.evaluate("trace") == ["green", "blue"]
+
+
+# ---------------------------------------------------------------- procedures
+def test_procedures_return_values(tmp_path):
+    rules = """\
+    procedure double(x):
+        return x * 2
+
+    procedure first_over(xs, limit):
+        for x in xs:
+            if x > limit:
+                return x
+        return none
+
+    procedure nothing():
+        set counter += 1
+
+    procedure fact(n):
+        if n <= 1:
+            return 1
+        let r = call fact(n - 1)
+        return n * r
+
+    game:
+        let a = call double(21)
+        let b = call first_over([1, 5, 9], 4)
+        let c = call first_over([1, 2], 4)
+        let d = call nothing()
+        let e = call fact(6)
+        set trace = [a, b, c, d, e, counter]
+        end_game "done"
+
+    score p = p.cash
+    """
+    game = load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=1, seed=0)
+    assert game.is_over
+    assert game.evaluate("trace") == [42, 5, None, None, 720, 1]
+
+
+def test_a_procedure_can_pause_at_a_choice_and_return_after_it(tmp_path):
+    rules = """\
+    procedure ask(p):
+        choose by p:
+            option pick(n in [1, 2, 3]):
+                return n * 10
+            option none_please:
+                pass
+        return 0
+
+    game:
+        let total = 0
+        for p in players:
+            let v = call ask(p)
+            set total += v
+        set counter = total
+        end_game "done"
+
+    score p = p.cash
+    """
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules)))
+    game = ruleset.new_game(players=3, seed=0)
+    game.apply("pick 2")
+    saved = game.to_json()
+    game.apply("none_please")
+    game.apply("pick 3")
+    assert game.is_over and game.evaluate("counter") == 50
+    # resuming from a save taken inside the procedure gives the same end
+    again = Game.from_json(ruleset, saved)
+    again.apply("none_please")
+    again.apply("pick 3")
+    assert again.to_json() == game.to_json()
+
+
+# ---------------------------------------------------------------- events
+def test_emit_runs_handlers_in_declaration_order(tmp_path):
+    main = """\
+    on ping(n):
+        add "A{n}" to trace
+
+    on ping(n) when n > 1:
+        add "B{n}" to trace
+
+    on ping(n):
+        add "C{n}" to trace
+        emit pong(n)
+
+    on pong(n):
+        add "P{n}" to trace
+
+    game:
+        emit ping(1)
+        add "-" to trace
+        emit ping(2)
+        end_game "done"
+
+    score p = p.cash
+    """
+    more = """\
+    on ping(n):
+        add "D{n}" to trace
+    """
+    ruleset = RULESET_YAML.replace("  - main.rules\n", "  - main.rules\n  - more.rules\n")
+    root = write_ruleset(tmp_path, {"main.rules": main, "more.rules": more}, ruleset=ruleset)
+    game = load_ruleset(str(root)).new_game(players=1, seed=0)
+    # declaration order (files in ruleset.yaml order); `when` filters; a nested emit runs
+    # its handlers before the next handler of the outer event
+    assert game.evaluate("trace") == ["A1", "C1", "P1", "D1", "-", "A2", "B2", "C2", "P2", "D2"]
+
+
+def test_a_handler_condition_sees_the_state_at_its_turn(tmp_path):
+    rules = """\
+    on tick():
+        set counter += 1
+
+    on tick() when counter == 1:
+        add "second saw the first" to trace
+
+    game:
+        emit tick()
+        end_game "done"
+
+    score p = p.cash
+    """
+    game = load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=1, seed=0)
+    assert game.evaluate("trace") == ["second saw the first"]
+
+
+# ---------------------------------------------------------------- loops
+LOOP_RULES = """\
+game:
+    for i in range(0, 10):
+        if i == 2:
+            continue
+        if i == 5:
+            break
+        add i to trace
+    add "|" to trace
+    let k = 0
+    while true:
+        set k += 1
+        if k % 2 == 0:
+            continue
+        if k > 6:
+            break
+        add k * 100 to trace
+    add "|" to trace
+    repeat 5 times:
+        set counter += 10
+        if counter > 30:
+            break
+    for a in [1, 2]:
+        for b in [1, 2, 3]:
+            if b == 2:
+                break
+            add a * 10 + b to trace
+    add "|" to trace
+    for t in tokens:
+        if t.value < 5:
+            continue
+        add t to trace
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_break_and_continue(tmp_path):
+    game = load_ruleset(str(write_ruleset(tmp_path, LOOP_RULES))).new_game(players=1, seed=0)
+    assert game.evaluate("trace") == [0, 1, 3, 4, "|", 100, 300, 500, "|", 11, 21, "|",
+                                      "green", "blue"]
+    assert game.evaluate("counter") == 40
+
+
+def test_break_inside_a_choice_leaves_the_loop(tmp_path):
+    rules = """\
+    game:
+        repeat 10 times:
+            choose by players[0]:
+                option more:
+                    set counter += 1
+                option enough:
+                    break
+        end_game "done"
+
+    score p = p.cash
+    """
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules)))
+    game = ruleset.new_game(players=1, seed=0)
+    for _ in range(3):
+        game.apply("more")
+    game.apply("enough")
+    assert game.is_over and game.evaluate("counter") == 3
+    game = ruleset.new_game(players=1, seed=0)
+    for _ in range(10):
+        game.apply("more")
+    assert game.is_over and game.evaluate("counter") == 10
+
+
+def test_break_outside_a_loop_is_rr105(tmp_path):
+    rules = 'game:\n    break\n    end_game "x"\n\nscore p = p.cash\n'
+    diags = errors_of(write_ruleset(tmp_path, rules))
+    assert [(d.code, d.pos.line) for d in diags] == [("RR105", 2)]
+
+
+# ---------------------------------------------------------------- budgets
+LOOP_FOREVER_AT_START = """\
+game:
+    while true:
+        pass
+    end_game "never"
+
+score p = p.cash
+"""
+
+
+def test_a_loop_without_a_choice_hits_the_step_budget(tmp_path):
+    root = write_ruleset(tmp_path, LOOP_FOREVER_AT_START, ruleset=with_limits(steps=1000))
+    ruleset = load_ruleset(str(root))
+    assert ruleset.step_budget == 1000
+    with pytest.raises(RulesRuntimeError) as info:
+        ruleset.new_game(players=1, seed=0)
+    diag = info.value.diagnostics[0]
+    assert diag.code == "RR303"
+    assert "1000 steps" in diag.message
+    assert diag.pos.file.endswith("main.rules") and diag.pos.line == 2
+    assert diag.hint and "limits.steps" in diag.hint
+
+
+def test_the_default_step_budget_also_stops_the_loop(tmp_path):
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, LOOP_FOREVER_AT_START)))
+    with pytest.raises(RulesRuntimeError) as info:
+        ruleset.new_game(players=1, seed=0)
+    assert info.value.diagnostics[0].code == "RR303"
+
+
+def test_a_loop_after_a_choice_fails_the_action_and_keeps_the_state(tmp_path):
+    rules = """\
+    procedure forever():
+        call forever()
+
+    game:
+        choose by players[0]:
+            option spin:
+                while true:
+                    pass
+            option recurse:
+                call forever()
+            option fine:
+                set counter = 1
+        end_game "done"
+
+    score p = p.cash
+    """
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules, ruleset=with_limits(steps=500))))
+    game = ruleset.new_game(players=1, seed=0)
+    before = game.to_json()
+    for label in ("spin", "recurse"):
+        with pytest.raises(RulesRuntimeError) as info:
+            game.apply(label)
+        assert info.value.diagnostics[0].code == "RR303"
+        assert game.to_json() == before
+        assert [a.label for a in game.legal_actions()] == ["spin", "recurse", "fine"]
+    game.apply("fine")
+    assert game.is_over and game.evaluate("counter") == 1
+
+
+def test_a_function_that_recurses_forever_is_rr302(tmp_path):
+    rules = """\
+    def f(x) = f(x + 1)
+
+    game:
+        choose by players[0]:
+            option go:
+                set counter = f(1)
+        end_game "done"
+
+    score p = p.cash
+    """
+    game = load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=1, seed=0)
+    with pytest.raises(RulesRuntimeError) as info:
+        game.apply("go")
+    assert info.value.diagnostics[0].code == "RR302"
+    assert "'f'" in info.value.diagnostics[0].message
+
+
+def test_a_game_that_never_ends_hits_the_decision_budget(tmp_path):
+    rules = """\
+    game:
+        while true:
+            choose by players[0]:
+                option again:
+                    set counter += 1
+        end_game "never"
+
+    score p = p.cash
+    """
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules, ruleset=with_limits(decisions=5))))
+    game = ruleset.new_game(players=1, seed=0)
+    for _ in range(5):
+        game.apply("again")
+    before = game.to_json()
+    with pytest.raises(RulesRuntimeError) as info:
+        game.apply("again")
+    assert info.value.diagnostics[0].code == "RR303"
+    assert game.to_json() == before and game.decisions == 5
+
+
+def test_a_failing_rule_leaves_the_state_unchanged(tmp_path):
+    rules = """\
+    game:
+        choose by players[0]:
+            option overpay:
+                set counter += 1
+                add "paid" to trace
+                pay 100 from players[0] to players[1]
+            option fine:
+                pay 5 from players[0] to players[1]
+        end_game "done"
+
+    score p = p.cash
+    """
+    game = load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=2, seed=0)
+    before = game.to_json()
+    with pytest.raises(RulesRuntimeError) as info:
+        game.apply("overpay")
+    diag = info.value.diagnostics[0]
+    assert diag.code == "RR302" and "cannot pay 100" in diag.message
+    assert diag.pos.line == line_col(rules, "pay 100")[0]
+    assert game.to_json() == before
+    game.apply("fine")
+    assert game.result["scores"] == {"p1": 0, "p2": 10}
+    assert game.result["winners"] == ["p2"]
+
+
+# ---------------------------------------------------------------- chance
+def test_draw_is_seeded_and_survives_a_save(tmp_path):
+    rules = """\
+    game:
+        repeat 6 times:
+            choose by players[0]:
+                option roll:
+                    draw t from tokens
+                    add t to trace
+        end_game "done"
+
+    score p = p.cash
+    """
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules)))
+
+    def play(seed, save_at=None):
+        game = ruleset.new_game(players=1, seed=seed)
+        for i in range(6):
+            if i == save_at:
+                game = Game.from_json(ruleset, game.to_json())
+            game.apply("roll")
+        return game.evaluate("trace")
+
+    draws = {seed: play(seed) for seed in range(8)}
+    assert all(len(d) == 6 and set(d) <= {"red", "green", "blue"} for d in draws.values())
+    assert play(3) == draws[3] and play(3, save_at=2) == draws[3]
+    assert len({tuple(d) for d in draws.values()}) > 1, "every seed drew the same tokens"
+
+
+# ---------------------------------------------------------------- load-time diagnostics
+@pytest.mark.parametrize("rules, where, words", [
+    ('game:\n    let x = 1 +\n    end_game "d"\n\nscore p = p.cash\n', (2, 16), "unexpected end of line"),
+    ('game:\n    end_game "d"\n\nscore p = p.cash\n\ndef f(x) = x * * 2\n', (6, 16), "unexpected '*'"),
+    ('game:\n    if true\n        end_game "d"\n\nscore p = p.cash\n', (2, 12), "expected ':'"),
+    ('game:\n    let x = 3 $ 4\n    end_game "d"\n\nscore p = p.cash\n', (2, 15), "unexpected character '$'"),
+    ('game:\n    end_game "d"\n      pass\n\nscore p = p.cash\n', None, "indent"),
+])
+def test_a_parse_error_is_rr101_at_its_line_and_column(tmp_path, rules, where, words):
+    diags = errors_of(write_ruleset(tmp_path, rules))
+    assert [d.code for d in diags if d.code == "RR101"] == ["RR101"]
+    diag = diags[0]
+    assert diag.code == "RR101" and diag.pos.file.endswith("main.rules")
+    assert words in diag.message
+    if where is not None:
+        assert (diag.pos.line, diag.pos.column) == where
+    else:
+        assert diag.pos.line in (2, 3)
+
+
+@pytest.mark.parametrize("rules", [
+    'game:\n    let x = 1 +\n    end_game "d"\n\nscore p = p.cash\n',
+    'game:\n    end_game "d"\n\nscore p = p.cash +\n',
+])
+def test_a_broken_game_or_score_block_gives_only_the_parse_error(tmp_path, rules):
+    diags = errors_of(write_ruleset(tmp_path, rules))
+    assert [d.code for d in diags] == ["RR101"], [str(d) for d in diags]
+
+
+def test_parse_errors_in_several_definitions_are_all_reported(tmp_path):
+    rules = ('def f(x) = x +\n\ngame:\n    end_game "d"\n\ndef g(y) = y * * 2\n\n'
+             'score p = p.cash\n')
+    diags = errors_of(write_ruleset(tmp_path, rules))
+    assert [(d.code, d.pos.line) for d in diags] == [("RR101", 1), ("RR101", 6)]
+
+
+UNDEFINED = """\
+game:
+    set countr += 1
+    let y = tokns
+    let z = bsae + 1
+    let w = coutn([1])
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_an_undefined_name_is_rr102_with_a_did_you_mean_hint(tmp_path):
+    diags = errors_of(write_ruleset(tmp_path, UNDEFINED))
+    found = {d.message.split("'")[1]: d for d in diags}
+    assert set(found) == {"countr", "tokns", "bsae", "coutn"}
+    for wrong, right in [("countr", "counter"), ("tokns", "tokens"), ("bsae", "base"),
+                         ("coutn", "count")]:
+        diag = found[wrong]
+        assert diag.code == "RR102"
+        assert diag.hint == f"did you mean '{right}'?"
+        assert (diag.pos.line, diag.pos.column) == line_col(UNDEFINED, wrong)
+
+
+def test_an_undefined_procedure_is_reported(tmp_path):
+    rules = 'procedure setup():\n    pass\n\ngame:\n    call stup()\n    end_game "d"\n\nscore p = p.cash\n'
+    diags = errors_of(write_ruleset(tmp_path, rules))
+    assert [(d.code, d.pos.line) for d in diags] == [("RR106", 5)]
+    assert diags[0].hint == "did you mean 'setup'?"
+
+
+ARITY = """\
+def f(a, b) = a + b
+
+procedure g(a):
+    pass
+
+on ping(a, b):
+    pass
+
+game:
+    let x = f(1)
+    let y = count(1, 2)
+    call g(1, 2)
+    let z = max()
+    emit ping(1)
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_wrong_arity_is_rr104(tmp_path):
+    diags = [d for d in errors_of(write_ruleset(tmp_path, ARITY)) if d.code == "RR104"]
+    assert len(diags) == 5
+    lines = [d.pos.line for d in diags]
+    assert lines == [line_col(ARITY, s)[0] for s in ("f(1)", "count(1, 2)", "call g(1, 2)",
+                                                     "max()", "emit ping(1)")]
+    assert "'f' takes 2 argument(s), 1 given" in diags[0].message
+
+
+DUPLICATES = """\
+def f(a) = a
+
+def f(a) = a + 1
+
+procedure g():
+    pass
+
+game:
+    choose by players[0]:
+        option go:
+            pass
+        option go:
+            pass
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_a_duplicate_definition_is_rr103(tmp_path):
+    more = "procedure g():\n    pass\n"
+    ruleset = RULESET_YAML.replace("  - main.rules\n", "  - main.rules\n  - more.rules\n")
+    diags = errors_of(write_ruleset(tmp_path, {"main.rules": DUPLICATES, "more.rules": more},
+                                    ruleset=ruleset))
+    assert {d.code for d in diags} == {"RR103"}
+    by_name = {d.message.split("'")[1]: d for d in diags}
+    assert by_name["f"].pos.line == 3 and "first at" in by_name["f"].message
+    assert by_name["g"].pos.file.endswith("more.rules")          # across files
+    assert by_name["g"].pos.line == 1
+
+
+def test_a_duplicate_option_in_a_choice_is_rr103(tmp_path):
+    rules = DUPLICATES.replace("def f(a) = a + 1\n", "")
+    diags = errors_of(write_ruleset(tmp_path, rules))
+    assert [(d.code, d.pos.line) for d in diags] == [("RR103", line_col(rules, "option go:")[0] + 2)]
+
+
+def test_missing_game_and_score_are_rr107(tmp_path):
+    diags = errors_of(write_ruleset(tmp_path, "def f(x) = x\n"))
+    assert [d.code for d in diags] == ["RR107", "RR107"]
+
+
+def test_a_yaml_duplicate_key_is_rr003_at_the_second_key(tmp_path):
+    components = COMPONENTS_YAML.replace("  base: 10\n", "  base: 10\n  base: 11\n")
+    diags = errors_of(write_ruleset(tmp_path, WAITING_RULES, components=components))
+    assert [d.code for d in diags] == ["RR003"]
+    diag = diags[0]
+    assert diag.pos.file.endswith("components.yaml")
+    assert (diag.pos.line, diag.pos.column) == (3, 3)
+    assert "'base'" in diag.message
+
+
+@pytest.mark.parametrize("file, old, new, line, words", [
+    ("ruleset", "players: {min: 1, max: 4}", "players: {min: 1, max: four}", 3, "expected integer"),
+    ("ruleset", "title: A tiny game for tests\n", "", 1, "'title' is required"),
+    ("ruleset", "rules:\n  - main.rules\n", "rules: main.rules\n", 4, "expected array"),
+    ("components", "    entities:\n      red", "    entitis:\n      red", 10, "'entities' is required"),
+    ("components", "      blue: {name: Blue, value: 5}\n", "      blue: 5\n", 15, "expected object"),
+    ("components", "      green: {name: Green, value: 7}\n", "      green: {name: Green, value: 7.5}\n",
+     14, "7.5"),
+    pytest.param("ruleset", "title: A tiny game for tests\n", "title: A tiny game for tests\nplayer: 3\n",
+                 3, "unknown key 'player'", id="unknown-top-level-key"),
+    pytest.param("components", "    entities:\n      red", "    entitis:\n      red", 12,
+                 "unknown key 'entitis'", id="unknown-nested-key"),
+    pytest.param("components", "  counter: 0\n", "  counter: 0\n  9lives: 1\n", 6, "9lives", id="bad-key-name"),
+])
+def test_a_schema_error_is_rr004_at_its_line(tmp_path, file, old, new, line, words):
+    texts = {"ruleset": RULESET_YAML, "components": COMPONENTS_YAML}
+    assert old in texts[file]
+    texts[file] = texts[file].replace(old, new)
+    diags = errors_of(write_ruleset(tmp_path, WAITING_RULES, components=texts["components"],
+                                    ruleset=texts["ruleset"]))
+    assert diags and {d.code for d in diags} == {"RR004"}
+    assert any(d.pos.file.endswith(f"{file}.yaml") and d.pos.line == line and words in d.message
+               for d in diags), [str(d) for d in diags]
+
+
+def test_a_schema_error_hints_at_the_key_meant(tmp_path):
+    ruleset = RULESET_YAML + "limits: {stepz: 5}\n"
+    diags = errors_of(write_ruleset(tmp_path, WAITING_RULES, ruleset=ruleset))
+    assert [(d.code, d.pos.line) for d in diags] == [("RR004", 7)]
+    assert diags[0].hint == "did you mean 'steps'?"
+
+
+def test_every_reported_code_is_registered(tmp_path):
+    from interpreter.errors import CODES
+    for i, rules in enumerate([UNDEFINED, ARITY, DUPLICATES, LOOP_RULES, "game:\n  x\n"]):
+        _, diags = check_ruleset(str(write_ruleset(tmp_path / str(i), rules)))
+        assert diags or rules is LOOP_RULES
+        for d in diags:
+            assert d.code in CODES and d.name == CODES[d.code][0]
+            assert d.severity in ("error", "warning")
+
+
+# ---------------------------------------------------------------- state stays plain data
+def test_a_fraction_held_across_a_choice_is_refused_or_saved(tmp_path):
+    rules = """\
+    game:
+        let half = 7 / 2
+        choose by players[0]:
+            option go:
+                set counter = ceil(half)
+        end_game "done"
+
+    score p = p.cash
+    """
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules)))
+    try:
+        game = ruleset.new_game(players=1, seed=0)
+    except RulesRuntimeError as err:     # refusing the fraction is one correct answer...
+        assert err.diagnostics[0].code == "RR302"
+        return
+    text = game.to_json()                # ...saving it losslessly is the other
+    again = Game.from_json(ruleset, text)
+    again.apply("go")
+    game.apply("go")
+    assert game.evaluate("counter") == again.evaluate("counter") == 4
+
+
+@pytest.mark.parametrize("domain", ["[true, false]", "[none, 5]"])
+def test_every_listed_action_can_be_applied_from_its_json(tmp_path, domain):
+    rules = f"""\
+    game:
+        choose by players[0]:
+            option pick(v in {domain}):
+                set counter = 1
+        end_game "done"
+
+    score p = p.cash
+    """
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules)))
+    game = ruleset.new_game(players=1, seed=0)
+    try:
+        actions = game.legal_actions()
+    except RulesRuntimeError:            # refusing such a domain is also acceptable
+        return
+    for action in actions:
+        copy = game.clone()
+        copy.apply(json.loads(json.dumps(action.to_json())))
+        assert copy.is_over
