@@ -156,8 +156,10 @@ class _Types:
 
     def t_BinOp(self, e, scope):
         a, b = self.expr(e.left, scope), self.expr(e.right, scope)
-        if e.op == "+" and a.startswith("list") and b.startswith("list"):
-            return a
+        if e.op == "+":
+            joined = [t for t in (a, b) if t.startswith("list") or t == "str"]
+            if joined and all(t == "any" or t.startswith("list") or t == "str" for t in (a, b)):
+                return joined[0] if len(set(joined)) == 1 else "any"
         for side, t in ((e.left, a), (e.right, b)):
             if t not in ("int", "fraction", "any"):
                 self.error(side, f"'{e.op}' needs numbers, not {_words(t)}")

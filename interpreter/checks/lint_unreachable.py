@@ -2,7 +2,14 @@
 from __future__ import annotations
 
 from ..dsl import nodes as n
+from ..paths import rulesets_dir
 from ._walk import walk
+
+
+def _in(file: str, folder: str) -> bool:
+    """A definition of the shared library: a game need not use all of it."""
+    from pathlib import Path
+    return Path(file).resolve().is_relative_to(Path(folder).resolve())
 
 
 def _uses(definition) -> set:
@@ -41,8 +48,9 @@ def lint_unreachable(ruleset, sink) -> None:
                 seen_events.add(name)
                 todo.extend(handlers.get(name, []))
     # constants read by scenarios or conserve expressions are still worth keeping: only rules count
+    library = str(rulesets_dir() / "library")
     for name, d in named.items():
-        if name not in seen_names and not name.startswith("_"):
+        if name not in seen_names and not name.startswith("_") and not _in(d.pos.file, library):
             what = {n.ProcDef: "procedure", n.FuncDef: "function", n.ActionDef: "action",
                     n.ConstDef: "constant"}[type(d)]
             sink.add("RR108", f"{what} '{name}' is never reached from the game", d.pos,

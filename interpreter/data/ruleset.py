@@ -188,10 +188,11 @@ class _Loader:
                 rules_pos[f] = vpos.of("rules", i)
         self.digest.update(f"variant={variant}".encode())
         entities, kinds, aliases = self.entities(comps, cpos, board_data, bpos)
-        # A value that names an entity by its alias is stored as the entity's id.
+        # A value that names an entity by its alias is stored as the entity's id (display
+        # fields, name and alias, are text and stay as written).
         for rec in entities.values():
             for key, value in rec.items():
-                if key != "alias":
+                if key not in ("alias", "name"):
                     rec[key] = _unalias(value, aliases)
         comps["constants"] = _unalias(comps.get("constants", {}), aliases)
         board, problems = build_board(
@@ -275,6 +276,10 @@ class _Loader:
 
         def add(kind, ent, record, defaults, pos, place):
             self.places[ent] = place
+            for reserved in ("id", "kind"):
+                if reserved in record or reserved in defaults:
+                    self.sink.add("RR004", f"'{reserved}' is a reserved field (the engine sets it)",
+                                  place[0].of(*place[1], reserved), hint="rename the field")
             if ent in entities or ent in kinds or ent == "players":
                 self.sink.add("RR202", f"'{ent}' is already the id of another entity", pos)
                 return

@@ -312,31 +312,53 @@ def _step_on_grid(h, d, offset):
     return step_id(h, d, offset)
 
 
+def _route_ahead(run, h, d, open_hexes, goals):
+    """Like reach_ahead, but the whole way: the hexes from the first step to the goal, or []."""
+    path = _search_ahead(run, h, d, open_hexes, goals, "route_ahead")
+    return path or []
+
+
 def _reach_ahead(run, h, d, open_hexes, goals):
-    """The nearest goal a piece on h facing d can reach, moving each step to one of the three
-    hexes ahead (slightly left, straight, slightly right) and facing the way it moved, through
-    open hexes only; d none means any first direction. Breadth-first over (hex, facing) states,
-    so at most 6 per open hex; ties go to the lower direction. None when no goal is reachable."""
-    _hex(run, h, "reach_ahead")
+    """The nearest goal a piece on h facing d can reach (see _search_ahead), or None."""
+    path = _search_ahead(run, h, d, open_hexes, goals, "reach_ahead")
+    return path[-1] if path else None
+
+
+def _search_ahead(run, h, d, open_hexes, goals, fname):
+    """The way to the nearest goal a piece on h facing d can reach, moving each step to one of
+    the three hexes ahead (slightly left, straight, slightly right) and facing the way it moved,
+    through open hexes only; d none means any first direction. Breadth-first over (hex, facing)
+    states, so at most 6 per open hex; ties go to the lower direction. None when no goal is
+    reachable."""
+    _hex(run, h, fname)
     if d is not None and (not isinstance(d, int) or isinstance(d, bool) or not 0 <= d < 6):
-        raise BuiltinError(f"reach_ahead() needs a direction 0-5 or none, got {_kind(d)}")
+        raise BuiltinError(f"{fname}() needs a direction 0-5 or none, got {_kind(d)}")
     if not run.board.offset:
-        raise BuiltinError("reach_ahead() needs a board with a grid layout")
-    passable = set(_as_list(open_hexes, "reach_ahead"))
-    targets = set(_as_list(goals, "reach_ahead"))
+        raise BuiltinError(f"{fname}() needs a board with a grid layout")
+    passable = set(_as_list(open_hexes, fname))
+    targets = set(_as_list(goals, fname))
     adj, offset = run.board.adj, run.board.offset
     queue = deque([(h, d)])
-    seen = set()
+    came_from = {(h, d): None}
+
+    def way(state, last):
+        out = [last]
+        while came_from[state] is not None:  # back to the starting state
+            out.append(state[0])
+            state = came_from[state]
+        return out[::-1]
+
     while queue:
-        here, facing = queue.popleft()
+        state = queue.popleft()
+        here, facing = state
         for turn in (range(6) if facing is None else ((facing - 1) % 6, facing, (facing + 1) % 6)):
             there = _step_on_grid(here, turn, offset)
             if there not in adj:
                 continue
             if there in targets:
-                return there
-            if there in passable and (there, turn) not in seen:
-                seen.add((there, turn))
+                return way(state, there)
+            if there in passable and (there, turn) not in came_from:
+                came_from[(there, turn)] = state
                 queue.append((there, turn))
     return None
 
@@ -346,6 +368,7 @@ CONTEXT = {
     "direction": (_direction, 2, 2, "direction 0-5 from a hex to an adjacent hex, or none"),
     "ahead": (_ahead, 2, 2, "the hexes slightly left, straight and slightly right of h facing d"),
     "reach_ahead": (_reach_ahead, 4, 4, "nearest goal reachable from h facing d (none: any) stepping only ahead through open hexes, or none"),
+    "route_ahead": (_route_ahead, 4, 4, "the hexes of the way reach_ahead finds, first step to goal, or [] when there is none"),
     "players_from": (_players_from, 1, 1, "all players in seat order, starting with p"),
     "next_player": (_next_player, 1, 1, "the player to the left of p"),
     "neighbours": (_neighbours, 1, 1, "the hexes next to a hex"),

@@ -1,0 +1,253 @@
+"""Fuzzing the linter with broken copies of the shipped Chicago Express ruleset.
+
+Each example copies the ruleset's files (ruleset.yaml, components.yaml, board.yaml, rules/,
+and one of its variants) to a fresh folder, breaks them (lines deleted, duplicated or swapped; tokens
+corrupted; YAML values replaced with values of the wrong type; a file truncated at a random
+byte; random bytes inserted), and checks that
+
+- ``check_ruleset`` returns diagnostics and never raises;
+- every diagnostic has a registered code, a severity, a message, a file, line >= 0 and
+  column >= 0;
+- ``railrules lint FOLDER`` exits 0 or 1 and never prints a traceback or an internal error.
+
+The time bound is Hypothesis's per-example deadline. Run with ``-s`` to see how many
+examples ran and the slowest one.
+
+Crashes that are already known bugs (each has a strict-xfail case in tests/lint_corpus/) are
+counted and set aside, so that the fuzzer keeps looking for new ones; the summary says how
+many it met.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from lark.exceptions import VisitError
+from lark.indenter import DedentError
+
+from interpreter import check_ruleset
+from interpreter.errors import CODES
+from interpreter.paths import rulesets_dir
+from tools.cli import main
+
+SOURCE = rulesets_dir() / "chicago_express"
+FILES = sorted(
+    [p.relative_to(SOURCE).as_posix() for p in SOURCE.glob("*.yaml")]
+    + [p.relative_to(SOURCE).as_posix() for p in (SOURCE / "rules").glob("*.rules")]
+    + ["variants/house_threshold_4.yaml"])  # one variant: a clean copy lints each variant again
+TEXTS = {f: (SOURCE / f).read_bytes() for f in FILES}
+YAML_FILES = [f for f in FILES if f.endswith(".yaml")]
+RULES_FILES = [f for f in FILES if f.endswith(".rules")]
+
+EXAMPLES = 30  # per strategy; five strategies
+FUZZ = settings(max_examples=EXAMPLES, deadline=5000, derandomize=False,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+STATS = {"cases": 0, "slowest": 0.0, "slowest_case": "", "known_crashes": 0, "codes": set()}
+
+
+def _known_crash(err: BaseException) -> bool:
+    """Crashes already recorded as strict-xfail corpus cases (see the module docstring)."""
+    if isinstance(err, DedentError):                       # lint_corpus/rules_bad_dedent.rules
+        return True
+    if isinstance(err, VisitError) and "integer string conversion" in str(err):
+        return True                                        # lint_corpus/rules_enormous_literal.rules
+    return False
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _summary():
+    yield
+    print(f"\nfuzz: {STATS['cases']} cases, slowest {STATS['slowest']:.3f} s "
+          f"({STATS['slowest_case']}), known crashes set aside: {STATS['known_crashes']}, "
+          f"codes seen: {' '.join(sorted(STATS['codes']))}")
+
+
+# ---------------------------------------------------------------- applying mutations
+def _write(files: dict) -> tempfile.TemporaryDirectory:
+    tmp = tempfile.TemporaryDirectory(prefix="rrfuzz-")
+    root = Path(tmp.name) / "chicago_express"
+    for rel, data in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return tmp
+
+
+def _check(files: dict, what: str) -> None:
+    """The property: lint returns well-formed diagnostics, and the CLI exits 0 or 1."""
+    with _write(files) as tmp:
+        root = str(Path(tmp) / "chicago_express")
+        start = time.perf_counter()
+        try:
+            _, diags = check_ruleset(root)
+        except Exception as err:  # noqa: BLE001 - the property is that nothing escapes
+            if _known_crash(err):
+                STATS["known_crashes"] += 1
+                return
+            raise
+        for d in diags:
+            assert d.code in CODES, str(d)
+            assert d.severity in ("error", "warning"), str(d)
+            assert isinstance(d.message, str) and d.message, str(d)
+            assert isinstance(d.pos.file, str) and d.pos.file, str(d)
+            assert isinstance(d.pos.line, int) and d.pos.line >= 0, str(d)
+            assert isinstance(d.pos.column, int) and d.pos.column >= 0, str(d)
+            STATS["codes"].add(d.code)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["lint", root])
+        assert code in (0, 1), err.getvalue()[-2000:]
+        if any(d.severity == "error" for d in diags):
+            assert code == 1, "lint found errors, but the CLI exited 0"
+        printed = out.getvalue() + err.getvalue()
+        assert "Traceback" not in printed and "internal error" not in printed, printed[-2000:]
+        elapsed = time.perf_counter() - start
+    STATS["cases"] += 1
+    if elapsed > STATS["slowest"]:
+        STATS["slowest"], STATS["slowest_case"] = elapsed, what
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.split(b"\n")
+
+
+def _line_edit(files: dict, edit) -> None:
+    rel, kind, i, j = edit
+    lines = _lines(files[rel])
+    i, j = i % len(lines), j % len(lines)
+    if kind == "delete":
+        del lines[i]
+    elif kind == "duplicate":
+        lines.insert(i, lines[i])
+    else:
+        lines[i], lines[j] = lines[j], lines[i]
+    files[rel] = b"\n".join(lines)
+
+
+TOKEN = re.compile(rb'[A-Za-z_][A-Za-z0-9_]*|[0-9]+|"[^"\n]*"|==|!=|<=|>=|\+=|-=|=>|//|[^\s\w]')
+REPLACEMENTS = [
+    b"", b"if", b"else", b"while", b"choose", b"option", b"game", b"score", b"procedure",
+    b"break", b"return", b"(", b")", b"[", b"]", b":", b",", b"=", b"==", b"+", b"/", b"{", b"}",
+    b"\"", b"#", b"-", b"&", b"*", b"!", b"0", b"-1", b"99999999999999999999999", b"true",
+    b"none", b"p", b"undefined_name", b"\t", b"    ", b"\n", b"\n    ", b"\xff", b"\xc3",
+]
+
+
+def _token_edit(files: dict, edit) -> None:
+    rel, k, replacement, mangle = edit
+    data = files[rel]
+    tokens = list(TOKEN.finditer(data))
+    if not tokens:
+        return
+    m = tokens[k % len(tokens)]
+    tok = m.group(0)
+    if mangle == "drop" and len(tok) > 1:
+        new = tok[:len(tok) // 2] + tok[len(tok) // 2 + 1:]
+    elif mangle == "double":
+        new = tok + tok[-1:]
+    elif mangle == "upper":
+        new = tok.upper()
+    else:
+        new = replacement
+    files[rel] = data[:m.start()] + new + data[m.end():]
+
+
+# `key: value` in block or flow YAML: the value is a plain scalar or a quoted string
+YAML_VALUE = re.compile(rb'(?<=: )(?:"[^"\n]*"|[^\s,{}\[\]#"][^,{}\[\]#\n]*?)(?=\s*(?:[,}\]]|#|$))', re.M)
+WRONG_VALUES = [
+    b"[]", b"{}", b"[1, 2]", b"{a: 1}", b"-1", b"0", b"3.5", b"1e400", b".nan", b"true", b"null",
+    b"~", b"''", b'"x"', b"99999999999999999999", b"0x10", b"!!binary aGVsbG8=",
+    b"!!python/object/apply:os.system [\"echo pwned\"]", b"&a [*a, *a]", b"*nowhere", b"[[[[[]]]]]",
+    b"|\n  text", b"? x", b"- item", b"A1", b"NYC", b"p1", b"players", b"companies",
+]
+
+
+def _yaml_edit(files: dict, edit) -> None:
+    rel, k, value = edit
+    data = files[rel]
+    spots = list(YAML_VALUE.finditer(data))
+    if not spots:
+        return
+    m = spots[k % len(spots)]
+    files[rel] = data[:m.start()] + value + data[m.end():]
+
+
+def _truncate(files: dict, edit) -> None:
+    rel, fraction = edit
+    files[rel] = files[rel][:int(len(files[rel]) * fraction)]
+
+
+def _insert(files: dict, edit) -> None:
+    rel, fraction, junk = edit
+    at = int(len(files[rel]) * fraction)
+    files[rel] = files[rel][:at] + junk + files[rel][at:]
+
+
+def _apply(edits, how) -> dict:
+    files = dict(TEXTS)
+    for e in edits:
+        how(files, e)
+    return files
+
+
+def _show(edits) -> str:
+    return "; ".join(" ".join(str(x) if not isinstance(x, bytes) else repr(x)[:30] for x in e)
+                     for e in edits)
+
+
+# ---------------------------------------------------------------- strategies
+index = st.integers(min_value=0, max_value=10_000)
+line_edits = st.tuples(st.sampled_from(FILES), st.sampled_from(["delete", "duplicate", "swap"]),
+                       index, index)
+token_edits = st.tuples(st.sampled_from(RULES_FILES + ["components.yaml"]), index,
+                        st.sampled_from(REPLACEMENTS),
+                        st.sampled_from(["replace", "replace", "drop", "double", "upper"]))
+yaml_edits = st.tuples(st.sampled_from(YAML_FILES), index, st.sampled_from(WRONG_VALUES))
+truncations = st.tuples(st.sampled_from(FILES), st.floats(min_value=0.0, max_value=1.0))
+insertions = st.tuples(st.sampled_from(FILES), st.floats(min_value=0.0, max_value=1.0),
+                       st.binary(min_size=1, max_size=12))
+
+
+# ---------------------------------------------------------------- the properties
+def test_the_unbroken_copy_lints_clean():
+    """The fuzzer's starting point is clean, so what it finds comes from its mutations."""
+    with _write(dict(TEXTS)) as tmp:
+        _, diags = check_ruleset(str(Path(tmp) / "chicago_express"))
+    assert [d for d in diags if d.severity == "error"] == []
+
+
+@FUZZ
+@given(st.lists(line_edits, min_size=1, max_size=3))
+def test_lines_deleted_duplicated_or_swapped(edits):
+    _check(_apply(edits, _line_edit), "lines: " + _show(edits))
+
+
+@FUZZ
+@given(st.lists(token_edits, min_size=1, max_size=3))
+def test_tokens_corrupted(edits):
+    _check(_apply(edits, _token_edit), "tokens: " + _show(edits))
+
+
+@FUZZ
+@given(st.lists(yaml_edits, min_size=1, max_size=3))
+def test_yaml_values_of_the_wrong_type(edits):
+    _check(_apply(edits, _yaml_edit), "yaml: " + _show(edits))
+
+
+@FUZZ
+@given(st.lists(truncations, min_size=1, max_size=2))
+def test_files_truncated_at_a_random_byte(edits):
+    _check(_apply(edits, _truncate), "truncate: " + _show(edits))
+
+
+@FUZZ
+@given(st.lists(insertions, min_size=1, max_size=3))
+def test_random_bytes_inserted(edits):
+    _check(_apply(edits, _insert), "bytes: " + _show(edits))

@@ -1,0 +1,308 @@
+"""Properties of seeded random Stephenson's Rocket games: 67 seeds for each of 2, 3 and 4 players.
+
+Each (players, seed) game is played once per session by a seeded random bot
+(``random.Random(seed)``) and every property reads that one playthrough. The bot chooses
+uniformly among the legal actions, except that when extending a railway is one of the four
+actions of a turn it takes it half of the time (as players do; a uniform bot spends most of
+its actions moving stations about, which doubles the length of a game and of this test). The
+properties: the game ends by one of its two end conditions; every quantity the ruleset declares
+under ``conserve`` (money, shares, tiles, stations, goods, passengers) is the same after every
+action; money only flows from the bank to the players; merges exchange shares two for one and
+leave nothing of the eliminated railway; each line is one network (networkx) and no two lines
+touch; replaying the log gives a byte-identical state; a state saved as JSON mid-game loads with
+the same legal actions; a player's view hides the others' money. A failure names the player
+count and lists the seeds and decisions where it broke.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from interpreter import Game, load_ruleset  # noqa: E402
+
+RULESET = "stephensons_rocket"
+PLAYER_COUNTS = [2, 3, 4]
+SEEDS = range(67)                 # 3 x 67 = 201 games
+SNAPSHOTS = 3                     # mid-game saves checked per game
+END_REASONS = {"shares_of_one_railway_left", "all_tiles_laid"}
+MAX_REPORTED = 10
+
+
+@dataclass
+class Run:
+    players: int
+    seed: int
+    game: Game
+    start_json: str
+    conserve_start: dict
+    actions: list = field(default_factory=list)
+    problems: list = field(default_factory=list)   # "after decision i (label): what broke"
+    merges: int = 0
+    junction_missing: bool = False                 # the last move merged after the 60th tile
+    # filled by replay(): the replayed start and final states, and mid-game snapshots
+    replay_start: str = ""
+    replay_final: str = ""
+    replay_digest: str = ""
+    snapshots: list = field(default_factory=list)  # (index, state JSON before it, legal actions JSON)
+
+    @property
+    def name(self) -> str:
+        return f"{self.players} players, seed {self.seed}"
+
+
+def _conserved(ruleset, game) -> dict:
+    return {name: fn(game.machine, {}) for name, fn in ruleset.conserve}
+
+
+def _holdings(game) -> dict:
+    ents = game.state["entities"]
+    return {p: dict(ents[p]["shares"]) for p in game.players}
+
+
+def _check_step(ruleset, game, before: dict, active: str, run: Run, label: str, i: int) -> None:
+    """Money flows only from the bank to players; a merge leaves nothing of the eliminated line
+    and gives each holder at most one share of the survivor for every two it held."""
+    ents = game.state["entities"]
+    railways = ruleset.kinds["railways"]
+    where = f"after decision {i} ({label})"
+    for p in game.players:
+        if ents[p]["cash"] < before["cash"][p]:
+            run.problems.append(f"{where}: {p}'s money went down ({before['cash'][p]} -> {ents[p]['cash']})")
+    if ents["bank"]["cash"] > before["bank"]:
+        run.problems.append(f"{where}: the bank received money")
+    now = _conserved(ruleset, game)
+    changed = {k: (run.conserve_start[k], v) for k, v in now.items() if v != run.conserve_start[k]}
+    if changed:
+        run.problems.append(f"{where}: conserved quantities changed (start, now) = {changed}")
+    for c in railways:
+        if ents[c]["status"] == "eliminated" and before["status"][c] != "eliminated":
+            run.merges += 1
+            # the survivor took the eliminated line's tiles (or, leaving its starting town, its places)
+            track = before["track"][c]
+            survivors = ({ents[h]["track"] for h in track} if track else
+                         {s for s in railways if s != c and ents[s]["status"] != "eliminated"
+                          and set(ents[c]["places"]) <= set(ents[s]["places"])
+                          and not set(ents[c]["places"]) <= before["places"][s]})
+            if ents[c]["shares_left"] or any(ents[p]["shares"][c] for p in game.players):
+                run.problems.append(f"{where}: {c} is eliminated but shares of it remain")
+            if len(survivors) != 1 or c in survivors:
+                run.problems.append(f"{where}: {c} merged, but into {survivors}")
+            for s in survivors:
+                for p in game.players:
+                    gained = ents[p]["shares"][s] - before["shares"][p][s]
+                    held = before["shares"][p][c] + (1 if p == active else 0)
+                    if not 0 <= gained <= held // 2:
+                        run.problems.append(f"{where}: {p} held {held} of {c} and gained {gained} of {s}")
+
+
+def play(ruleset, players: int, seed: int) -> Run:
+    """One seeded random game, checked after every action."""
+    game = ruleset.new_game(players=players, seed=seed)
+    rng = random.Random(seed)
+    run = Run(players, seed, game, game.to_json(), _conserved(ruleset, game))
+    railways = ruleset.kinds["railways"]
+    i = 0
+    while not game.is_over and game.decisions < ruleset.decision_budget:
+        legal = game.legal_actions()
+        if not legal:
+            run.problems.append(f"decision {i}: not over, but no legal action")
+            break
+        ents = game.state["entities"]
+        before = {"cash": {p: ents[p]["cash"] for p in game.players}, "bank": ents["bank"]["cash"],
+                  "status": {c: ents[c]["status"] for c in railways},
+                  "track": {c: list(ents[c]["track"]) for c in railways},
+                  "places": {c: set(ents[c]["places"]) for c in railways},
+                  "shares": _holdings(game)}
+        active, merges = game.current_player, run.merges
+        extend = [a for a in legal if a.name == "extend"]
+        action = extend[0] if extend and rng.random() < 0.5 else rng.choice(legal)
+        game.apply(action, safe=False)
+        run.actions.append(action.to_json())
+        _check_step(ruleset, game, before, active, run, action.label, i)
+        # the move that laid the 60th tile merged: no tile was left to join the two lines
+        run.junction_missing = run.merges > merges and game.state["globals"]["tiles_left"] == 0
+        i += 1
+    return run
+
+
+def replay(ruleset, run: Run) -> None:
+    """Replay the log from a new game, keeping the states before SNAPSHOTS decisions chosen
+    uniformly (seeded) with their legal actions, and the final state."""
+    game = ruleset.new_game(players=run.players, seed=run.seed)
+    run.replay_start = game.to_json()
+    n = len(run.actions)
+    keep = set(random.Random(f"snapshots-{run.players}-{run.seed}").sample(range(n), min(SNAPSHOTS, n)))
+    for i, action in enumerate(run.actions):
+        if i in keep:
+            run.snapshots.append((i, game.to_json(), [a.to_json() for a in game.legal_actions()]))
+        game.apply(action, safe=False)
+    run.replay_final = game.to_json()
+    run.replay_digest = game.digest()
+
+
+@pytest.fixture(scope="module")
+def ruleset():
+    return load_ruleset(RULESET)
+
+
+@pytest.fixture(scope="module")
+def runs(ruleset):
+    cache: dict = {}
+
+    def get(players: int, seed: int) -> Run:
+        if (players, seed) not in cache:
+            cache[(players, seed)] = play(ruleset, players, seed)
+        return cache[(players, seed)]
+    return get
+
+
+@pytest.fixture(scope="module")
+def replayed(ruleset, runs):
+    def get(players: int, seed: int) -> Run:
+        run = runs(players, seed)
+        if not run.replay_final:
+            replay(ruleset, run)
+        return run
+    return get
+
+
+def _report(failures: list) -> str:
+    more = f"\n... and {len(failures) - MAX_REPORTED} more" if len(failures) > MAX_REPORTED else ""
+    return "\n".join(failures[:MAX_REPORTED]) + more
+
+
+def test_player_counts_cover_the_ruleset(ruleset):
+    assert (ruleset.players_min, ruleset.players_max) == (min(PLAYER_COUNTS), max(PLAYER_COUNTS))
+    assert len(PLAYER_COUNTS) * len(SEEDS) >= 200
+    assert {name for name, _ in ruleset.conserve} == {"money", "shares", "tiles", "stations",
+                                                        "goods", "passengers"}
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_every_game_ends_with_the_richest_winning(ruleset, runs, players):
+    failures = []
+    for seed in SEEDS:
+        run = runs(players, seed)
+        g = run.game
+        if not g.is_over:
+            failures.append(f"{run.name}: not over after {g.decisions} decisions")
+            continue
+        result = g.result
+        cash = {p: g.state["entities"][p]["cash"] for p in g.players}
+        best = max(cash.values())
+        if result["scores"] != cash:
+            failures.append(f"{run.name}: scores {result['scores']} are not the players' money {cash}")
+        if result["winners"] != [p for p in g.players if cash[p] == best]:
+            failures.append(f"{run.name}: winners {result['winners']}, money {cash}")
+        if not result["reasons"] or not set(result["reasons"]) <= END_REASONS:
+            failures.append(f"{run.name}: end reasons {result['reasons']}")
+        glob = g.state["globals"]
+        with_shares = [c for c in ruleset.kinds["railways"] if g.state["entities"][c]["shares_left"] > 0]
+        if not (glob["tiles_left"] == 0 or len(with_shares) <= 1):
+            failures.append(f"{run.name}: over with {glob['tiles_left']} tiles and shares of {with_shares}")
+        if g.legal_actions() or g.current_player is not None:
+            failures.append(f"{run.name}: a finished game still offers actions")
+    assert not failures, _report(failures)
+
+
+def test_both_end_conditions_happen(runs):
+    """The 60 tiles are a real limit: some games end by tiles, others by shares."""
+    reasons = {r for n in PLAYER_COUNTS for s in SEEDS for r in runs(n, s).game.result["reasons"]}
+    assert reasons == END_REASONS
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_money_flows_from_the_bank_and_everything_is_conserved(runs, players):
+    """After every action: no player's money goes down, the bank never receives, and money,
+    shares (through merges and vetoes), tiles, stations, goods and passengers are conserved."""
+    failures = [f"{runs(players, s).name}, {p}" for s in SEEDS for p in runs(players, s).problems]
+    assert not failures, _report(failures)
+    assert sum(runs(players, s).merges for s in SEEDS) > 0, "no merge happened in any game"
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_lines_are_networks_that_never_touch(ruleset, runs, players):
+    """At the end each line (track + locomotive) is one networkx component, with starting towns
+    as joints, and two lines never border each other (touching means merging)."""
+    graph = ruleset.board.graph
+    failures = []
+    for seed in SEEDS:
+        run = runs(players, seed)
+        ents = run.game.state["entities"]
+        starts = [h for h in ruleset.kinds["hexes"] if ents[h]["site"] == "start"]
+        live = [c for c in ruleset.kinds["railways"] if ents[c]["status"] != "eliminated"]
+        lines = {c: set(ents[c]["track"]) | {ents[c]["loco"]} for c in live}
+        for c, hexes in lines.items():
+            on_board = {h for h in ruleset.kinds["hexes"] if ents[h]["track"] == c} | {ents[c]["loco"]}
+            if on_board != hexes:
+                failures.append(f"{run.name}: {c} records {sorted(hexes)}, the board {sorted(on_board)}")
+            net = nx.node_connected_component(graph.subgraph(hexes | set(starts)), ents[c]["loco"])
+            if not hexes <= net and not run.junction_missing:
+                failures.append(f"{run.name}: the {c} line is not one network")
+        for a in live:
+            for b in live:
+                if a < b and any(x in lines[b] for h in lines[a] for x in graph.adj[h]):
+                    failures.append(f"{run.name}: lines {a} and {b} touch")
+    assert not failures, _report(failures)
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_replaying_the_log_gives_a_byte_identical_state(replayed, players):
+    failures = []
+    for seed in SEEDS:
+        run = replayed(players, seed)
+        final = run.game.to_json()
+        log = run.game.log()
+        assert (log["ruleset"], log["players"], log["seed"]) == (RULESET, players, seed)
+        assert log["actions"] == run.actions
+        assert log["final_state_sha256"] == hashlib.sha256(final.encode()).hexdigest()
+        if run.replay_start != run.start_json:
+            failures.append(f"{run.name}: a new game with the same seed starts differently")
+        elif run.replay_final != final or run.replay_digest != log["final_state_sha256"]:
+            failures.append(f"{run.name}: the replayed state differs")
+    assert not failures, _report(failures)
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_json_round_trip_gives_the_same_legal_actions(ruleset, replayed, players):
+    failures = []
+    for seed in SEEDS:
+        run = replayed(players, seed)
+        assert run.snapshots, f"{run.name}: no snapshot"
+        for i, text, legal in run.snapshots:
+            loaded = Game.from_json(ruleset, text)
+            if loaded.to_json() != text:
+                failures.append(f"{run.name}, decision {i}: the state changes when loaded")
+            if [a.to_json() for a in loaded.legal_actions()] != legal:
+                failures.append(f"{run.name}, decision {i}: the legal actions change when loaded")
+            if run.actions[i] not in legal:
+                failures.append(f"{run.name}, decision {i}: the action played is not among them")
+    assert not failures, _report(failures)
+
+
+def test_a_player_sees_only_their_own_money(runs):
+    game = runs(3, 0).game
+    ents = game.state["entities"]
+    for seat in game.players:
+        view = game.view(seat)
+        for p in game.players:
+            shown = view["entities"][p]["cash"]
+            assert shown == (ents[p]["cash"] if p == seat else "hidden"), (seat, p, shown)
+        assert view["entities"]["bank"]["cash"] == "hidden"   # the bank's total would betray the sum
+        assert "rng" not in view
+        # shares, stations, goods and passengers are on the table, face up
+        assert view["entities"][seat]["shares"] == ents[seat]["shares"]
+        assert json.loads(json.dumps(view)) == view
+    onlooker = game.view(None)
+    assert all(onlooker["entities"][p]["cash"] == "hidden" for p in game.players)
