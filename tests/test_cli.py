@@ -318,12 +318,6 @@ def play(capsys, monkeypatch, text: str, *argv) -> tuple[int, str, str]:
     return run(capsys, "play", *argv)
 
 
-@pytest.mark.xfail(reason="BUG: tools/play.py binds sys.stdin and sys.stdout as default arguments "
-                   "(play_human(inp=sys.stdin, out=sys.stdout), play_bots(out=sys.stdout)) when it "
-                   "is first imported, so once the streams change (pytest's capture, "
-                   "redirect_stdout, an embedding program) `railrules play` reads the old stdin and "
-                   "writes to the old stdout: 'internal error: I/O operation on closed file'",
-                   strict=True)
 def test_play_uses_the_current_stdin_and_stdout(capsys, monkeypatch, tmp_path):
     import tools.play
     old = io.StringIO()

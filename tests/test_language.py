@@ -823,8 +823,6 @@ def test_a_yaml_duplicate_key_is_rr003_at_the_second_key(tmp_path):
     ("ruleset", "rules:\n  - main.rules\n", "rules: main.rules\n", 4, "expected array"),
     ("components", "    entities:\n      red", "    entitis:\n      red", 10, "'entities' is required"),
     ("components", "      blue: {name: Blue, value: 5}\n", "      blue: 5\n", 15, "expected object"),
-    ("components", "      green: {name: Green, value: 7}\n", "      green: {name: Green, value: 7.5}\n",
-     14, "7.5"),
     pytest.param("ruleset", "title: A tiny game for tests\n", "title: A tiny game for tests\nplayer: 3\n",
                  3, "unknown key 'player'", id="unknown-top-level-key"),
     pytest.param("components", "    entities:\n      red", "    entitis:\n      red", 12,
@@ -840,6 +838,21 @@ def test_a_schema_error_is_rr004_at_its_line(tmp_path, file, old, new, line, wor
     assert diags and {d.code for d in diags} == {"RR004"}
     assert any(d.pos.file.endswith(f"{file}.yaml") and d.pos.line == line and words in d.message
                for d in diags), [str(d) for d in diags]
+
+
+def test_a_number_that_is_not_whole_is_refused_at_its_place(tmp_path):
+    components = COMPONENTS_YAML.replace("      green: {name: Green, value: 7}\n",
+                                         "      green: {name: Green, value: 7.5}\n")
+    diags = errors_of(write_ruleset(tmp_path, WAITING_RULES, components=components))
+    assert [(d.code, d.pos.line) for d in diags] == [("RR004", 14)]
+    assert "7.5" in diags[0].message
+
+
+def test_a_whole_number_written_as_a_float_is_stored_as_a_number(tmp_path):
+    components = COMPONENTS_YAML.replace("      green: {name: Green, value: 7}\n",
+                                         "      green: {name: Green, value: 7.0}\n")
+    rs = load_ruleset(str(write_ruleset(tmp_path, WAITING_RULES, components=components)))
+    assert type(rs.entities["green"]["value"]) is int
 
 
 def test_a_schema_error_hints_at_the_key_meant(tmp_path):

@@ -60,9 +60,11 @@ def _lint_loose(path: str) -> list[Diagnostic]:
         return [Diagnostic("RR206", f"'{path}' is not inside a ruleset folder (no ruleset.yaml above it)",
                            Pos(path, 0, 0))]
     sink = Sink()
+    data = p.read_bytes()
     try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        return [Diagnostic("RR006", f"'{path}' is not UTF-8 text", Pos(path, 1, 1))]
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        return [Diagnostic("RR006", f"'{path}' is not UTF-8 text (byte {err.start})", Pos(path, line, 1))]
     parse_rules(text, path, sink)
     return sink.diagnostics

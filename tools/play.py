@@ -21,7 +21,8 @@ def _print_new(game: Game, shown: list[int], out) -> None:
     shown[0] = len(game.messages)
 
 
-def play_bots(game: Game, bot_name: str, seed: int, out=sys.stdout) -> None:
+def play_bots(game: Game, bot_name: str, seed: int, out=None) -> None:
+    out = out or sys.stdout
     bot = BOTS[bot_name](seed)
     shown = [0]
     while not game.is_over:
@@ -34,7 +35,8 @@ def play_bots(game: Game, bot_name: str, seed: int, out=sys.stdout) -> None:
 
 
 def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
-               inp=sys.stdin, out=sys.stdout) -> int:
+               inp=None, out=None) -> int:
+    inp, out = inp or sys.stdin, out or sys.stdout
     bot = BOTS[bot_name](seed)
     shown = [0]
     print(HELP, file=out)

@@ -3,30 +3,31 @@ from __future__ import annotations
 
 import difflib
 
-def where(ruleset, ent, field):
+def where(ruleset, ent, field, inner=()):
     positions, path = ruleset.places[ent]
-    return positions.of(*path, field)
+    return positions.of(*path, field, *inner)
 
 
 def check_references(ruleset, sink) -> None:
     names = set(ruleset.names.entities) | set(ruleset.kinds)
     pool = sorted(names)
 
-    def look(value, field, ent):
+    def look(value, field, ent, path=()):
         if isinstance(value, str):
             if value in names or " " in value or not value[:1].isalpha():
                 return
             close = difflib.get_close_matches(value, pool, n=1, cutoff=0.85)
             if close and close[0] != value:
-                sink.add("RR201", f"{ent}.{field} is '{value}', which names no entity",
-                         where(ruleset, ent, field), hint=f"did you mean '{close[0]}'?")
+                shown = ".".join([ent, field, *map(str, path)])
+                sink.add("RR201", f"{shown} is '{value}', which names no entity",
+                         where(ruleset, ent, field, path), hint=f"did you mean '{close[0]}'?")
         elif isinstance(value, list):
-            for v in value:
-                look(v, field, ent)
+            for i, v in enumerate(value):
+                look(v, field, ent, path + (i,))
         elif isinstance(value, dict):
             for k, v in value.items():
-                look(k, where, ent)
-                look(v, field, ent)
+                look(k, field, ent, path + (k,))
+                look(v, field, ent, path + (k,))
 
     for ent, rec in ruleset.entities.items():
         for field, value in rec.items():

@@ -224,7 +224,7 @@ class _Loader:
         conserve = []
         for cname, text in (comps.get("conserve") or {}).items():
             try:
-                expr = parse_expression(text, cpos.of("conserve", cname))
+                expr = parse_expression(text, cpos.value_of("conserve", cname))
             except RulesetError as err:
                 self.sink.diagnostics += err.diagnostics
                 continue
@@ -291,9 +291,11 @@ class _Loader:
             kinds.setdefault(kind, []).append(ent)
             alias = record.get("alias")
             if alias:
-                if alias in aliases or alias in entities:
-                    self.sink.add("RR202", f"alias '{alias}' is already used", pos)
-                aliases[alias] = ent
+                if alias in aliases:
+                    self.sink.add("RR202", f"alias '{alias}' is already used by {aliases[alias]}",
+                                  place[0].of(*place[1], "alias"))
+                else:
+                    aliases[alias] = ent
 
         for h, record in board_data.get("hexes", {}).items():
             add("hexes", h, record, board_data.get("fields", {}), bpos.of("hexes", h), (bpos, ("hexes", h)))
@@ -302,13 +304,20 @@ class _Loader:
             for ent, record in spec["entities"].items():
                 add(kind, ent, record, spec.get("fields", {}), cpos.of("kinds", kind, "entities", ent),
                     (cpos, ("kinds", kind, "entities", ent)))
+        for alias in sorted(set(aliases) & set(entities)):
+            positions, path = self.places[aliases[alias]]
+            self.sink.add("RR202", f"alias '{alias}' of {aliases[alias]} is also the id of an entity",
+                          positions.of(*path, "alias"), hint="an alias must differ from every id")
+            del aliases[alias]
         return entities, kinds, aliases
 
     def parse(self, files: list[str], positions: dict, broken: set) -> list:
         defs = []
         for rel in files:
             text, shown = self.read(rel, positions.get(rel, Pos(rel, 0, 0)))
-            if text is not None:
+            if text is None:
+                broken.update(("game", "score"))  # it may have held them: no follow-on RR107
+            else:
                 module = parse_rules(text, shown, self.sink)
                 defs += module.definitions
                 broken |= module.broken
@@ -335,9 +344,10 @@ class _Loader:
     def constants(self, defs, names: Names, compiler: Compiler) -> None:
         from ..engine.machine import ConstantRun
         run = ConstantRun()
+        from_yaml = set(names.constants)
         for d in defs:
             if isinstance(d, n.ConstDef):
-                if d.name in names.constants:
+                if d.name in from_yaml:
                     self.sink.add("RR103", f"constant '{d.name}' is already defined in the YAML "
                                   "constants", d.pos, hint="rename one of them")
                     continue

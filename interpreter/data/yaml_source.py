@@ -20,9 +20,17 @@ class Positions:
     def __init__(self, file: str):
         self.file = file
         self._at: dict[tuple, tuple[int, int]] = {}
+        self._value: dict[tuple, tuple[int, int]] = {}
 
     def set(self, path: tuple, mark) -> None:
         self._at[path] = (mark.line + 1, mark.column + 1)
+
+    def value_of(self, *path) -> Pos:
+        """Where the text of a scalar value starts (after its opening quote)."""
+        if tuple(path) not in self._value:
+            return self.of(*path)
+        line, col = self._value[tuple(path)]
+        return Pos(self.file, line, col)
 
     def of(self, *path) -> Pos:
         """The position of ``path``, or of its nearest ancestor that has one."""
@@ -56,8 +64,11 @@ def load_yaml(text: str, file: str, sink: Sink):
     if node is None:
         return {}, positions
     budget = [MAX_NODES]
+    before = len(sink.diagnostics)
     try:
         data = _convert(node, (), positions, sink, budget)
+        if len(sink.diagnostics) > before:   # a refused tag or key: no schema check on the rest
+            return None, positions
     except _TooLarge:
         sink.add("RR007", f"the document expands to more than {MAX_NODES} values",
                  Pos(file, node.start_mark.line + 1, node.start_mark.column + 1),
@@ -79,6 +90,8 @@ _RESOLVER = yaml.SafeLoader
 
 class _BadNumber(Exception):
     pass
+
+
 
 
 MAX_INT = 10 ** 15
@@ -106,11 +119,18 @@ def _scalar(node):
     if tag == "tag:yaml.org,2002:null":
         return None
     if tag == "tag:yaml.org,2002:float":
+        # 10.0 is the whole number 10; any other float stays a float for the schema to refuse
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
             return value
+        if number.is_integer() and abs(number) <= MAX_INT:
+            return int(number)
+        return number
     return value
+
+
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map")}
 
 
 def _convert(node, path, positions, sink, budget):
@@ -118,6 +138,12 @@ def _convert(node, path, positions, sink, budget):
     if budget[0] < 0:
         raise _TooLarge
     positions.set(path, node.start_mark)
+    if node.tag not in _PLAIN_TAGS:
+        mark = node.start_mark
+        sink.add("RR004", f"YAML tag '{node.tag.replace('tag:yaml.org,2002:', '!!')}' is not allowed: "
+                 "ruleset files hold plain data", Pos(positions.file, mark.line + 1, mark.column + 1),
+                 hint="remove the tag")
+        return None
     if isinstance(node, yaml.ScalarNode):
         return _scalar(node)
     if isinstance(node, yaml.SequenceNode):
@@ -129,6 +155,9 @@ def _convert(node, path, positions, sink, budget):
             sink.add("RR004", "a mapping key must be a plain value",
                      Pos(positions.file, key_node.start_mark.line + 1, key_node.start_mark.column + 1))
             continue
+        if key_node.tag not in _PLAIN_TAGS:
+            _convert(key_node, path, positions, sink, budget)  # reports the tag
+            continue
         key = _scalar(key_node)
         key = key if isinstance(key, str) else str(key).lower() if isinstance(key, bool) else str(key)
         if key in result:
@@ -137,4 +166,8 @@ def _convert(node, path, positions, sink, budget):
                      hint="YAML keeps only the last value; remove or rename one")
         result[key] = _convert(value_node, path + (key,), positions, sink, budget)
         positions.set(path + (key,), key_node.start_mark)
+        if isinstance(value_node, yaml.ScalarNode):
+            mark = value_node.start_mark
+            quoted = 1 if value_node.style in ("'", '"') else 0
+            positions._value[path + (key,)] = (mark.line + 1, mark.column + 1 + quoted)
     return result

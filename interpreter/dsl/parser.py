@@ -12,9 +12,9 @@ from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.indenter import Indenter
+from lark.indenter import DedentError, Indenter
 
-from ..errors import Pos, Sink
+from ..errors import Diagnostic, Pos, Sink
 from . import nodes as n
 
 GRAMMAR = Path(__file__).with_name("rules.lark")
@@ -59,6 +59,18 @@ def _keyword(terminal: str) -> str:
     return terminal
 
 
+KEYWORDS = frozenset("""const def procedure action by on when end_condition score game let call set
+pay from to return break continue pass require else emit draw add remove end_game check_end log
+cite if elif for in while repeat times choose option use not and or true false none where""".split())
+
+
+class _Refused(Exception):
+    """A parse that is valid Lark but not valid railrules (a keyword used as a name...)."""
+
+    def __init__(self, diagnostic):
+        self.diagnostics = [diagnostic]
+
+
 class _ToNodes(Transformer):
     """Rebuilds the Lark tree as dataclasses from :mod:`nodes`, one method per rule."""
 
@@ -72,6 +84,13 @@ class _ToNodes(Transformer):
     def _tok_pos(self, tok: Token) -> Pos:
         return Pos(self.file, tok.line, tok.column)
 
+    def _bind(self, tok) -> str:
+        """A name defined, bound or read (not an option's label): keywords are refused."""
+        if str(tok) in KEYWORDS:
+            raise _Refused(Diagnostic("RR101", f"'{tok}' is a keyword and cannot be used as a name",
+                                      self._tok_pos(tok), hint="choose another name"))
+        return str(tok)
+
     # ---- definitions
     @v_args(meta=True)
     def start(self, meta, items):
@@ -79,19 +98,19 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def const_def(self, meta, c):
-        return n.ConstDef(self._pos(meta), str(c[0]), c[1])
+        return n.ConstDef(self._pos(meta), self._bind(c[0]), c[1])
 
     @v_args(meta=True)
     def func_def(self, meta, c):
-        return n.FuncDef(self._pos(meta), str(c[0]), c[1] or [], c[2])
+        return n.FuncDef(self._pos(meta), self._bind(c[0]), c[1] or [], c[2])
 
     @v_args(meta=True)
     def proc_def(self, meta, c):
-        return n.ProcDef(self._pos(meta), str(c[0]), c[1] or [], c[2])
+        return n.ProcDef(self._pos(meta), self._bind(c[0]), c[1] or [], c[2])
 
     @v_args(meta=True)
     def action_def(self, meta, c):
-        return n.ActionDef(self._pos(meta), str(c[0]), c[1] or [], str(c[2]), c[3])
+        return n.ActionDef(self._pos(meta), self._bind(c[0]), c[1] or [], self._bind(c[2]), c[3])
 
     @v_args(meta=True)
     def handler_def(self, meta, c):
@@ -99,25 +118,25 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def end_def(self, meta, c):
-        return n.EndDef(self._pos(meta), str(c[0]), c[1])
+        return n.EndDef(self._pos(meta), self._bind(c[0]), c[1])
 
     @v_args(meta=True)
     def score_def(self, meta, c):
-        return n.ScoreDef(self._pos(meta), str(c[0]), c[1])
+        return n.ScoreDef(self._pos(meta), self._bind(c[0]), c[1])
 
     @v_args(meta=True)
     def game_def(self, meta, c):
         return n.GameDef(self._pos(meta), c[0])
 
     def names(self, c):
-        return [str(t) for t in c]
+        return [self._bind(t) for t in c]
 
     def domains(self, c):
         return list(c)
 
     @v_args(meta=True)
     def domain(self, meta, c):
-        return n.Domain(self._pos(meta), str(c[0]), c[1])
+        return n.Domain(self._pos(meta), self._bind(c[0]), c[1])
 
     def block(self, c):
         return list(c)
@@ -128,11 +147,11 @@ class _ToNodes(Transformer):
     # ---- statements
     @v_args(meta=True)
     def let_stmt(self, meta, c):
-        return n.Let(self._pos(meta), str(c[0]), c[1])
+        return n.Let(self._pos(meta), self._bind(c[0]), c[1])
 
     @v_args(meta=True)
     def let_call(self, meta, c):
-        return n.LetCall(self._pos(meta), str(c[0]), str(c[1]), c[2] or [])
+        return n.LetCall(self._pos(meta), self._bind(c[0]), str(c[1]), c[2] or [])
 
     @v_args(meta=True)
     def set_stmt(self, meta, c):
@@ -172,7 +191,7 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def draw_stmt(self, meta, c):
-        return n.Draw(self._pos(meta), str(c[0]), c[1])
+        return n.Draw(self._pos(meta), self._bind(c[0]), c[1])
 
     @v_args(meta=True)
     def add_stmt(self, meta, c):
@@ -211,7 +230,7 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def for_stmt(self, meta, c):
-        return n.For(self._pos(meta), str(c[0]), c[1], c[2])
+        return n.For(self._pos(meta), self._bind(c[0]), c[1], c[2])
 
     @v_args(meta=True)
     def while_stmt(self, meta, c):
@@ -246,7 +265,7 @@ class _ToNodes(Transformer):
     # ---- expressions
     @v_args(meta=True)
     def lambda_expr(self, meta, c):
-        return n.Lambda(self._pos(meta), str(c[0]), c[1])
+        return n.Lambda(self._pos(meta), self._bind(c[0]), c[1])
 
     @v_args(meta=True)
     def conditional(self, meta, c):
@@ -297,6 +316,9 @@ class _ToNodes(Transformer):
         return n.Call(self._pos(meta), str(c[0]), c[1] or [])
 
     def int_(self, c):
+        if len(c[0]) > 15:
+            raise _Refused(Diagnostic("RR008", f"the number {str(c[0])[:20]}... is too large "
+                                      "(the limit is 15 digits)", self._tok_pos(c[0])))
         return n.Int(self._tok_pos(c[0]), int(c[0]))
 
     def string(self, c):
@@ -316,7 +338,7 @@ class _ToNodes(Transformer):
         return n.Const(self._pos(meta), None)
 
     def var(self, c):
-        return n.Var(self._tok_pos(c[0]), str(c[0]))
+        return n.Var(self._tok_pos(c[0]), self._bind(c[0]))
 
     @v_args(meta=True)
     def list_(self, meta, c):
@@ -324,7 +346,7 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def comprehension(self, meta, c):
-        return n.Comprehension(self._pos(meta), c[0], str(c[1]), c[2], c[3])
+        return n.Comprehension(self._pos(meta), c[0], self._bind(c[1]), c[2], c[3])
 
 
 def _unquote(text: str) -> str:
@@ -341,19 +363,25 @@ def _string_node(token: str, pos: Pos) -> n.Str:
     last = 0
     for m in _INTERP.finditer(text):
         parts.append(text[last:m.start()])
-        parts.append(parse_expression(m.group(1), pos))
+        # the expression's column: after the opening quote and the text before it
+        parts.append(parse_expression(m.group(1), Pos(pos.file, pos.line, pos.column + 1 + m.start(1))))
         last = m.end()
     parts.append(text[last:])
     return n.Str(pos, parts)
 
 
 def parse_expression(text: str, pos: Pos) -> n.Node:
-    """Parse one expression (used for ``{...}`` in strings and for scenario files)."""
-    module = parse_rules(f"const _ = {text}\n", pos.file, Sink(), line_offset=pos.line - 1)
+    """Parse one expression that starts at ``pos`` (``{...}`` in strings, scenario files, conserve)."""
+    prefix = "const _ = "
+    sink = Sink()
+    module = parse_rules(f"{prefix}{text}\n", pos.file, sink, line_offset=pos.line - 1)
     if not module.definitions:
-        from ..errors import RulesetError, Diagnostic
-        raise RulesetError(Diagnostic("RR101", f"cannot parse the expression '{text}'", pos))
-    return module.definitions[0].expr
+        from ..errors import RulesetError
+        detail = f": {sink.diagnostics[0].message}" if sink.diagnostics else ""
+        raise RulesetError(Diagnostic("RR101", f"cannot parse the expression '{text}'{detail}", pos))
+    expr = module.definitions[0].expr
+    _shift(expr, 0, pos.column - len(prefix) - 1)
+    return expr
 
 
 _DEF_NAME = re.compile(r"^(?:(?:const|def|procedure|action|end_condition)\s+([A-Za-z_][A-Za-z0-9_]*)"
@@ -362,6 +390,7 @@ _DEF_NAME = re.compile(r"^(?:(?:const|def|procedure|action|end_condition)\s+([A-
 
 def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
     """Parse a .rules file; report syntax errors to ``sink`` and skip the broken definitions."""
+    text = text.lstrip("\ufeff")  # a byte-order mark is not part of the rules
     if not text.endswith("\n"):
         text += "\n"
     lines = text.split("\n")
@@ -373,36 +402,58 @@ def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Mod
     lead = 0
     for a, b in zip(starts, starts[1:]):
         chunk = "\n" * a + "\n".join(lines[a:b]) + "\n"
+        m = _DEF_NAME.match(lines[a])
+        broken = (m.group(1) or m.group(2)) if m else None
         try:
             tree = _lark().parse(chunk)
+            module.definitions += _ToNodes(file).transform(tree).definitions
+            continue
         except UnexpectedInput as err:
             _report(err, chunk, file, sink, line_offset)
-            m = _DEF_NAME.match(lines[a])
-            if m:
-                module.broken.add(m.group(1) or m.group(2))
-            continue
+        except DedentError:
+            sink.add("RR101", "the indentation does not match any outer block", _dedent_pos(
+                lines, a, b, file, line_offset), "indent with the same spaces as the block it ends")
         except RecursionError:
             sink.add("RR101", "this definition is nested too deeply", Pos(file, a + 1 + line_offset, 1))
-            continue
-        try:
-            module.definitions += _ToNodes(file).transform(tree).definitions
-        except RecursionError:
-            sink.add("RR101", "this definition is nested too deeply", Pos(file, a + 1 + line_offset, 1))
+        except _Refused as err:
+            sink.diagnostics += err.diagnostics
         except Exception as err:  # lark wraps errors raised while transforming
-            if isinstance(getattr(err, "orig_exc", None), RecursionError):
+            inner = getattr(err, "orig_exc", None)
+            if isinstance(inner, RecursionError):
                 sink.add("RR101", "this definition is nested too deeply", Pos(file, a + 1 + line_offset, 1))
-            elif hasattr(err, "orig_exc") and hasattr(err.orig_exc, "diagnostics"):
-                sink.diagnostics += err.orig_exc.diagnostics
+            elif hasattr(inner, "diagnostics"):
+                sink.diagnostics += inner.diagnostics
             else:
                 raise
+        if broken:
+            module.broken.add(broken)
     del lead
     if line_offset:
         _shift(module, line_offset)
     return module
 
 
-def _shift(node, offset: int) -> None:
-    """Move every position of a parsed fragment down by ``offset`` lines."""
+def _dedent_pos(lines, a, b, file, line_offset) -> Pos:
+    """The first line of a chunk whose indentation is not one of the open blocks' (lark's
+    DedentError carries no position)."""
+    levels = [0]
+    for i in range(a, b):
+        line = lines[i]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        width = len(line) - len(line.lstrip(" \t"))
+        if width > levels[-1]:
+            levels.append(width)
+        elif width not in levels:
+            return Pos(file, i + 1 + line_offset, width + 1)
+        else:
+            while levels[-1] > width:
+                levels.pop()
+    return Pos(file, a + 1 + line_offset, 1)
+
+
+def _shift(node, offset: int, columns: int = 0) -> None:
+    """Move every position of a parsed fragment down ``offset`` lines and right ``columns``."""
     seen = set()
 
     def walk(x):
@@ -410,7 +461,7 @@ def _shift(node, offset: int) -> None:
             if id(x) in seen:
                 return
             seen.add(id(x))
-            x.pos = Pos(x.pos.file, x.pos.line + offset, x.pos.column)
+            x.pos = Pos(x.pos.file, x.pos.line + offset, x.pos.column + columns)
             for v in vars(x).values():
                 walk(v)
         elif isinstance(x, (list, tuple)):
@@ -433,6 +484,9 @@ def _report(err: UnexpectedInput, text: str, file: str, sink: Sink, line_offset:
             got = "end of line"
         elif tok.type == "_INDENT":
             got = "indent"
+            # the token stands at the end of the line before; point at the indented line
+            line = (getattr(tok, "end_line", None) or tok.line + 1) + line_offset
+            col = len(str(tok).rsplit("\n", 1)[-1]) + 1
         else:
             got = repr(str(tok))
         msg = f"unexpected {got}; expected {_describe(err.expected)}"

@@ -4,6 +4,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 
+MAX_STORED = 10 ** 18
+
+
 class RuleFault(Exception):
     """A rule did something impossible (no such field, wrong type); the VM adds the position."""
 
@@ -68,6 +71,8 @@ def check_storable(value):
         return [check_storable(v) for v in value]
     if isinstance(value, dict):
         return {k: check_storable(v) for k, v in value.items()}
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_STORED:
+        raise RuleFault(f"a number beyond {MAX_STORED} cannot be stored (a runaway multiplication?)")
     if callable(value):
         raise RuleFault("a function (x => ...) cannot be stored")
     return value
