@@ -469,7 +469,14 @@ class Compiler:
 
     def e_Attr(self, e, scope):
         obj, name = self.expr(e.obj, scope), e.name
-        return lambda run, loc: get_attr(run, obj(run, loc), name)
+
+        def attr(run, loc):
+            o = obj(run, loc)
+            try:
+                return run.ent[o][name]      # the common case: a field of an entity
+            except (KeyError, TypeError):
+                return get_attr(run, o, name)  # maps, and the errors, said properly
+        return attr
 
     def e_Index(self, e, scope):
         obj, key = self.expr(e.obj, scope), self.expr(e.key, scope)
@@ -523,6 +530,8 @@ class Compiler:
 
         def arith(run, loc):
             x, y = a(run, loc), b(run, loc)
+            if type(x) is int and type(y) is int:   # the common case, first
+                return op(x, y)
             if sym == "+" and type(x) is type(y) and isinstance(x, (list, str)):
                 if len(x) + len(y) > 100_000:
                     raise RuleFault("a list or string longer than 100000 items")
@@ -548,7 +557,11 @@ class Compiler:
 
         def order(run, loc):
             x, y = a(run, loc), b(run, loc)
+            if type(x) is int and type(y) is int:
+                return op(x, y)
             try:
+                if isinstance(x, bool) or isinstance(y, bool):
+                    raise TypeError
                 return op(x, y)
             except TypeError:
                 raise RuleFault(f"cannot compare {describe(x)} {sym} {describe(y)}") from None
@@ -556,6 +569,11 @@ class Compiler:
 
     def e_BoolOp(self, e, scope):
         items = [self.expr(x, scope) for x in e.items]
+        if len(items) == 2:
+            f, g = items
+            if e.op == "and":
+                return lambda run, loc: bool(f(run, loc) and g(run, loc))
+            return lambda run, loc: bool(f(run, loc) or g(run, loc))
         if e.op == "and":
             return lambda run, loc: all(f(run, loc) for f in items)
         return lambda run, loc: any(f(run, loc) for f in items)
@@ -604,7 +622,13 @@ class Compiler:
             self.sink.add("RR104", f"'{name}' takes {want} argument(s), {len(args)} given", e.pos)
             return lambda run, loc: None
         if name in builtins.CONTEXT:
+            if len(args) == 1:
+                (a0,) = args
+                return lambda run, loc: fn(run, a0(run, loc))
             return lambda run, loc: fn(run, *[a(run, loc) for a in args])
+        if len(args) == 1:
+            (a0,) = args
+            return lambda run, loc: fn(a0(run, loc))
         return lambda run, loc: fn(*[a(run, loc) for a in args])
 
     def _user_function(self, d: n.FuncDef, args):

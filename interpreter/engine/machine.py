@@ -223,9 +223,20 @@ class Machine:
         items = source(self, loc)
         if not isinstance(items, list):
             raise RuleFault(f"the choices for '{var}' must be a list")
-        if i + 1 == len(spec.domains) and not spec.requires:  # nothing to test: take them all
+        if i + 1 == len(spec.domains):  # the last parameter: test each value here, no recursion
             name, head = spec.name, tuple(values)
-            out.extend(Action(name, head + (v,)) for v in items)
+            if not spec.requires:
+                out.extend(Action(name, head + (v,)) for v in items)
+                return
+            tests = [cond for cond, _, _ in spec.requires]
+            for v in items:
+                loc[var] = v
+                for cond in tests:
+                    if not cond(self, loc):
+                        break
+                else:
+                    out.append(Action(name, head + (v,)))
+            loc.pop(var, None)
             return
         for v in items:
             loc[var] = v
