@@ -1,9 +1,11 @@
 """railrules: a declarative rules-as-data interpreter for railway share games.
 
 >>> from interpreter import load_ruleset
->>> game = load_ruleset("chicago_express").new_game(players=4, seed=7)
->>> action = game.legal_actions()[0]
->>> game.apply(action)
+>>> from interpreter.paths import shipped_rulesets
+>>> game = load_ruleset(shipped_rulesets()[0]).new_game(players=4, seed=7)
+>>> game.apply(game.legal_actions()[0])
+>>> game.decisions
+1
 """
 from .data.ruleset import Ruleset, check_ruleset, load_ruleset
 from .engine.game import Game

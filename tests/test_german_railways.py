@@ -16,13 +16,13 @@ uniform bot (``UNIFORM_SEEDS``) keep the long broke endings covered.
 """
 from __future__ import annotations
 
-import hashlib
 import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from game_checks import replay_problems, report, result_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -36,7 +36,6 @@ SEEDS = range(67)                 # 3 x 67 = 201 games of RandomBuilder
 UNIFORM_SEEDS = range(1000, 1002) # 3 x 2 more of the plain uniform bot
 SNAPSHOTS = 3                     # mid-game saves checked per game
 END_REASONS = {"every_company_connected_to_two_others", "players_agree_no_longer_possible"}
-MAX_REPORTED = 10
 
 
 @dataclass
@@ -157,9 +156,6 @@ def runs(ruleset):
 ALL_SEEDS = list(SEEDS) + list(UNIFORM_SEEDS)
 
 
-def _report(failures: list) -> str:
-    more = f"\n... and {len(failures) - MAX_REPORTED} more" if len(failures) > MAX_REPORTED else ""
-    return "\n".join(failures[:MAX_REPORTED]) + more
 
 
 def test_player_counts_cover_the_ruleset(ruleset):
@@ -172,22 +168,8 @@ def test_every_game_ends_with_the_richest_winning(ruleset, runs, players):
     failures = []
     for seed in ALL_SEEDS:
         run = runs(players, seed)
-        g = run.game
-        if not g.is_over:
-            failures.append(f"{run.name}: not over after {g.decisions} decisions")
-            continue
-        result = g.result
-        cash = {p: g.state["entities"][p]["cash"] for p in g.players}
-        best = max(cash.values())
-        if result["scores"] != cash:
-            failures.append(f"{run.name}: scores {result['scores']} are not the players' cash {cash}")
-        if result["winners"] != [p for p in g.players if cash[p] == best]:
-            failures.append(f"{run.name}: winners {result['winners']}, cash {cash} (ties share the win)")
-        if not result["reasons"] or not set(result["reasons"]) <= END_REASONS:
-            failures.append(f"{run.name}: end reasons {result['reasons']}")
-        if g.legal_actions() or g.current_player is not None:
-            failures.append(f"{run.name}: a finished game still offers actions")
-    assert not failures, _report(failures)
+        failures += result_problems(run.name, run.game, END_REASONS)
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -195,7 +177,7 @@ def test_conserved_quantities_never_change(ruleset, runs, players):
     assert {name for name, _ in ruleset.conserve} >= {"money", "trains", "shares", "income_markers_off"}
     failures = [f"{runs(players, s).name}, after decision {i} ({label}): (start, now) = {changed}"
                 for s in ALL_SEEDS for i, label, changed in runs(players, s).broken]
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -227,7 +209,7 @@ def test_board_networks_links_and_incomes_agree(ruleset, runs, players):
         for p in run.game.players:
             if ents[p]["cash"] < 0:
                 failures.append(f"{run.name}: {p} cash {ents[p]['cash']}")
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -235,20 +217,8 @@ def test_replaying_the_log_gives_a_byte_identical_state(ruleset, runs, players):
     failures = []
     for seed in ALL_SEEDS:
         run = runs(players, seed)
-        final = run.game.to_json()
-        log = run.game.log()
-        assert (log["ruleset"], log["players"], log["seed"]) == (RULESET, players, seed)
-        assert log["actions"] == run.actions
-        assert log["final_state_sha256"] == hashlib.sha256(final.encode()).hexdigest()
-        again = ruleset.new_game(players=log["players"], seed=log["seed"])
-        if again.to_json() != run.start_json:
-            failures.append(f"{run.name}: a new game with the same seed starts differently")
-            continue
-        for action in log["actions"]:
-            again.apply(action, safe=False)
-        if again.to_json() != final or again.digest() != log["final_state_sha256"]:
-            failures.append(f"{run.name}: the replayed state differs")
-    assert not failures, _report(failures)
+        failures += replay_problems(ruleset, run.name, run.game, run.start_json, run.actions)
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -273,7 +243,7 @@ def test_json_round_trip_gives_the_same_legal_actions(ruleset, runs, players):
             loaded.apply(action, safe=False)
         if loaded.to_json() != run.game.to_json():
             failures.append(f"{run.name}: resumed from decision {index}, the game ends elsewhere")
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
     assert checked == SNAPSHOTS * len(ALL_SEEDS)
 
 

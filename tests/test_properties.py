@@ -6,20 +6,15 @@ and lists the seeds and decisions where the property broke.
 """
 from __future__ import annotations
 
-import hashlib
-
 import pytest
+from game_checks import replay_problems, report, result_problems
 
 from interpreter import Game
 
 PLAYER_COUNTS = [2, 3, 4, 5, 6]
 SEEDS = range(40)          # 5 x 40 = 200 games
-MAX_REPORTED = 10
 
 
-def _report(failures: list) -> str:
-    more = f"\n... and {len(failures) - MAX_REPORTED} more" if len(failures) > MAX_REPORTED else ""
-    return "\n".join(failures[:MAX_REPORTED]) + more
 
 
 def test_player_counts_cover_the_ruleset(chicago):
@@ -31,26 +26,9 @@ def test_every_game_ends_within_the_decision_budget(chicago, playthrough, player
     failures = []
     for seed in SEEDS:
         run = playthrough(players, seed)
-        g = run.game
-        if not g.is_over:
-            failures.append(f"{run.name}: not over after {g.decisions} decisions "
-                            f"(budget {chicago.decision_budget})")
-            continue
-        assert g.decisions == len(run.actions) <= chicago.decision_budget
-        result = g.result
-        scores = result["scores"]
-        if sorted(scores) != sorted(g.players):
-            failures.append(f"{run.name}: scores for {sorted(scores)}, players {g.players}")
-            continue
-        best = max(scores.values())
-        if result["winners"] != [p for p in g.players if scores[p] == best] or not result["reasons"]:
-            failures.append(f"{run.name}: bad result {result}")
-        # score p = p.cash
-        if scores != {p: g.state["entities"][p]["cash"] for p in g.players}:
-            failures.append(f"{run.name}: scores {scores} are not the players' cash")
-        if g.legal_actions() != [] or g.current_player is not None:
-            failures.append(f"{run.name}: a finished game still offers actions")
-    assert not failures, _report(failures)
+        failures += result_problems(run.name, run.game)
+        assert run.game.decisions == len(run.actions) <= chicago.decision_budget
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -67,7 +45,7 @@ def test_conserved_quantities_never_change(chicago, playthrough, players):
                 failures.append(f"{run.name}, after decision {i} {run.actions[i]}: "
                                 f"(start, now) = {changed}")
                 break
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -93,7 +71,7 @@ def test_share_and_train_counts_stay_consistent(chicago, playthrough, players):
             if problems:
                 failures.append(f"{where}: {'; '.join(problems)}")
                 break
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -101,22 +79,8 @@ def test_replaying_the_log_gives_a_byte_identical_state(chicago, playthrough, pl
     failures = []
     for seed in SEEDS:
         run = playthrough(players, seed)
-        final = run.game.to_json()
-        log = run.game.log()
-        assert (log["seed"], log["players"], log["ruleset"]) == (seed, players, "chicago_express")
-        assert log["actions"] == run.actions
-        assert log["final_state_sha256"] == hashlib.sha256(final.encode()).hexdigest()
-        again = chicago.new_game(players=log["players"], seed=log["seed"])
-        if again.to_json() != run.start_json:
-            failures.append(f"{run.name}: a new game with the same seed starts differently")
-            continue
-        for action in log["actions"]:
-            again.apply(action, safe=False)
-        if again.to_json() != final:
-            failures.append(f"{run.name}: the replayed state differs")
-        elif again.digest() != log["final_state_sha256"]:
-            failures.append(f"{run.name}: the replayed digest differs")
-    assert not failures, _report(failures)
+        failures += replay_problems(chicago, run.name, run.game, run.start_json, run.actions)
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -141,7 +105,7 @@ def test_json_round_trip_mid_game_resumes_identically(chicago, playthrough, play
             if loaded.to_json() != final:
                 failures.append(f"{where}: continuing with the same actions ends elsewhere")
             checked += 1
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
     assert checked == 3 * len(SEEDS)
 
 

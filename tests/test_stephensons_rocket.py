@@ -24,6 +24,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from game_checks import report, result_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -36,7 +37,6 @@ PLAYER_COUNTS = [2, 3, 4]
 SEEDS = range(67)                 # 3 x 67 = 201 games
 SNAPSHOTS = 3                     # mid-game saves checked per game
 END_REASONS = {"shares_of_one_railway_left", "all_tiles_laid"}
-MAX_REPORTED = 10
 
 
 @dataclass
@@ -177,9 +177,6 @@ def replayed(ruleset, runs):
     return get
 
 
-def _report(failures: list) -> str:
-    more = f"\n... and {len(failures) - MAX_REPORTED} more" if len(failures) > MAX_REPORTED else ""
-    return "\n".join(failures[:MAX_REPORTED]) + more
 
 
 def test_player_counts_cover_the_ruleset(ruleset):
@@ -195,25 +192,15 @@ def test_every_game_ends_with_the_richest_winning(ruleset, runs, players):
     for seed in SEEDS:
         run = runs(players, seed)
         g = run.game
-        if not g.is_over:
-            failures.append(f"{run.name}: not over after {g.decisions} decisions")
+        problems = result_problems(run.name, g, END_REASONS)
+        failures += problems
+        if problems:
             continue
-        result = g.result
-        cash = {p: g.state["entities"][p]["cash"] for p in g.players}
-        best = max(cash.values())
-        if result["scores"] != cash:
-            failures.append(f"{run.name}: scores {result['scores']} are not the players' money {cash}")
-        if result["winners"] != [p for p in g.players if cash[p] == best]:
-            failures.append(f"{run.name}: winners {result['winners']}, money {cash}")
-        if not result["reasons"] or not set(result["reasons"]) <= END_REASONS:
-            failures.append(f"{run.name}: end reasons {result['reasons']}")
         glob = g.state["globals"]
         with_shares = [c for c in ruleset.kinds["railways"] if g.state["entities"][c]["shares_left"] > 0]
         if not (glob["tiles_left"] == 0 or len(with_shares) <= 1):
             failures.append(f"{run.name}: over with {glob['tiles_left']} tiles and shares of {with_shares}")
-        if g.legal_actions() or g.current_player is not None:
-            failures.append(f"{run.name}: a finished game still offers actions")
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
 
 
 def test_both_end_conditions_happen(runs):
@@ -227,7 +214,7 @@ def test_money_flows_from_the_bank_and_everything_is_conserved(runs, players):
     """After every action: no player's money goes down, the bank never receives, and money,
     shares (through merges and vetoes), tiles, stations, goods and passengers are conserved."""
     failures = [f"{runs(players, s).name}, {p}" for s in SEEDS for p in runs(players, s).problems]
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
     assert sum(runs(players, s).merges for s in SEEDS) > 0, "no merge happened in any game"
 
 
@@ -254,7 +241,7 @@ def test_lines_are_networks_that_never_touch(ruleset, runs, players):
             for b in live:
                 if a < b and any(x in lines[b] for h in lines[a] for x in graph.adj[h]):
                     failures.append(f"{run.name}: lines {a} and {b} touch")
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -271,7 +258,7 @@ def test_replaying_the_log_gives_a_byte_identical_state(replayed, players):
             failures.append(f"{run.name}: a new game with the same seed starts differently")
         elif run.replay_final != final or run.replay_digest != log["final_state_sha256"]:
             failures.append(f"{run.name}: the replayed state differs")
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
@@ -288,7 +275,7 @@ def test_json_round_trip_gives_the_same_legal_actions(ruleset, replayed, players
                 failures.append(f"{run.name}, decision {i}: the legal actions change when loaded")
             if run.actions[i] not in legal:
                 failures.append(f"{run.name}, decision {i}: the action played is not among them")
-    assert not failures, _report(failures)
+    assert not failures, report(failures)
 
 
 def test_a_player_sees_only_their_own_money(runs):

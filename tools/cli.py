@@ -18,7 +18,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 def _ruleset_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("ruleset", help="a shipped ruleset's name (e.g. chicago_express) or a ruleset folder")
+    p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
     p.add_argument("--variant", help="a variant of the ruleset (a file in its variants/ folder)")
 
 

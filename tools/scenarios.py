@@ -3,7 +3,7 @@
 A scenario starts a game (players, seed, optional variant) and runs its steps in order:
 
 * ``do: "bid 8; pass; pass"`` — apply actions by label (``;`` separates several);
-* ``set: "set NYC.income = 22"`` — put a position in place with set/pay/add/remove;
+* ``set: "set Red.income = 22"`` — put a position in place with set/pay/add/remove;
 * ``expect: "p1.cash == 12"`` — a rules-language expression that must be true;
 * ``legal: "bid 8"`` / ``illegal: "bid 7"`` (with optional ``reason: text``);
 * ``turn: p2`` — whose choice it is; ``over: true`` — whether the game has ended;

@@ -17,9 +17,10 @@ class Game:
     Examples
     --------
     >>> from interpreter import load_ruleset
-    >>> game = load_ruleset("chicago_express").new_game(players=3, seed=1)
-    >>> game.legal_actions()[0].label
-    'bid 7'
+    >>> from interpreter.paths import shipped_rulesets
+    >>> game = load_ruleset(shipped_rulesets()[0]).new_game(players=3, seed=1)
+    >>> game.is_over, game.current_player
+    (False, 'p1')
     """
 
     def __init__(self, ruleset, state: dict, messages: list | None = None):
@@ -119,7 +120,7 @@ class Game:
                 if a.label == text:
                     return a
             parts = text.split(" ")
-            names = self.ruleset.names.entities  # a typed alias (hex Chicago) means its id
+            names = self.ruleset.names.entities  # a typed alias (hex Home) means its id
             words = {"true": True, "false": False, "none": None}
             args = tuple(int(x) if x.lstrip("-").isdigit() else words[x] if x in words
                          else names.get(x, x) for x in parts[1:])

@@ -1,0 +1,54 @@
+"""Checks every ruleset's property tests share: how a finished game's result must look, and
+that its log replays byte for byte. Each returns a list of failure lines (empty: all good)."""
+from __future__ import annotations
+
+import hashlib
+
+MAX_REPORTED = 10
+
+
+def report(failures: list) -> str:
+    more = f"\n... and {len(failures) - MAX_REPORTED} more" if len(failures) > MAX_REPORTED else ""
+    return "\n".join(failures[:MAX_REPORTED]) + more
+
+
+def result_problems(name: str, game, end_reasons: set | None = None) -> list:
+    """Over, scored by cash (every shipped game), the richest win (ties share), a known
+    reason, and no action offered any more."""
+    if not game.is_over:
+        return [f"{name}: not over after {game.decisions} decisions"]
+    out = []
+    result = game.result
+    cash = {p: game.state["entities"][p]["cash"] for p in game.players}
+    if result["scores"] != cash:
+        out.append(f"{name}: scores {result['scores']} are not the players' cash {cash}")
+    best = max(cash.values())
+    if result["winners"] != [p for p in game.players if cash[p] == best]:
+        out.append(f"{name}: winners {result['winners']}, cash {cash} (the richest win, ties share)")
+    if not result["reasons"] or (end_reasons and not set(result["reasons"]) <= end_reasons):
+        out.append(f"{name}: end reasons {result['reasons']}")
+    if game.legal_actions() or game.current_player is not None:
+        out.append(f"{name}: a finished game still offers actions")
+    return out
+
+
+def replay_problems(ruleset, name: str, game, start_json: str, actions: list) -> list:
+    """The game's log names it, holds its actions and final digest, and replays exactly."""
+    final = game.to_json()
+    log = game.log()
+    out = []
+    if (log["ruleset"], log["players"], log["seed"]) != (ruleset.name, game.state["players"],
+                                                        game.state["seed"]):
+        out.append(f"{name}: the log names {log['ruleset']} {log['players']} {log['seed']}")
+    if log["actions"] != actions:
+        out.append(f"{name}: the log's actions are not the ones played")
+    if log["final_state_sha256"] != hashlib.sha256(final.encode()).hexdigest():
+        out.append(f"{name}: the log's final digest is not the state's")
+    again = ruleset.new_game(players=log["players"], seed=log["seed"])
+    if again.to_json() != start_json:
+        return out + [f"{name}: a new game with the same seed starts differently"]
+    for action in log["actions"]:
+        again.apply(action, safe=False)
+    if again.to_json() != final or again.digest() != log["final_state_sha256"]:
+        out.append(f"{name}: the replayed state differs")
+    return out
