@@ -14,7 +14,18 @@ class RandomBot:
         return self.rng.choice(game.legal_actions())
 
 
-BOTS = {"random": RandomBot}
+class OptionBot(RandomBot):
+    """Chooses an option uniformly (bid, pass, build...), then one of its values uniformly:
+    a player facing 40 possible bids and a pass passes half the time, not once in 41."""
+
+    def choose(self, game):
+        by_option: dict = {}
+        for action in game.legal_actions():
+            by_option.setdefault(action.name, []).append(action)
+        return self.rng.choice(by_option[self.rng.choice(sorted(by_option))])
+
+
+BOTS = {"random": RandomBot, "options": OptionBot}
 
 
 def play_out(game, bot, safe: bool = False) -> None:

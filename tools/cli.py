@@ -28,6 +28,9 @@ def _games_args(p: argparse.ArgumentParser, games: int) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
     p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--bot", choices=["random", "options"], default="random",
+                   help="random: uniform over legal actions (default); options: uniform over "
+                   "options, then over their values")
 
 
 def _players(ruleset, wanted: int | None) -> int:
@@ -80,7 +83,7 @@ def cmd_play(args) -> int:
 def cmd_simulate(args) -> int:
     from .simulate import describe, simulate
     ruleset = load_ruleset(args.ruleset, args.variant)
-    result = simulate(ruleset, args.games, args.seed, _players(ruleset, args.players),
+    result = simulate(ruleset, args.games, args.seed, _players(ruleset, args.players), args.bot,
                       progress=sys.stderr.isatty() and not args.json)
     print(json.dumps(result) if args.json else describe(result))
     return EXIT_OK if result["finished"] == result["games"] else EXIT_FAIL
@@ -127,7 +130,7 @@ def cmd_bench(args) -> int:
     for name in names:
         ruleset = load_ruleset(name)
         players = _players(ruleset, args.players)
-        r = simulate(ruleset, args.games, args.seed, players)
+        r = simulate(ruleset, args.games, args.seed, players, args.bot)
         report["rulesets"][name] = {k: r[k] for k in (
             "players", "games", "finished", "playouts_per_second", "decisions_mean",
             "decisions_per_second", "seconds")}
@@ -203,7 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", help="a variant of the ruleset")
     p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
     p.add_argument("--seed", type=int, default=1, help="seed of the game's chance and of the bots (default 1)")
-    p.add_argument("--bots", choices=["random"], help="bot kind; alone it means an all-bot game")
+    p.add_argument("--bots", choices=["random", "options"],
+                   help="bot kind (random: uniform over actions; options: uniform over options, "
+                   "then values); alone it means an all-bot game")
     p.add_argument("--seat", type=int, help="your seat, 1 = first player (default 1)")
     p.add_argument("--save", help="where quitting or end of input saves the game")
     p.add_argument("--resume", help="continue a saved game")

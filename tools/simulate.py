@@ -36,7 +36,7 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
     if progress:
         print(file=sys.stderr)
     return {
-        "ruleset": ruleset.name, "variant": ruleset.variant, "players": players,
+        "ruleset": ruleset.name, "variant": ruleset.variant, "players": players, "bot": bot,
         "games": games, "seed": seed, "finished": finished,
         "wins_by_seat": {p: wins[p] for p in (f"p{k}" for k in range(1, players + 1))},
         "shared_wins": ties,
