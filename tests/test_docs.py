@@ -1,0 +1,20 @@
+"""The documentation keeps up with the code: every builtin and every diagnostic code is documented."""
+from pathlib import Path
+
+from interpreter.dsl import builtins
+from interpreter.errors import CODES
+from tools.cli import codes_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_builtin_is_in_the_language_reference():
+    text = (ROOT / "interpreter" / "dsl" / "LANGUAGE.md").read_text(encoding="utf-8")
+    missing = [name for name in builtins.ALL if f"| `{name}` |" not in text]
+    assert not missing, f"LANGUAGE.md has no row for {missing}"
+
+
+def test_the_codes_page_is_generated_from_the_registry():
+    page = (ROOT / "interpreter" / "CODES.md").read_text(encoding="utf-8")
+    assert page == codes_markdown(), "regenerate: railrules codes --markdown > interpreter/CODES.md"
+    assert all(f"| {code} |" in page for code in CODES)
