@@ -918,3 +918,15 @@ def test_every_listed_action_can_be_applied_from_its_json(tmp_path, domain):
         copy = game.clone()
         copy.apply(json.loads(json.dumps(action.to_json())))
         assert copy.is_over
+
+
+def test_a_constant_may_be_computed_from_the_board_and_the_entities(tmp_path):
+    """Constants see the starting entities (a wish of two rulesets' authors); calling a def
+    from a constant is refused with a reason, and its users get no follow-on error."""
+    rules = WAITING_RULES + '\nconst valuable = count([t for t in tokens where t.value > 4])\n'
+    rs = load_ruleset(str(write_ruleset(tmp_path / "ok", rules)))
+    assert rs.constants["valuable"] == 2  # green 7 and blue 5
+    bad = WAITING_RULES + "\ndef twice(x) = 2 * x\nconst t = twice(3)\nend_condition never: t < 0\n"
+    diags = errors_of(write_ruleset(tmp_path / "bad", bad))
+    assert [d.code for d in diags] == ["RR302"]
+    assert "cannot call the function 'twice'" in diags[0].message

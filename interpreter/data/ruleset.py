@@ -16,6 +16,8 @@ from ..board.graph import Board, build_board
 from ..dsl import nodes as n
 from ..dsl.compiler import Compiler, Names, Program
 from ..dsl.parser import parse_expression, parse_rules
+from ..engine.machine import ConstantRun
+from ..engine.values import check_storable
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
 from .schema import validate
@@ -218,7 +220,8 @@ class _Loader:
             elif isinstance(d, n.HandlerDef):
                 names.events.setdefault(d.event, []).append(d)
         compiler = Compiler(names, self.sink)
-        self.constants(defs, names, compiler)
+        self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
+            "limits", {}).get("steps", DEFAULT_STEPS)))
         program = compiler.compile(defs)
         functions = compiler.functions()
         conserve = []
@@ -341,9 +344,8 @@ class _Loader:
                               "not define", d.pos)
         return [d for d in base if _def_key(d) not in replaced] + replacements
 
-    def constants(self, defs, names: Names, compiler: Compiler) -> None:
-        from ..engine.machine import ConstantRun
-        run = ConstantRun()
+    def constants(self, defs, names: Names, compiler: Compiler, run) -> None:
+        """Compute the rules' constants in order, each seeing the ones before it."""
         from_yaml = set(names.constants)
         for d in defs:
             if isinstance(d, n.ConstDef):
@@ -353,8 +355,9 @@ class _Loader:
                     continue
                 fn = compiler.expr(d.expr, _empty_scope())
                 try:
-                    names.constants[d.name] = fn(run, {})
+                    names.constants[d.name] = check_storable(fn(run, {}))
                 except Exception as err:  # a constant that cannot be computed at load
+                    names.broken.add(d.name)
                     self.sink.add("RR302", f"constant '{d.name}' cannot be computed: {err}", d.pos)
 
 

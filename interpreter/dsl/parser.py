@@ -399,7 +399,6 @@ def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Mod
     # error does not hide the next (recovery at the next definition).
     starts = [i for i, line in enumerate(lines) if line[:1] not in ("", " ", "\t", "#")]
     starts.append(len(lines))
-    lead = 0
     for a, b in zip(starts, starts[1:]):
         chunk = "\n" * a + "\n".join(lines[a:b]) + "\n"
         m = _DEF_NAME.match(lines[a])
@@ -427,7 +426,6 @@ def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Mod
                 raise
         if broken:
             module.broken.add(broken)
-    del lead
     if line_offset:
         _shift(module, line_offset)
     return module

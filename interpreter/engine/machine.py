@@ -63,14 +63,30 @@ def _span(items: list) -> str:
     return f"one of {shown}{', ...' if len(items) > 8 else ''}"
 
 
+class _NoFunctions(dict):
+    def __missing__(self, name):
+        raise RuleFault(f"a constant cannot call the function '{name}': constants are computed "
+                        "first; write the expression out, or use a def")
+
+
 class ConstantRun:
-    """What a constant sees while the ruleset loads: no game yet."""
-    state = {"kinds": {"players": []}, "entities": {}, "globals": {}}
-    ent: dict = {}
-    glob: dict = {}
-    board = None
-    depth = 0
-    program_functions: dict = {}
+    """What a constant sees while the ruleset loads: the starting entities and the board, no
+    players and no game yet."""
+
+    def __init__(self, entities: dict, board, budget: int):
+        self.state = {"kinds": {"players": []}, "entities": entities, "globals": {}}
+        self.ent = entities
+        self.glob: dict = {}
+        self.board = board
+        self.depth = 0
+        self.steps = 0
+        self.budget = budget
+        self.program_functions = _NoFunctions()
+
+    def tick(self, n: int) -> None:
+        self.steps += n
+        if self.steps > self.budget:
+            raise RuleFault(f"a constant takes more than {self.budget} steps to compute")
 
 
 class Machine:
