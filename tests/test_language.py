@@ -930,3 +930,13 @@ def test_a_constant_may_be_computed_from_the_board_and_the_entities(tmp_path):
     diags = errors_of(write_ruleset(tmp_path / "bad", bad))
     assert [d.code for d in diags] == ["RR302"]
     assert "cannot call the function 'twice'" in diags[0].message
+
+
+@pytest.mark.parametrize("line, opened", [
+    ("    let x = count([1, 2)", "the '[' at line 2, column 19 is never closed"),
+    ("    let x = (1 + 2", "the '(' at line 2, column 13 is never closed"),
+])
+def test_an_unclosed_bracket_is_named_where_it_opened(tmp_path, line, opened):
+    rules = f'game:\n{line}\n    end_game "d"\n\nscore p = p.cash\n'
+    diags = errors_of(write_ruleset(tmp_path, rules))
+    assert diags[0].code == "RR101" and diags[0].hint == opened

@@ -496,4 +496,37 @@ def _report(err: UnexpectedInput, text: str, file: str, sink: Sink, line_offset:
         hint = None
     else:  # pragma: no cover - lark has no other kinds
         msg, hint = str(err), None
+    opened = _unclosed(text)
+    if opened and hint is None:
+        hint = f"the '{opened[0]}' at line {opened[1] + line_offset}, column {opened[2]} is never closed"
     sink.add("RR101", msg, Pos(file, line, col), hint)
+
+
+def _unclosed(text: str):
+    """The first bracket of ``text`` left open, as (char, line, column), skipping strings and
+    comments; None when every bracket closes."""
+    stack, line, col, i = [], 1, 0, 0
+    in_string = False
+    while i < len(text):
+        ch = text[i]
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+        elif in_string:
+            if ch == "\\":
+                i, col = i + 1, col + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "#":
+            while i + 1 < len(text) and text[i + 1] != "\n":
+                i += 1
+        elif ch in "([":
+            stack.append((ch, line, col))
+        elif ch in ")]" and stack:
+            if stack[-1][0] != "([)]"[")]".index(ch)]:
+                return stack[-1]            # closed by the wrong bracket: it is the open one
+            stack.pop()
+        i += 1
+    return stack[0] if stack else None
