@@ -52,3 +52,28 @@ def replay_problems(ruleset, name: str, game, start_json: str, actions: list) ->
     if again.to_json() != final or again.digest() != log["final_state_sha256"]:
         out.append(f"{name}: the replayed state differs")
     return out
+
+
+def round_trip_problems(ruleset, name: str, game, snapshots: list, actions: list,
+                        play_on: str = "all") -> list:
+    """Each snapshot (decision index, state JSON, legal actions as JSON) loads losslessly with
+    the same legal actions; played on with the recorded actions (every snapshot, or only the
+    last with ``play_on="last"``), it ends in the game's final state."""
+    from interpreter import Game
+    out = []
+    final = game.to_json()
+    for k, (index, text, legal) in enumerate(snapshots):
+        where = f"{name}, saved before decision {index}"
+        loaded = Game.from_json(ruleset, text)
+        if loaded.to_json() != text:
+            out.append(f"{where}: from_json(to_json()) is not lossless")
+            continue
+        if [a.to_json() for a in loaded.legal_actions()] != legal:
+            out.append(f"{where}: the legal actions differ after loading")
+            continue
+        if play_on == "all" or k == len(snapshots) - 1:
+            for action in actions[index:]:
+                loaded.apply(action, safe=False)
+            if loaded.to_json() != final:
+                out.append(f"{where}: continuing with the same actions ends elsewhere")
+    return out

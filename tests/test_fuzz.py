@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import shutil
 import tempfile
 import time
 from pathlib import Path

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import BadSave, IllegalAction, RulesRuntimeError, check_ruleset, load_ruleset
+from interpreter import IllegalAction, RulesRuntimeError, check_ruleset, load_ruleset
 from interpreter.data.yaml_source import MAX_NODES
 from tools.cli import main
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from interpreter import (BadSave, Game, IllegalAction, RulesetError, RulesRuntimeError,
+from interpreter import (Game, IllegalAction, RulesetError, RulesRuntimeError,
                          check_ruleset, load_ruleset)
 
 RULESET_YAML = """\

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from ..engine import instructions as ins
 from ..engine.values import RuleFault, check_storable, describe, get_attr, get_index, map_key
-from ..errors import Pos, Sink
+from ..errors import Sink
 from . import builtins, nodes as n
 
 
