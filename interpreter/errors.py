@@ -118,8 +118,13 @@ class Diagnostic:
                 "code": self.code, "name": self.name, "severity": self.severity,
                 "message": self.message, "hint": self.hint}
 
+    @property
+    def where(self) -> str:
+        """``file:line:col: `` — or nothing for a diagnostic that has no place in a file."""
+        return "" if self.pos.file.startswith("<") and not self.pos.line else f"{self.pos}: "
+
     def __str__(self) -> str:
-        text = f"{self.pos}: {self.severity} {self.code} {self.message}"
+        text = f"{self.where}{self.severity} {self.code} {self.message}"
         return text + (f" (hint: {self.hint})" if self.hint else "")
 
 

@@ -8,8 +8,7 @@ from interpreter.errors import CODES, Diagnostic
 
 
 def short(d: Diagnostic) -> str:
-    text = f"{d.pos.file}:{d.pos.line}:{d.pos.column}: {d.severity} {d.code} {d.message}"
-    return text
+    return f"{d.where}{d.severity} {d.code} {d.message}"
 
 
 def long(d: Diagnostic) -> str:
