@@ -18,3 +18,17 @@ def test_the_codes_page_is_generated_from_the_registry():
     page = (ROOT / "interpreter" / "CODES.md").read_text(encoding="utf-8")
     assert page == codes_markdown(), "regenerate: railrules codes --markdown > interpreter/CODES.md"
     assert all(f"| {code} |" in page for code in CODES)
+
+
+def test_the_doc_verb_lists_every_definition_with_its_citations(capsys):
+    from interpreter import load_ruleset
+    from interpreter.dsl import nodes as n
+    from interpreter.paths import shipped_rulesets
+    from tools.cli import main
+    for name in shipped_rulesets():
+        assert main(["doc", name]) == 0
+        page = capsys.readouterr().out
+        rs = load_ruleset(name)
+        procs = [d.name for d in rs.definitions if isinstance(d, n.ProcDef)]
+        assert procs and all(f"### `{p}(" in page for p in procs), name
+        assert "(no citation)" not in page.split("## Functions")[0], f"{name}: an uncited rule"

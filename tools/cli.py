@@ -181,6 +181,12 @@ def cmd_codes(args) -> int:
     return EXIT_OK
 
 
+def cmd_doc(args) -> int:
+    from .doc import ruleset_doc
+    print(ruleset_doc(load_ruleset(args.ruleset, args.variant)), end="")
+    return EXIT_OK
+
+
 def cmd_list(args) -> int:
     for name in shipped_rulesets():
         try:
@@ -257,6 +263,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("codes", nargs="*", help="codes to explain (default: all)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.set_defaults(func=cmd_codes)
+
+    p = sub.add_parser("doc", help="print a ruleset's rules as Markdown, with their citations",
+                       description="Every definition of a ruleset with the rulebook passages it "
+                       "cites and the options it offers: to check the rules against the rulebook.")
+    _ruleset_arg(p)
+    p.set_defaults(func=cmd_doc)
 
     p = sub.add_parser("list", help="list the shipped rulesets and their variants")
     p.set_defaults(func=cmd_list)

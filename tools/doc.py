@@ -1,0 +1,57 @@
+"""`railrules doc`: a ruleset's rules as a Markdown reference, each with the rulebook passages it
+cites, so that a reader can check the rules against the rulebook line by line."""
+from __future__ import annotations
+
+from interpreter.checks._walk import walk
+from interpreter.dsl import nodes as n
+
+_KINDS = [(n.GameDef, "Game"), (n.ProcDef, "Procedures"), (n.ActionDef, "Actions"),
+          (n.HandlerDef, "Triggers"), (n.FuncDef, "Functions"), (n.ConstDef, "Constants"),
+          (n.EndDef, "End conditions"), (n.ScoreDef, "Score")]
+
+
+def _title(d) -> str:
+    if isinstance(d, n.GameDef):
+        return "game"
+    if isinstance(d, n.HandlerDef):
+        return f"on {d.event}({', '.join(d.params)})" + (" when ..." if d.when else "")
+    if isinstance(d, n.ActionDef):
+        params = ", ".join(f"{x.var} in ..." for x in d.domains)
+        return f"action {d.name}({params}) by {d.player}"
+    if isinstance(d, (n.ProcDef, n.FuncDef)):
+        return f"{d.name}({', '.join(d.params)})"
+    if isinstance(d, n.ScoreDef):
+        return f"score {d.player}"
+    return d.name
+
+
+def _options(d) -> list[str]:
+    """The choices a definition offers, with the refusal reasons of their requires."""
+    out = []
+    for node in walk(d):
+        if isinstance(node, n.Option):
+            reasons = [s.reason.parts[0] for s in node.body if isinstance(s, n.Require)
+                       and len(s.reason.parts) == 1]
+            extra = f" (refused: {'; '.join(reasons)})" if reasons else ""
+            out.append(f"option `{node.name}`{extra}")
+    return out
+
+
+def ruleset_doc(ruleset) -> str:
+    lines = [f"# {ruleset.title}", ""]
+    if ruleset.meta.get("rulebook"):
+        lines += [f"Rulebook: {ruleset.meta['rulebook']}", ""]
+    for part, text in (ruleset.meta.get("fidelity") or {}).items():
+        lines.append(f"- fidelity of {part}: {text}")
+    for kind, heading in _KINDS:
+        defs = [d for d in ruleset.definitions if isinstance(d, kind)]
+        if not defs:
+            continue
+        lines += ["", f"## {heading}", ""]
+        for d in defs:
+            lines.append(f"### `{_title(d)}` — {d.pos.file}:{d.pos.line}")
+            cites = [c.text for c in walk(d) if isinstance(c, n.Cite)]
+            lines += [f"> {c}" for c in cites] or ["(no citation)"]
+            lines += [f"- {o}" for o in _options(d)]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
