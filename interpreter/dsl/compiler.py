@@ -39,7 +39,6 @@ class Program:
     end_conditions: list = field(default_factory=list)  # (name, fn)
     score: object = None                             # fn(run, player) -> int
     actions: dict = field(default_factory=dict)      # name -> OptionSpec template
-    used: set = field(default_factory=set)           # names referenced (for lint)
 
 
 class _Scope:
@@ -147,7 +146,6 @@ class Compiler:
         out.append(ins.CallProc(s.pos, f"proc:{s.proc}", [self.expr(a, scope) for a in s.args]))
 
     def _check_call(self, proc, args, pos):
-        self.program.used.add(proc)
         d = self.names.procedures.get(proc)
         if d is None:
             self._undefined(proc, pos, self.names.procedures, code="RR106", what="procedure")
@@ -353,7 +351,6 @@ class Compiler:
                 self.sink.add("RR103", f"option '{name}' appears twice in this choice", opt.pos)
             seen.add(name)
             if isinstance(opt, n.UseOption):
-                self.program.used.add(opt.action)
                 template = self.program.actions.get(opt.action)
                 if template is None:
                     self._undefined(opt.action, opt.pos, self.names.actions, what="action")
@@ -452,7 +449,6 @@ class Compiler:
         if name in self.names.variables:
             return lambda run, loc: run.glob[name]
         if name in self.names.constants:
-            self.program.used.add(name)
             v = self.names.constants[name]
             return lambda run, loc: v
         if name in self.names.entities:
@@ -600,7 +596,6 @@ class Compiler:
         name = e.name
         args = [self.expr(a, scope) for a in e.args]
         if name in self.names.functions:
-            self.program.used.add(name)
             d = self.names.functions[name]
             if len(d.params) != len(args):
                 self.sink.add("RR104", f"'{name}' takes {len(d.params)} argument(s), "
