@@ -181,6 +181,19 @@ def cmd_codes(args) -> int:
     return EXIT_OK
 
 
+def cmd_render(args) -> int:
+    from .board_view import board_picture
+    from .play import load_save
+    if args.resume:
+        name, variant, text = load_save(Path(args.resume))
+        game = Game.from_json(load_ruleset(name, variant), text)
+    else:
+        ruleset = load_ruleset(args.ruleset, args.variant)
+        game = ruleset.new_game(_players(ruleset, None), 1)
+    print(board_picture(game))
+    return EXIT_OK
+
+
 def cmd_doc(args) -> int:
     from .doc import ruleset_doc
     print(ruleset_doc(load_ruleset(args.ruleset, args.variant)), end="")
@@ -263,6 +276,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("codes", nargs="*", help="codes to explain (default: all)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.set_defaults(func=cmd_codes)
+
+    p = sub.add_parser("render", help="draw the board as text (the ruleset's render: {hex: ...})",
+                       description="Draw a ruleset's board at the start of a game, or a saved game's.")
+    p.add_argument("ruleset", nargs="?", help="a shipped ruleset's name or a ruleset folder")
+    p.add_argument("--variant", help="a variant of the ruleset")
+    p.add_argument("--resume", help="draw the board of this saved game instead")
+    p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("doc", help="print a ruleset's rules as Markdown, with their citations",
                        description="Every definition of a ruleset with the rulebook passages it "

@@ -12,7 +12,8 @@ from .bots import BOTS
 from .summary import standings, summary
 
 HELP = """Type the number of an action, or its label (e.g. 'bid 8').
-Other commands: state (the summary), log (recent events), save FILE, help, quit (saves first)."""
+Other commands: state (the summary), map (the board), log (recent events), save FILE, help,
+quit (saves first)."""
 
 
 def _print_new(game: Game, shown: list[int], out) -> None:
@@ -70,6 +71,10 @@ def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
             continue
         if text == "state":
             print(summary(game, seat), file=out)
+            continue
+        if text == "map":
+            from .board_view import board_picture
+            print(board_picture(game), file=out)
             continue
         if text == "log":
             print("\n".join(game.messages[-20:]) or "(nothing yet)", file=out)

@@ -26,7 +26,7 @@ def parse_id(hex_id: str) -> tuple[int, int] | None:
     return col - 1, int(m.group(2))
 
 
-def _col_name(col: int) -> str:
+def col_name(col: int) -> str:
     name = ""
     col += 1
     while col:
@@ -54,7 +54,7 @@ def grid_neighbours(hex_ids: list[str], offset: str) -> dict[str, list[str]]:
         if rc is None:
             result[h] = []
             continue
-        near = (f"{_col_name(c)}{r}" for c, r in offset_neighbours(rc[0], rc[1], offset) if c >= 0)
+        near = (f"{col_name(c)}{r}" for c, r in offset_neighbours(rc[0], rc[1], offset) if c >= 0)
         result[h] = [x for x in near if x in present]
     return result
 
@@ -81,4 +81,4 @@ def step_id(hex_id: str, direction: int, offset: str) -> str | None:
     q, r = to_axial(rc[0], rc[1], offset)
     dq, dr = _AXIAL_DIRS[direction % 6]
     col, row = from_axial(q + dq, r + dr, offset)
-    return f"{_col_name(col)}{row}" if col >= 0 else None
+    return f"{col_name(col)}{row}" if col >= 0 else None

@@ -166,20 +166,27 @@ class Game:
         names = self.ruleset.names
         return dataclasses.replace(names, entities={**names.entities, **{p: p for p in self.players}})
 
-    def evaluate(self, text: str, where: Pos | None = None):
-        """Evaluate a rules-language expression on the current state (scenarios, REPL)."""
+    def compile_expression(self, text: str, params: tuple = (), where: Pos | None = None):
+        """Compile a rules-language expression once; returns ``fn(**values of params)``."""
         from ..dsl.compiler import Compiler, _Scope
         from ..dsl.parser import parse_expression
         from ..errors import RulesetError, Sink
         where = where or Pos("<expression>", 1, 1)
         sink = Sink()
-        fn = Compiler(self._names(), sink).expr(parse_expression(text, where), _Scope(set()))
+        fn = Compiler(self._names(), sink).expr(parse_expression(text, where), _Scope(set(params)))
         if sink.errors:
             raise RulesetError(sink.diagnostics)
-        try:
-            return fn(self.machine, {})
-        except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
-            raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
+
+        def run(**values):
+            try:
+                return fn(self.machine, values)
+            except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+                raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
+        return run
+
+    def evaluate(self, text: str, where: Pos | None = None):
+        """Evaluate a rules-language expression on the current state (scenarios, REPL)."""
+        return self.compile_expression(text, (), where)()
 
     def execute(self, text: str, where: Pos | None = None) -> None:
         """Run simple statements (set, pay, add, remove) on the state to set up a position."""
