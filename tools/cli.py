@@ -51,18 +51,25 @@ def cmd_lint(args) -> int:
     return EXIT_FAIL if errors else EXIT_OK
 
 
-def cmd_play(args) -> int:
-    from .play import load_save, play_bots, play_human
+def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | None:
+    """The game a verb works on: a saved one (--resume FILE) or a new one of the ruleset."""
+    from .play import load_save
     if args.resume:
         name, variant, text = load_save(Path(args.resume))
-        ruleset = load_ruleset(name, variant)
-        game = Game.from_json(ruleset, text)
-    else:
-        if not args.ruleset:
-            print("railrules play: give a ruleset, or --resume FILE", file=sys.stderr)
-            return EXIT_USAGE
-        ruleset = load_ruleset(args.ruleset, args.variant)
-        game = ruleset.new_game(_players(ruleset, args.players), args.seed)
+        return Game.from_json(load_ruleset(name, variant), text)
+    if not args.ruleset:
+        print(f"railrules {verb}: give a ruleset, or --resume FILE", file=sys.stderr)
+        return None
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    return ruleset.new_game(_players(ruleset, players), seed)
+
+
+def cmd_play(args) -> int:
+    from .play import play_bots, play_human
+    game = _game(args, "play", args.players, args.seed)
+    if game is None:
+        return EXIT_USAGE
+    ruleset = game.ruleset
     print(f"{ruleset.title}: {game.state['players']} players, seed {game.state['seed']}")
     if args.bots and not args.seat:
         play_bots(game, args.bots, args.seed)
@@ -183,13 +190,9 @@ def cmd_codes(args) -> int:
 
 def cmd_render(args) -> int:
     from .board_view import board_picture
-    from .play import load_save
-    if args.resume:
-        name, variant, text = load_save(Path(args.resume))
-        game = Game.from_json(load_ruleset(name, variant), text)
-    else:
-        ruleset = load_ruleset(args.ruleset, args.variant)
-        game = ruleset.new_game(_players(ruleset, None), 1)
+    game = _game(args, "render")
+    if game is None:
+        return EXIT_USAGE
     print(board_picture(game))
     return EXIT_OK
 
