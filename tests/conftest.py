@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from game_checks import conserved  # noqa: E402
+
 from interpreter import Game, load_ruleset  # noqa: E402
 
 
@@ -38,11 +40,6 @@ class Playthrough:
     @property
     def name(self) -> str:
         return f"{self.players} players, seed {self.seed}"
-
-
-def conserved(ruleset, game) -> dict:
-    """Every quantity the ruleset's components.yaml declares under `conserve`."""
-    return {name: fn(game.machine, {}) for name, fn in ruleset.conserve}
 
 
 def observe(ruleset, game, memo: dict | None = None) -> dict:

@@ -7,6 +7,11 @@ import hashlib
 MAX_REPORTED = 10
 
 
+def conserved(ruleset, game) -> dict:
+    """Every quantity the ruleset's components.yaml declares under `conserve`."""
+    return {name: fn(game.machine, {}) for name, fn in ruleset.conserve}
+
+
 def report(failures: list) -> str:
     more = f"\n... and {len(failures) - MAX_REPORTED} more" if len(failures) > MAX_REPORTED else ""
     return "\n".join(failures[:MAX_REPORTED]) + more

@@ -17,18 +17,12 @@ uniform bot (``UNIFORM_SEEDS``) keep the long broke endings covered.
 from __future__ import annotations
 
 import random
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
-from game_checks import replay_problems, report, result_problems, round_trip_problems
+from game_checks import conserved, replay_problems, report, result_problems, round_trip_problems
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from interpreter import Game, load_ruleset  # noqa: E402
+from interpreter import Game, load_ruleset
 
 RULESET = "german_railways"
 PLAYER_COUNTS = [3, 4, 5]
@@ -52,10 +46,6 @@ class Run:
     @property
     def name(self) -> str:
         return f"{self.players} players, seed {self.seed}"
-
-
-def _conserved(ruleset, game) -> dict:
-    return {name: fn(game.machine, {}) for name, fn in ruleset.conserve}
 
 
 class RandomBuilder:
@@ -112,7 +102,7 @@ def play(ruleset, players: int, seed: int, bot=RandomBuilder) -> Run:
     game = ruleset.new_game(players=players, seed=seed)
     player = bot(ruleset, seed)
     keep = random.Random(f"snapshots-{players}-{seed}")
-    run = Run(players, seed, game, game.to_json(), _conserved(ruleset, game))
+    run = Run(players, seed, game, game.to_json(), conserved(ruleset, game))
     i = 0
     while not game.is_over and game.decisions < ruleset.decision_budget:
         legal = game.legal_actions()
@@ -127,7 +117,7 @@ def play(ruleset, players: int, seed: int, bot=RandomBuilder) -> Run:
         action = player.choose(game, legal)
         game.apply(action, safe=False)
         run.actions.append(action.to_json())
-        now = _conserved(ruleset, game)
+        now = conserved(ruleset, game)
         if now != run.conserve_start and not run.broken:
             run.broken.append((i, action.label, {k: (run.conserve_start[k], v)
                                                  for k, v in now.items() if v != run.conserve_start[k]}))

@@ -57,6 +57,14 @@ def ruleset(tmp_path: Path, rules: str = RULES, components: str = COMPONENTS,
     return root
 
 
+def start_error(tmp_path, rules: str):
+    """The diagnostic with which starting a game of these rules fails (it must fail)."""
+    rs = load_ruleset(str(ruleset(tmp_path, rules=rules)))
+    with pytest.raises(RulesRuntimeError) as info:
+        rs.new_game(1, 0)
+    return info.value.diagnostics[0]
+
+
 def codes(root: Path, variant: str | None = None) -> list[str]:
     """The codes of the errors lint reports; the ruleset must not load when there are any."""
     loaded, diags = check_ruleset(str(root), variant)
@@ -274,10 +282,7 @@ def test_python_attributes_are_not_fields(tmp_path):
 # ---------------------------------------------------------------- rules that never end
 def test_a_loop_without_a_choice_is_rr303_when_the_game_starts(tmp_path):
     rules = 'game:\n    cite "c"\n    while true:\n        pass\n    end_game "never"\n\nscore p = p.cash\n'
-    rs = load_ruleset(str(ruleset(tmp_path, rules=rules)))
-    with pytest.raises(RulesRuntimeError) as info:
-        rs.new_game(1, 0)
-    diag = info.value.diagnostics[0]
+    diag = start_error(tmp_path, rules)
     assert diag.code == "RR303" and (diag.pos.line, diag.pos.column) == (3, 5)
 
 
@@ -292,19 +297,13 @@ def test_lint_play_reports_the_endless_loop(tmp_path):
 def test_endless_recursion_of_a_procedure_is_rr303(tmp_path):
     rules = ('procedure again():\n    cite "c"\n    call again()\n\ngame:\n    cite "c"\n'
              '    call again()\n    end_game "never"\n\nscore p = p.cash\n')
-    rs = load_ruleset(str(ruleset(tmp_path, rules=rules)))
-    with pytest.raises(RulesRuntimeError) as info:
-        rs.new_game(1, 0)
-    assert info.value.diagnostics[0].code == "RR303"
+    assert start_error(tmp_path, rules).code == "RR303"
 
 
 def test_endless_recursion_of_a_function_is_rr302(tmp_path):
     rules = ('def forever(n) = forever(n + 1)\n\ngame:\n    cite "c"\n    let x = forever(0)\n'
              '    end_game "never"\n\nscore p = p.cash\n')
-    rs = load_ruleset(str(ruleset(tmp_path, rules=rules)))
-    with pytest.raises(RulesRuntimeError) as info:
-        rs.new_game(1, 0)
-    assert info.value.diagnostics[0].code == "RR302"
+    assert start_error(tmp_path, rules).code == "RR302"
 
 
 def test_a_loop_after_a_choice_is_rr303_and_the_state_is_unchanged(tmp_path):
@@ -352,29 +351,20 @@ def test_exponential_work_inside_an_expression_is_bounded(tmp_path):
     """A doubly recursive def makes 2^n calls in one statement; f(40) would run for days."""
     rules = ('def f(n) = 1 if n == 0 else f(n - 1) + f(n - 1)\n\ngame:\n    cite "c"\n'
              '    let y = f(16)\n    end_game "done"\n\nscore p = p.cash\n')   # 131071 calls; limits.steps is 1000
-    rs = load_ruleset(str(ruleset(tmp_path, rules=rules)))
-    with pytest.raises(RulesRuntimeError) as info:
-        rs.new_game(1, 0)
-    assert info.value.diagnostics[0].code == "RR303"
+    assert start_error(tmp_path, rules).code == "RR303"
 
 
 def test_nested_comprehensions_are_bounded(tmp_path):
     """Nested comprehensions over range(0, 100000) would build 10^10 values in one statement."""
     rules = ('game:\n    cite "c"\n    let y = [[a for a in range(0, 300)] for b in range(0, 300)]\n'
              '    end_game "done"\n\nscore p = p.cash\n')     # 90000 values; limits.steps is 1000
-    rs = load_ruleset(str(ruleset(tmp_path, rules=rules)))
-    with pytest.raises(RulesRuntimeError) as info:
-        rs.new_game(1, 0)
-    assert info.value.diagnostics[0].code == "RR303"
+    assert start_error(tmp_path, rules).code == "RR303"
 
 
 def test_range_is_capped(tmp_path):
     rules = ('game:\n    cite "c"\n    let y = range(0, 1000000000000)\n    end_game "done"\n\n'
              'score p = p.cash\n')
-    rs = load_ruleset(str(ruleset(tmp_path, rules=rules)))
-    with pytest.raises(RulesRuntimeError) as info:
-        rs.new_game(1, 0)
-    assert info.value.diagnostics[0].code == "RR302"
+    assert start_error(tmp_path, rules).code == "RR302"
 
 
 # ---------------------------------------------------------------- deeply nested rules

@@ -18,19 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import networkx as nx
 import pytest
-from game_checks import report, result_problems
+from game_checks import conserved, report, result_problems
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
-from interpreter import Game, load_ruleset  # noqa: E402
+from interpreter import Game, load_ruleset
 
 RULESET = "stephensons_rocket"
 PLAYER_COUNTS = [2, 3, 4]
@@ -61,10 +56,6 @@ class Run:
         return f"{self.players} players, seed {self.seed}"
 
 
-def _conserved(ruleset, game) -> dict:
-    return {name: fn(game.machine, {}) for name, fn in ruleset.conserve}
-
-
 def _holdings(game) -> dict:
     ents = game.state["entities"]
     return {p: dict(ents[p]["shares"]) for p in game.players}
@@ -81,7 +72,7 @@ def _check_step(ruleset, game, before: dict, active: str, run: Run, label: str, 
             run.problems.append(f"{where}: {p}'s money went down ({before['cash'][p]} -> {ents[p]['cash']})")
     if ents["bank"]["cash"] > before["bank"]:
         run.problems.append(f"{where}: the bank received money")
-    now = _conserved(ruleset, game)
+    now = conserved(ruleset, game)
     changed = {k: (run.conserve_start[k], v) for k, v in now.items() if v != run.conserve_start[k]}
     if changed:
         run.problems.append(f"{where}: conserved quantities changed (start, now) = {changed}")
@@ -110,7 +101,7 @@ def play(ruleset, players: int, seed: int) -> Run:
     """One seeded random game, checked after every action."""
     game = ruleset.new_game(players=players, seed=seed)
     rng = random.Random(seed)
-    run = Run(players, seed, game, game.to_json(), _conserved(ruleset, game))
+    run = Run(players, seed, game, game.to_json(), conserved(ruleset, game))
     railways = ruleset.kinds["railways"]
     i = 0
     while not game.is_over and game.decisions < ruleset.decision_budget:
@@ -210,7 +201,7 @@ def test_both_end_conditions_happen(runs):
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_money_flows_from_the_bank_and_everything_is_conserved(runs, players):
+def test_money_flows_from_the_bank_and_everything_isconserved(runs, players):
     """After every action: no player's money goes down, the bank never receives, and money,
     shares (through merges and vetoes), tiles, stations, goods and passengers are conserved."""
     failures = [f"{runs(players, s).name}, {p}" for s in SEEDS for p in runs(players, s).problems]

@@ -51,6 +51,13 @@ def cmd_lint(args) -> int:
     return EXIT_FAIL if errors else EXIT_OK
 
 
+def _one_game_args(p: argparse.ArgumentParser, resume_help: str) -> None:
+    """Options of the verbs that work on one game, new or saved (what _game reads)."""
+    p.add_argument("ruleset", nargs="?", help="a shipped ruleset's name or a ruleset folder")
+    p.add_argument("--variant", help="a variant of the ruleset")
+    p.add_argument("--resume", help=resume_help)
+
+
 def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | None:
     """The game a verb works on: a saved one (--resume FILE) or a new one of the ruleset."""
     from .play import load_save
@@ -224,8 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play a game at the terminal against bots, or watch bots play",
                        description="Play one seat (numbered legal actions, a state summary) while bots "
                        "play the others; with --bots and no --seat, watch an all-bot game.")
-    p.add_argument("ruleset", nargs="?", help="a shipped ruleset's name or a ruleset folder")
-    p.add_argument("--variant", help="a variant of the ruleset")
+    _one_game_args(p, "continue a saved game")
     p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
     p.add_argument("--seed", type=int, default=1, help="seed of the game's chance and of the bots (default 1)")
     p.add_argument("--bots", choices=["random", "options"],
@@ -233,7 +239,6 @@ def build_parser() -> argparse.ArgumentParser:
                    "then values); alone it means an all-bot game")
     p.add_argument("--seat", type=int, help="your seat, 1 = first player (default 1)")
     p.add_argument("--save", help="where quitting or end of input saves the game")
-    p.add_argument("--resume", help="continue a saved game")
     p.add_argument("--log", help="write the game log (for replay) here when the game ends")
     p.set_defaults(func=cmd_play)
 
@@ -282,9 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("render", help="draw the board as text (the ruleset's render: {hex: ...})",
                        description="Draw a ruleset's board at the start of a game, or a saved game's.")
-    p.add_argument("ruleset", nargs="?", help="a shipped ruleset's name or a ruleset folder")
-    p.add_argument("--variant", help="a variant of the ruleset")
-    p.add_argument("--resume", help="draw the board of this saved game instead")
+    _one_game_args(p, "draw the board of this saved game instead")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("doc", help="print a ruleset's rules as Markdown, with their citations",
