@@ -19,27 +19,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from game_checks import conserved  # noqa: E402
+from game_checks import Run, conserved  # noqa: E402
 
-from interpreter import Game, load_ruleset  # noqa: E402
+from interpreter import load_ruleset  # noqa: E402
 
 
 @dataclass
-class Playthrough:
+class Playthrough(Run):
     """What one seeded random game did, step by step."""
-    players: int
-    seed: int
-    game: Game
-    start_json: str                       # the state right after new_game
-    conserve_start: dict                  # name -> value right after new_game
-    actions: list = field(default_factory=list)       # JSON form of every applied action
     observations: list = field(default_factory=list)  # one per action, taken after it
-    # (index, state JSON before actions[index], JSON of the legal actions at that point)
-    snapshots: list = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return f"{self.players} players, seed {self.seed}"
 
 
 def observe(ruleset, game, memo: dict | None = None) -> dict:
@@ -83,10 +71,10 @@ def play_random(ruleset, players: int, seed: int, snapshots: int = 3,
     actions does not depend on it). ``safe=False`` skips apply's backup copy, which is most
     of apply's cost; the API tests cover the default.
     """
-    game = ruleset.new_game(players=players, seed=seed)
+    run = Playthrough.start(ruleset, players, seed)
+    game = run.game
     rng = random.Random(seed)
     pick = random.Random(f"snapshots-{players}-{seed}")
-    run = Playthrough(players, seed, game, game.to_json(), conserved(ruleset, game))
     budget = ruleset.decision_budget
     memo: dict = {}
     i = 0

@@ -3,8 +3,31 @@ that its log replays byte for byte. Each returns a list of failure lines (empty:
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, field
 
 MAX_REPORTED = 10
+
+
+@dataclass
+class Run:
+    """One seeded game as a property test records it; each game's tests add their own fields."""
+    players: int
+    seed: int
+    game: object                          # the Game, played to its end
+    start_json: str                       # the state right after new_game
+    conserve_start: dict                  # name -> value right after new_game
+    actions: list = field(default_factory=list)    # JSON form of every applied action
+    # (index, state JSON before actions[index], JSON of the legal actions at that point)
+    snapshots: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.players} players, seed {self.seed}"
+
+    @classmethod
+    def start(cls, ruleset, players: int, seed: int) -> "Run":
+        game = ruleset.new_game(players=players, seed=seed)
+        return cls(players, seed, game, game.to_json(), conserved(ruleset, game))
 
 
 def conserved(ruleset, game) -> dict:

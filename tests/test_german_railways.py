@@ -20,9 +20,9 @@ import random
 from dataclasses import dataclass, field
 
 import pytest
-from game_checks import conserved, replay_problems, report, result_problems, round_trip_problems
+from game_checks import Run, conserved, replay_problems, report, result_problems, round_trip_problems
 
-from interpreter import Game, load_ruleset
+from interpreter import load_ruleset
 
 RULESET = "german_railways"
 PLAYER_COUNTS = [3, 4, 5]
@@ -33,19 +33,8 @@ END_REASONS = {"every_company_connected_to_two_others", "players_agree_no_longer
 
 
 @dataclass
-class Run:
-    players: int
-    seed: int
-    game: Game
-    start_json: str
-    conserve_start: dict
-    actions: list = field(default_factory=list)
+class GameRun(Run):
     broken: list = field(default_factory=list)     # (decision index, action, {name: (start, now)})
-    snapshots: list = field(default_factory=list)  # (index, state JSON before it, legal actions JSON)
-
-    @property
-    def name(self) -> str:
-        return f"{self.players} players, seed {self.seed}"
 
 
 class RandomBuilder:
@@ -97,12 +86,12 @@ def _distances(ruleset) -> dict:
     return _DIST[ruleset.name]
 
 
-def play(ruleset, players: int, seed: int, bot=RandomBuilder) -> Run:
+def play(ruleset, players: int, seed: int, bot=RandomBuilder) -> GameRun:
     """One seeded bot game; every conserve quantity checked after every action."""
-    game = ruleset.new_game(players=players, seed=seed)
+    run = GameRun.start(ruleset, players, seed)
+    game = run.game
     player = bot(ruleset, seed)
     keep = random.Random(f"snapshots-{players}-{seed}")
-    run = Run(players, seed, game, game.to_json(), conserved(ruleset, game))
     i = 0
     while not game.is_over and game.decisions < ruleset.decision_budget:
         legal = game.legal_actions()
@@ -135,7 +124,7 @@ def ruleset():
 def runs(ruleset):
     cache: dict = {}
 
-    def get(players: int, seed: int) -> Run:
+    def get(players: int, seed: int) -> GameRun:
         if (players, seed) not in cache:
             cache[(players, seed)] = play(ruleset, players, seed,
                                           Uniform if seed in UNIFORM_SEEDS else RandomBuilder)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 import pytest
-from game_checks import conserved, report, result_problems
+from game_checks import Run, conserved, report, result_problems
 
 
 from interpreter import Game, load_ruleset
@@ -35,13 +35,7 @@ END_REASONS = {"shares_of_one_railway_left", "all_tiles_laid"}
 
 
 @dataclass
-class Run:
-    players: int
-    seed: int
-    game: Game
-    start_json: str
-    conserve_start: dict
-    actions: list = field(default_factory=list)
+class GameRun(Run):
     problems: list = field(default_factory=list)   # "after decision i (label): what broke"
     merges: int = 0
     junction_missing: bool = False                 # the last move merged after the 60th tile
@@ -49,11 +43,6 @@ class Run:
     replay_start: str = ""
     replay_final: str = ""
     replay_digest: str = ""
-    snapshots: list = field(default_factory=list)  # (index, state JSON before it, legal actions JSON)
-
-    @property
-    def name(self) -> str:
-        return f"{self.players} players, seed {self.seed}"
 
 
 def _holdings(game) -> dict:
@@ -61,7 +50,7 @@ def _holdings(game) -> dict:
     return {p: dict(ents[p]["shares"]) for p in game.players}
 
 
-def _check_step(ruleset, game, before: dict, active: str, run: Run, label: str, i: int) -> None:
+def _check_step(ruleset, game, before: dict, active: str, run: GameRun, label: str, i: int) -> None:
     """Money flows only from the bank to players; a merge leaves nothing of the eliminated line
     and gives each holder at most one share of the survivor for every two it held."""
     ents = game.state["entities"]
@@ -97,11 +86,11 @@ def _check_step(ruleset, game, before: dict, active: str, run: Run, label: str, 
                         run.problems.append(f"{where}: {p} held {held} of {c} and gained {gained} of {s}")
 
 
-def play(ruleset, players: int, seed: int) -> Run:
+def play(ruleset, players: int, seed: int) -> GameRun:
     """One seeded random game, checked after every action."""
-    game = ruleset.new_game(players=players, seed=seed)
+    run = GameRun.start(ruleset, players, seed)
+    game = run.game
     rng = random.Random(seed)
-    run = Run(players, seed, game, game.to_json(), conserved(ruleset, game))
     railways = ruleset.kinds["railways"]
     i = 0
     while not game.is_over and game.decisions < ruleset.decision_budget:
@@ -127,7 +116,7 @@ def play(ruleset, players: int, seed: int) -> Run:
     return run
 
 
-def replay(ruleset, run: Run) -> None:
+def replay(ruleset, run: GameRun) -> None:
     """Replay the log from a new game, keeping the states before SNAPSHOTS decisions chosen
     uniformly (seeded) with their legal actions, and the final state."""
     game = ruleset.new_game(players=run.players, seed=run.seed)
@@ -151,7 +140,7 @@ def ruleset():
 def runs(ruleset):
     cache: dict = {}
 
-    def get(players: int, seed: int) -> Run:
+    def get(players: int, seed: int) -> GameRun:
         if (players, seed) not in cache:
             cache[(players, seed)] = play(ruleset, players, seed)
         return cache[(players, seed)]
@@ -160,7 +149,7 @@ def runs(ruleset):
 
 @pytest.fixture(scope="module")
 def replayed(ruleset, runs):
-    def get(players: int, seed: int) -> Run:
+    def get(players: int, seed: int) -> GameRun:
         run = runs(players, seed)
         if not run.replay_final:
             replay(ruleset, run)
