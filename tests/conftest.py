@@ -7,6 +7,7 @@ played once per test session however many properties look at it.
 """
 from __future__ import annotations
 
+import functools
 import marshal
 import random
 import sys
@@ -107,14 +108,7 @@ def chicago():
 @pytest.fixture(scope="session")
 def playthrough(chicago):
     """``playthrough(players, seed)``: a cached :func:`play_random` game of Chicago Express."""
-    cache: dict = {}
-
-    def get(players: int, seed: int) -> Playthrough:
-        key = (players, seed)
-        if key not in cache:
-            cache[key] = play_random(chicago, players, seed)
-        return cache[key]
-    return get
+    return functools.cache(lambda players, seed: play_random(chicago, players, seed))
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ uniform bot (``UNIFORM_SEEDS``) keep the long broke endings covered.
 """
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 
@@ -122,13 +123,10 @@ def ruleset():
 
 @pytest.fixture(scope="module")
 def runs(ruleset):
-    cache: dict = {}
-
+    """``runs(players, seed)``: each game played once per module."""
+    @functools.cache
     def get(players: int, seed: int) -> GameRun:
-        if (players, seed) not in cache:
-            cache[(players, seed)] = play(ruleset, players, seed,
-                                          Uniform if seed in UNIFORM_SEEDS else RandomBuilder)
-        return cache[(players, seed)]
+        return play(ruleset, players, seed, Uniform if seed in UNIFORM_SEEDS else RandomBuilder)
     return get
 
 

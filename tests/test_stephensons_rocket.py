@@ -15,6 +15,7 @@ count and lists the seeds and decisions where it broke.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -138,13 +139,8 @@ def ruleset():
 
 @pytest.fixture(scope="module")
 def runs(ruleset):
-    cache: dict = {}
-
-    def get(players: int, seed: int) -> GameRun:
-        if (players, seed) not in cache:
-            cache[(players, seed)] = play(ruleset, players, seed)
-        return cache[(players, seed)]
-    return get
+    """``runs(players, seed)``: each game played once per module."""
+    return functools.cache(lambda players, seed: play(ruleset, players, seed))
 
 
 @pytest.fixture(scope="module")
