@@ -56,17 +56,13 @@ class Ruleset:
     definitions: list = field(default_factory=list)
 
     @property
-    def entities_json(self) -> str:
-        """The starting entities as JSON text (cached): a fast deep copy for each new game."""
-        if "_entities_json" not in self.__dict__:
-            self.__dict__["_entities_json"] = json.dumps(self.entities)
-            self.__dict__["_player_json"] = json.dumps(self.player_fields)
-        return self.__dict__["_entities_json"]
-
-    @property
-    def player_fields_json(self) -> str:
-        self.entities_json
-        return self.__dict__["_player_json"]
+    def start(self) -> dict:
+        """What every new game starts from, as plain JSON data (cached): the entities' records,
+        a player's fields and the globals. Games share these records; none is changed in place."""
+        if "_start" not in self.__dict__:
+            self.__dict__["_start"] = json.loads(json.dumps(
+                {"entities": self.entities, "player": self.player_fields, "globals": self.variables}))
+        return self.__dict__["_start"]
 
     def new_game(self, players: int, seed: int = 0):
         from ..engine.game import Game

@@ -187,8 +187,8 @@ class Compiler:
                 raise RuleFault(f"pay needs two entities with cash, got {describe(a)} and {describe(b)}")
             if ra["cash"] < x and not ra.get("unlimited"):
                 raise RuleFault(f"{a} cannot pay {x}: it has {ra['cash']}")
-            ra["cash"] -= x
-            rb["cash"] += x
+            run.record(a)["cash"] -= x
+            run.record(b)["cash"] += x
         out.append(ins.Exec(s.pos, pay))
 
     def s_Add(self, s, scope, out):
@@ -371,48 +371,58 @@ class Compiler:
 
     # ------------------------------------------------------------------ targets
     def target(self, t: n.Target, scope):
-        """Compile an assignment target to ``fn(run, loc) -> (container, key)``."""
+        """Compile an assignment target to ``fn(run, loc) -> (container, key)``, the container
+        ready to be changed: an entity's record or the globals copied once per transaction
+        (:meth:`Machine.record`), and every list or map on the way copied, since stored values
+        are never changed in place."""
         name = t.name
+        local = name in scope.locals
+        variable = not local and name in self.names.variables
         if not t.path:
-            if name in self.names.constants and name not in scope.locals | self.names.variables:
+            if name in self.names.constants and not local and not variable:
                 self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos)
-                return lambda run, loc: (loc, name)
-            if name in scope.locals:
-                return lambda run, loc: (loc, name)
-            if name in self.names.variables:
-                return lambda run, loc: (run.glob, name)
-            self._undefined(name, t.pos, scope.locals | self.names.variables, what="variable")
+            elif variable:
+                return lambda run, loc: (run.globals_w(), name)
+            elif not local:
+                self._undefined(name, t.pos, scope.locals | self.names.variables, what="variable")
             return lambda run, loc: (loc, name)
-        if name not in scope.locals and name not in self.names.variables \
-                and name in self.names.constants:
+        if not local and not variable and name in self.names.constants:
             self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos,
                           hint="declare it under variables: in components.yaml if the rules change it")
         base = self.expr(n.Var(t.pos, name), scope)
         steps = [(kind, x if kind == "attr" else self.expr(x, scope)) for kind, x in t.path]
-        *walk, (last_kind, last) = steps
+        root0 = "L" if local else "G" if variable else None
 
         def resolve(run, loc):
             obj = base(run, loc)
-            for kind, x in walk:
-                obj = get_attr(run, obj, x) if kind == "attr" else get_index(obj, x(run, loc))
-            if last_kind == "attr":
-                if isinstance(obj, str):
+            root, keys = root0, [name]
+            for kind, x in steps:
+                if kind == "attr" and isinstance(obj, str):
                     record = run.ent.get(obj)
-                    if record is None or last not in record:
-                        raise RuleFault(f"{describe(obj)} has no field '{last}'")
-                    return record, last
-                if isinstance(obj, dict) and last in obj:
-                    return obj, last
-                raise RuleFault(f"{describe(obj)} has no field '{last}'")
-            key = last(run, loc)
-            if isinstance(obj, dict):
-                key = map_key(key)
-                if key not in obj:
-                    raise RuleFault(f"no entry {describe(key)} to change")
-                return obj, key
-            if isinstance(obj, list) and isinstance(key, int) and -len(obj) <= key < len(obj):
-                return obj, key
-            raise RuleFault(f"cannot assign to index {describe(key)} of {describe(obj)}")
+                    if record is None or x not in record:
+                        raise RuleFault(f"{describe(obj)} has no field '{x}'")
+                    root, keys, obj = obj, [x], record[x]
+                    continue
+                key = x if kind == "attr" else x(run, loc)
+                if isinstance(obj, dict):
+                    key = key if kind == "attr" else map_key(key)
+                    if key not in obj:
+                        raise RuleFault(f"{describe(obj)} has no field '{key}'" if kind == "attr"
+                                        else f"no entry {describe(key)} to change")
+                elif kind == "attr" or not isinstance(obj, list) or not isinstance(key, int) \
+                        or isinstance(key, bool) or not -len(obj) <= key < len(obj):
+                    raise RuleFault(f"{describe(obj)} has no field '{key}'" if kind == "attr"
+                                    else f"cannot assign to index {describe(key)} of {describe(obj)}")
+                keys.append(key)
+                obj = obj[key]
+            if root is None:
+                raise RuleFault(f"'{name}' is not a variable: its parts cannot be changed")
+            container = loc if root == "L" else run.globals_w() if root == "G" else run.record(root)
+            for key in keys[:-1]:
+                child = container[key].copy()
+                container[key] = child
+                container = child
+            return container, keys[-1]
         return resolve
 
     # ------------------------------------------------------------------ expressions

@@ -84,11 +84,11 @@ class IterNext(Instr):
 
     def run(self, vm, frame):
         loc = frame["L"]
-        it = loc[self.slot]
-        if it[1] < len(it[0]):
+        items, i = loc[self.slot]
+        if i < len(items):
             if self.var is not None:
-                loc[self.var] = it[0][it[1]]
-            it[1] += 1
+                loc[self.var] = items[i]
+            loc[self.slot] = [items, i + 1]  # a new pair: stored values never change in place
             frame["pc"] += 1
         else:
             del loc[self.slot]

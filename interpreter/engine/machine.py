@@ -107,6 +107,61 @@ class Machine:
         self.state = state
         self.ent = state["entities"]
         self.glob = state["globals"]
+        self.begin()
+
+    # ------------------------------------------------------------ transactions
+    # Stored values are never changed in place: a record (an entity's fields, or the globals)
+    # is copied the first time a transaction writes it, and the record it replaces is kept for
+    # the undo. So records are shared freely between games, clones and the ruleset's starting
+    # entities, and rolling back or undoing puts the old records back (DESIGN invariant 3).
+    def begin(self) -> None:
+        """Start a transaction: remember what is needed to put the state back as it is now."""
+        st = self.state
+        self._old: dict = {}            # entity id -> its record before this transaction
+        self._old_glob = None
+        self._control = ([{**f, "L": dict(f["L"])} for f in st["stack"]], st["rng"], st["waiting"],
+                         st["turn"], st["result"], len(st["history"]),
+                         len(self.messages) if self.messages is not None else 0)
+
+    def commit(self) -> tuple:
+        """End the transaction; returns what :meth:`restore` needs to undo it."""
+        undo = (self._old, self._old_glob, self._control)
+        self._old, self._old_glob = {}, None
+        return undo
+
+    def rollback(self) -> None:
+        self.restore(self.commit())
+        self.begin()
+
+    def restore(self, undo: tuple) -> None:
+        """Put back the state as it was when the transaction of ``undo`` began."""
+        old, old_glob, (stack, rng, waiting, turn, result, history, messages) = undo
+        st = self.state
+        self.ent.update(old)
+        if old_glob is not None:
+            self.glob = st["globals"] = old_glob
+        st["stack"], st["rng"], st["waiting"], st["turn"], st["result"] = stack, rng, waiting, turn, result
+        del st["history"][history:]
+        if self.messages is not None:
+            del self.messages[messages:]
+
+    def record(self, eid) -> dict:
+        """The record of entity ``eid``, ready to be changed in this transaction."""
+        if eid in self._old:
+            return self.ent[eid]
+        old = self.ent.get(eid) if isinstance(eid, str) else None
+        if old is None:
+            raise RuleFault(f"{_word(eid)} is not an entity")
+        rec = self.ent[eid] = dict(old)
+        self._old[eid] = old
+        return rec
+
+    def globals_w(self) -> dict:
+        """The global variables, ready to be changed in this transaction."""
+        if self._old_glob is None:
+            self._old_glob = self.glob
+            self.glob = self.state["globals"] = dict(self.glob)
+        return self.glob
 
     # ------------------------------------------------------------ used by instructions
     def push(self, key: str, args: list, dest: str | None) -> None:
