@@ -61,6 +61,7 @@ CODES = {
     "RR307": ("no-legal-action", "a choice has no legal option and the game is not over"),
     "RR308": ("not-conserved", "a quantity the ruleset declares conserved changed"),
     "RR309": ("never-reached", "sampled play never reached an option or end condition"),
+    "RR310": ("stale-derived", "a kept derived value differs from its computation from scratch"),
 }
 
 # code -> (a bad example, how to fix it)
@@ -98,6 +99,8 @@ EXPLAIN = {
     "RR307": ("choose by p: with every option's require false", "add an option that is always legal (pass, stop)"),
     "RR308": ("a rule that pays from the bank to nowhere", "move money and pieces, never create or destroy them"),
     "RR309": ("option auction never legal", "check the option's requires, or play more games"),
+    "RR310": ("a derived value that reads state through a path the engine does not see",
+              "report it: every read of a derived value must be noted by the engine"),
 }
 
 

@@ -44,7 +44,8 @@ class Ruleset:
     kinds: dict                # kind -> ids, in file order
     board: Board | None
     program: Program
-    functions: dict
+    functions: dict            # def name -> compiled body
+    tracked: dict              # def name -> compiled body that notes what it reads (derived values)
     conserve: list             # (name, fn)
     hash: str
     step_budget: int = DEFAULT_STEPS
@@ -219,7 +220,7 @@ class _Loader:
         self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
             "limits", {}).get("steps", DEFAULT_STEPS)))
         program = compiler.compile(defs)
-        functions = compiler.functions()
+        functions, tracked = compiler.functions()
         conserve = []
         for cname, text in (comps.get("conserve") or {}).items():
             try:
@@ -239,7 +240,7 @@ class _Loader:
             constants=names.constants, variables=dict(comps.get("variables", {})),
             player_fields=dict(comps.get("player", {})), entities=entities, kinds=kinds,
             meta_places={"components": cpos, "ruleset": mpos, "board": bpos},
-            board=board, program=program, functions=functions, conserve=conserve,
+            board=board, program=program, functions=functions, tracked=tracked, conserve=conserve,
             hash=self.digest.hexdigest()[:16],
             step_budget=limits.get("steps", DEFAULT_STEPS),
             decision_budget=limits.get("decisions", DEFAULT_DECISIONS),

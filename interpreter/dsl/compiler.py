@@ -74,6 +74,9 @@ class Compiler:
         self.names = names
         self.sink = sink
         self.program = Program()
+        # True while compiling the variant of a def that a derived value runs: it also notes
+        # every entity field and variable it reads (Machine.derived)
+        self.tracking = False
 
     # ------------------------------------------------------------------ entry
     def compile(self, definitions: list) -> Program:
@@ -457,6 +460,12 @@ class Compiler:
                     raise RuleFault(f"'{name}' is used before it is set") from None
             return local
         if name in self.names.variables:
+            if self.tracking:
+                def variable(run, loc):
+                    v = run.glob[name]
+                    run.gdeps.append((name, v))
+                    return v
+                return variable
             return lambda run, loc: run.glob[name]
         if name in self.names.constants:
             v = self.names.constants[name]
@@ -475,6 +484,16 @@ class Compiler:
 
     def e_Attr(self, e, scope):
         obj, name = self.expr(e.obj, scope), e.name
+        if self.tracking:
+            def tracked(run, loc):
+                o = obj(run, loc)
+                try:
+                    v = run.ent[o][name]
+                except (KeyError, TypeError):
+                    return get_attr(run, o, name)
+                run.deps.append((o, name, v))
+                return v
+            return tracked
 
         def attr(run, loc):
             o = obj(run, loc)
@@ -639,9 +658,15 @@ class Compiler:
     def _user_function(self, d: n.FuncDef, args):
         key = d.name
         params = d.params
+        if d.derived:
+            def derived(run, loc):
+                run.tick(1)
+                return run.derived(key, tuple([a(run, loc) for a in args]))
+            return derived
+        tracking = self.tracking
 
         def call(run, loc):
-            body = run.program_functions[key]
+            body = (run.tracked_functions if tracking else run.program_functions)[key]
             run.tick(1)
             run.depth += 1
             if run.depth > 200:
@@ -653,10 +678,16 @@ class Compiler:
                 run.depth -= 1
         return call
 
-    def functions(self) -> dict:
-        """Compile every ``def`` body (done after all names are known: defs may recurse)."""
-        return {name: self.expr(d.expr, _Scope(set(d.params)))
-                for name, d in self.names.functions.items()}
+    def functions(self) -> tuple[dict, dict]:
+        """Compile every ``def`` body (done after all names are known: defs may recurse), twice:
+        as it runs anywhere, and as it runs inside a derived value, noting what it reads."""
+        out = []
+        for tracking in (False, True):
+            self.tracking = tracking
+            out.append({name: self.expr(d.expr, _Scope(set(d.params)))
+                        for name, d in self.names.functions.items()})
+        self.tracking = False
+        return out[0], out[1]
 
     # ------------------------------------------------------------------ errors
     def _undefined(self, name, pos, candidates, code="RR102", what="name"):

@@ -284,6 +284,7 @@ class FuncDef(Node):
     name: str
     params: list
     expr: Node
+    derived: bool = False   # `derived`: cached by the engine, kept up to date
 
 
 @dataclass

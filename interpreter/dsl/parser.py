@@ -59,7 +59,7 @@ def _keyword(terminal: str) -> str:
     return terminal
 
 
-KEYWORDS = frozenset("""const def procedure action by on when end_condition score game let call set
+KEYWORDS = frozenset("""const def derived procedure action by on when end_condition score game let call set
 pay from to return break continue pass require else emit draw add remove end_game check_end log
 cite if elif for in while repeat times choose option use not and or true false none where""".split())
 
@@ -103,6 +103,10 @@ class _ToNodes(Transformer):
     @v_args(meta=True)
     def func_def(self, meta, c):
         return n.FuncDef(self._pos(meta), self._bind(c[0]), c[1] or [], c[2])
+
+    @v_args(meta=True)
+    def derived_def(self, meta, c):
+        return n.FuncDef(self._pos(meta), self._bind(c[0]), c[1] or [], c[2], derived=True)
 
     @v_args(meta=True)
     def proc_def(self, meta, c):
@@ -384,7 +388,7 @@ def parse_expression(text: str, pos: Pos) -> n.Node:
     return expr
 
 
-_DEF_NAME = re.compile(r"^(?:(?:const|def|procedure|action|end_condition)\s+([A-Za-z_][A-Za-z0-9_]*)"
+_DEF_NAME = re.compile(r"^(?:(?:const|def|derived|procedure|action|end_condition)\s+([A-Za-z_][A-Za-z0-9_]*)"
                        r"|(game|score)\b)")
 
 

@@ -170,6 +170,14 @@ class Game:
         self.machine.begin()
         self._legal = None
 
+    def check_derived(self) -> None:
+        """Recompute every kept ``derived`` value from scratch; raise RR310 if one differs from
+        what the engine kept (the debug check of DESIGN invariant 7)."""
+        wrong = self.machine.stale_derived()
+        if wrong:
+            raise RulesRuntimeError(Diagnostic("RR310", "; ".join(wrong[:3])
+                                               + (f" (and {len(wrong) - 3} more)" if len(wrong) > 3 else "")))
+
     # ------------------------------------------------------------------ rules snippets
     def _names(self):
         """The ruleset's names plus this game's players (p1, p2, ...)."""
@@ -243,6 +251,7 @@ class Game:
         game = Game.__new__(Game)
         game.ruleset, game.state, game.messages = self.ruleset, state, []
         game.machine = Machine(self.ruleset, state, game.messages)
+        game.machine.cache = dict(self.machine.cache)
         game._legal, game._undo = self._legal, []
         return game
 

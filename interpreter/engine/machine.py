@@ -83,6 +83,9 @@ class ConstantRun:
         self.budget = budget
         self.program_functions = _NoFunctions()
 
+    def derived(self, key, args):
+        self.program_functions[key]  # refused, with its reason
+
     def tick(self, n: int) -> None:
         self.steps += n
         if self.steps > self.budget:
@@ -96,7 +99,16 @@ class Machine:
         self.ruleset = ruleset
         self.program = ruleset.program
         self.program_functions = ruleset.functions
+        self.tracked_functions = ruleset.tracked
+        self.derived_params = {name: d.params for name, d in ruleset.names.functions.items()} \
+            if ruleset.names else {}
         self.board = ruleset.board
+        # derived values: (name, args) -> (value, entity fields read, variables read); an entry
+        # holds while every field and variable it read still holds the very same object
+        self.cache: dict = {}
+        self.deps: list | None = None    # while a derived value is computed: what it reads
+        self.gdeps: list | None = None
+        self.from_scratch = False       # True: derived values are recomputed, never cached
         self.messages = messages
         self.depth = 0
         self.steps = 0
@@ -219,6 +231,75 @@ class Machine:
         if value is None:
             return "none"
         return str(value)
+
+    # ------------------------------------------------------------ derived values
+    def derived(self, key: str, args: tuple):
+        """The value of ``derived key(args)``: from the cache while nothing it read has changed
+        (stored values are never changed in place, so "the same object" means "unchanged"),
+        else computed again, noting every entity field and variable it reads."""
+        if self.from_scratch:
+            return self._call(self.program_functions[key], key, dict(zip(self.derived_params[key], args)))
+        ck = (key, args)
+        try:
+            entry = self.cache.get(ck)
+        except TypeError:  # a list among the arguments: not cached
+            entry, ck = None, None
+        if entry is not None and self._holds(entry):
+            if self.deps is not None:  # inside another derived value: it read these too
+                self.deps += entry[1]
+                self.gdeps += entry[2]
+            return entry[0]
+        params = dict(zip(self.derived_params[key], args))
+        outer = self.deps, self.gdeps
+        self.deps, self.gdeps = [], []
+        try:
+            value = self._call(self.tracked_functions[key], key, params)
+            deps = tuple({(e, f): v for e, f, v in self.deps}.items())
+            gdeps = tuple(dict(self.gdeps).items())
+        finally:
+            self.deps, self.gdeps = outer
+        if outer[0] is not None:
+            outer[0].extend((e, f, v) for (e, f), v in deps)
+            outer[1].extend(gdeps)
+        if ck is not None:
+            self.cache[ck] = (value, tuple((e, f, v) for (e, f), v in deps), gdeps)
+        return value
+
+    def _holds(self, entry) -> bool:
+        ent, glob = self.ent, self.glob
+        for e, f, v in entry[1]:
+            if ent[e][f] is not v:
+                return False
+        for f, v in entry[2]:
+            if glob[f] is not v:
+                return False
+        return True
+
+    def _call(self, body, key, params):
+        self.depth += 1
+        if self.depth > 200:
+            self.depth = 0
+            raise RuleFault(f"'{key}' calls itself more than 200 deep")
+        try:
+            return body(self, params)
+        finally:
+            self.depth -= 1
+
+    def stale_derived(self) -> list[str]:
+        """Every cached derived value that still holds but differs from a computation from
+        scratch (the debug check of DESIGN invariant 7); [] when all is well."""
+        wrong = []
+        self.from_scratch = True
+        try:
+            for (key, args), entry in list(self.cache.items()):
+                if self._holds(entry):
+                    fresh = self.derived(key, args)
+                    if fresh != entry[0]:
+                        wrong.append(f"{key}({', '.join(map(_word, args))}) is cached as "
+                                     f"{entry[0]!r} but is now {fresh!r}")
+        finally:
+            self.from_scratch = False
+        return wrong
 
     # ------------------------------------------------------------ running
     def run(self) -> None:

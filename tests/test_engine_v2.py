@@ -1,0 +1,202 @@
+"""Engine v2: derived values kept up to date, transactions with undo, cheap clones.
+
+The toy rulesets come from test_language's ``write_ruleset``; the shipped games' property
+checks (derived values against recomputation, undo to the start) live in game_checks.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from interpreter import IllegalAction, RulesRuntimeError, load_ruleset
+from interpreter.errors import RulesetError
+
+from test_language import errors_of, write_ruleset
+
+DERIVED_RULES = """\
+derived total() = sum([t.value for t in tokens]) + counter
+derived doubled(t) = t.value * 2
+derived outer() = total() + 1
+def plain(t) = doubled(t) + 0
+
+game:
+    while true:
+        choose by players[0]:
+            option bump(t in tokens):
+                set t.value += 1
+            option count_up:
+                set counter += 1
+            option touch_cash:
+                set players[0].cash += 1
+            option stop:
+                break
+    end_game "done"
+
+score p = p.cash + outer() + plain(red)
+"""
+
+
+@pytest.fixture
+def counted(tmp_path):
+    """The derived ruleset, with every computation of a derived value counted by name."""
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, DERIVED_RULES)))
+    calls: dict = {}
+    for name in ("total", "doubled", "outer"):
+        body = ruleset.tracked[name]
+
+        def count(run, loc, body=body, name=name):
+            calls[name] = calls.get(name, 0) + 1
+            return body(run, loc)
+        ruleset.tracked[name] = count
+    return ruleset, calls
+
+
+def test_a_derived_value_is_computed_once_while_nothing_it_read_changes(counted):
+    ruleset, calls = counted
+    game = ruleset.new_game(players=1, seed=0)
+    assert game.evaluate("total()") == 3 + 7 + 5 + 0
+    assert [game.evaluate("total()") for _ in range(5)] == [15] * 5
+    assert calls == {"total": 1}
+    game.apply("touch_cash")              # a field total() does not read
+    assert game.evaluate("total()") == 15 and calls == {"total": 1}
+
+
+@pytest.mark.parametrize("action, expected", [("bump red", 16), ("count_up", 16)])
+def test_a_change_to_a_field_or_variable_it_read_recomputes_it(counted, action, expected):
+    ruleset, calls = counted
+    game = ruleset.new_game(players=1, seed=0)
+    assert game.evaluate("outer()") == 16
+    game.apply(action)
+    assert game.evaluate("total()") == expected
+    assert game.evaluate("outer()") == expected + 1   # outer read total's fields too
+    assert calls == {"total": 2, "outer": 2}
+    game.check_derived()
+
+
+def test_derived_values_are_kept_per_argument(counted):
+    ruleset, calls = counted
+    game = ruleset.new_game(players=1, seed=0)
+    assert [game.evaluate(f"doubled({t})") for t in ("red", "green", "red")] == [6, 14, 6]
+    game.apply("bump green")
+    assert [game.evaluate(f"plain({t})") for t in ("red", "green")] == [6, 16]
+    assert calls == {"doubled": 3}        # red once, green before and after the bump
+
+
+def test_undo_and_clone_keep_derived_values_right(counted):
+    ruleset, calls = counted
+    game = ruleset.new_game(players=1, seed=0)
+    game.evaluate("total()")
+    copy = game.clone()
+    copy.apply("bump blue")
+    assert copy.evaluate("total()") == 16 and game.evaluate("total()") == 15
+    game.apply("count_up")
+    game.undo()
+    assert game.evaluate("total()") == 15
+    copy.check_derived()
+    game.check_derived()
+
+
+def test_the_debug_check_finds_a_kept_value_that_went_stale(counted):
+    ruleset, _ = counted
+    game = ruleset.new_game(players=1, seed=0)
+    game.evaluate("total()")
+    (key, entry), = game.machine.cache.items()
+    game.machine.cache[key] = (99, *entry[1:])  # as if the engine had missed a change
+    with pytest.raises(RulesRuntimeError) as err:
+        game.check_derived()
+    assert err.value.diagnostics[0].code == "RR310"
+    assert "total() is cached as 99 but is now 15" in err.value.diagnostics[0].message
+
+
+def test_derived_is_a_keyword_and_a_derived_value_cannot_change_anything(tmp_path):
+    bad = DERIVED_RULES + "\ndef derived(x) = x\n"
+    assert [d.code for d in errors_of(write_ruleset(tmp_path / "kw", bad))] == ["RR101"]
+    with pytest.raises(RulesetError):
+        load_ruleset(str(write_ruleset(tmp_path / "stmt", DERIVED_RULES + "\nderived d() = set counter = 1\n")))
+
+
+# ------------------------------------------------------------------ transactions
+def _random_game(name, players, seed, steps):
+    ruleset = load_ruleset(name)
+    game = ruleset.new_game(players=players, seed=seed)
+    rng = random.Random(seed)
+    states = [game.to_json()]
+    for _ in range(steps):
+        if game.is_over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+        states.append(game.to_json())
+    return game, states
+
+
+@pytest.mark.parametrize("name, players", [("chicago_express", 4), ("german_railways", 3),
+                                           ("stephensons_rocket", 3)])
+def test_undo_walks_back_through_every_state_exactly(name, players):
+    game, states = _random_game(name, players, seed=5, steps=150)
+    messages = len(game.messages)
+    for before in reversed(states[:-1]):
+        game.undo()
+        assert game.to_json() == before
+    assert len(game.messages) < messages
+    with pytest.raises(IllegalAction):
+        game.undo()
+    # and forward again: the same actions give the same states
+    rng = random.Random(5)
+    for after in states[1:]:
+        game.apply(rng.choice(game.legal_actions()))
+        assert game.to_json() == after
+
+
+def test_a_clone_and_its_original_never_see_each_others_moves():
+    game, _ = _random_game("chicago_express", 4, seed=9, steps=60)
+    frozen = game.to_json()
+    copy = game.clone()
+    rng = random.Random(1)
+    while not copy.is_over:
+        copy.apply(rng.choice(copy.legal_actions()))
+    assert game.to_json() == frozen
+    game.apply(game.legal_actions()[-1])
+    assert copy.is_over and copy.to_json() != game.to_json()
+
+
+def test_a_failing_rule_leaves_the_state_byte_identical(tmp_path):
+    rules = """\
+    game:
+        while true:
+            choose by players[0]:
+                option spend(n in range(1, 9)):
+                    set counter += n
+                    set red.value += n
+                    add n to trace
+                    pay n from players[0] to bank
+                option stop:
+                    break
+        end_game "done"
+
+    score p = p.cash
+    """
+    components = """\
+    variables:
+      counter: 0
+      trace: []
+    player:
+      cash: 5
+    kinds:
+      tokens:
+        entities:
+          red: {name: Red, value: 3}
+      banks:
+        entities:
+          bank: {name: Bank, cash: 0}
+    """
+    import textwrap
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules, textwrap.dedent(components))))
+    game = ruleset.new_game(players=1, seed=0)
+    game.apply("spend 2")
+    before, messages = game.to_json(), list(game.messages)
+    with pytest.raises(RulesRuntimeError):
+        game.apply("spend 8")               # the pay fails after three changes
+    assert game.to_json() == before and game.messages == messages
+    game.undo()
+    assert game.evaluate("[counter, red.value, trace, players[0].cash]") == [0, 3, [], 5]
