@@ -28,7 +28,13 @@ class OptionBot(RandomBot):
 BOTS = {"random": RandomBot, "options": OptionBot}
 
 
-def play_out(game, bot, safe: bool = False) -> None:
-    """Play ``game`` to the end with ``bot`` choosing for every seat."""
+def play_out(game, bot, safe: bool = False, forced: bool = False) -> None:
+    """Play ``game`` to the end with ``bot`` choosing for every seat; with ``forced``, a decision
+    with only one legal action is applied without asking the bot."""
     while not game.is_over:
+        if forced:
+            legal = game.legal_actions()
+            if len(legal) == 1:
+                game.apply(legal[0], safe=safe)
+                continue
         game.apply(bot.choose(game), safe=safe)

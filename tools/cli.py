@@ -31,6 +31,9 @@ def _games_args(p: argparse.ArgumentParser, games: int) -> None:
     p.add_argument("--bot", choices=["random", "options"], default="random",
                    help="random: uniform over legal actions (default); options: uniform over "
                    "options, then over their values")
+    p.add_argument("--forced", action="store_true",
+                   help="apply a decision with one legal action without asking the bot (it is "
+                   "still a decision of the game, logged and replayed as any other)")
 
 
 def _players(ruleset, wanted: int | None) -> int:
@@ -98,7 +101,7 @@ def cmd_simulate(args) -> int:
     from .simulate import describe, simulate
     ruleset = load_ruleset(args.ruleset, args.variant)
     result = simulate(ruleset, args.games, args.seed, _players(ruleset, args.players), args.bot,
-                      progress=sys.stderr.isatty() and not args.json)
+                      progress=sys.stderr.isatty() and not args.json, forced=args.forced)
     print(json.dumps(result) if args.json else describe(result))
     return EXIT_OK if result["finished"] == result["games"] else EXIT_FAIL
 
@@ -137,32 +140,22 @@ def cmd_test(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    from .bench import bench_ruleset, cold_start_ms, describe
     from .lint import lint_paths
-    from .simulate import simulate
     names = args.rulesets or shipped_rulesets()
     report = {"rulesets": {}}
     for name in names:
-        ruleset = load_ruleset(name)
-        players = _players(ruleset, args.players)
-        r = simulate(ruleset, args.games, args.seed, players, args.bot)
-        report["rulesets"][name] = {k: r[k] for k in (
-            "players", "games", "finished", "playouts_per_second", "decisions_mean",
-            "decisions_per_second", "seconds")}
+        report["rulesets"][name] = bench_ruleset(name, args.games, args.seed, args.players,
+                                                 args.bot, args.forced)
     times = []
     for _ in range(args.lint_runs):
         t = time.perf_counter()
         lint_paths(names)
         times.append(time.perf_counter() - t)
     report["lint_seconds_median"] = round(statistics.median(times), 3)
-    if args.json:
-        print(json.dumps(report))
-    else:
-        for name, r in report["rulesets"].items():
-            print(f"{name}: {r['playouts_per_second']} random playouts/s, {r['decisions_mean']} "
-                  f"decisions/game, {r['decisions_per_second']} decisions/s "
-                  f"({r['games']} games, {r['players']} players)")
-        print(f"lint of {', '.join(names)}: median {report['lint_seconds_median']} s "
-              f"over {args.lint_runs} runs")
+    report["lint_runs"] = args.lint_runs
+    report["cold_start_ms"] = cold_start_ms()
+    print(json.dumps(report) if args.json else describe(report))
     return EXIT_OK
 
 
@@ -271,9 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("rulesets", nargs="*", help="ruleset names or folders")
     p.set_defaults(func=cmd_test)
 
-    p = sub.add_parser("bench", help="measure random playouts per second and lint time",
-                       description="Benchmark: random playouts per second and decisions per game for "
-                       "each ruleset, and the median time to lint them.")
+    p = sub.add_parser("bench", help="measure the engine: playouts/s, clone, apply, load, lint",
+                       description="Benchmark, one core: random playouts per second, decisions per game "
+                       "and microseconds per decision for each ruleset; a clone and an action (safe and "
+                       "unchecked) at a mid-game position; warm load+compile; the command's cold start; "
+                       "the median time to lint them all. --json for machines.")
     p.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
     _games_args(p, 100)
     p.add_argument("--lint-runs", type=int, default=5, help="lint runs to take the median of")

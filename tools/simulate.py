@@ -11,7 +11,7 @@ from .bots import BOTS, play_out
 
 
 def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
-             progress: bool = False) -> dict:
+             progress: bool = False, forced: bool = False) -> dict:
     """Play ``games`` seeded bot games; return the figures as one JSON-ready dict."""
     wins, reasons, errors = Counter(), Counter(), []
     decisions, finished, ties = [], 0, 0
@@ -19,7 +19,7 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
     for i in range(games):
         game = ruleset.new_game(players, seed + i)
         try:
-            play_out(game, BOTS[bot](seed + i))
+            play_out(game, BOTS[bot](seed + i), forced=forced)
         except RailrulesError as err:
             errors.append({"seed": seed + i, "error": str(err.diagnostics[0])})
             continue
@@ -37,6 +37,7 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
         print(file=sys.stderr)
     return {
         "ruleset": ruleset.name, "variant": ruleset.variant, "players": players, "bot": bot,
+        "forced": forced,
         "games": games, "seed": seed, "finished": finished,
         "wins_by_seat": {p: wins[p] for p in (f"p{k}" for k in range(1, players + 1))},
         "shared_wins": ties,

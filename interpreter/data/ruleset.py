@@ -72,6 +72,27 @@ class Ruleset:
     def variants(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "variants").glob("*.yaml"))
 
+    def __reduce__(self):
+        # pickled as where it comes from and what it was: a worker process loads the folder
+        # again (once) and refuses it if its content has changed since
+        return _reload, (str(self.root), self.variant, self.hash)
+
+
+_RELOADED: dict = {}
+
+
+def _reload(root: str, variant: str | None, digest: str) -> Ruleset:
+    key = (root, variant, digest)
+    if key not in _RELOADED:
+        ruleset = load_ruleset(root, variant)
+        if ruleset.hash != digest:
+            raise RulesetError([Diagnostic(
+                "RR304", f"the ruleset in {root} has changed since this game was sent "
+                f"(content hash {ruleset.hash}, the game's {digest})", Pos(root, 0, 0),
+                hint="send the game again from a process that loaded the same files")])
+        _RELOADED[key] = ruleset
+    return _RELOADED[key]
+
 
 def resolve_ruleset_path(name_or_path: str) -> Path | None:
     """A shipped ruleset's name, or a path to a folder holding ruleset.yaml."""

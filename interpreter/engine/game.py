@@ -255,6 +255,11 @@ class Game:
         game._legal, game._undo = self._legal, []
         return game
 
+    def __reduce__(self):
+        # pickled as its ruleset (by folder and content hash) and its plain-data state; the
+        # unpickled game has an empty message log and nothing to undo, like a clone
+        return Game, (self.ruleset, self.state)
+
     @classmethod
     def from_json(cls, ruleset, text: str) -> "Game":
         """Resume a saved state; a truncated, foreign or tampered file raises :class:`BadSave`."""

@@ -1,0 +1,98 @@
+"""`railrules bench`: the engine's figures per ruleset, on one core.
+
+Each figure is measured, never asserted (tests do not time anything): random playouts per
+second and decisions per game (from `simulate`), microseconds per decision, a clone of a
+mid-game state, an action applied safely (the default) and unchecked, a warm load+compile of
+the ruleset, and the cold start of the command; then the median time to lint them all.
+"""
+from __future__ import annotations
+
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+from interpreter import load_ruleset
+
+from .simulate import simulate
+
+
+def _per_call_us(fn, seconds: float = 0.3) -> float:
+    """Median microseconds of one call of fn(), over batches for about ``seconds``."""
+    samples, end = [], time.perf_counter() + seconds
+    while time.perf_counter() < end or len(samples) < 5:
+        t = time.perf_counter()
+        for _ in range(20):
+            fn()
+        samples.append((time.perf_counter() - t) / 20 * 1e6)
+    return round(statistics.median(samples), 1)
+
+
+def _mid_game(ruleset, players: int, seed: int):
+    """A game played at random for half of a typical game's decisions."""
+    game = ruleset.new_game(players, seed)
+    rng = random.Random(seed)
+    probe = ruleset.new_game(players, seed)
+    while not probe.is_over:
+        probe.apply(rng.choice(probe.legal_actions()), safe=False)
+    rng = random.Random(seed)
+    for _ in range(probe.decisions // 2):
+        game.apply(rng.choice(game.legal_actions()), safe=False)
+    return game
+
+
+def _apply_us(game, safe: bool) -> float:
+    """Microseconds to apply one action at the mid-game position and undo it."""
+    action = game.legal_actions()[0]
+
+    def once():
+        game.apply(action, safe=safe)
+        game.undo()
+    return _per_call_us(once)
+
+
+def bench_ruleset(name: str, games: int, seed: int, players: int | None, bot: str,
+                  forced: bool) -> dict:
+    loads = []
+    for _ in range(3):
+        t = time.perf_counter()
+        ruleset = load_ruleset(name)
+        loads.append((time.perf_counter() - t) * 1000)
+    players = players if players is not None else min(max(4, ruleset.players_min), ruleset.players_max)
+    r = simulate(ruleset, games, seed, players, bot, forced=forced)
+    game = _mid_game(ruleset, players, seed)
+    safe, unchecked = _apply_us(game, True), _apply_us(game, False)
+    return {
+        "players": players, "games": games, "finished": r["finished"], "bot": bot, "forced": forced,
+        "playouts_per_second": r["playouts_per_second"], "decisions_mean": r["decisions_mean"],
+        "decisions_per_second": r["decisions_per_second"],
+        "us_per_decision": round(1e6 / r["decisions_per_second"], 1) if r["decisions_per_second"] else None,
+        "clone_us": _per_call_us(game.clone), "apply_safe_us": safe, "apply_unchecked_us": unchecked,
+        "load_ms": round(min(loads), 1), "seconds": r["seconds"],
+    }
+
+
+def cold_start_ms(runs: int = 3) -> float:
+    """The best wall time of `railrules list` in a new Python process."""
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "tools.cli", "list"], capture_output=True, check=False)
+        times.append((time.perf_counter() - t) * 1000)
+    return round(min(times), 1)
+
+
+def describe(report: dict) -> str:
+    lines = []
+    for name, r in report["rulesets"].items():
+        lines.append(
+            f"{name} ({r['players']} players, {r['games']} {r['bot']} games"
+            f"{', forced moves applied' if r['forced'] else ''}): {r['playouts_per_second']} playouts/s, "
+            f"{r['decisions_mean']} decisions/game, {r['us_per_decision']} us/decision; "
+            f"clone {r['clone_us']} us; apply+undo {r['apply_safe_us']} us safe, "
+            f"{r['apply_unchecked_us']} us unchecked; load+compile {r['load_ms']} ms")
+    lines.append(f"cold start of the command: {report['cold_start_ms']} ms")
+    lines.append(f"lint of {', '.join(report['rulesets'])}: median {report['lint_seconds_median']} s "
+                 f"over {report['lint_runs']} runs")
+    return "\n".join(lines)
