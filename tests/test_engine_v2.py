@@ -200,3 +200,51 @@ def test_a_failing_rule_leaves_the_state_byte_identical(tmp_path):
     assert game.to_json() == before and game.messages == messages
     game.undo()
     assert game.evaluate("[counter, red.value, trace, players[0].cash]") == [0, 3, [], 5]
+
+
+# ------------------------------------------------------------------ bounds (engine v2, item 8)
+def test_each_evaluation_has_the_whole_step_budget(tmp_path):
+    from test_language import with_limits
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, DERIVED_RULES, ruleset=with_limits(steps=5000))))
+    game = ruleset.new_game(players=1, seed=0)
+    # 100 evaluations of 1000 steps each: 100,000 steps in all, far beyond the budget of 5000
+    assert all(game.evaluate("count([x for x in range(0, 1000)])") == 1000 for _ in range(100))
+    with pytest.raises(RulesRuntimeError):
+        game.evaluate("count([x for x in range(0, 6000)])")
+
+
+def test_a_list_cannot_grow_past_the_cap_by_doubling(tmp_path):
+    rules = """\
+    game:
+        set trace = [1]
+        while true:
+            set trace += trace
+            if count(trace) > 200000:
+                break
+        end_game "done"
+
+    score p = p.cash
+    """
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules)))
+    with pytest.raises(RulesRuntimeError) as err:
+        ruleset.new_game(players=1, seed=0)
+    assert "a list longer than 100000 items" in str(err.value)
+
+
+def test_a_huge_product_of_domains_stops_with_a_clear_error(tmp_path):
+    rules = """\
+    game:
+        choose by players[0]:
+            option pick(a in range(0, 1000), b in range(0, 1000), c in range(0, 1000)):
+                require a + b + c < 0 else "never"
+            option stop:
+                pass
+        end_game "done"
+
+    score p = p.cash
+    """
+    game = load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=1, seed=0)
+    with pytest.raises(RulesRuntimeError) as err:
+        game.legal_actions()
+    d = err.value.diagnostics[0]
+    assert d.code == "RR303" and "option 'pick'" in d.message and d.pos.line == 3

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..engine import instructions as ins
-from ..engine.values import RuleFault, check_storable, describe, get_attr, get_index, map_key
+from ..engine.values import MAX_LIST, RuleFault, check_storable, describe, get_attr, get_index, map_key
 from ..errors import Sink
 from . import builtins, nodes as n
 
@@ -171,6 +171,8 @@ class Compiler:
                 value = fn(run, loc)
                 old = container[key]
                 if isinstance(old, list) and isinstance(value, list) and sign > 0:
+                    if len(old) + len(value) > MAX_LIST:
+                        raise RuleFault(f"a list longer than {MAX_LIST} items")
                     container[key] = old + value
                 elif isinstance(old, int) and isinstance(value, int) and not isinstance(value, bool):
                     container[key] = old + sign * value
@@ -210,6 +212,8 @@ class Compiler:
             if not isinstance(xs, list):
                 raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
             if add:
+                if len(xs) >= MAX_LIST:
+                    raise RuleFault(f"a list longer than {MAX_LIST} items")
                 container[key] = xs + [value]
             elif value in xs:
                 i = xs.index(value)
@@ -558,8 +562,8 @@ class Compiler:
             if type(x) is int and type(y) is int:   # the common case, first
                 return op(x, y)
             if sym == "+" and type(x) is type(y) and isinstance(x, (list, str)):
-                if len(x) + len(y) > 100_000:
-                    raise RuleFault("a list or string longer than 100000 items")
+                if len(x) + len(y) > MAX_LIST:
+                    raise RuleFault(f"a list or string longer than {MAX_LIST} items")
                 return x + y
             _numbers(x, y, sym)
             return op(x, y)

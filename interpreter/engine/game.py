@@ -197,6 +197,7 @@ class Game:
             raise RulesetError(sink.diagnostics)
 
         def run(**values):
+            self.machine.steps = 0  # each evaluation has the whole step budget
             try:
                 return fn(self.machine, values)
             except Exception as err:  # noqa: BLE001 - rules faults become diagnostics

@@ -359,7 +359,10 @@ class Machine:
             for spec, base in self._bases():
                 self._enumerate(spec, 0, dict(base), [], out)
         except _OverBudget:
-            raise self._over_budget(spec) from None
+            raise RulesRuntimeError(Diagnostic(
+                "RR303", f"listing the legal actions of option '{spec.name}' takes more than "
+                f"{self.budget} steps (every combination of its parameters' values counts one)",
+                spec.pos, hint="narrow the option's domains, or raise limits.steps in ruleset.yaml")) from None
         except _FAULTS as err:
             raise self._fault(err, spec) from None
         return out
@@ -375,6 +378,7 @@ class Machine:
         items = source(self, loc)
         if not isinstance(items, list):
             raise RuleFault(f"the choices for '{var}' must be a list")
+        self.tick(len(items))  # every combination tried counts: a huge product stops (RR303)
         if i + 1 == len(spec.domains):  # the last parameter: test each value here, no recursion
             name, head = spec.name, tuple(values)
             if not spec.requires:

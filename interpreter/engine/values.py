@@ -5,6 +5,7 @@ from fractions import Fraction
 
 
 MAX_STORED = 10 ** 18
+MAX_LIST = 100_000   # the longest list or string a rule may build
 
 
 class RuleFault(Exception):
