@@ -15,6 +15,7 @@ from ..engine import instructions as ins
 from ..engine.values import MAX_LIST, RuleFault, check_storable, describe, get_attr, get_index, map_key
 from ..errors import Sink
 from . import builtins, nodes as n
+from .codegen import Codegen, fraction_div as _fraction_div, numbers as _numbers
 
 
 @dataclass
@@ -51,15 +52,6 @@ class _Scope:
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "%": operator.mod}
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
         ">": operator.gt, ">=": operator.ge}
-
-
-def _fraction_div(a, b):
-    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, Fraction)) \
-            or not isinstance(b, (int, Fraction)):
-        raise RuleFault(f"cannot divide {describe(a)} by {describe(b)}")
-    if b == 0:
-        raise RuleFault("division by zero")
-    return Fraction(a, b)
 
 
 def _floor_div(a, b):
@@ -434,6 +426,12 @@ class Compiler:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e, scope):
+        """An expression as ``fn(run, locals)``: generated Python code (codegen), which falls
+        back on its checked closure when anything goes wrong."""
+        slow = self._closure(e, scope)
+        return Codegen(self.names, self.tracking).function(e, scope.locals, slow) or slow
+
+    def _closure(self, e, scope):
         return getattr(self, "e_" + type(e).__name__)(e, scope)
 
     def e_Int(self, e, scope):
@@ -448,7 +446,7 @@ class Compiler:
         if len(e.parts) == 1:
             text = e.parts[0]
             return lambda run, loc: text
-        parts = [p if isinstance(p, str) else self.expr(p, scope) for p in e.parts]
+        parts = [p if isinstance(p, str) else self._closure(p, scope) for p in e.parts]
 
         def fmt(run, loc):
             return "".join(p if isinstance(p, str) else run.show(p(run, loc)) for p in parts)
@@ -487,7 +485,7 @@ class Compiler:
         return lambda run, loc: None
 
     def e_Attr(self, e, scope):
-        obj, name = self.expr(e.obj, scope), e.name
+        obj, name = self._closure(e.obj, scope), e.name
         if self.tracking:
             def tracked(run, loc):
                 o = obj(run, loc)
@@ -508,17 +506,17 @@ class Compiler:
         return attr
 
     def e_Index(self, e, scope):
-        obj, key = self.expr(e.obj, scope), self.expr(e.key, scope)
+        obj, key = self._closure(e.obj, scope), self._closure(e.key, scope)
         return lambda run, loc: get_index(obj(run, loc), key(run, loc))
 
     def e_ListLit(self, e, scope):
-        items = [self.expr(x, scope) for x in e.items]
+        items = [self._closure(x, scope) for x in e.items]
         return lambda run, loc: [f(run, loc) for f in items]
 
     def e_Comprehension(self, e, scope):
         inner = _Scope(scope.locals | {e.var}, scope.loops)
-        body, source, var = self.expr(e.expr, inner), self.expr(e.source, scope), e.var
-        where = self.expr(e.where, inner) if e.where else None
+        body, source, var = self._closure(e.expr, inner), self._closure(e.source, scope), e.var
+        where = self._closure(e.where, inner) if e.where else None
 
         def comp(run, loc):
             items = source(run, loc)
@@ -536,7 +534,7 @@ class Compiler:
 
     def e_Lambda(self, e, scope):
         inner = _Scope(scope.locals | {e.var}, scope.loops)
-        body, var = self.expr(e.body, inner), e.var
+        body, var = self._closure(e.body, inner), e.var
 
         def make(run, loc):
             def fn(x):
@@ -547,7 +545,7 @@ class Compiler:
         return make
 
     def e_BinOp(self, e, scope):
-        a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+        a, b = self._closure(e.left, scope), self._closure(e.right, scope)
         if e.op == "/":
             return lambda run, loc: _fraction_div(a(run, loc), b(run, loc))
         if e.op == "//":
@@ -570,7 +568,7 @@ class Compiler:
         return arith
 
     def e_Compare(self, e, scope):
-        a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+        a, b = self._closure(e.left, scope), self._closure(e.right, scope)
         if e.op in ("in", "not in"):
             want = e.op == "in"
 
@@ -597,7 +595,7 @@ class Compiler:
         return order
 
     def e_BoolOp(self, e, scope):
-        items = [self.expr(x, scope) for x in e.items]
+        items = [self._closure(x, scope) for x in e.items]
         if len(items) == 2:
             f, g = items
             if e.op == "and":
@@ -608,11 +606,11 @@ class Compiler:
         return lambda run, loc: any(f(run, loc) for f in items)
 
     def e_Not(self, e, scope):
-        f = self.expr(e.expr, scope)
+        f = self._closure(e.expr, scope)
         return lambda run, loc: not f(run, loc)
 
     def e_Neg(self, e, scope):
-        f = self.expr(e.expr, scope)
+        f = self._closure(e.expr, scope)
 
         def neg(run, loc):
             x = f(run, loc)
@@ -622,12 +620,12 @@ class Compiler:
         return neg
 
     def e_Conditional(self, e, scope):
-        then, cond, other = (self.expr(x, scope) for x in (e.then, e.cond, e.otherwise))
+        then, cond, other = (self._closure(x, scope) for x in (e.then, e.cond, e.otherwise))
         return lambda run, loc: then(run, loc) if cond(run, loc) else other(run, loc)
 
     def e_Call(self, e, scope):
         name = e.name
-        args = [self.expr(a, scope) for a in e.args]
+        args = [self._closure(a, scope) for a in e.args]
         if name in self.names.functions:
             d = self.names.functions[name]
             if len(d.params) != len(args):
@@ -707,12 +705,6 @@ def _mod(a, b):
     if b == 0:
         raise RuleFault("modulo by zero")
     return a % b
-
-
-def _numbers(a, b, sym):
-    for x in (a, b):
-        if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
-            raise RuleFault(f"cannot compute {describe(a)} {sym} {describe(b)}")
 
 
 def _leading_requires(body: list) -> list:

@@ -11,7 +11,7 @@ from fractions import Fraction
 from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, RulesRuntimeError
 from .instructions import PAUSE, Choose
-from .values import RuleFault, check_storable
+from .values import OverBudget, RuleFault, check_storable
 
 _MASK = (1 << 64) - 1
 _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
@@ -22,10 +22,6 @@ def _word(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return "none" if value is None else str(value)
-
-
-class _OverBudget(Exception):
-    """The step budget ran out (turned into RR303 with a position)."""
 
 
 @dataclass(frozen=True)
@@ -206,7 +202,7 @@ class Machine:
         """Count work done by expressions (comprehensions, function calls) against the budget."""
         self.steps += n
         if self.steps > self.budget:
-            raise _OverBudget()
+            raise OverBudget()
 
     def random_below(self, n: int) -> int:
         """A number in [0, n) from the state's own generator (splitmix64)."""
@@ -315,11 +311,11 @@ class Machine:
                 instr = codes[frame["c"]].instrs[frame["pc"]]
                 self.steps += 1
                 if self.steps > self.budget:
-                    raise _OverBudget()
+                    raise OverBudget()
                 if instr.run(self, frame) == PAUSE:
                     return
                 stack = state["stack"]
-        except _OverBudget:
+        except OverBudget:
             raise self._over_budget(instr) from None
         except _FAULTS as err:
             raise self._fault(err, instr) from None
@@ -358,7 +354,7 @@ class Machine:
         try:
             for spec, base in self._bases():
                 self._enumerate(spec, 0, dict(base), [], out)
-        except _OverBudget:
+        except OverBudget:
             raise RulesRuntimeError(Diagnostic(
                 "RR303", f"listing the legal actions of option '{spec.name}' takes more than "
                 f"{self.budget} steps (every combination of its parameters' values counts one)",

@@ -8,6 +8,10 @@ MAX_STORED = 10 ** 18
 MAX_LIST = 100_000   # the longest list or string a rule may build
 
 
+class OverBudget(Exception):
+    """The step budget ran out (the machine turns it into RR303 with a position)."""
+
+
 class RuleFault(Exception):
     """A rule did something impossible (no such field, wrong type); the VM adds the position."""
 

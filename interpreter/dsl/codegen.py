@@ -1,0 +1,313 @@
+"""Expressions compiled to Python code objects: the fast path.
+
+Each expression a statement, a require, a domain or a ``def`` evaluates is turned into the
+source of one Python function ``f(run, L)`` and compiled with :func:`compile`. The source never
+holds a name a ruleset wrote: rule variables become ``v_NAME`` (comprehension and lambda
+variables) or ``L['NAME']`` (locals), fields and keys are string literals, and everything else
+is a helper of this module or a value in the function's namespace. So nothing in a ruleset can
+reach a Python name.
+
+The generated code takes the common path without checks (an entity's field, whole numbers).
+When anything goes wrong inside it, it runs the same expression again through its checked
+closure (:mod:`interpreter.dsl.compiler`), which raises the fault with its exact words: an
+expression changes nothing, so running it again is safe, and the error keeps the ruleset's
+file, line and column from the statement that runs it.
+"""
+from __future__ import annotations
+
+import operator
+from fractions import Fraction
+
+from ..engine.values import MAX_LIST, OverBudget, RuleFault, describe, get_attr, get_index, map_key
+from ..errors import RailrulesError
+from . import builtins, nodes as n
+
+
+class _Unsupported(Exception):
+    """An expression the generator leaves to the closures (it is then only checked)."""
+
+
+# ------------------------------------------------------------------ helpers the code calls
+def numbers(a, b, sym):
+    for x in (a, b):
+        if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
+            raise RuleFault(f"cannot compute {describe(a)} {sym} {describe(b)}")
+
+
+def _add(x, y):
+    if type(x) is type(y) and isinstance(x, (list, str)):
+        if len(x) + len(y) > MAX_LIST:
+            raise RuleFault(f"a list or string longer than {MAX_LIST} items")
+        return x + y
+    numbers(x, y, "+")
+    return x + y
+
+
+def _arith(op, sym):
+    def checked(x, y):
+        numbers(x, y, sym)
+        return op(x, y)
+    return checked
+
+
+def _order(op, sym):
+    def checked(x, y):
+        if isinstance(x, bool) or isinstance(y, bool):
+            raise RuleFault(f"cannot compare {describe(x)} {sym} {describe(y)}")
+        return op(x, y)
+    return checked
+
+
+def _member(x, xs):
+    if isinstance(xs, dict):
+        return map_key(x) in xs
+    if not isinstance(xs, list):
+        raise RuleFault(f"'in' needs a list, got {describe(xs)}")
+    return x in xs
+
+
+def _items(run, xs, var):
+    """A comprehension's list, counted against the step budget."""
+    if not isinstance(xs, list):
+        raise RuleFault(f"'for {var} in' needs a list, got {describe(xs)}")
+    run.tick(len(xs))
+    return xs
+
+
+def _call(run, key, params):
+    """A ``def`` called: one step, at most 200 deep (as the closures do)."""
+    run.tick(1)
+    run.depth += 1
+    if run.depth > 200:
+        run.depth = 0
+        raise RuleFault(f"'{key}' calls itself more than 200 deep")
+    try:
+        return run.program_functions[key](run, params)
+    finally:
+        run.depth -= 1
+
+
+def _call_tracked(run, key, params):
+    run.tick(1)
+    run.depth += 1
+    if run.depth > 200:
+        run.depth = 0
+        raise RuleFault(f"'{key}' calls itself more than 200 deep")
+    try:
+        return run.tracked_functions[key](run, params)
+    finally:
+        run.depth -= 1
+
+
+def _derived(run, key, args):
+    run.tick(1)
+    return run.derived(key, args)
+
+
+def _tracked_attr(run, o, name):
+    try:
+        v = run.ent[o][name]
+    except (KeyError, TypeError):
+        return get_attr(run, o, name)
+    run.deps.append((o, name, v))
+    return v
+
+
+def _tracked_variable(run, name):
+    v = run.glob[name]
+    run.gdeps.append((name, v))
+    return v
+
+
+def fraction_div(a, b):
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, Fraction)) \
+            or not isinstance(b, (int, Fraction)):
+        raise RuleFault(f"cannot divide {describe(a)} by {describe(b)}")
+    if b == 0:
+        raise RuleFault("division by zero")
+    return Fraction(a, b)
+
+
+def _neg(x):
+    if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
+        raise RuleFault(f"cannot negate {describe(x)}")
+    return -x
+
+
+_BASE = {
+    "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items,
+    "_call": _call, "_call_tracked": _call_tracked, "_derived": _derived,
+    "_tracked_attr": _tracked_attr, "_tracked_variable": _tracked_variable, "_add": _add,
+    "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
+    "_mod": _arith(operator.mod, "%"), "_div": fraction_div, "_neg": _neg,
+    **{f"_b_{name}": entry[0] for name, entry in builtins.ALL.items()},
+    **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(
+        [("<", operator.lt), ("<=", operator.le), (">", operator.gt), (">=", operator.ge)])},
+}
+_SAID = (RuleFault, builtins.BuiltinError, OverBudget, RailrulesError)
+_ORDER = {"<": "_o_0", "<=": "_o_1", ">": "_o_2", ">=": "_o_3"}
+_FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
+
+
+class Codegen:
+    """Writes the Python source of one expression, then compiles it with its fallback."""
+
+    def __init__(self, names, tracking: bool):
+        self.names = names
+        self.tracking = tracking
+
+    def function(self, e, locals_: set, slow):
+        """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
+        checked closure. None when the generator leaves it to the closure."""
+        self.locals = locals_
+        self.temps = 0
+        self.consts: dict = {}
+        try:
+            body = self.gen(e, {}, walrus=True)
+        except _Unsupported:
+            return None
+        # A fault the helpers raise already has its words (and a def's fault must not be tried
+        # again at every level of a deep call); any other error is the unchecked path's.
+        source = (f"def fast(run, L):\n    _E = run.ent\n    try:\n        return {body}\n"
+                  f"    except _SAID:\n        raise\n"
+                  f"    except Exception:\n        return _slow(run, L)\n")
+        space = {**_BASE, **self.consts, "_slow": slow, "_SAID": _SAID}
+        exec(compile(source, f"<rules {e.pos.file}:{e.pos.line}>", "exec"), space)  # noqa: S102 - our own source
+        return space["fast"]
+
+    # ------------------------------------------------------------------ pieces
+    def const(self, value) -> str:
+        name = f"_k{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"_t{self.temps}"
+
+    def gen(self, e, bound: dict, walrus: bool) -> str:
+        """``bound``: comprehension and lambda variables -> their Python names. ``walrus``:
+        False inside a comprehension's iterable, where Python refuses ``:=``."""
+        method = getattr(self, "g_" + type(e).__name__, None)
+        if method is None:
+            raise _Unsupported
+        return method(e, bound, walrus)
+
+    def g_Int(self, e, bound, walrus):
+        return repr(e.value)
+
+    def g_Const(self, e, bound, walrus):
+        if e.value is None or isinstance(e.value, bool):
+            return repr(e.value)
+        return self.const(e.value)
+
+    def g_Str(self, e, bound, walrus):
+        parts = [repr(p) if isinstance(p, str) else f"run.show({self.gen(p, bound, walrus)})"
+                 for p in e.parts]
+        return parts[0] if len(parts) == 1 and isinstance(e.parts[0], str) \
+            else f"''.join([{', '.join(parts)}])"
+
+    def g_Var(self, e, bound, walrus):
+        name, names = e.name, self.names
+        if name in bound:
+            return bound[name]
+        if name in self.locals:
+            return f"L[{name!r}]"
+        if name in names.variables:
+            return f"_tracked_variable(run, {name!r})" if self.tracking else f"run.glob[{name!r}]"
+        if name in names.constants:
+            return self.const(names.constants[name])
+        if name in names.entities:
+            return repr(names.entities[name])
+        if name == "players":
+            return "run.state['kinds']['players']"
+        if name in names.kinds:
+            return f"list({self.const(names.kinds[name])})"
+        raise _Unsupported  # undefined: reported by the closure compiler
+
+    def g_Attr(self, e, bound, walrus):
+        obj = self.gen(e.obj, bound, walrus)
+        if self.tracking:
+            return f"_tracked_attr(run, {obj}, {e.name!r})"
+        if not walrus:
+            return f"_get_attr(run, {obj}, {e.name!r})"
+        t = self.temp()
+        return f"(_E[{t}][{e.name!r}] if ({t} := {obj}).__class__ is str else _get_attr(run, {t}, {e.name!r}))"
+
+    def g_Index(self, e, bound, walrus):
+        return f"_get_index({self.gen(e.obj, bound, walrus)}, {self.gen(e.key, bound, walrus)})"
+
+    def g_ListLit(self, e, bound, walrus):
+        return "[" + ", ".join(self.gen(x, bound, walrus) for x in e.items) + "]"
+
+    def g_Comprehension(self, e, bound, walrus):
+        source = self.gen(e.source, bound, walrus=False)
+        var = f"v_{e.var}"
+        inner = {**bound, e.var: var}
+        out = f"[{self.gen(e.expr, inner, walrus)} for {var} in _items(run, {source}, {e.var!r})"
+        if e.where is not None:
+            out += f" if {self.gen(e.where, inner, walrus)}"
+        return out + "]"
+
+    def g_Lambda(self, e, bound, walrus):
+        var = f"v_{e.var}"
+        return f"(lambda {var}: {self.gen(e.body, {**bound, e.var: var}, walrus)})"
+
+    def g_BinOp(self, e, bound, walrus):
+        a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
+        if e.op in _FAST_ARITH and walrus:
+            x, y = self.temp(), self.temp()
+            py = {"+": "+", "-": "-", "*": "*"}[e.op]
+            return (f"({x} {py} {y} if (({x} := {a}).__class__ is int) & (({y} := {b}).__class__ is int) "
+                    f"else {_FAST_ARITH[e.op]}({x}, {y}))")
+        if e.op in _FAST_ARITH:
+            return f"{_FAST_ARITH[e.op]}({a}, {b})"
+        if e.op == "/":
+            return f"_div({a}, {b})"
+        raise _Unsupported  # // and % keep their checked closures (rare)
+
+    def g_Compare(self, e, bound, walrus):
+        a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
+        if e.op == "in":
+            return f"_member({a}, {b})"
+        if e.op == "not in":
+            return f"(not _member({a}, {b}))"
+        if e.op in ("==", "!="):
+            return f"({a} {e.op} {b})"
+        if walrus:
+            x, y = self.temp(), self.temp()
+            return (f"({x} {e.op} {y} if (({x} := {a}).__class__ is int) & (({y} := {b}).__class__ is int) "
+                    f"else {_ORDER[e.op]}({x}, {y}))")
+        return f"{_ORDER[e.op]}({a}, {b})"
+
+    def g_BoolOp(self, e, bound, walrus):
+        joined = f" {e.op} ".join(f"({self.gen(x, bound, walrus)})" for x in e.items)
+        return f"(True if {joined} else False)"
+
+    def g_Not(self, e, bound, walrus):
+        return f"(not {self.gen(e.expr, bound, walrus)})"
+
+    def g_Neg(self, e, bound, walrus):
+        return f"_neg({self.gen(e.expr, bound, walrus)})"
+
+    def g_Conditional(self, e, bound, walrus):
+        return (f"({self.gen(e.then, bound, walrus)} if {self.gen(e.cond, bound, walrus)} "
+                f"else {self.gen(e.otherwise, bound, walrus)})")
+
+    def g_Call(self, e, bound, walrus):
+        name, names = e.name, self.names
+        args = [self.gen(a, bound, walrus) for a in e.args]
+        if name in names.functions:
+            d = names.functions[name]
+            if len(d.params) != len(args):
+                raise _Unsupported
+            if d.derived:
+                return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
+            params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
+            return f"{'_call_tracked' if self.tracking else '_call'}(run, {name!r}, {{{params}}})"
+        entry = builtins.ALL.get(name)
+        if entry is None or not entry[1] <= len(args) <= entry[2]:
+            raise _Unsupported
+        if name in builtins.CONTEXT:
+            args.insert(0, "run")
+        return f"_b_{name}({', '.join(args)})"
