@@ -51,6 +51,8 @@ CODES = {
     "RR204": ("variant-unknown-key", "a variant changes something the ruleset does not have"),
     "RR205": ("unknown-variant", "no variant has that name"),
     "RR206": ("unknown-ruleset", "no ruleset has that name or path"),
+    "RR207": ("unlisted-rules-file", "a .rules file in the ruleset folder is listed by no ruleset.yaml or variant"),
+    "RR208": ("scenario-reference", "a scenario names an option, player or player count the ruleset does not have"),
     # run time
     "RR301": ("illegal-action", "the action is not legal in this position"),
     "RR302": ("runtime", "a rule failed while running"),
@@ -89,6 +91,8 @@ EXPLAIN = {
     "RR204": ("a variant sets constant max_bild", "change only constants, variables, entities and rules the ruleset has"),
     "RR205": ("--variant hous_threshold", "use one of the variants the hint lists"),
     "RR206": ("railrules play chicgo_express", "use a shipped ruleset's name or a folder with ruleset.yaml"),
+    "RR207": ("rules/extra.rules, not in ruleset.yaml's rules: list", "list the file under rules: (or in a variant), or delete it"),
+    "RR208": ("do: \"bild NYC\" where the option is build", "name an option the rules define and players the scenario has"),
     "RR301": ("bid 999 with 30 in cash", "choose one of the legal actions; the message says why not"),
     "RR302": ("pay 3 from c to bank when c has 2", "guard the rule with a require or an if"),
     "RR303": ("while true: pass", "make every loop end or reach a choice; raise limits.steps if it is right"),

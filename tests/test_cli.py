@@ -108,6 +108,36 @@ def test_lint_accepts_a_file_inside_the_ruleset(capsys, broken):
     assert code == 1 and "RR102" in out
 
 
+def test_lint_warns_about_an_unlisted_rules_file_and_parses_it_when_named(capsys, base):
+    orphan = base / "rules" / "orphan.rules"
+    orphan.write_text("def f(x) = x +\n")
+    code, out, err = run(capsys, "lint", str(base))
+    assert code == 0                                   # a warning: the folder itself is fine
+    assert "warning RR207" in out and "orphan.rules" in out and "RR101" not in out
+    code, out, err = run(capsys, "lint", str(orphan))  # named: its syntax is checked too
+    assert code == 1
+    assert "warning RR207" in out and "orphan.rules:1:15: error RR101" in out
+
+
+def test_lint_reports_a_broken_scenario_with_file_line_and_column(capsys, base):
+    (base / "scenarios").mkdir()
+    (base / "scenarios" / "s.yaml").write_text(
+        'description: "x"\nplayers: 2\nsteps:\n  - do: "pass; bid 3"\n')
+    code, out, err = run(capsys, "lint", str(base))
+    assert code == 1
+    assert "scenarios/s.yaml:4:16: error RR208 no option or action 'bid' in the rules" in out
+
+
+def test_lint_of_the_shipped_rulesets_covers_their_scenarios(capsys, monkeypatch):
+    from tools import lint, scenario_lint
+    seen = []
+    real = scenario_lint.lint_scenario
+    monkeypatch.setattr(scenario_lint, "lint_scenario",
+                        lambda path, *a: seen.append(path) or real(path, *a))
+    assert [str(d) for d in lint.lint_paths(["german_railways"])] == []
+    assert len(seen) == len(list((lint.resolve_ruleset_path("german_railways") / "scenarios").glob("*.yaml")))
+
+
 def test_lint_of_a_path_that_is_no_ruleset_exits_1_with_rr206(capsys, tmp_path):
     code, out, err = run(capsys, "lint", str(tmp_path / "nowhere"))
     assert code == 1 and "RR206" in out
