@@ -458,3 +458,61 @@ def test_every_verb_has_help_that_exits_0(capsys, verb):
     code, text = usage(capsys, *([verb] if verb else []), "--help")
     assert code == 0
     assert text.startswith("usage: railrules" + (f" {verb}" if verb else ""))
+
+
+# ---------------------------------------------------------------- --variant PATH
+@pytest.fixture
+def my_variant(tmp_path) -> Path:
+    """A variant file of the user's, outside every ruleset, with a rules file beside it."""
+    folder = tmp_path / "mine"
+    (folder / "rules").mkdir(parents=True)
+    (folder / "rules" / "score.rules").write_text("score p = p.cash * 2\n")
+    path = folder / "double.yaml"
+    path.write_text('description: "a longer game, scored double"\n'
+                    "constants:\n  max_rounds: 5\nrules:\n  - rules/score.rules\n")
+    return path
+
+
+def test_a_variant_file_anywhere_overlays_any_ruleset(base, my_variant, tmp_path):
+    from interpreter import load_ruleset
+    plain = load_ruleset(str(base))
+    mine = load_ruleset(str(base), str(my_variant))
+    assert plain.constants["max_rounds"] == 3 and mine.constants["max_rounds"] == 5
+    assert mine.variant == str(my_variant.resolve()) and mine.hash != plain.hash
+    scores = [d for d in mine.definitions if type(d).__name__ == "ScoreDef"]
+    assert len(scores) == 1 and scores[0].pos.file.endswith("score.rules")   # the variant's rule
+    # the hash follows the content, not the place: the same files elsewhere hash the same
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(my_variant.parent, moved)
+    assert load_ruleset(str(base), str(moved / "double.yaml")).hash == mine.hash
+
+
+def test_lint_checks_a_variant_file_like_a_shipped_variant(capsys, base, my_variant):
+    code, out, err = run(capsys, "lint", str(base), "--variant", str(my_variant))
+    assert code == 0, out
+    my_variant.write_text('description: "misspelt"\nconstants:\n  max_round: 5\n'
+                          "rules:\n  - ../escape.rules\n")
+    code, out, err = run(capsys, "lint", str(base), "--variant", str(my_variant))
+    assert code == 1
+    assert f"{my_variant}:3:3: error RR204 the variant sets constant 'max_round'" in out
+    assert f"{my_variant}:5:5: error RR005 '../escape.rules' is outside the variant's folder" in out
+
+
+def test_a_missing_variant_file_is_rr205_and_a_lone_variant_file_gets_a_hint(capsys, base, tmp_path):
+    code, out, err = run(capsys, "lint", str(base), "--variant", str(tmp_path / "nope.yaml"))
+    assert code == 1 and "RR205 no variant file" in out
+    code, out, err = run(capsys, "simulate", str(base), "--variant", str(tmp_path / "nope.yaml"))
+    assert code == 1 and "RR205" in err
+    lone = tmp_path / "lone.yaml"
+    lone.write_text('description: "x"\n')
+    code, out, err = run(capsys, "lint", str(lone))
+    assert code == 1 and f"railrules lint RULESET --variant {lone}" in out
+
+
+def test_simulate_and_play_take_a_variant_file(capsys, base, my_variant):
+    code, out, err = run(capsys, "simulate", str(base), "--variant", str(my_variant), "--games", "2",
+                         "--players", "2", "--json")
+    assert code == 0 and json.loads(out)["finished"] == 2
+    code, out, err = run(capsys, "play", str(base), "--variant", str(my_variant), "--bots", "random",
+                         "--players", "2", "--seed", "3")
+    assert code == 0 and "winner" in out

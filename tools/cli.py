@@ -15,11 +15,13 @@ from interpreter.paths import rulesets_dir, shipped_rulesets
 from . import render
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+VARIANT_HELP = ("a variant: the name of one in the ruleset's variants/ folder, or the path of a "
+                "variant YAML file anywhere (a path: it has a '/' or ends in .yaml)")
 
 
 def _ruleset_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
-    p.add_argument("--variant", help="a variant of the ruleset (a file in its variants/ folder)")
+    p.add_argument("--variant", help=VARIANT_HELP)
 
 
 def _games_args(p: argparse.ArgumentParser, games: int) -> None:
@@ -40,7 +42,7 @@ def _players(ruleset, wanted: int | None) -> int:
 # ------------------------------------------------------------------ verbs
 def cmd_lint(args) -> int:
     from .lint import lint_paths
-    diags = lint_paths(args.paths, args.play)
+    diags = lint_paths(args.paths, args.play, args.variant or [])
     shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
     out = render.render(shown, args.format)
     if out:
@@ -54,7 +56,7 @@ def cmd_lint(args) -> int:
 def _one_game_args(p: argparse.ArgumentParser, resume_help: str) -> None:
     """Options of the verbs that work on one game, new or saved (what _game reads)."""
     p.add_argument("ruleset", nargs="?", help="a shipped ruleset's name or a ruleset folder")
-    p.add_argument("--variant", help="a variant of the ruleset")
+    p.add_argument("--variant", help=VARIANT_HELP)
     p.add_argument("--resume", help=resume_help)
 
 
@@ -255,6 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", help="ruleset names, folders, or files inside them")
     p.add_argument("--format", choices=["text", "json", "sarif"], default="text")
     p.add_argument("--errors-only", action="store_true", help="hide warnings")
+    p.add_argument("--variant", action="append", metavar="NAME_OR_FILE",
+                   help="also check this variant over each ruleset: a variant's name, or the path "
+                   "of a variant YAML file anywhere (repeatable)")
     p.add_argument("--play", type=int, default=0, metavar="N",
                    help="also run N seeded random games: dead ends, step budget, conservation, "
                    "options and end conditions never reached (default 0: off)")

@@ -22,12 +22,13 @@ def _ruleset_root(path: str) -> Path | None:
     return None
 
 
-def lint_paths(paths: list[str], play: int = 0) -> list[Diagnostic]:
+def lint_paths(paths: list[str], play: int = 0, variants: list[str] = ()) -> list[Diagnostic]:
     """Lint rulesets (names, folders, or files inside them) and loose .rules files.
 
     A ruleset's lint covers its rules, YAML, variants and scenarios, and warns about .rules
     files in its folder that nothing lists; a .rules file named here that nothing lists is
-    also parsed on its own, so that its syntax errors are reported.
+    also parsed on its own, so that its syntax errors are reported. ``variants`` (names or
+    paths of variant files) are checked over each ruleset as its shipped variants are.
     """
     diags: list[Diagnostic] = []
     seen: set[Path] = set()
@@ -39,6 +40,9 @@ def lint_paths(paths: list[str], play: int = 0) -> list[Diagnostic]:
         if root not in seen:
             seen.add(root)
             diags += lint_ruleset(str(root), play)
+            for variant in variants:
+                _, vd = check_ruleset(str(root), variant)
+                diags += [d for d in vd if d not in diags]
         named = Path(path)
         if named.suffix == ".rules" and named.is_file() and named.resolve() in unlisted_rules(root):
             diags += [d for d in _lint_loose(path) if d not in diags]
@@ -94,8 +98,10 @@ def _lint_loose(path: str) -> list[Diagnostic]:
         return [Diagnostic("RR206", f"no ruleset or file '{path}'", Pos(path, 0, 0),
                            hint=f"shipped rulesets: {', '.join(shipped_rulesets())}")]
     if p.suffix != ".rules":
+        hint = (f"to lint a variant file, name its ruleset: railrules lint RULESET --variant {path}"
+                if p.suffix in (".yaml", ".yml") else None)
         return [Diagnostic("RR206", f"'{path}' is not inside a ruleset folder (no ruleset.yaml above it)",
-                           Pos(path, 0, 0))]
+                           Pos(path, 0, 0), hint=hint)]
     sink = Sink()
     data = p.read_bytes()
     try:
