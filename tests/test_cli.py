@@ -516,3 +516,53 @@ def test_simulate_and_play_take_a_variant_file(capsys, base, my_variant):
     code, out, err = run(capsys, "play", str(base), "--variant", str(my_variant), "--bots", "random",
                          "--players", "2", "--seed", "3")
     assert code == 0 and "winner" in out
+
+
+# ---------------------------------------------------------------- new
+def test_new_writes_the_template_that_lints_clean_tests_and_plays(capsys, monkeypatch, tmp_path):
+    from tools.lint import lint_paths
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "new", "my_game")
+    assert code == 0 and "wrote my_game/" in out
+    assert "name: my_game\n" in (tmp_path / "my_game" / "ruleset.yaml").read_text()
+    assert [str(d) for d in lint_paths(["my_game"])] == []
+    code, out, err = run(capsys, "test", "my_game")
+    assert code == 0 and "1 passed, 0 failed" in out
+    code, out, err = run(capsys, "play", "my_game", "--bots", "random", "--players", "3", "--seed", "4")
+    assert code == 0 and "winner" in out and "reached 10" in out
+
+
+def test_new_from_a_shipped_ruleset_is_a_renamed_working_copy(capsys, monkeypatch, tmp_path):
+    from tools.lint import lint_paths
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "new", "games/my_express", "--from", "chicago_express")
+    assert code == 0 and "library/" in out          # says where the shared library stays
+    folder = tmp_path / "games" / "my_express"
+    assert (folder / "scenarios").is_dir() and (folder / "variants").is_dir()
+    assert [str(d) for d in lint_paths([str(folder)])] == []
+    code, out, err = run(capsys, "play", str(folder), "--bots", "random", "--players", "3", "--seed", "2")
+    assert code == 0 and "winner" in out
+    from interpreter import load_ruleset
+    assert load_ruleset(str(folder)).name == "my_express"
+
+
+def test_new_never_overwrites_and_refuses_bad_names(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("keep me")
+    code, out, err = run(capsys, "new", "taken")
+    assert code == 2 and "already exists" in err and "never overwrites" in err
+    assert [p.name for p in (tmp_path / "taken").iterdir()] == ["mine.txt"]
+    code, out, err = run(capsys, "new", "My-Game")
+    assert code == 2 and "'My-Game' cannot name a ruleset" in err and "'my_game'" in err
+    code, out, err = run(capsys, "new", "fine", "--from", "no_such_game")
+    assert code == 2 and "no ruleset 'no_such_game'" in err and not (tmp_path / "fine").exists()
+
+
+def test_the_template_is_the_readmes_first_ruleset():
+    import re
+    from tools.new import TEMPLATE, templates_dir
+    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    blocks = dict(re.findall(r"\*\*`([^`]+)`\*\*\s*\n\s*```[a-z]*\n(.*?)```", readme, re.S))
+    for name, body in blocks.items():
+        assert (templates_dir() / TEMPLATE / name).read_text(encoding="utf-8") == body, name

@@ -212,6 +212,21 @@ def cmd_doc(args) -> int:
     return EXIT_OK
 
 
+def cmd_new(args) -> int:
+    from .new import UsageError, new_ruleset
+    try:
+        folder, notes = new_ruleset(args.name, args.source)
+    except UsageError as err:
+        print(f"railrules new: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    origin = args.source or "the minimal template (the README's coin race)"
+    print(f"wrote {folder}/ from {origin}")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"next: railrules lint {folder} && railrules test {folder} && railrules play {folder}")
+    return EXIT_OK
+
+
 def cmd_list(args) -> int:
     for name in shipped_rulesets():
         try:
@@ -300,6 +315,15 @@ def build_parser() -> argparse.ArgumentParser:
                        "cites and the options it offers: to check the rules against the rulebook.")
     _ruleset_arg(p)
     p.set_defaults(func=cmd_doc)
+
+    p = sub.add_parser("new", help="write a new ruleset folder to edit (a copy of a ruleset or a template)",
+                       description="Write the folder NAME (a path; its last part becomes the "
+                       "ruleset's name): a copy of RULESET with --from, else a minimal working game "
+                       "to start from. Never overwrites an existing folder.")
+    p.add_argument("name", help="the folder to create, e.g. my_game or games/my_game")
+    p.add_argument("--from", dest="source", metavar="RULESET",
+                   help="start from this ruleset (a shipped name or a folder) instead of the template")
+    p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("list", help="list the shipped rulesets and their variants")
     p.set_defaults(func=cmd_list)
