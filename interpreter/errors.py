@@ -6,6 +6,7 @@ in :data:`CODES`, with a kebab-case name and a one-line description.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 
@@ -124,8 +125,13 @@ class Diagnostic:
 
     @property
     def where(self) -> str:
-        """``file:line:col: `` — or nothing for a diagnostic that has no place in a file."""
-        return "" if self.pos.file.startswith("<") and not self.pos.line else f"{self.pos}: "
+        """``file:line:col: ``; ``file: `` for a whole file or folder (no line); nothing for a
+        diagnostic with no place in a file (such as ``players``: a bad player count)."""
+        if self.pos.line >= 1:
+            return f"{self.pos}: "
+        if self.pos.file.startswith("<") or not os.path.exists(self.pos.file):
+            return ""
+        return f"{self.pos.file}: "
 
     def __str__(self) -> str:
         text = f"{self.where}{self.severity} {self.code} {self.message}"

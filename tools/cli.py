@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import time
@@ -24,11 +25,30 @@ def _ruleset_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", help=VARIANT_HELP)
 
 
+class Usage(Exception):
+    """A usage error found after parsing (exit 2): the message says what to type instead."""
+
+
+def _count(least: int):
+    """An argparse type: a whole number of at least ``least``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
+        return value
+    parse.__name__ = "count"
+    return parse
+
+
 def _games_args(p: argparse.ArgumentParser, games: int) -> None:
     """Options shared by the verbs that play many bot games."""
-    p.add_argument("--games", type=int, default=games, help=f"number of games (default {games})")
+    p.add_argument("--games", type=_count(1), default=games, help=f"number of games (default {games})")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
-    p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
+    p.add_argument("--players", type=_count(1),
+                   help="number of players (default 4, within the game's range)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.add_argument("--bot", choices=["random", "options"], default="random",
                    help="random: uniform over legal actions (default); options: uniform over "
@@ -36,7 +56,12 @@ def _games_args(p: argparse.ArgumentParser, games: int) -> None:
 
 
 def _players(ruleset, wanted: int | None) -> int:
-    return wanted if wanted is not None else min(max(4, ruleset.players_min), ruleset.players_max)
+    if wanted is None:
+        return min(max(4, ruleset.players_min), ruleset.players_max)
+    if not ruleset.players_min <= wanted <= ruleset.players_max:
+        raise Usage(f"--players: {ruleset.name} is for {ruleset.players_min} to "
+                    f"{ruleset.players_max} players, not {wanted}")
+    return wanted
 
 
 # ------------------------------------------------------------------ verbs
@@ -73,26 +98,54 @@ def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | 
     return ruleset.new_game(_players(ruleset, players), seed)
 
 
+def _check_output(option: str, path: Path | None, force: bool, mine: Path | None = None) -> None:
+    """Refuse, before the game starts, a file the session could not write or would overwrite."""
+    from .play import writable
+    if path is None:
+        return
+    problem = writable(path)
+    if problem:
+        raise Usage(f"{option} {path}: {problem}")
+    if path.exists() and not force and (mine is None or path.resolve() != mine.resolve()):
+        raise Usage(f"{option} {path}: the file already exists; choose another name, or add "
+                    "--force to overwrite it")
+
+
 def cmd_play(args) -> int:
-    from .play import play_bots, play_human
-    game = _game(args, "play", args.players, args.seed)
+    from .play import free_save_path, play_bots, play_human, save_on_leaving
+    resume = Path(args.resume) if args.resume else None
+    log = Path(args.log) if args.log else None
+    save = Path(args.save) if args.save else None
+    _check_output("--log", log, args.force)
+    _check_output("--save", save, args.force, mine=resume)
+    drawn = args.seed is None and not resume
+    seed = random.SystemRandom().randrange(1, 1_000_000) if drawn else args.seed
+    game = _game(args, "play", args.players, seed if seed is not None else 1)
     if game is None:
         return EXIT_USAGE
     ruleset = game.ruleset
-    print(f"{ruleset.title}: {game.state['players']} players, seed {game.state['seed']}")
+    seed = game.state["seed"] if seed is None else seed    # a resumed game's bots: its own seed
+    print(f"{ruleset.title}: {game.state['players']} players, seed {game.state['seed']}"
+          + (f" (drawn at random: --seed {seed} plays this game again)" if drawn else ""))
+    code = EXIT_OK
     if args.bots and not args.seat:
-        play_bots(game, args.bots, args.seed)
-        code = EXIT_OK
+        play_bots(game, args.bots, seed)
     else:
         seat = f"p{args.seat or 1}"
         if seat not in game.players:
-            print(f"railrules play: --seat must be 1 to {len(game.players)}", file=sys.stderr)
-            return EXIT_USAGE
-        save_path = Path(args.save or args.resume or f"{ruleset.name}-seed{game.state['seed']}.save.json")
-        code = play_human(game, seat, args.bots or "random", args.seed, save_path)
-    if args.log and game.is_over:
-        Path(args.log).write_text(json.dumps(game.log(), indent=1))
-        print(f"log written to {args.log}")
+            raise Usage(f"--seat must be 1 to {len(game.players)}")
+        save_path = save or resume or free_save_path(Path(f"{ruleset.name}-seed{seed}.save.json"))
+        try:
+            code = play_human(game, seat, args.bots or "random", seed, save_path, force=args.force)
+        except KeyboardInterrupt:
+            code = save_on_leaving(game, save_path, sys.stdout)
+    if log and game.is_over:
+        try:
+            log.write_text(json.dumps(game.log(), indent=1))
+        except OSError as err:    # it could be written when the game started
+            print(f"railrules play: cannot write the log {log}: {err.strerror or err}", file=sys.stderr)
+            return EXIT_FAIL
+        print(f"log written to {log}")
     return code
 
 
@@ -249,14 +302,19 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Play one seat (numbered legal actions, a state summary) while bots "
                        "play the others; with --bots and no --seat, watch an all-bot game.")
     _one_game_args(p, "continue a saved game")
-    p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the game's chance and of the bots (default 1)")
+    p.add_argument("--players", type=_count(1),
+                   help="number of players (default 4, within the game's range)")
+    p.add_argument("--seed", type=int,
+                   help="seed of the game's chance and of the bots (default: drawn at random and printed)")
     p.add_argument("--bots", choices=["random", "options"],
                    help="bot kind (random: uniform over actions; options: uniform over options, "
                    "then values); alone it means an all-bot game")
-    p.add_argument("--seat", type=int, help="your seat, 1 = first player (default 1)")
-    p.add_argument("--save", help="where quitting or end of input saves the game")
+    p.add_argument("--seat", type=_count(1), help="your seat, 1 = first player (default 1)")
+    p.add_argument("--save", help="where quitting or end of input saves the game (default: "
+                   "RULESET-seedN.save.json, or the --resume file)")
     p.add_argument("--log", help="write the game log (for replay) here when the game ends")
+    p.add_argument("--force", action="store_true",
+                   help="allow --save, --log and 'save FILE' to overwrite existing files")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="run many bot games and report the figures",
@@ -275,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", action="append", metavar="NAME_OR_FILE",
                    help="also check this variant over each ruleset: a variant's name, or the path "
                    "of a variant YAML file anywhere (repeatable)")
-    p.add_argument("--play", type=int, default=0, metavar="N",
+    p.add_argument("--play", type=_count(0), default=0, metavar="N",
                    help="also run N seeded random games: dead ends, step budget, conservation, "
                    "options and end conditions never reached (default 0: off)")
     p.set_defaults(func=cmd_lint)
@@ -296,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "each ruleset, and the median time to lint them.")
     p.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
     _games_args(p, 100)
-    p.add_argument("--lint-runs", type=int, default=5, help="lint runs to take the median of")
+    p.add_argument("--lint-runs", type=_count(1), default=5, help="lint runs to take the median of")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("codes", help="explain diagnostic codes: meaning, example, fix",
@@ -336,8 +394,17 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    for stream in (sys.stdout, sys.stderr):   # a terminal that cannot show a character: '?'
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass
     try:
         return args.func(args)
+    except Usage as err:
+        print(f"railrules {args.command}: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except RailrulesError as err:
         print(render.render(err.diagnostics, "text"), file=sys.stderr)
         return EXIT_FAIL

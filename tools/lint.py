@@ -55,8 +55,8 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
     from .scenario_lint import display, lint_scenario
     ruleset, diags = check_ruleset(root)
     out = list(diags)
-    out += [Diagnostic("RR207", f"'{display(f)}' is not listed by ruleset.yaml or any variant: "
-                       "it is never loaded", Pos(display(f), 0, 0), "warning",
+    out += [Diagnostic("RR207", "this .rules file is listed by neither ruleset.yaml nor any "
+                       "variant: it is never loaded", Pos(display(f), 0, 0), "warning",
                        "add it to the rules: list of ruleset.yaml (or of a variant), or delete it")
             for f in sorted(unlisted_rules(Path(root)))]
     variants: dict = {}
