@@ -17,7 +17,7 @@ from . import render
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 VARIANT_HELP = ("a variant: the name of one in the ruleset's variants/ folder, or the path of a "
-                "variant YAML file anywhere (a path: it has a '/' or ends in .yaml)")
+                "variant file anywhere (a path ends in .yaml)")
 
 
 def _ruleset_arg(p: argparse.ArgumentParser) -> None:

@@ -90,9 +90,10 @@ def resolve_ruleset_path(name_or_path: str) -> Path | None:
 
 
 def variant_file(variant: str) -> Path | None:
-    """The file a ``--variant`` names when it is a path (it has a '/' or ends in .yaml/.yml);
-    None for the name of a variant in the ruleset's variants/ folder."""
-    if "/" in variant or "\\" in variant or variant.endswith((".yaml", ".yml")):
+    """The file a ``--variant`` names when it is the path of a variant file (it ends in .yaml or
+    .yml); None for the name of a variant in the ruleset's variants/ folder. Only YAML files are
+    read as variants: a name like ``../../etc/passwd`` is a (missing) variant name, not a path."""
+    if variant.endswith((".yaml", ".yml")):
         return Path(variant).expanduser().resolve()
     return None
 
