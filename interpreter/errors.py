@@ -6,6 +6,7 @@ in :data:`CODES`, with a kebab-case name and a one-line description.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 
@@ -51,6 +52,8 @@ CODES = {
     "RR204": ("variant-unknown-key", "a variant changes something the ruleset does not have"),
     "RR205": ("unknown-variant", "no variant has that name"),
     "RR206": ("unknown-ruleset", "no ruleset has that name or path"),
+    "RR207": ("unlisted-rules-file", "a .rules file in the ruleset folder is listed by no ruleset.yaml or variant"),
+    "RR208": ("scenario-reference", "a scenario names an option, player or player count the ruleset does not have"),
     # run time
     "RR301": ("illegal-action", "the action is not legal in this position"),
     "RR302": ("runtime", "a rule failed while running"),
@@ -90,6 +93,8 @@ EXPLAIN = {
     "RR204": ("a variant sets constant max_bild", "change only constants, variables, entities and rules the ruleset has"),
     "RR205": ("--variant hous_threshold", "use one of the variants the hint lists"),
     "RR206": ("railrules play chicgo_express", "use a shipped ruleset's name or a folder with ruleset.yaml"),
+    "RR207": ("rules/extra.rules, not in ruleset.yaml's rules: list", "list the file under rules: (or in a variant), or delete it"),
+    "RR208": ("do: \"bild NYC\" where the option is build", "name an option the rules define and players the scenario has"),
     "RR301": ("bid 999 with 30 in cash", "choose one of the legal actions; the message says why not"),
     "RR302": ("pay 3 from c to bank when c has 2", "guard the rule with a require or an if"),
     "RR303": ("while true: pass", "make every loop end or reach a choice; raise limits.steps if it is right"),
@@ -123,8 +128,13 @@ class Diagnostic:
 
     @property
     def where(self) -> str:
-        """``file:line:col: `` — or nothing for a diagnostic that has no place in a file."""
-        return "" if self.pos.file.startswith("<") and not self.pos.line else f"{self.pos}: "
+        """``file:line:col: ``; ``file: `` for a whole file or folder (no line); nothing for a
+        diagnostic with no place in a file (such as ``players``: a bad player count)."""
+        if self.pos.line >= 1:
+            return f"{self.pos}: "
+        if self.pos.file.startswith("<") or not os.path.exists(self.pos.file):
+            return ""
+        return f"{self.pos.file}: "
 
     def __str__(self) -> str:
         text = f"{self.where}{self.severity} {self.code} {self.message}"

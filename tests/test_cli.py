@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import io
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -106,6 +107,36 @@ def test_lint_errors_only_hides_warnings_but_not_the_exit_code(capsys, broken):
 def test_lint_accepts_a_file_inside_the_ruleset(capsys, broken):
     code, out, err = run(capsys, "lint", str(broken / "rules" / "extra.rules"))
     assert code == 1 and "RR102" in out
+
+
+def test_lint_warns_about_an_unlisted_rules_file_and_parses_it_when_named(capsys, base):
+    orphan = base / "rules" / "orphan.rules"
+    orphan.write_text("def f(x) = x +\n")
+    code, out, err = run(capsys, "lint", str(base))
+    assert code == 0                                   # a warning: the folder itself is fine
+    assert "warning RR207" in out and "orphan.rules" in out and "RR101" not in out
+    code, out, err = run(capsys, "lint", str(orphan))  # named: its syntax is checked too
+    assert code == 1
+    assert "warning RR207" in out and "orphan.rules:1:15: error RR101" in out
+
+
+def test_lint_reports_a_broken_scenario_with_file_line_and_column(capsys, base):
+    (base / "scenarios").mkdir()
+    (base / "scenarios" / "s.yaml").write_text(
+        'description: "x"\nplayers: 2\nsteps:\n  - do: "pass; bid 3"\n')
+    code, out, err = run(capsys, "lint", str(base))
+    assert code == 1
+    assert "scenarios/s.yaml:4:16: error RR208 no option or action 'bid' in the rules" in out
+
+
+def test_lint_of_the_shipped_rulesets_covers_their_scenarios(capsys, monkeypatch):
+    from tools import lint, scenario_lint
+    seen = []
+    real = scenario_lint.lint_scenario
+    monkeypatch.setattr(scenario_lint, "lint_scenario",
+                        lambda path, *a: seen.append(path) or real(path, *a))
+    assert [str(d) for d in lint.lint_paths(["german_railways"])] == []
+    assert len(seen) == len(list((lint.resolve_ruleset_path("german_railways") / "scenarios").glob("*.yaml")))
 
 
 def test_lint_of_a_path_that_is_no_ruleset_exits_1_with_rr206(capsys, tmp_path):
@@ -428,3 +459,260 @@ def test_every_verb_has_help_that_exits_0(capsys, verb):
     code, text = usage(capsys, *([verb] if verb else []), "--help")
     assert code == 0
     assert text.startswith("usage: railrules" + (f" {verb}" if verb else ""))
+
+
+# ---------------------------------------------------------------- --variant PATH
+@pytest.fixture
+def my_variant(tmp_path) -> Path:
+    """A variant file of the user's, outside every ruleset, with a rules file beside it."""
+    folder = tmp_path / "mine"
+    (folder / "rules").mkdir(parents=True)
+    (folder / "rules" / "score.rules").write_text("score p = p.cash * 2\n")
+    path = folder / "double.yaml"
+    path.write_text('description: "a longer game, scored double"\n'
+                    "constants:\n  max_rounds: 5\nrules:\n  - rules/score.rules\n")
+    return path
+
+
+def test_a_variant_file_anywhere_overlays_any_ruleset(base, my_variant, tmp_path):
+    from interpreter import load_ruleset
+    plain = load_ruleset(str(base))
+    mine = load_ruleset(str(base), str(my_variant))
+    assert plain.constants["max_rounds"] == 3 and mine.constants["max_rounds"] == 5
+    assert mine.variant == str(my_variant.resolve()) and mine.hash != plain.hash
+    scores = [d for d in mine.definitions if type(d).__name__ == "ScoreDef"]
+    assert len(scores) == 1 and scores[0].pos.file.endswith("score.rules")   # the variant's rule
+    # the hash follows the content, not the place: the same files elsewhere hash the same
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(my_variant.parent, moved)
+    assert load_ruleset(str(base), str(moved / "double.yaml")).hash == mine.hash
+
+
+def test_lint_checks_a_variant_file_like_a_shipped_variant(capsys, base, my_variant):
+    code, out, err = run(capsys, "lint", str(base), "--variant", str(my_variant))
+    assert code == 0, out
+    my_variant.write_text('description: "misspelt"\nconstants:\n  max_round: 5\n'
+                          "rules:\n  - ../escape.rules\n")
+    code, out, err = run(capsys, "lint", str(base), "--variant", str(my_variant))
+    assert code == 1
+    assert f"{my_variant}:3:3: error RR204 the variant sets constant 'max_round'" in out
+    assert f"{my_variant}:5:5: error RR005 '../escape.rules' is outside the variant's folder" in out
+
+
+def test_a_missing_variant_file_is_rr205_and_a_lone_variant_file_gets_a_hint(capsys, base, tmp_path):
+    code, out, err = run(capsys, "lint", str(base), "--variant", str(tmp_path / "nope.yaml"))
+    assert code == 1 and "RR205 no variant file" in out
+    code, out, err = run(capsys, "simulate", str(base), "--variant", str(tmp_path / "nope.yaml"))
+    assert code == 1 and "RR205" in err
+    lone = tmp_path / "lone.yaml"
+    lone.write_text('description: "x"\n')
+    code, out, err = run(capsys, "lint", str(lone))
+    assert code == 1 and f"railrules lint RULESET --variant {lone}" in out
+
+
+def test_simulate_and_play_take_a_variant_file(capsys, base, my_variant):
+    code, out, err = run(capsys, "simulate", str(base), "--variant", str(my_variant), "--games", "2",
+                         "--players", "2", "--json")
+    assert code == 0 and json.loads(out)["finished"] == 2
+    code, out, err = run(capsys, "play", str(base), "--variant", str(my_variant), "--bots", "random",
+                         "--players", "2", "--seed", "3")
+    assert code == 0 and "winner" in out
+
+
+# ---------------------------------------------------------------- new
+def test_new_writes_the_template_that_lints_clean_tests_and_plays(capsys, monkeypatch, tmp_path):
+    from tools.lint import lint_paths
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "new", "my_game")
+    assert code == 0 and "wrote my_game/" in out
+    assert "name: my_game\n" in (tmp_path / "my_game" / "ruleset.yaml").read_text()
+    assert [str(d) for d in lint_paths(["my_game"])] == []
+    code, out, err = run(capsys, "test", "my_game")
+    assert code == 0 and "1 passed, 0 failed" in out
+    code, out, err = run(capsys, "play", "my_game", "--bots", "random", "--players", "3", "--seed", "4")
+    assert code == 0 and "winner" in out and "reached 10" in out
+
+
+def test_new_from_a_shipped_ruleset_is_a_renamed_working_copy(capsys, monkeypatch, tmp_path):
+    from tools.lint import lint_paths
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "new", "games/my_express", "--from", "chicago_express")
+    assert code == 0 and "library/" in out          # says where the shared library stays
+    folder = tmp_path / "games" / "my_express"
+    assert (folder / "scenarios").is_dir() and (folder / "variants").is_dir()
+    assert [str(d) for d in lint_paths([str(folder)])] == []
+    code, out, err = run(capsys, "play", str(folder), "--bots", "random", "--players", "3", "--seed", "2")
+    assert code == 0 and "winner" in out
+    from interpreter import load_ruleset
+    assert load_ruleset(str(folder)).name == "my_express"
+
+
+def test_new_never_overwrites_and_refuses_bad_names(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("keep me")
+    code, out, err = run(capsys, "new", "taken")
+    assert code == 2 and "already exists" in err and "never overwrites" in err
+    assert [p.name for p in (tmp_path / "taken").iterdir()] == ["mine.txt"]
+    code, out, err = run(capsys, "new", "My-Game")
+    assert code == 2 and "'My-Game' cannot name a ruleset" in err and "'my_game'" in err
+    code, out, err = run(capsys, "new", "fine", "--from", "no_such_game")
+    assert code == 2 and "no ruleset 'no_such_game'" in err and not (tmp_path / "fine").exists()
+
+
+def test_the_template_is_the_readmes_first_ruleset():
+    import re
+    from tools.new import TEMPLATE, templates_dir
+    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    blocks = dict(re.findall(r"\*\*`([^`]+)`\*\*\s*\n\s*```[a-z]*\n(.*?)```", readme, re.S))
+    for name, body in blocks.items():
+        assert (templates_dir() / TEMPLATE / name).read_text(encoding="utf-8") == body, name
+
+
+# ---------------------------------------------------------------- nothing lost on bad input
+def test_save_to_a_missing_folder_at_the_prompt_reports_and_play_goes_on(capsys, monkeypatch, tmp_path):
+    save = tmp_path / "game.save.json"
+    code, out, err = play(capsys, monkeypatch, f"save {tmp_path}/no/such/x.json\n1\nquit\n",
+                          "chicago_express", "--players", "3", "--seed", "1", "--save", str(save))
+    assert code == 0
+    assert f"not saved: cannot write {tmp_path}/no/such/x.json: No such file or directory" in out
+    assert "the game goes on" in out and not (tmp_path / "no").exists()
+    assert len(json.loads(save.read_text())["state"]["history"]) >= 1     # the "1" was played
+
+
+def test_save_at_the_prompt_never_overwrites_a_file_it_did_not_write(capsys, monkeypatch, tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text("precious")
+    save = tmp_path / "game.save.json"
+    typed = f"save {other}\nsave {tmp_path}/mine.json\n1\nsave {tmp_path}/mine.json\nquit\n"
+    code, out, err = play(capsys, monkeypatch, typed, "chicago_express", "--players", "3",
+                          "--seed", "1", "--save", str(save))
+    assert code == 0 and other.read_text() == "precious"
+    assert f"not saved: {other} already exists" in out and "--force" in out
+    assert out.count(f"saved to {tmp_path}/mine.json") == 2       # its own file: overwritten
+    assert json.loads((tmp_path / "mine.json").read_text())["state"]["history"]
+    code, out, err = play(capsys, monkeypatch, f"save {other}\nquit\n", "chicago_express",
+                          "--players", "3", "--seed", "1", "--save", str(save), "--force")
+    assert code == 0 and json.loads(other.read_text())["format"] == "railrules-save-1"
+
+
+def test_an_existing_save_file_is_refused_before_the_game_unless_forced(capsys, monkeypatch, tmp_path):
+    save = tmp_path / "game.save.json"
+    save.write_text("an older game")
+    code, out, err = play(capsys, monkeypatch, "quit\n", "chicago_express", "--players", "3",
+                          "--save", str(save))
+    assert code == 2 and "already exists" in err and "--force" in err
+    assert "Your choice" not in out and save.read_text() == "an older game"
+    code, out, err = play(capsys, monkeypatch, "quit\n", "chicago_express", "--players", "3",
+                          "--save", str(save), "--force")
+    assert code == 0 and json.loads(save.read_text())["format"] == "railrules-save-1"
+
+
+def test_the_default_save_name_never_overwrites_an_earlier_game(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    first = tmp_path / "chicago_express-seed3.save.json"
+    first.write_text("an older game with the same seed")
+    code, out, err = play(capsys, monkeypatch, "quit\n", "chicago_express", "--players", "3",
+                          "--seed", "3")
+    assert code == 0 and "saved to chicago_express-seed3-2.save.json" in out
+    assert first.read_text() == "an older game with the same seed"
+
+
+def test_without_seed_a_random_seed_is_drawn_and_printed(capsys, monkeypatch, tmp_path):
+    seeds = set()
+    for i in range(3):
+        save = tmp_path / f"g{i}.save.json"
+        code, out, err = play(capsys, monkeypatch, "quit\n", "chicago_express", "--players", "3",
+                              "--save", str(save))
+        header = out.splitlines()[0]
+        seed = int(header.split("seed ")[1].split()[0])
+        assert f"(drawn at random: --seed {seed} plays this game again)" in header
+        assert json.loads(save.read_text())["state"]["seed"] == seed
+        seeds.add(seed)
+    assert len(seeds) > 1          # three draws from a million, all equal: not random
+    code, out, err = play(capsys, monkeypatch, "quit\n", "chicago_express", "--players", "3",
+                          "--seed", "42", "--save", str(tmp_path / "fixed.json"))
+    assert "seed 42\n" in out and "drawn at random" not in out
+
+
+def test_a_bad_log_path_is_a_usage_error_before_the_game_starts(capsys, tmp_path):
+    for bad, why in [(tmp_path / "no" / "game.log", "does not exist"), (tmp_path, "is a folder")]:
+        code, out, err = run(capsys, "play", "chicago_express", "--bots", "random", "--players", "3",
+                             "--seed", "1", "--log", str(bad))
+        assert code == 2 and f"--log {bad}: " in err and why in err
+        assert out == ""                                  # no game was played
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["simulate", "chicago_express", "--games", "-5"], "--games: must be at least 1, not -5"),
+    (["simulate", "chicago_express", "--games", "0"], "--games: must be at least 1, not 0"),
+    (["play", "chicago_express", "--players", "0"], "--players: must be at least 1, not 0"),
+    (["play", "chicago_express", "--seat", "-1"], "--seat: must be at least 1, not -1"),
+    (["bench", "--lint-runs", "0"], "--lint-runs: must be at least 1"),
+    (["lint", "--play", "-2"], "--play: must be at least 0"),
+])
+def test_counts_out_of_range_are_usage_errors(capsys, argv, message):
+    code, text = usage(capsys, *argv)
+    assert code == 2 and message in text and "Traceback" not in text
+
+
+@pytest.mark.parametrize("verb", ["play", "simulate"])
+def test_a_player_count_outside_the_games_range_is_a_usage_error(capsys, verb):
+    extra = ["--bots", "random"] if verb == "play" else ["--games", "1"]
+    code, out, err = run(capsys, verb, "chicago_express", "--players", "9", *extra)
+    assert code == 2
+    assert f"railrules {verb}: --players: chicago_express is for 2 to 6 players, not 9" in err
+
+
+def test_a_diagnostic_without_a_place_has_no_file_line_column_prefix(chicago, tmp_path):
+    from interpreter.errors import Diagnostic, Pos, RailrulesError
+    with pytest.raises(RailrulesError) as info:
+        chicago.new_game(players=9)
+    assert str(info.value).startswith("error RR301 chicago_express is for 2 to 6 players")
+    assert ":0:0" not in str(info.value)
+    assert str(Diagnostic("RR205", "x", Pos(str(tmp_path), 0, 0))) == f"{tmp_path}: error RR205 x"
+    assert str(Diagnostic("RR101", "x", Pos("a.rules", 3, 4))) == "a.rules:3:4: error RR101 x"
+
+
+def test_leaving_saves_elsewhere_when_the_save_file_cannot_be_written(chicago, monkeypatch, tmp_path):
+    from tools.play import play_human
+    monkeypatch.chdir(tmp_path)
+    game = chicago.new_game(3, 1)
+    out = io.StringIO()
+    code = play_human(game, "p1", "random", 1, tmp_path / "gone" / "x.save.json",
+                      inp=io.StringIO("1\n"), out=out)
+    text = out.getvalue()
+    assert code == 0 and "cannot save to" in text
+    saved = list(tmp_path.glob("railrules-chicago_express-*.save.json"))
+    assert len(saved) == 1 and f"saved to {saved[0].name}" in text
+    assert json.loads(saved[0].read_text())["state"]["history"] == game.state["history"] != []
+
+
+def _railrules(args: list, typed: bytes, cwd: Path) -> tuple[int, str, str]:
+    """Run the command as a person does, in its own process, typing ``typed`` into a pipe."""
+    import subprocess
+    proc = subprocess.run([sys.executable, "-m", "tools.cli", *args], input=typed, cwd=cwd,
+                          capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+    return proc.returncode, proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
+
+
+def test_play_through_a_pipe_survives_bad_input_and_saves(tmp_path):
+    typed = (b"save /nonexistent/x.json\n"       # cannot be written: reported, play goes on
+             b"\xff\xfebid 7\n"                   # not UTF-8: refused alone
+             b"bid 7\n"                           # the next line is read normally
+             b"quit\n")
+    code, out, err = _railrules(["play", "chicago_express", "--players", "3", "--seed", "5"],
+                                typed, tmp_path)
+    assert code == 0 and "Traceback" not in out + err
+    assert "not saved: cannot write /nonexistent/x.json" in out
+    assert "that line is not UTF-8 text" in out
+    assert "Player 1 bids 7" in out
+    save = tmp_path / "chicago_express-seed5.save.json"
+    assert f"saved to {save.name}" in out
+    assert json.loads(save.read_text())["state"]["history"][0] == ["bid", 7]
+    code, out, err = _railrules(["play", "--resume", save.name], b"", tmp_path)   # end of input
+    assert code == 0 and f"saved to {save.name}" in out
+    code, out, err = _railrules(["play", "chicago_express", "--players", "3", "--seed", "5",
+                                 "--save", save.name], b"quit\n", tmp_path)
+    assert code == 2 and "already exists" in err

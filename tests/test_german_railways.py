@@ -210,7 +210,7 @@ def test_json_round_trip_gives_the_same_legal_actions(ruleset, runs, players):
 
 
 @pytest.mark.parametrize("variant", ["learning_bag", "mwb_printed_start_income",
-                                     "badische_first_rural_free", "end_when_goal_unreachable"])
+                                     "badische_first_rural_free", "end_when_no_connection_possible"])
 def test_variants_play_to_the_end(variant):
     ruleset = load_ruleset(RULESET, variant)
     for players, seed in [(3, 1), (4, 2), (5, 3)]:
@@ -220,8 +220,14 @@ def test_variants_play_to_the_end(variant):
 
 
 def test_random_games_reach_dividends(runs):
-    """The bots' games exercise the connection rules: some companies meet and pay dividends."""
+    """The bots' games exercise the connection rules: some companies meet and pay dividends.
+
+    Under the rulebook's end (the goal, every company directly connected to two others, out of
+    reach) these bots' games end as soon as one company is stranded: typically one whose shares
+    are all sold and whose treasury is nearly empty. About one game in fifteen has a connection
+    by then (13 of 201 with these seeds; about one in ten under the variant
+    end_when_no_connection_possible), so the bar is one game in twenty."""
     linked = sum(any(runs(n, s).game.state["entities"][c]["links"]
                      for c in ("PO", "NME", "KSS", "KBS", "MWB", "GBS", "CMEG", "BHEG"))
                  for n in PLAYER_COUNTS for s in SEEDS)
-    assert linked >= len(PLAYER_COUNTS) * len(SEEDS) // 10, f"only {linked} games had a connection"
+    assert linked >= len(PLAYER_COUNTS) * len(SEEDS) // 20, f"only {linked} games had a connection"

@@ -38,6 +38,8 @@ PLACES = {
     "variant_": "variants/{name}",
     "select_": ".",
     "loose_": "{name}",
+    "scenario_": "scenarios/{name}",
+    "unlisted_": "rules/{name}",
 }
 
 
@@ -131,6 +133,8 @@ def run_case(case: Path, tmp_path: Path) -> tuple[Path, list]:
         # the same number of lines, so that positions in ruleset.yaml do not move
         meta.write_text(text.replace("  - rules/game.rules\n", f"  [rules/game.rules, {where}]\n"),
                         encoding="utf-8")
+    if case.name.startswith(("scenario_", "unlisted_")):
+        return root, lint_paths([str(root)])
     if case.name.startswith("variant_"):
         return root, check_ruleset(str(root), Path(where).stem)[1]
     return root, check_ruleset(str(root))[1]

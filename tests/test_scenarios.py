@@ -105,3 +105,16 @@ def test_tied_richest_players_share_the_victory():
     assert game.result["scores"] == {"p1": 40, "p2": 40, "p3": 38}
     assert game.result["winners"] == ["p1", "p2"]
     assert game.result["reasons"] == ["house_supply_low"]
+
+
+def test_a_scenario_may_not_name_a_variant_file(tmp_path: Path):
+    """Scenarios are a ruleset's own data (maybe a stranger's): a variant there is a name of the
+    ruleset's variants/ folder, never a file elsewhere, which --variant PATH alone may read."""
+    outside = tmp_path / "outside.yaml"
+    outside.write_text('description: "x"\nconstants:\n  house_end_threshold: 9\n', encoding="utf-8")
+    path = tmp_path / "s.yaml"
+    path.write_text(f'description: "x"\nplayers: 3\nvariant: "{outside}"\nsteps:\n'
+                    '  - expect: "house_end_threshold == 9"\n', encoding="utf-8")
+    result = run_scenario("chicago_express", path)
+    assert not result.passed and result.steps == 0
+    assert result.failures[0].code == "RR205" and result.failures[0].pos.line == 3

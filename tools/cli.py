@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import time
@@ -15,18 +16,39 @@ from interpreter.paths import rulesets_dir, shipped_rulesets
 from . import render
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+VARIANT_HELP = ("a variant: the name of one in the ruleset's variants/ folder, or the path of a "
+                "variant file anywhere (a path ends in .yaml)")
 
 
 def _ruleset_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
-    p.add_argument("--variant", help="a variant of the ruleset (a file in its variants/ folder)")
+    p.add_argument("--variant", help=VARIANT_HELP)
+
+
+class Usage(Exception):
+    """A usage error found after parsing (exit 2): the message says what to type instead."""
+
+
+def _count(least: int):
+    """An argparse type: a whole number of at least ``least``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
+        return value
+    parse.__name__ = "count"
+    return parse
 
 
 def _games_args(p: argparse.ArgumentParser, games: int) -> None:
     """Options shared by the verbs that play many bot games."""
-    p.add_argument("--games", type=int, default=games, help=f"number of games (default {games})")
+    p.add_argument("--games", type=_count(1), default=games, help=f"number of games (default {games})")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
-    p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
+    p.add_argument("--players", type=_count(1),
+                   help="number of players (default 4, within the game's range)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.add_argument("--bot", choices=["random", "options"], default="random",
                    help="random: uniform over legal actions (default); options: uniform over "
@@ -37,13 +59,18 @@ def _games_args(p: argparse.ArgumentParser, games: int) -> None:
 
 
 def _players(ruleset, wanted: int | None) -> int:
-    return wanted if wanted is not None else min(max(4, ruleset.players_min), ruleset.players_max)
+    if wanted is None:
+        return min(max(4, ruleset.players_min), ruleset.players_max)
+    if not ruleset.players_min <= wanted <= ruleset.players_max:
+        raise Usage(f"--players: {ruleset.name} is for {ruleset.players_min} to "
+                    f"{ruleset.players_max} players, not {wanted}")
+    return wanted
 
 
 # ------------------------------------------------------------------ verbs
 def cmd_lint(args) -> int:
     from .lint import lint_paths
-    diags = lint_paths(args.paths, args.play)
+    diags = lint_paths(args.paths, args.play, args.variant or [])
     shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
     out = render.render(shown, args.format)
     if out:
@@ -57,7 +84,7 @@ def cmd_lint(args) -> int:
 def _one_game_args(p: argparse.ArgumentParser, resume_help: str) -> None:
     """Options of the verbs that work on one game, new or saved (what _game reads)."""
     p.add_argument("ruleset", nargs="?", help="a shipped ruleset's name or a ruleset folder")
-    p.add_argument("--variant", help="a variant of the ruleset")
+    p.add_argument("--variant", help=VARIANT_HELP)
     p.add_argument("--resume", help=resume_help)
 
 
@@ -74,26 +101,54 @@ def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | 
     return ruleset.new_game(_players(ruleset, players), seed)
 
 
+def _check_output(option: str, path: Path | None, force: bool, mine: Path | None = None) -> None:
+    """Refuse, before the game starts, a file the session could not write or would overwrite."""
+    from .play import writable
+    if path is None:
+        return
+    problem = writable(path)
+    if problem:
+        raise Usage(f"{option} {path}: {problem}")
+    if path.exists() and not force and (mine is None or path.resolve() != mine.resolve()):
+        raise Usage(f"{option} {path}: the file already exists; choose another name, or add "
+                    "--force to overwrite it")
+
+
 def cmd_play(args) -> int:
-    from .play import play_bots, play_human
-    game = _game(args, "play", args.players, args.seed)
+    from .play import free_save_path, play_bots, play_human, save_on_leaving
+    resume = Path(args.resume) if args.resume else None
+    log = Path(args.log) if args.log else None
+    save = Path(args.save) if args.save else None
+    _check_output("--log", log, args.force)
+    _check_output("--save", save, args.force, mine=resume)
+    drawn = args.seed is None and not resume
+    seed = random.SystemRandom().randrange(1, 1_000_000) if drawn else args.seed
+    game = _game(args, "play", args.players, seed if seed is not None else 1)
     if game is None:
         return EXIT_USAGE
     ruleset = game.ruleset
-    print(f"{ruleset.title}: {game.state['players']} players, seed {game.state['seed']}")
+    seed = game.state["seed"] if seed is None else seed    # a resumed game's bots: its own seed
+    print(f"{ruleset.title}: {game.state['players']} players, seed {game.state['seed']}"
+          + (f" (drawn at random: --seed {seed} plays this game again)" if drawn else ""))
+    code = EXIT_OK
     if args.bots and not args.seat:
-        play_bots(game, args.bots, args.seed)
-        code = EXIT_OK
+        play_bots(game, args.bots, seed)
     else:
         seat = f"p{args.seat or 1}"
         if seat not in game.players:
-            print(f"railrules play: --seat must be 1 to {len(game.players)}", file=sys.stderr)
-            return EXIT_USAGE
-        save_path = Path(args.save or args.resume or f"{ruleset.name}-seed{game.state['seed']}.save.json")
-        code = play_human(game, seat, args.bots or "random", args.seed, save_path)
-    if args.log and game.is_over:
-        Path(args.log).write_text(json.dumps(game.log(), indent=1))
-        print(f"log written to {args.log}")
+            raise Usage(f"--seat must be 1 to {len(game.players)}")
+        save_path = save or resume or free_save_path(Path(f"{ruleset.name}-seed{seed}.save.json"))
+        try:
+            code = play_human(game, seat, args.bots or "random", seed, save_path, force=args.force)
+        except KeyboardInterrupt:
+            code = save_on_leaving(game, save_path, sys.stdout)
+    if log and game.is_over:
+        try:
+            log.write_text(json.dumps(game.log(), indent=1))
+        except OSError as err:    # it could be written when the game started
+            print(f"railrules play: cannot write the log {log}: {err.strerror or err}", file=sys.stderr)
+            return EXIT_FAIL
+        print(f"log written to {log}")
     return code
 
 
@@ -203,6 +258,21 @@ def cmd_doc(args) -> int:
     return EXIT_OK
 
 
+def cmd_new(args) -> int:
+    from .new import UsageError, new_ruleset
+    try:
+        folder, notes = new_ruleset(args.name, args.source)
+    except UsageError as err:
+        print(f"railrules new: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    origin = args.source or "the minimal template (the README's coin race)"
+    print(f"wrote {folder}/ from {origin}")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"next: railrules lint {folder} && railrules test {folder} && railrules play {folder}")
+    return EXIT_OK
+
+
 def cmd_list(args) -> int:
     for name in shipped_rulesets():
         try:
@@ -225,14 +295,19 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Play one seat (numbered legal actions, a state summary) while bots "
                        "play the others; with --bots and no --seat, watch an all-bot game.")
     _one_game_args(p, "continue a saved game")
-    p.add_argument("--players", type=int, help="number of players (default 4, within the game's range)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the game's chance and of the bots (default 1)")
+    p.add_argument("--players", type=_count(1),
+                   help="number of players (default 4, within the game's range)")
+    p.add_argument("--seed", type=int,
+                   help="seed of the game's chance and of the bots (default: drawn at random and printed)")
     p.add_argument("--bots", choices=["random", "options"],
                    help="bot kind (random: uniform over actions; options: uniform over options, "
                    "then values); alone it means an all-bot game")
-    p.add_argument("--seat", type=int, help="your seat, 1 = first player (default 1)")
-    p.add_argument("--save", help="where quitting or end of input saves the game")
+    p.add_argument("--seat", type=_count(1), help="your seat, 1 = first player (default 1)")
+    p.add_argument("--save", help="where quitting or end of input saves the game (default: "
+                   "RULESET-seedN.save.json, or the --resume file)")
     p.add_argument("--log", help="write the game log (for replay) here when the game ends")
+    p.add_argument("--force", action="store_true",
+                   help="allow --save, --log and 'save FILE' to overwrite existing files")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="run many bot games and report the figures",
@@ -248,7 +323,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", help="ruleset names, folders, or files inside them")
     p.add_argument("--format", choices=["text", "json", "sarif"], default="text")
     p.add_argument("--errors-only", action="store_true", help="hide warnings")
-    p.add_argument("--play", type=int, default=0, metavar="N",
+    p.add_argument("--variant", action="append", metavar="NAME_OR_FILE",
+                   help="also check this variant over each ruleset: a variant's name, or the path "
+                   "of a variant YAML file anywhere (repeatable)")
+    p.add_argument("--play", type=_count(0), default=0, metavar="N",
                    help="also run N seeded random games: dead ends, step budget, conservation, "
                    "options and end conditions never reached (default 0: off)")
     p.set_defaults(func=cmd_lint)
@@ -271,7 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "the median time to lint them all. --json for machines.")
     p.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
     _games_args(p, 100)
-    p.add_argument("--lint-runs", type=int, default=5, help="lint runs to take the median of")
+    p.add_argument("--lint-runs", type=_count(1), default=5, help="lint runs to take the median of")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("codes", help="explain diagnostic codes: meaning, example, fix",
@@ -291,6 +369,15 @@ def build_parser() -> argparse.ArgumentParser:
     _ruleset_arg(p)
     p.set_defaults(func=cmd_doc)
 
+    p = sub.add_parser("new", help="write a new ruleset folder to edit (a copy of a ruleset or a template)",
+                       description="Write the folder NAME (a path; its last part becomes the "
+                       "ruleset's name): a copy of RULESET with --from, else a minimal working game "
+                       "to start from. Never overwrites an existing folder.")
+    p.add_argument("name", help="the folder to create, e.g. my_game or games/my_game")
+    p.add_argument("--from", dest="source", metavar="RULESET",
+                   help="start from this ruleset (a shipped name or a folder) instead of the template")
+    p.set_defaults(func=cmd_new)
+
     p = sub.add_parser("list", help="list the shipped rulesets and their variants")
     p.set_defaults(func=cmd_list)
     return top
@@ -302,8 +389,17 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    for stream in (sys.stdout, sys.stderr):   # a terminal that cannot show a character: '?'
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass
     try:
         return args.func(args)
+    except Usage as err:
+        print(f"railrules {args.command}: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except RailrulesError as err:
         print(render.render(err.diagnostics, "text"), file=sys.stderr)
         return EXIT_FAIL

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from interpreter import check_ruleset
 from interpreter.data.ruleset import resolve_ruleset_path
+from interpreter.data.yaml_source import load_yaml
 from interpreter.dsl.parser import parse_rules
 from interpreter.errors import Diagnostic, Pos, Sink
 from interpreter.paths import shipped_rulesets
@@ -21,8 +22,14 @@ def _ruleset_root(path: str) -> Path | None:
     return None
 
 
-def lint_paths(paths: list[str], play: int = 0) -> list[Diagnostic]:
-    """Lint rulesets (names, folders, or files inside them) and loose .rules files."""
+def lint_paths(paths: list[str], play: int = 0, variants: list[str] = ()) -> list[Diagnostic]:
+    """Lint rulesets (names, folders, or files inside them) and loose .rules files.
+
+    A ruleset's lint covers its rules, YAML, variants and scenarios, and warns about .rules
+    files in its folder that nothing lists; a .rules file named here that nothing lists is
+    also parsed on its own, so that its syntax errors are reported. ``variants`` (names or
+    paths of variant files) are checked over each ruleset as its shipped variants are.
+    """
     diags: list[Diagnostic] = []
     seen: set[Path] = set()
     for path in paths or shipped_rulesets():
@@ -30,25 +37,59 @@ def lint_paths(paths: list[str], play: int = 0) -> list[Diagnostic]:
         if root is None:
             diags += _lint_loose(path)
             continue
-        if root in seen:
-            continue
-        seen.add(root)
-        diags += lint_ruleset(str(root), play)
+        if root not in seen:
+            seen.add(root)
+            diags += lint_ruleset(str(root), play)
+            for variant in variants:
+                _, vd = check_ruleset(str(root), variant)
+                diags += [d for d in vd if d not in diags]
+        named = Path(path)
+        if named.suffix == ".rules" and named.is_file() and named.resolve() in unlisted_rules(root):
+            diags += [d for d in _lint_loose(path) if d not in diags]
     return diags
 
 
 def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
+    """Everything lint says about one ruleset folder: rules, YAML, variants, scenarios, and
+    .rules files that nothing lists."""
+    from .scenario_lint import display, lint_scenario
     ruleset, diags = check_ruleset(root)
     out = list(diags)
-    if any(d.severity == "error" for d in diags):
-        return out
-    if play:
-        from interpreter.checks.play_check import play_check
-        out += play_check(ruleset, play)
-    for variant in sorted(p.stem for p in (Path(root) / "variants").glob("*.yaml")):
-        _, vd = check_ruleset(root, variant)
-        out += [d for d in vd if d not in out]
+    out += [Diagnostic("RR207", "this .rules file is listed by neither ruleset.yaml nor any "
+                       "variant: it is never loaded", Pos(display(f), 0, 0), "warning",
+                       "add it to the rules: list of ruleset.yaml (or of a variant), or delete it")
+            for f in sorted(unlisted_rules(Path(root)))]
+    variants: dict = {}
+    if ruleset is not None:
+        if play:
+            from interpreter.checks.play_check import play_check
+            out += play_check(ruleset, play)
+        for variant in ruleset.variants():
+            variants[variant], vd = check_ruleset(root, variant)
+            out += [d for d in vd if d not in out]
+    for path in sorted((Path(root) / "scenarios").glob("*.yaml")):
+        out += lint_scenario(path, ruleset, variants.get)
     return out
+
+
+def unlisted_rules(root: Path) -> set[Path]:
+    """The .rules files under ``root`` that neither ruleset.yaml nor a variant lists (empty
+    when ruleset.yaml cannot be read: then lint reports that instead)."""
+    root = Path(root).resolve()
+    listed: set[Path] = set()
+    for meta in [root / "ruleset.yaml", *sorted((root / "variants").glob("*.yaml"))]:
+        try:
+            data, _ = load_yaml(meta.read_text(encoding="utf-8"), str(meta), Sink())
+        except (OSError, UnicodeDecodeError):
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
+            if meta.name == "ruleset.yaml":
+                return set()
+            continue
+        listed |= {(root / f).resolve() for f in data["rules"] if isinstance(f, str)}
+    found = {p.resolve() for p in root.rglob("*.rules")
+             if not any(part.startswith(".") for part in p.relative_to(root).parts)}
+    return found - listed
 
 
 def _lint_loose(path: str) -> list[Diagnostic]:
@@ -57,8 +98,10 @@ def _lint_loose(path: str) -> list[Diagnostic]:
         return [Diagnostic("RR206", f"no ruleset or file '{path}'", Pos(path, 0, 0),
                            hint=f"shipped rulesets: {', '.join(shipped_rulesets())}")]
     if p.suffix != ".rules":
+        hint = (f"to lint a variant file, name its ruleset: railrules lint RULESET --variant {path}"
+                if p.suffix in (".yaml", ".yml") else None)
         return [Diagnostic("RR206", f"'{path}' is not inside a ruleset folder (no ruleset.yaml above it)",
-                           Pos(path, 0, 0))]
+                           Pos(path, 0, 0), hint=hint)]
     sink = Sink()
     data = p.read_bytes()
     try:

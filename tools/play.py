@@ -1,8 +1,11 @@
 """`railrules play`: a person plays one seat at the terminal, bots play the others."""
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from interpreter import Game, IllegalAction
@@ -35,11 +38,32 @@ def play_bots(game: Game, bot_name: str, seed: int, out=None) -> None:
     print(standings(game), file=out)
 
 
+def read_line(inp) -> str:
+    """One line typed at the prompt. Bytes are decoded here (not by the terminal's stream), so
+    a line that is not UTF-8 is refused alone: the lines after it still arrive."""
+    raw = getattr(inp, "buffer", None)
+    if raw is None:
+        return inp.readline()
+    data = raw.readline()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotText from None
+
+
+class NotText(Exception):
+    """The line typed is not UTF-8 text."""
+
+
 def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
-               inp=None, out=None) -> int:
+               inp=None, out=None, force: bool = False) -> int:
+    """Play ``seat`` at the terminal. Quitting, end of input and Ctrl-C save to ``save_path``
+    (which the caller has checked it may write); ``save FILE`` writes elsewhere, but never over
+    an existing file this session did not write, unless ``force``."""
     inp, out = inp or sys.stdin, out or sys.stdout
     bot = BOTS[bot_name](seed)
     shown = [0]
+    ours = {save_path.resolve()}
     print(HELP, file=out)
     while not game.is_over:
         _print_new(game, shown, out)
@@ -56,13 +80,16 @@ def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
             print(f"  {i:>3}. {a.label}", file=out)
         try:
             print("> ", end="", file=out, flush=True)
-            line = inp.readline()
+            line = read_line(inp)
             if not line:
                 raise EOFError
+        except NotText:
+            print("that line is not UTF-8 text: type plain text (is the terminal set to UTF-8?)",
+                  file=out)
+            continue
         except (EOFError, KeyboardInterrupt):
-            save(game, save_path)
-            print(f"\nsaved to {save_path}; continue with: railrules play --resume {save_path}", file=out)
-            return 0
+            print("", file=out)
+            return save_on_leaving(game, save_path, out)
         text = line.strip()
         if not text:
             continue
@@ -79,15 +106,23 @@ def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
         if text == "log":
             print("\n".join(game.messages[-20:]) or "(nothing yet)", file=out)
             continue
-        if text.startswith("save"):
-            target = Path(text[4:].strip() or save_path)
-            save(game, target)
+        if text == "save" or text.startswith("save "):
+            target = Path(text[4:].strip() or save_path).expanduser()
+            if target.exists() and target.resolve() not in ours and not force:
+                print(f"not saved: {target} already exists; give another name (to overwrite "
+                      "files, start railrules play with --force)", file=out)
+                continue
+            try:
+                save(game, target)
+            except OSError as err:
+                print(f"not saved: cannot write {target}: {err.strerror or err}; the game goes on",
+                      file=out)
+                continue
+            ours.add(target.resolve())
             print(f"saved to {target}", file=out)
             continue
         if text in ("quit", "exit"):
-            save(game, save_path)
-            print(f"saved to {save_path}; continue with: railrules play --resume {save_path}", file=out)
-            return 0
+            return save_on_leaving(game, save_path, out)
         if text.isdigit():
             k = int(text)
             if not 1 <= k <= len(actions):
@@ -106,9 +141,61 @@ def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
 
 
 def save(game: Game, path: Path) -> None:
-    """A save holds the state and the seat and bot settings of this session."""
-    path.write_text(json.dumps({"format": "railrules-save-1", "ruleset": game.ruleset.name,
-                                "variant": game.ruleset.variant, "state": json.loads(game.to_json())}))
+    """Write a save: the ruleset, variant and state. The file appears whole or not at all
+    (written beside it, then renamed), so a failed save never destroys an older one."""
+    text = json.dumps({"format": "railrules-save-1", "ruleset": game.ruleset.name,
+                       "variant": game.ruleset.variant, "state": json.loads(game.to_json())})
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def save_on_leaving(game: Game, path: Path, out) -> int:
+    """Save before leaving; when ``path`` cannot be written, save to a new file in the working
+    folder or the temporary folder instead, so that the game is never lost."""
+    import random
+    tries = [path] + [Path(folder) / f"railrules-{game.ruleset.name}-{random.randrange(10**6):06d}.save.json"
+                      for folder in (".", tempfile.gettempdir())]
+    for target in tries:
+        try:
+            save(game, target)
+        except OSError as err:
+            print(f"cannot save to {target}: {err.strerror or err}", file=out)
+            continue
+        print(f"saved to {target}; continue with: railrules play --resume {target}", file=out)
+        return 0
+    print("the game could not be saved anywhere", file=out)
+    return 1
+
+
+def free_save_path(path: Path) -> Path:
+    """``path``, or the first of NAME-2.save.json, NAME-3... that does not exist yet."""
+    if not path.exists():
+        return path
+    stem = path.name[:-len(".save.json")] if path.name.endswith(".save.json") else path.stem
+    suffix = ".save.json" if path.name.endswith(".save.json") else path.suffix
+    n = 2
+    while (path.with_name(f"{stem}-{n}{suffix}")).exists():
+        n += 1
+    return path.with_name(f"{stem}-{n}{suffix}")
+
+
+def writable(path: Path) -> str | None:
+    """Why ``path`` cannot be written as a file, or None."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        return f"{path} is a folder"
+    if not parent.is_dir():
+        return f"the folder {parent} does not exist"
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"{path} cannot be written (permission denied)"
+    return None
 
 
 def load_save(path: Path):
@@ -123,4 +210,5 @@ def load_save(path: Path):
         raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(str(path), 1, 1))) from None
 
 
-__all__ = ["play_bots", "play_human", "save", "load_save", "RailrulesError"]
+__all__ = ["play_bots", "play_human", "save", "load_save", "save_on_leaving", "free_save_path",
+           "writable", "RailrulesError"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from interpreter import load_ruleset
+from interpreter.data.ruleset import variant_file
 from interpreter.data.schema import validate
 from interpreter.data.yaml_source import load_yaml
 from interpreter.errors import Diagnostic, IllegalAction, Pos, RailrulesError, Sink
@@ -50,6 +51,13 @@ def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None) -> Sc
     result = ScenarioResult(shown, data["description"])
     cache = cache if cache is not None else {}
     variant = data.get("variant")
+    if variant is not None and variant_file(variant) is not None:
+        # a scenario is the ruleset's own data: it may name only the ruleset's own variants
+        result.failures.append(Diagnostic(
+            "RR205", f"a scenario names a variant of its ruleset by name, not a file ('{variant}')",
+            positions.value_of("variant"), hint="name a file of the ruleset's variants/ folder, "
+            "without '.yaml'"))
+        return result
     try:
         if (ruleset_name, variant) not in cache:
             cache[(ruleset_name, variant)] = load_ruleset(ruleset_name, variant)

@@ -107,6 +107,15 @@ def resolve_ruleset_path(name_or_path: str) -> Path | None:
     return None
 
 
+def variant_file(variant: str) -> Path | None:
+    """The file a ``--variant`` names when it is the path of a variant file (it ends in .yaml or
+    .yml); None for the name of a variant in the ruleset's variants/ folder. Only YAML files are
+    read as variants: a name like ``../../etc/passwd`` is a (missing) variant name, not a path."""
+    if variant.endswith((".yaml", ".yml")):
+        return Path(variant).expanduser().resolve()
+    return None
+
+
 def load_ruleset(name_or_path: str, variant: str | None = None) -> Ruleset:
     """Load and compile a ruleset; raise :class:`RulesetError` with every problem found."""
     sink = Sink()
@@ -136,15 +145,18 @@ class _Loader:
         self.places: dict = {}
 
     # ------------------------------------------------------------------ files
-    def read(self, rel: str, pos: Pos) -> tuple[str | None, str]:
-        """Read a file named by the ruleset; returns (text or None, display name)."""
+    def read(self, rel: str, pos: Pos, base: Path | None = None) -> tuple[str | None, str]:
+        """Read a file named by the ruleset (or, with ``base``, by a variant file kept in that
+        folder); returns (text or None, display name). ``library/...`` is the shared library."""
         library = rulesets_dir() / "library"
-        base = library if rel.startswith("library/") else self.root
-        path = (base / (rel[len("library/"):] if base is library else rel)).resolve()
+        home = base or self.root
+        in_library = rel.startswith("library/")
+        path = (library / rel[len("library/"):] if in_library else home / rel).resolve()
         shown = _display(path)
-        if not (path.is_relative_to(self.root) or path.is_relative_to(library.resolve())):
-            self.sink.add("RR005", f"'{rel}' is outside the ruleset folder", pos,
-                          "name files relative to the ruleset, without '..'")
+        if not (path.is_relative_to(home) or path.is_relative_to(library.resolve())):
+            where = "ruleset" if base is None else "variant's"
+            self.sink.add("RR005", f"'{rel}' is outside the {where} folder", pos,
+                          f"name files relative to the {where} folder, without '..'")
             return None, shown
         if not path.is_file():
             self.sink.add("RR001", f"no file '{rel}'", pos)
@@ -161,8 +173,8 @@ class _Loader:
             self.sink.add("RR006", f"'{rel}' is not UTF-8 text (byte {err.start})", Pos(shown, line, 1))
             return None, shown
 
-    def yaml(self, rel: str, kind: str, pos: Pos) -> tuple[dict | None, Positions]:
-        text, shown = self.read(rel, pos)
+    def yaml(self, rel: str, kind: str, pos: Pos, base: Path | None = None) -> tuple[dict | None, Positions]:
+        text, shown = self.read(rel, pos, base)
         if text is None:
             return None, Positions(shown)
         data, positions = load_yaml(text, shown, self.sink)
@@ -194,19 +206,33 @@ class _Loader:
         rules_files = list(meta["rules"])
         rules_pos = {f: mpos.of("rules", i) for i, f in enumerate(rules_files)}
         var_rules: list[str] = []
+        var_base: Path | None = None
         if variant:
-            over, vpos = self.yaml(f"variants/{variant}.yaml", "variant", Pos("variants", 0, 0))
+            vfile = variant_file(variant)
+            if vfile is not None:      # a variant file of the user's, anywhere: a path always wins
+                var_base = vfile.parent
+                if not vfile.is_file():
+                    self.sink.add("RR205", f"no variant file '{variant}'", Pos(variant, 0, 0),
+                                  hint="give the path of a variant YAML file, or the name of one "
+                                  "of the ruleset's variants")
+                    return None
+                variant = str(vfile)
+                over, vpos = self.yaml(vfile.name, "variant", Pos(variant, 0, 0), var_base)
+            else:
+                over, vpos = self.yaml(f"variants/{variant}.yaml", "variant", Pos("variants", 0, 0))
             if over is None:
-                if not (root / "variants" / f"{variant}.yaml").is_file():
+                if vfile is None and not (root / "variants" / f"{variant}.yaml").is_file():
                     self.sink.diagnostics[-1] = Diagnostic(
                         "RR205", f"no variant '{variant}' in {meta['name']}", Pos(str(root), 0, 0),
-                        hint=f"variants: {', '.join(sorted(p.stem for p in (root / 'variants').glob('*.yaml'))) or 'none'}")
+                        hint=f"variants: {', '.join(sorted(p.stem for p in (root / 'variants').glob('*.yaml'))) or 'none'}"
+                        "; or give the path of a variant file")
                 return None
             self.overlay(comps, board_data, over, vpos)
             var_rules = list(over.get("rules", []))
             for i, f in enumerate(var_rules):
                 rules_pos[f] = vpos.of("rules", i)
-        self.digest.update(f"variant={variant}".encode())
+        # A variant file is hashed by its content (read above) and its stem, not by where it is.
+        self.digest.update(f"variant={Path(variant).stem if variant else None}".encode())
         entities, kinds, aliases = self.entities(comps, cpos, board_data, bpos)
         # A value that names an entity by its alias is stored as the entity's id (display
         # fields, name and alias, are text and stay as written).
@@ -223,7 +249,7 @@ class _Loader:
                           bpos.of("hexes", h, "neighbours"))
         broken: set = set()
         base_defs = self.parse(rules_files, rules_pos, broken)
-        defs = self.merge(base_defs, self.parse(var_rules, rules_pos, broken))
+        defs = self.merge(base_defs, self.parse(var_rules, rules_pos, broken, var_base))
         names = Names(constants=dict(comps.get("constants", {})),
                       variables=set(comps.get("variables", {})),
                       entities={**{i: i for i in entities}, **aliases},
@@ -332,10 +358,10 @@ class _Loader:
             del aliases[alias]
         return entities, kinds, aliases
 
-    def parse(self, files: list[str], positions: dict, broken: set) -> list:
+    def parse(self, files: list[str], positions: dict, broken: set, base: Path | None = None) -> list:
         defs = []
         for rel in files:
-            text, shown = self.read(rel, positions.get(rel, Pos(rel, 0, 0)))
+            text, shown = self.read(rel, positions.get(rel, Pos(rel, 0, 0)), base)
             if text is None:
                 broken.update(("game", "score"))  # it may have held them: no follow-on RR107
             else:

@@ -1,0 +1,57 @@
+"""`railrules new NAME [--from RULESET]`: write a ruleset folder for the user to edit."""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from interpreter.data.ruleset import resolve_ruleset_path
+from interpreter.paths import rulesets_dir, shipped_rulesets
+
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")        # as schemas/ruleset.schema.json asks of `name:`
+TEMPLATE = "coin_race"
+
+
+class UsageError(Exception):
+    """A request `new` refuses before writing anything (the CLI exits 2)."""
+
+
+def templates_dir() -> Path:
+    return rulesets_dir() / "templates"
+
+
+def new_ruleset(target: str, source: str | None = None) -> tuple[Path, list[str]]:
+    """Copy a shipped ruleset (or any ruleset folder), or the minimal template, to ``target``
+    and name it after the folder. Returns (the folder, notes for the user)."""
+    dest = Path(target).expanduser()
+    name = dest.name
+    if not NAME.match(name):
+        fixed = re.sub(r"[^a-z0-9_]", "_", name.lower()).lstrip("0123456789_") or "my_game"
+        raise UsageError(f"'{name}' cannot name a ruleset: use lower-case letters, digits and '_', "
+                         f"starting with a letter (for example '{fixed}')")
+    if dest.exists():
+        raise UsageError(f"'{dest}' already exists; railrules new never overwrites: choose another "
+                         "name, or remove it first")
+    if source is None:
+        origin = templates_dir() / TEMPLATE
+    else:
+        origin = resolve_ruleset_path(source)
+        if origin is None:
+            raise UsageError(f"no ruleset '{source}' to start from (shipped: "
+                             f"{', '.join(shipped_rulesets())}; or give a folder with ruleset.yaml)")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(origin, dest, ignore=shutil.ignore_patterns(".*", "__pycache__", "*.pyc"))
+    meta = dest / "ruleset.yaml"
+    text = meta.read_text(encoding="utf-8")
+    renamed, count = re.subn(r"(?m)^name:[ \t]*\S.*$", f"name: {name}", text, count=1)
+    meta.write_text(renamed if count else f"name: {name}\n{text}", encoding="utf-8")
+    notes = []
+    if any(line.strip().startswith("- library/") or "library/" in line
+           for line in renamed.splitlines() if not line.lstrip().startswith("#")):
+        notes.append("its rules: list names files of the shared library (library/...): they stay "
+                     f"in {rulesets_dir() / 'library'}; copy one into the folder and list it "
+                     "there to change it")
+    if (rulesets_dir() / name / "ruleset.yaml").is_file():
+        notes.append(f"'{name}' is also a shipped ruleset: in the folder that holds your copy, "
+                     f"'{name}' means the copy (a path always wins); elsewhere give its path")
+    return dest, notes

@@ -1,0 +1,189 @@
+"""Lint of a ruleset's scenario files (``scenarios/*.yaml``), without running them.
+
+What can be checked without playing: the file is UTF-8 YAML that matches the scenario schema;
+the player count is within the ruleset's range; a named variant exists; every action label's
+first word is an option or action the rules define; each word argument of a label names an
+entity, an alias or a player; ``turn`` and ``winners`` name players of the scenario; and every
+``expect`` / ``set`` compiles against the ruleset's names. Whether the labels are legal at that
+point, and whether the expectations hold, is for ``railrules test``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from pathlib import Path
+
+from interpreter.data.schema import validate
+from interpreter.data.yaml_source import Positions, load_yaml
+from interpreter.dsl import nodes as n
+from interpreter.errors import Diagnostic, Pos, RailrulesError, Sink
+
+WORDS = {"true", "false", "none"}
+
+
+def display(path: Path) -> str:
+    """A path as the other diagnostics show it: relative to the working folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def option_names(ruleset) -> set:
+    """Every option and action name the rules define: the first word of any action label."""
+    from interpreter.checks._walk import walk
+    names = set()
+    for node in walk(ruleset.definitions):
+        if isinstance(node, n.Option):
+            names.add(node.name)
+        elif isinstance(node, n.ActionDef):
+            names.add(node.name)
+    return names
+
+
+def _strings(value, out: set) -> set:
+    if isinstance(value, str):
+        out.add(value)
+    elif isinstance(value, list):
+        for v in value:
+            _strings(v, out)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            out.add(k)
+            _strings(v, out)
+    return out
+
+
+def known_words(ruleset) -> set:
+    """Words a label's argument may be besides an entity: every text value of the YAML data
+    and every string literal of the rules (an option may range over, say, a hex's goods)."""
+    from interpreter.checks._walk import walk
+    out = _strings([ruleset.entities, ruleset.constants, ruleset.variables], set())
+    out |= {part for node in walk(ruleset.definitions) if isinstance(node, n.Str)
+            for part in node.parts if isinstance(part, str)}
+    return out
+
+
+def lint_scenario(path: Path, ruleset, variant_loader) -> list[Diagnostic]:
+    """Diagnostics of one scenario file. ``ruleset`` is the loaded base (or None when it is
+    broken: then only the file and its schema are checked); ``variant_loader(name)`` gives the
+    ruleset with that variant, or None."""
+    shown = display(path)
+    sink = Sink()
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        return [Diagnostic("RR006", f"'{shown}' is not UTF-8 text (byte {err.start})", Pos(shown, line, 1))]
+    doc, positions = load_yaml(text, shown, sink)
+    if doc is None:
+        return sink.diagnostics
+    if not validate(doc, "scenario", positions, sink) or ruleset is None:
+        return sink.diagnostics
+    players = doc["players"]
+    if not ruleset.players_min <= players <= ruleset.players_max:
+        sink.add("RR208", f"{ruleset.name} is for {ruleset.players_min} to {ruleset.players_max} "
+                 f"players, not {players}", positions.of("players"))
+        return sink.diagnostics
+    variant = doc.get("variant")
+    if variant is not None:
+        if variant not in ruleset.variants():
+            sink.add("RR205", f"no variant '{variant}' in {ruleset.name}", positions.value_of("variant"),
+                     hint=f"variants: {', '.join(ruleset.variants()) or 'none'}")
+            return sink.diagnostics
+        ruleset = variant_loader(variant)
+        if ruleset is None:        # the variant itself is broken: lint of the variant says why
+            return sink.diagnostics
+    _Steps(ruleset, players, positions, sink).check(doc["steps"])
+    return sink.diagnostics
+
+
+class _Steps:
+    def __init__(self, ruleset, players: int, positions: Positions, sink: Sink):
+        self.ruleset, self.positions, self.sink = ruleset, positions, sink
+        self.players = [f"p{i}" for i in range(1, players + 1)]
+        base = ruleset.names
+        self.names = dataclasses.replace(
+            base, entities={**base.entities, **{p: p for p in self.players}})
+        self.options = option_names(ruleset)
+        self.words = known_words(ruleset)
+
+    def check(self, steps: list) -> None:
+        for i, step in enumerate(steps):
+            for key in ("do", "legal", "illegal"):
+                if key in step:
+                    self.labels(step[key], ("steps", i, key), several=key == "do")
+            if "turn" in step:
+                self.player(step["turn"], self.positions.value_of("steps", i, "turn"))
+            for j, who in enumerate(step.get("winners", [])):
+                self.player(who, self.positions.of("steps", i, "winners", j))
+            if "expect" in step:
+                self.expression(step["expect"], self.positions.value_of("steps", i, "expect"))
+            if "set" in step:
+                self.statement(step["set"], self.positions.value_of("steps", i, "set"))
+
+    def player(self, who: str, where: Pos) -> None:
+        if who not in self.players:
+            self.sink.add("RR208", f"'{who}' is not a player of this scenario", where,
+                          hint=f"players: {', '.join(self.players)}")
+
+    def labels(self, text: str, path: tuple, several: bool) -> None:
+        start = self.positions.value_of(*path)
+        one_line = "\n" not in text
+        offset = 0
+        for part in (text.split(";") if several else [text]):
+            label = part.strip()
+            col = start.column + offset + (len(part) - len(part.lstrip())) if one_line else start.column
+            offset += len(part) + 1
+            if not label:
+                continue
+            self.label(label, Pos(start.file, start.line, col) if one_line else start)
+
+    def label(self, label: str, where: Pos) -> None:
+        words = label.split()
+        name = words[0]
+        if name not in self.options:
+            close = difflib.get_close_matches(name, sorted(self.options), n=1)
+            self.sink.add("RR208", f"no option or action '{name}' in the rules", where,
+                          hint=f"did you mean '{close[0]}'?" if close else
+                          f"options: {', '.join(sorted(self.options)) or 'none'}")
+            return
+        col = where.column + len(name)
+        rest = label[len(name):]
+        for word in words[1:]:
+            col += len(rest) - len(rest.lstrip())
+            rest = rest.lstrip()[len(word):]
+            here = Pos(where.file, where.line, col)
+            col += len(word)
+            if word.lstrip("-").isdigit() or word in WORDS:
+                continue
+            if word not in self.names.entities and word not in self.words:
+                close = difflib.get_close_matches(word, sorted(self.names.entities), n=1)
+                self.sink.add("RR201", f"'{word}' in '{label}' names no entity, player or value "
+                              "of the ruleset", here, severity="warning",
+                              hint=f"did you mean '{close[0]}'?" if close else None)
+
+    def expression(self, text: str, where: Pos) -> None:
+        from interpreter.dsl.compiler import Compiler, _Scope
+        from interpreter.dsl.parser import parse_expression
+        try:
+            expr = parse_expression(text, where)
+        except RailrulesError as err:
+            self.sink.diagnostics += err.diagnostics
+            return
+        Compiler(self.names, self.sink).expr(expr, _Scope(set()))
+
+    def statement(self, text: str, where: Pos) -> None:
+        """As Game.execute compiles it: one procedure body, shifted back to where the text is."""
+        from interpreter.dsl.compiler import Compiler, _Scope
+        from interpreter.dsl.parser import parse_rules
+        inner = Sink()
+        module = parse_rules(f"procedure _setup():\n    {text}\n", where.file, inner,
+                             line_offset=where.line - 2)
+        if module.definitions:
+            Compiler(self.names, inner).block(module.definitions[0].body, _Scope(set()), [])
+        for d in inner.diagnostics:
+            if d.pos.file == where.file and d.pos.line == where.line:
+                d = dataclasses.replace(d, pos=Pos(d.pos.file, d.pos.line, d.pos.column - 5 + where.column))
+            self.sink.diagnostics.append(d)
