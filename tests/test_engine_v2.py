@@ -248,3 +248,13 @@ def test_a_huge_product_of_domains_stops_with_a_clear_error(tmp_path):
         game.legal_actions()
     d = err.value.diagnostics[0]
     assert d.code == "RR303" and "option 'pick'" in d.message and d.pos.line == 3
+
+
+def test_an_interpolated_constant_is_computed_or_refused_once(tmp_path):
+    """`const greeting = "hello {x}"` with x undefined is one RR102 at x, no follow-on fault;
+    with a known name it is computed when the ruleset loads."""
+    ok = DERIVED_RULES + '\nconst greeting = "base {base}, {red}"\nend_condition greeted: greeting == ""\n'
+    assert load_ruleset(str(write_ruleset(tmp_path / "ok", ok))).constants["greeting"] == "base 10, Red"
+    bad = DERIVED_RULES + '\nconst greeting = "hello {x}"\nend_condition greeted: greeting == ""\n'
+    diags = errors_of(write_ruleset(tmp_path / "bad", bad))
+    assert [(d.code, d.message) for d in diags] == [("RR102", "undefined name 'x'")]

@@ -397,7 +397,11 @@ class _Loader:
                     self.sink.add("RR103", f"constant '{d.name}' is already defined in the YAML "
                                   "constants", d.pos, hint="rename one of them")
                     continue
+                errors = len(self.sink.errors)
                 fn = compiler.expr(d.expr, _empty_scope())
+                if len(self.sink.errors) > errors:  # said already (an undefined name...)
+                    names.broken.add(d.name)
+                    continue
                 try:
                     names.constants[d.name] = check_storable(fn(run, {}))
                 except Exception as err:  # a constant that cannot be computed at load

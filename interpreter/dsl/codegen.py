@@ -308,6 +308,9 @@ class Codegen:
         entry = builtins.ALL.get(name)
         if entry is None or not entry[1] <= len(args) <= entry[2]:
             raise _Unsupported
+        if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
+            t = self.temp()
+            return f"(len({t}) if ({t} := {args[0]}).__class__ is list else _b_{name}({t}))"
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"

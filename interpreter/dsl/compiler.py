@@ -684,11 +684,13 @@ class Compiler:
         """Compile every ``def`` body (done after all names are known: defs may recurse), twice:
         as it runs anywhere, and as it runs inside a derived value, noting what it reads."""
         out = []
+        sink = self.sink
         for tracking in (False, True):
             self.tracking = tracking
             out.append({name: self.expr(d.expr, _Scope(set(d.params)))
                         for name, d in self.names.functions.items()})
-        self.tracking = False
+            self.sink = Sink()  # the tracking variant's problems are the same: said once
+        self.tracking, self.sink = False, sink
         return out[0], out[1]
 
     # ------------------------------------------------------------------ errors

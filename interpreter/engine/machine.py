@@ -65,7 +65,25 @@ class _NoFunctions(dict):
                         "first; write the expression out, or use a def")
 
 
-class ConstantRun:
+class _Shows:
+    """How a value reads in a message: an entity by its name, a list joined, yes/no, none."""
+    ent: dict
+
+    def show(self, value) -> str:
+        if isinstance(value, str):
+            rec = self.ent.get(value)
+            return str(rec.get("name", value)) if rec else value
+        if isinstance(value, list):
+            return ", ".join(self.show(v) for v in value)
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if value is None:
+            return "none"
+        return str(value)
+
+
+
+class ConstantRun(_Shows):
     """What a constant sees while the ruleset loads: the starting entities and the board, no
     players and no game yet."""
 
@@ -88,7 +106,7 @@ class ConstantRun:
             raise RuleFault(f"a constant takes more than {self.budget} steps to compute")
 
 
-class Machine:
+class Machine(_Shows):
     """Runs one game's rules. Compiled closures receive the machine as ``run``."""
 
     def __init__(self, ruleset, state: dict, messages: list | None = None):
@@ -215,18 +233,6 @@ class Machine:
     def say(self, text) -> None:
         if self.messages is not None:
             self.messages.append(str(text))
-
-    def show(self, value) -> str:
-        if isinstance(value, str):
-            rec = self.ent.get(value)
-            return str(rec.get("name", value)) if rec else value
-        if isinstance(value, list):
-            return ", ".join(self.show(v) for v in value)
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if value is None:
-            return "none"
-        return str(value)
 
     # ------------------------------------------------------------ derived values
     def derived(self, key: str, args: tuple):
