@@ -258,3 +258,68 @@ def test_an_interpolated_constant_is_computed_or_refused_once(tmp_path):
     bad = DERIVED_RULES + '\nconst greeting = "hello {x}"\nend_condition greeted: greeting == ""\n'
     diags = errors_of(write_ruleset(tmp_path / "bad", bad))
     assert [(d.code, d.message) for d in diags] == [("RR102", "undefined name 'x'")]
+
+
+# ------------------------------------------------------------------ properties over many games
+def _property_runs():
+    """200 seeded games per shipped ruleset, spread over its player counts."""
+    from interpreter.paths import shipped_rulesets
+    for name in shipped_rulesets():
+        ruleset = load_ruleset(name)
+        counts = list(range(ruleset.players_min, ruleset.players_max + 1))
+        yield name, [(counts[i % len(counts)], 1000 + i) for i in range(200)]
+
+
+@pytest.mark.parametrize("name, games", list(_property_runs()), ids=lambda x: x if isinstance(x, str) else "")
+def test_engine_properties_over_200_games(name, games):
+    """After every action every kept derived value equals its computation from scratch (the
+    rulesets declare some: this is what proves the engine notices every change). At the end,
+    undo back to the start gives the first state byte for byte, and a clone taken mid-game and
+    played out leaves its original untouched."""
+    ruleset = load_ruleset(name)
+    kept = 0
+    for players, seed in games:
+        game = ruleset.new_game(players, seed)
+        start = game.to_json()
+        rng = random.Random(seed)
+        clone_at = None
+        while not game.is_over:
+            game.apply(rng.choice(game.legal_actions()))
+            game.check_derived()
+            kept = max(kept, len(game.machine.cache))
+            if clone_at is None and rng.random() < 0.02:
+                clone_at = game.clone()
+        if clone_at is not None:
+            before = game.to_json()
+            while not clone_at.is_over:
+                clone_at.apply(rng.choice(clone_at.legal_actions()))
+            assert game.to_json() == before
+        game.undo(game.decisions)
+        assert game.to_json() == start, f"{name} {players}p seed {seed}: undo to the start differs"
+    assert kept > 0, f"{name} keeps no derived value: the check above proved nothing"
+
+
+# ------------------------------------------------------------------ damaged saves (issue 14)
+@pytest.mark.parametrize("damage, words", [
+    (lambda s: s["entities"].pop("bank"), "missing bank"),
+    (lambda s: s["entities"].__setitem__("p9", dict(s["entities"]["p1"])), "unknown p9"),
+    (lambda s: s.__setitem__("turn", "p9"), "turn of 'p9'"),
+    (lambda s: s.__setitem__("players", 99), "99 players"),
+    (lambda s: s["kinds"]["players"].append("p5"), "players are damaged"),
+    (lambda s: s["entities"]["NYC"].pop("income"), "entity NYC is damaged"),
+    (lambda s: s["globals"].__setitem__("extra", 1), "variables do not match"),
+    (lambda s: s["entities"]["NYC"].__setitem__("income", 10 ** 30), "a value a game cannot"),
+    (lambda s: s["history"].append({"bid": 7}), "a value a game cannot"),
+    (lambda s: s.__setitem__("rng", -1), "random generator"),
+])
+def test_a_damaged_save_is_refused_when_loaded_with_what_is_wrong(damage, words):
+    import json
+    from interpreter import BadSave, Game
+    game, _ = _random_game("chicago_express", 4, seed=3, steps=20)
+    state = json.loads(game.to_json())
+    damage(state)
+    with pytest.raises(BadSave) as err:
+        Game.from_json(game.ruleset, json.dumps(state))
+    d = err.value.diagnostics[0]
+    assert d.code == "RR304" and words in d.message, d.message
+    Game.from_json(game.ruleset, game.to_json())  # the undamaged save loads

@@ -5,8 +5,8 @@ and locals), never in Python: the machine can be rebuilt on any state at any tim
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, RulesRuntimeError
@@ -24,9 +24,9 @@ def _word(value) -> str:
     return "none" if value is None else str(value)
 
 
-@dataclass(frozen=True)
-class Action:
-    """One legal decision: an option's name and the values of its parameters."""
+class Action(NamedTuple):
+    """One legal decision: an option's name and the values of its parameters (a named tuple:
+    cheap to make, as legal actions are made by the thousand)."""
     name: str
     args: tuple = ()
 
