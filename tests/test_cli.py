@@ -716,3 +716,56 @@ def test_play_through_a_pipe_survives_bad_input_and_saves(tmp_path):
     code, out, err = _railrules(["play", "chicago_express", "--players", "3", "--seed", "5",
                                  "--save", save.name], b"quit\n", tmp_path)
     assert code == 2 and "already exists" in err
+
+
+# ---------------------------------------------------------------- logs and saves name their rules
+@pytest.fixture
+def own_copy(tmp_path) -> Path:
+    """A user's own copy of Chicago Express, outside the checkout."""
+    import shutil
+    from interpreter.paths import rulesets_dir
+    copy = tmp_path / "my_express"
+    shutil.copytree(rulesets_dir() / "chicago_express", copy)
+    return copy
+
+
+def test_a_log_names_its_folder_and_a_changed_rule_is_named_before_any_replay(capsys, tmp_path, own_copy):
+    log = tmp_path / "game.log.json"
+    code, out, err = run(capsys, "play", str(own_copy), "--bots", "random", "--players", "3",
+                         "--seed", "4", "--log", str(log))
+    assert code == 0
+    data = json.loads(log.read_text())
+    assert data["path"] == str(own_copy) and data["engine"] and "def build_price" in data["fingerprints"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    import os
+    os.chdir(elsewhere)                      # the log finds its folder from anywhere
+    assert run(capsys, "replay", str(log))[0] == 0
+    rules = own_copy / "rules" / "build.rules"
+    rules.write_text(rules.read_text().replace("(count(h.trains) + 1)", "(count(h.trains) + 2)"))
+    code, out, err = run(capsys, "replay", str(log))
+    assert code == 1 and "RR305" in err and "changed def build_price" in err and "--force" in err
+    code, out, err = run(capsys, "replay", str(log), "--force")
+    assert "replaying anyway" in out or "RR305" in err   # it replays, to the divergence if any
+    original = tmp_path / "original"
+    import shutil
+    from interpreter.paths import rulesets_dir
+    shutil.copytree(rulesets_dir() / "chicago_express", original)
+    assert run(capsys, "replay", str(log), "--ruleset", str(original))[0] == 0
+
+
+def test_resume_takes_the_ruleset_given_beside_the_save(capsys, tmp_path, own_copy):
+    from tools.play import load_save, save
+    from interpreter import load_ruleset
+    game = load_ruleset(str(own_copy)).new_game(3, 5)
+    game.apply(game.legal_actions()[0])
+    saved = tmp_path / "g.save.json"
+    save(game, saved)
+    moved = tmp_path / "moved"
+    own_copy.rename(moved)                 # the folder the save names is gone
+    assert load_save(saved, str(moved)).to_json() == game.to_json()
+    rules = moved / "rules" / "develop.rules"
+    rules.write_text(rules.read_text().replace('log "{p} declines to develop"', 'log "{p} passes"'))
+    with pytest.raises(Exception) as err:
+        load_save(saved, str(moved))
+    assert "RR304" in str(err.value) and "changed procedure develop_turn" in str(err.value)

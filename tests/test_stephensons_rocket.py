@@ -269,3 +269,22 @@ def test_a_player_sees_only_their_own_money(runs):
         assert json.loads(json.dumps(view)) == view
     onlooker = game.view(None)
     assert all(onlooker["entities"][p]["cash"] == "hidden" for p in game.players)
+
+
+def test_two_states_differing_only_in_hidden_facts_look_the_same(runs):
+    """Another player's money, the seed, the generator and the list of past actions (which with
+    the seed would replay the game and give the money away) never reach a view."""
+    game = runs(3, 0).game.clone()
+    other = game.clone()
+    other.execute("set players[1].cash += 7")
+    other.execute("set players[2].cash -= 3")
+    other.execute("set bank.cash -= 4")
+    other.state["seed"] += 1
+    other.state["rng"] ^= 12345
+    other.state["history"] = list(reversed(other.state["history"]))
+    seat = game.players[0]
+    assert other.to_json() != game.to_json()
+    assert other.view(seat) == game.view(seat)
+    assert other.view(None) == game.view(None)
+    view = game.view(seat)
+    assert not {"seed", "rng", "history", "stack"} & set(view) and view["decisions"] == game.decisions

@@ -91,9 +91,8 @@ def _one_game_args(p: argparse.ArgumentParser, resume_help: str) -> None:
 def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | None:
     """The game a verb works on: a saved one (--resume FILE) or a new one of the ruleset."""
     from .play import load_save
-    if args.resume:
-        name, variant, text = load_save(Path(args.resume))
-        return Game.from_json(load_ruleset(name, variant), text)
+    if args.resume:  # a ruleset named beside --resume is where the save's rules are
+        return load_save(Path(args.resume), args.ruleset)
     if not args.ruleset:
         print(f"railrules {verb}: give a ruleset, or --resume FILE", file=sys.stderr)
         return None
@@ -164,7 +163,7 @@ def cmd_simulate(args) -> int:
 def cmd_replay(args) -> int:
     from .replay import read_log, replay
     log = read_log(Path(args.log))
-    game, notes = replay(log, args.log)
+    game, notes = replay(log, args.log, args.ruleset, args.force)
     for note in notes:
         print(note)
     state = "over: " + ", ".join(game.result["reasons"]) if game.is_over else "still running"
@@ -335,6 +334,11 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Replay a log written by 'play --log' (or Game.log()); exit 1 "
                        "and say where, if the game no longer replays identically.")
     p.add_argument("log", help="the log file (JSON)")
+    p.add_argument("--ruleset", help="the ruleset folder to replay with (default: the folder the "
+                   "log names if it is still there, else the shipped ruleset of its name)")
+    p.add_argument("--force", action="store_true",
+                   help="replay even though the rules changed since the log was made (to see where "
+                   "the game diverges)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("test", help="run the scenario tests kept under each ruleset's scenarios/",

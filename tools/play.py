@@ -144,7 +144,8 @@ def save(game: Game, path: Path) -> None:
     """Write a save: the ruleset, variant and state. The file appears whole or not at all
     (written beside it, then renamed), so a failed save never destroys an older one."""
     text = json.dumps({"format": "railrules-save-1", "ruleset": game.ruleset.name,
-                       "variant": game.ruleset.variant, "state": json.loads(game.to_json())})
+                       "path": str(game.ruleset.root), "variant": game.ruleset.variant,
+                       "fingerprints": game.ruleset.fingerprints, "state": json.loads(game.to_json())})
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -198,16 +199,47 @@ def writable(path: Path) -> str | None:
     return None
 
 
-def load_save(path: Path):
-    """(ruleset name, variant, state JSON text) of a save file; raises BadSave."""
+def load_save(path: Path, ruleset_path: str | None = None):
+    """The game of a save file, with its ruleset: ``ruleset_path`` if given, else the folder the
+    save names if it is still there, else the shipped ruleset of its name. Raises BadSave, saying
+    which rules changed if the ruleset is no longer the one the game was saved with."""
     from interpreter.errors import BadSave, Diagnostic, Pos
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("format") != "railrules-save-1":
             raise ValueError("not a railrules save file")
-        return data["ruleset"], data.get("variant"), json.dumps(data["state"])
-    except (OSError, ValueError, KeyError, AttributeError, UnicodeDecodeError) as err:
+        name, variant, state = data["ruleset"], data.get("variant"), data["state"]
+        text = json.dumps(state)
+    except (OSError, ValueError, KeyError, AttributeError, TypeError, UnicodeDecodeError) as err:
         raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(str(path), 1, 1))) from None
+    ruleset = find_ruleset(name, data.get("path"), variant, ruleset_path)
+    if isinstance(state, dict) and state.get("hash") not in (None, ruleset.hash) \
+            and isinstance(data.get("fingerprints"), dict):
+        changed = ruleset.changed_since(data["fingerprints"])
+        raise BadSave(Diagnostic(
+            "RR304", f"the rules changed since this game was saved: {describe_changes(changed)}",
+            Pos(str(path), 1, 1), hint="resume it with the rules it was saved with (--ruleset PATH)"))
+    return Game.from_json(ruleset, text)
+
+
+def find_ruleset(name: str, saved_in, variant, given: str | None = None):
+    """The ruleset a save or log was made with: the one ``given``, else the folder it names if
+    that folder still holds a ruleset of its name, else the shipped ruleset of its name."""
+    from interpreter import load_ruleset
+    if given:
+        return load_ruleset(given, variant)
+    if isinstance(saved_in, str) and (Path(saved_in) / "ruleset.yaml").is_file():
+        ruleset = load_ruleset(saved_in, variant)
+        if ruleset.name == name:
+            return ruleset
+    return load_ruleset(name, variant)
+
+
+def describe_changes(changed: list) -> str:
+    """'changed def x; new entity y ...', at most 12 of them."""
+    if not changed:
+        return "the content differs, but no definition or piece of data did (file layout?)"
+    return "; ".join(changed[:12]) + (f"; and {len(changed) - 12} more" if len(changed) > 12 else "")
 
 
 __all__ = ["play_bots", "play_human", "save", "load_save", "save_on_leaving", "free_save_path",

@@ -4,10 +4,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from interpreter import load_ruleset
 from interpreter.data.schema import validate
 from interpreter.data.yaml_source import Positions
 from interpreter.errors import BadSave, Diagnostic, IllegalAction, Pos, RailrulesError, Sink
+
+from .play import describe_changes, find_ruleset
 
 
 def read_log(path: Path) -> dict:
@@ -21,13 +22,23 @@ def read_log(path: Path) -> dict:
     return data
 
 
-def replay(log: dict, where: str = "<log>"):
-    """Replay a log; return (game, list of notes). Raises on the first divergence."""
-    ruleset = load_ruleset(log["ruleset"], log.get("variant"))
+def replay(log: dict, where: str = "<log>", ruleset_path: str | None = None, force: bool = False):
+    """Replay a log; return (game, list of notes). Raises on the first divergence, and before
+    replaying at all when the rules changed since the log was made (unless ``force``).
+
+    The ruleset is ``ruleset_path``, else the folder the log names if it is still there, else
+    the shipped ruleset of the log's name."""
+    ruleset = find_ruleset(log["ruleset"], log.get("path"), log.get("variant"), ruleset_path)
     notes = []
     if ruleset.hash != log["hash"]:
-        notes.append(f"the log was recorded with ruleset hash {log['hash']}; the ruleset is now "
-                     f"{ruleset.hash}: the rules (or the log) changed; replaying to find where they diverge")
+        changed = ruleset.changed_since(log["fingerprints"]) if isinstance(log.get("fingerprints"), dict) \
+            else ["(the log is older than fingerprints: it cannot say which rules)"]
+        what = f"the rules changed since the log was made: {describe_changes(changed)}"
+        if not force:
+            raise BadSave(Diagnostic("RR305", what, Pos(where, 0, 0),
+                                     hint="replay with --force to see where the game diverges, or "
+                                     "--ruleset PATH to replay with the rules it was made with"))
+        notes.append(what + "; replaying anyway (--force) to find where the game diverges")
     game = ruleset.new_game(log["players"], log["seed"])
     for i, raw in enumerate(log["actions"], 1):
         if game.is_over:

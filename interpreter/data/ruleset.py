@@ -65,6 +65,36 @@ class Ruleset:
                 {"entities": self.entities, "player": self.player_fields, "globals": self.variables}))
         return self.__dict__["_start"]
 
+    @property
+    def fingerprints(self) -> dict:
+        """A short hash of every definition (its text, positions left out) and of every piece
+        of data (constant, variable, player field, entity): a log keeps them, so that a replay
+        under changed rules can say which ones changed (cached)."""
+        if "_fingerprints" not in self.__dict__:
+            def short(x) -> str:
+                return hashlib.sha256(repr(x).encode()).hexdigest()[:10]
+            out, seen = {}, {}
+            for d in self.definitions:
+                kind = n.DEFINITION_KINDS[type(d)]
+                name = getattr(d, "name", None) or getattr(d, "event", None) or kind
+                key = f"{kind} {name}"
+                seen[key] = seen.get(key, 0) + 1
+                out[key if seen[key] == 1 else f"{key} #{seen[key]}"] = short(_shape(d))
+            for section, values in (("const", self.constants), ("variable", self.variables),
+                                    ("player field", self.player_fields), ("entity", self.entities)):
+                for name, value in values.items():
+                    out[f"{section} {name}"] = short(value)
+            self.__dict__["_fingerprints"] = out
+        return self.__dict__["_fingerprints"]
+
+    def changed_since(self, fingerprints: dict) -> list[str]:
+        """What differs from the rules that had these fingerprints: 'changed def x', 'new ...',
+        'removed ...'."""
+        now = self.fingerprints
+        return ([f"changed {k}" for k in now if k in fingerprints and now[k] != fingerprints[k]]
+                + [f"new {k}" for k in now if k not in fingerprints]
+                + [f"removed {k}" for k in fingerprints if k not in now])
+
     def new_game(self, players: int, seed: int = 0):
         from ..engine.game import Game
         return Game.new(self, players, seed)
@@ -76,6 +106,17 @@ class Ruleset:
         # pickled as where it comes from and what it was: a worker process loads the folder
         # again (once) and refuses it if its content has changed since
         return _reload, (str(self.root), self.variant, self.hash)
+
+
+def _shape(x):
+    """A syntax tree as plain data, without the positions (they move when lines are added)."""
+    if isinstance(x, n.Node):
+        return (type(x).__name__, tuple(_shape(v) for k, v in vars(x).items() if k != "pos"))
+    if isinstance(x, (list, tuple)):
+        return tuple(_shape(v) for v in x)
+    if isinstance(x, (set, frozenset)):
+        return tuple(sorted(map(repr, x)))
+    return x
 
 
 _RELOADED: dict = {}

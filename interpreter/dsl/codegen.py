@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from ..engine.values import MAX_LIST, OverBudget, RuleFault, describe, get_attr, get_index, map_key
 from ..errors import RailrulesError
-from . import builtins, nodes as n
+from . import builtins
 
 
 class _Unsupported(Exception):

@@ -4,10 +4,14 @@ from __future__ import annotations
 import hashlib
 import json
 
-from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RailrulesError, RulesRuntimeError
+from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
 from .machine import Action, Machine
 
 LOG_FORMAT = "railrules-log-1"
+ENGINE = "railrules-engine-2"  # the engine a log or save was made by
+# what a player's view holds of the state (Game.view)
+_VISIBLE = ("format", "ruleset", "variant", "hash", "players", "kinds", "entities", "globals",
+            "waiting", "turn", "result")
 STATE_FORMAT = "railrules-state-1"
 
 
@@ -83,18 +87,22 @@ class Game:
     def view(self, player: str | None) -> dict:
         """The state as ``player`` may see it: fields the ruleset declares ``secret`` are hidden
         (``"hidden"``) — another player's, or any entity's for kinds other than players.
-        ``player=None`` is an onlooker who sees no secret at all."""
+        ``player=None`` is an onlooker who sees no secret at all. Nothing that could give a secret
+        away is in a view: no seed or generator state (the future of chance), no list of past
+        actions (with the seed, it would replay the game), no paused rules' locals; only how many
+        decisions were made."""
         secret = self.ruleset.meta.get("secret", {})
-        state = json.loads(json.dumps(self.state))
+        st = self.state
+        view = json.loads(json.dumps({k: st[k] for k in _VISIBLE}))
+        view["decisions"] = len(st["history"])
         for kind, fields in secret.items():
-            for ent in state["kinds"]["players"] if kind == "players" else self.ruleset.kinds.get(kind, []):
+            for ent in view["kinds"]["players"] if kind == "players" else self.ruleset.kinds.get(kind, []):
                 if kind == "players" and ent == player:
                     continue
                 for f in fields:
-                    if f in state["entities"][ent]:
-                        state["entities"][ent][f] = "hidden"
-        state.pop("rng", None)  # the future of chance is no one's business
-        return state
+                    if f in view["entities"][ent]:
+                        view["entities"][ent][f] = "hidden"
+        return view
 
     def legal_actions(self) -> list[Action]:
         """The legal actions now; a pending choice with none is a ruleset bug (RR307)."""
@@ -272,11 +280,14 @@ class Game:
         return cls(ruleset, state)
 
     def log(self) -> dict:
-        """What replays this game: ruleset, its content hash, seed, players, actions."""
-        return {"format": LOG_FORMAT, "ruleset": self.ruleset.name, "variant": self.ruleset.variant,
+        """What replays this game: the ruleset (its name, folder, variant, content hash and the
+        fingerprint of each definition, to say what changed if it has), the engine, seed, players
+        and actions."""
+        return {"format": LOG_FORMAT, "engine": ENGINE, "ruleset": self.ruleset.name,
+                "path": str(self.ruleset.root), "variant": self.ruleset.variant,
                 "hash": self.ruleset.hash, "players": self.state["players"],
                 "seed": self.state["seed"], "actions": list(self.state["history"]),
-                "final_state_sha256": self.digest()}
+                "final_state_sha256": self.digest(), "fingerprints": self.ruleset.fingerprints}
 
 
 def _check_state(ruleset, state) -> None:
@@ -295,6 +306,7 @@ def _check_state(ruleset, state) -> None:
     for key, kind in need.items():
         if not isinstance(state.get(key), kind):
             bad(f"the save's '{key}' is missing or damaged")
+    _check_contents(ruleset, state, bad)
     codes = ruleset.program.codes
     for frame in state["stack"]:
         if not isinstance(frame, dict) or set(frame) != {"c", "pc", "L", "r"} \
@@ -313,3 +325,41 @@ def _check_state(ruleset, state) -> None:
             bad("the save is paused where no choice is")
     elif state["stack"] or not isinstance(state["result"], dict):
         bad("the save is over but still has rules to run")
+    if state["result"] is None and state.get("turn") not in state["kinds"]["players"]:
+        bad(f"the save says it is the turn of {state.get('turn')!r}, who is not a player of this game")
+
+
+def _check_contents(ruleset, state, bad) -> None:
+    """What the rules will read must be what the ruleset declares: the players, every entity
+    with its fields, every variable, the history as actions; values as plain JSON data."""
+    from .values import RuleFault, check_storable
+    n = state["players"]
+    if not ruleset.players_min <= n <= ruleset.players_max:
+        bad(f"the save has {n} players; {ruleset.name} is for {ruleset.players_min} to {ruleset.players_max}")
+    ids = [f"p{i}" for i in range(1, n + 1)]
+    if state["kinds"] != {"players": ids}:
+        bad(f"the save's players are damaged: expected {', '.join(ids)}")
+    start = ruleset.start
+    want = {**{e: set(rec) for e, rec in start["entities"].items()},
+            **{p: set(start["player"]) | {"id", "kind", "name", "seat"} for p in ids}}
+    have = state["entities"]
+    missing, extra = sorted(set(want) - set(have)), sorted(set(have) - set(want))
+    if missing or extra:
+        bad("the save's entities do not match the ruleset: "
+            + "; ".join(x for x in (missing and f"missing {', '.join(missing[:5])}",
+                                    extra and f"unknown {', '.join(extra[:5])}") if x))
+    for e, fields in want.items():
+        rec = have[e]
+        if not isinstance(rec, dict) or set(rec) != fields:
+            bad(f"the save's entity {e} is damaged: its fields are not the ruleset's")
+    if set(state["globals"]) != set(start["globals"]):
+        bad("the save's variables do not match the ruleset's")
+    try:
+        check_storable(have)
+        check_storable(state["globals"])
+        for action in state["history"]:
+            Action.from_json(action)
+    except (RuleFault, ValueError) as err:
+        bad(f"the save holds a value a game cannot: {err}")
+    if not 0 <= state["rng"] < 1 << 64:
+        bad("the save's random generator state is damaged")
