@@ -64,6 +64,14 @@ def known_words(ruleset) -> set:
     return out
 
 
+def _once(ruleset, fn):
+    """fn(ruleset), worked out once per loaded ruleset (every scenario of it asks the same)."""
+    key = f"_lint_{fn.__name__}"
+    if key not in ruleset.__dict__:
+        ruleset.__dict__[key] = fn(ruleset)
+    return ruleset.__dict__[key]
+
+
 def lint_scenario(path: Path, ruleset, variant_loader) -> list[Diagnostic]:
     """Diagnostics of one scenario file. ``ruleset`` is the loaded base (or None when it is
     broken: then only the file and its schema are checked); ``variant_loader(name)`` gives the
@@ -106,8 +114,8 @@ class _Steps:
         base = ruleset.names
         self.names = dataclasses.replace(
             base, entities={**base.entities, **{p: p for p in self.players}})
-        self.options = option_names(ruleset)
-        self.words = known_words(ruleset)
+        self.options = _once(ruleset, option_names)
+        self.words = _once(ruleset, known_words)
 
     def check(self, steps: list) -> None:
         for i, step in enumerate(steps):

@@ -11,12 +11,15 @@ def where(ruleset, ent, field, inner=()):
 def check_references(ruleset, sink) -> None:
     names = set(ruleset.names.entities) | set(ruleset.kinds)
     pool = sorted(names)
+    suggestions: dict = {}  # the same words ("plain", "forest"...) recur on hundreds of hexes
 
     def look(value, field, ent, path=()):
         if isinstance(value, str):
             if value in names or " " in value or not value[:1].isalpha():
                 return
-            close = difflib.get_close_matches(value, pool, n=1, cutoff=0.85)
+            if value not in suggestions:
+                suggestions[value] = difflib.get_close_matches(value, pool, n=1, cutoff=0.85)
+            close = suggestions[value]
             if close and close[0] != value:
                 shown = ".".join([ent, field, *map(str, path)])
                 sink.add("RR201", f"{shown} is '{value}', which names no entity",

@@ -170,7 +170,7 @@ def check_ruleset(name_or_path: str, variant: str | None = None) -> tuple[Rulese
     from ..checks import run_checks
     sink = Sink()
     try:
-        ruleset = _Loader(sink).load(name_or_path, variant)
+        ruleset = _Loader(sink, generate=False).load(name_or_path, variant)
     except RulesetError as err:  # a stage gave up early
         return None, sink.diagnostics + [d for d in err.diagnostics if d not in sink.diagnostics]
     if ruleset is not None:
@@ -179,8 +179,9 @@ def check_ruleset(name_or_path: str, variant: str | None = None) -> tuple[Rulese
 
 
 class _Loader:
-    def __init__(self, sink: Sink):
+    def __init__(self, sink: Sink, generate: bool = True):
         self.sink = sink
+        self.generate = generate  # compile expressions to Python code too (not needed to lint)
         self.digest = hashlib.sha256()
         self.root: Path = Path(".")
         self.places: dict = {}
@@ -304,7 +305,7 @@ class _Loader:
                 names.actions[d.name] = d
             elif isinstance(d, n.HandlerDef):
                 names.events.setdefault(d.event, []).append(d)
-        compiler = Compiler(names, self.sink)
+        compiler = Compiler(names, self.sink, generate=self.generate)
         self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
             "limits", {}).get("steps", DEFAULT_STEPS)))
         program = compiler.compile(defs)

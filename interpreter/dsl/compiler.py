@@ -62,9 +62,10 @@ def _floor_div(a, b):
 
 
 class Compiler:
-    def __init__(self, names: Names, sink: Sink):
+    def __init__(self, names: Names, sink: Sink, generate: bool = True):
         self.names = names
         self.sink = sink
+        self.generate = generate  # False: checked closures only (lint, where nothing runs long)
         self.program = Program()
         # True while compiling the variant of a def that a derived value runs: it also notes
         # every entity field and variable it reads (Machine.derived)
@@ -429,6 +430,8 @@ class Compiler:
         """An expression as ``fn(run, locals)``: generated Python code (codegen), which falls
         back on its checked closure when anything goes wrong."""
         slow = self._closure(e, scope)
+        if not self.generate:
+            return slow
         return Codegen(self.names, self.tracking).function(e, scope.locals, slow) or slow
 
     def _closure(self, e, scope):

@@ -6,6 +6,7 @@ reports every broken definition.
 """
 from __future__ import annotations
 
+import copy
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -375,17 +376,32 @@ def _string_node(token: str, pos: Pos) -> n.Str:
 
 
 def parse_expression(text: str, pos: Pos) -> n.Node:
-    """Parse one expression that starts at ``pos`` (``{...}`` in strings, scenario files, conserve)."""
+    """Parse one expression that starts at ``pos`` (``{...}`` in strings, scenario files, conserve).
+
+    The same text is parsed once (a copy of the first parse is moved to ``pos``): lint meets the
+    same expressions in every variant and scenario."""
     prefix = "const _ = "
-    sink = Sink()
-    module = parse_rules(f"{prefix}{text}\n", pos.file, sink, line_offset=pos.line - 1)
-    if not module.definitions:
-        from ..errors import RulesetError
-        detail = f": {sink.diagnostics[0].message}" if sink.diagnostics else ""
-        raise RulesetError(Diagnostic("RR101", f"cannot parse the expression '{text}'{detail}", pos))
-    expr = module.definitions[0].expr
-    _shift(expr, 0, pos.column - len(prefix) - 1)
+    template = _EXPRESSIONS.get((text, pos.file))
+    if template is None:
+        sink = Sink()
+        module = _parse(f"{prefix}{text}\n", pos.file, sink)
+        if not module.definitions:
+            from ..errors import RulesetError
+            sink = Sink()  # again, to say where the error is
+            _parse(f"{prefix}{text}\n", pos.file, sink, line_offset=pos.line - 1)
+            detail = f": {sink.diagnostics[0].message}" if sink.diagnostics else ""
+            raise RulesetError(Diagnostic("RR101", f"cannot parse the expression '{text}'{detail}", pos))
+        template = module.definitions[0].expr
+        if len(_EXPRESSIONS) > 20_000:
+            _EXPRESSIONS.clear()
+        _EXPRESSIONS[(text, pos.file)] = template
+    expr = copy.deepcopy(template)
+    _shift(expr, pos.line - 1, pos.column - len(prefix) - 1)
     return expr
+
+
+_EXPRESSIONS: dict = {}   # (text, file) -> the expression parsed at line 1 (only copies leave)
+_FILES: dict = {}         # (text, file, line offset) -> (module, diagnostics): each file parsed once
 
 
 _DEF_NAME = re.compile(r"^(?:(?:const|def|derived|procedure|action|end_condition)\s+([A-Za-z_][A-Za-z0-9_]*)"
@@ -393,7 +409,22 @@ _DEF_NAME = re.compile(r"^(?:(?:const|def|derived|procedure|action|end_condition
 
 
 def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
-    """Parse a .rules file; report syntax errors to ``sink`` and skip the broken definitions."""
+    """Parse a .rules file; report syntax errors to ``sink`` and skip the broken definitions.
+
+    A file is parsed once per process (the loader meets the same files in every variant); the
+    module returned is shared, so nothing may change it."""
+    key = (text, file, line_offset)
+    if key not in _FILES:
+        mine = Sink()
+        if len(_FILES) > 512:
+            _FILES.clear()
+        _FILES[key] = (_parse(text, file, mine, line_offset), mine.diagnostics)
+    module, diagnostics = _FILES[key]
+    sink.diagnostics += diagnostics
+    return module
+
+
+def _parse(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
     text = text.lstrip("\ufeff")  # a byte-order mark is not part of the rules
     if not text.endswith("\n"):
         text += "\n"
