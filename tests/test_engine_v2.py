@@ -272,11 +272,12 @@ def _property_runs():
 
 @pytest.mark.parametrize("name, games", list(_property_runs()), ids=lambda x: x if isinstance(x, str) else "")
 def test_engine_properties_over_200_games(name, games):
-    """After every action every kept derived value equals its computation from scratch (the
-    rulesets declare some: this is what proves the engine notices every change). At the end,
-    undo back to the start gives the first state byte for byte, and a clone taken mid-game and
-    played out leaves its original untouched."""
-    ruleset = load_ruleset(name)
+    """After every action every kept derived value equals its computation from scratch: the
+    ruleset is loaded with every def made a derived value, so this checks that the engine
+    notices every change any function of the rules reads. At the end, undo back to the start
+    gives the first state byte for byte, and a clone taken mid-game and played out leaves its
+    original untouched."""
+    ruleset = load_ruleset(name, derive_all=True)
     kept = 0
     for players, seed in games:
         game = ruleset.new_game(players, seed)
@@ -296,7 +297,7 @@ def test_engine_properties_over_200_games(name, games):
             assert game.to_json() == before
         game.undo(game.decisions)
         assert game.to_json() == start, f"{name} {players}p seed {seed}: undo to the start differs"
-    assert kept > 0, f"{name} keeps no derived value: the check above proved nothing"
+    assert kept > 10, f"{name} kept {kept} derived values: the check above proved little"
 
 
 # ------------------------------------------------------------------ damaged saves (issue 14)

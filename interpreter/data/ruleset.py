@@ -7,6 +7,7 @@ stops the stages after it, and :func:`load_ruleset` raises one
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -157,10 +158,13 @@ def variant_file(variant: str) -> Path | None:
     return None
 
 
-def load_ruleset(name_or_path: str, variant: str | None = None) -> Ruleset:
-    """Load and compile a ruleset; raise :class:`RulesetError` with every problem found."""
+def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: bool = False) -> Ruleset:
+    """Load and compile a ruleset; raise :class:`RulesetError` with every problem found.
+
+    ``derive_all`` (a debugging aid) makes every ``def`` a ``derived`` value, so that
+    ``game.check_derived()`` tests the engine's read tracking on every function of the rules."""
     sink = Sink()
-    ruleset = _Loader(sink).load(name_or_path, variant)
+    ruleset = _Loader(sink, derive_all=derive_all).load(name_or_path, variant)
     sink.raise_if_errors()
     return ruleset  # a load with errors never gets here
 
@@ -179,8 +183,9 @@ def check_ruleset(name_or_path: str, variant: str | None = None) -> tuple[Rulese
 
 
 class _Loader:
-    def __init__(self, sink: Sink, generate: bool = True):
+    def __init__(self, sink: Sink, generate: bool = True, derive_all: bool = False):
         self.sink = sink
+        self.derive_all = derive_all
         self.generate = generate  # compile expressions to Python code too (not needed to lint)
         self.digest = hashlib.sha256()
         self.root: Path = Path(".")
@@ -292,6 +297,8 @@ class _Loader:
         broken: set = set()
         base_defs = self.parse(rules_files, rules_pos, broken)
         defs = self.merge(base_defs, self.parse(var_rules, rules_pos, broken, var_base))
+        if self.derive_all:  # copies: parsed modules are shared
+            defs = [dataclasses.replace(d, derived=True) if isinstance(d, n.FuncDef) else d for d in defs]
         names = Names(constants=dict(comps.get("constants", {})),
                       variables=set(comps.get("variables", {})),
                       entities={**{i: i for i in entities}, **aliases},

@@ -246,6 +246,8 @@ class Machine(_Shows):
             entry = self.cache.get(ck)
         except TypeError:  # a list among the arguments: not cached
             entry, ck = None, None
+        if ck is not None and entry is None and any(callable(a) for a in args):
+            ck = None  # a function (x => ...) is new at every call: keeping it would only grow
         if entry is not None and self._holds(entry):
             if self.deps is not None:  # inside another derived value: it read these too
                 self.deps += entry[1]
@@ -294,11 +296,12 @@ class Machine(_Shows):
         self.from_scratch = True
         try:
             for (key, args), entry in list(self.cache.items()):
-                if self._holds(entry):
-                    fresh = self.derived(key, args)
-                    if fresh != entry[0]:
-                        wrong.append(f"{key}({', '.join(map(_word, args))}) is cached as "
-                                     f"{entry[0]!r} but is now {fresh!r}")
+                if not self._holds(entry):
+                    continue
+                fresh = self.derived(key, args)
+                if fresh != entry[0]:
+                    wrong.append(f"{key}({', '.join(map(_word, args))}) is cached as "
+                                 f"{entry[0]!r} but is now {fresh!r}")
         finally:
             self.from_scratch = False
         return wrong
