@@ -12,7 +12,7 @@ import pytest
 from interpreter import IllegalAction, RulesRuntimeError, load_ruleset
 from interpreter.errors import RulesetError
 
-from test_language import errors_of, write_ruleset
+from test_language import COMPONENTS_YAML, errors_of, write_ruleset
 
 DERIVED_RULES = """\
 derived total() = sum([t.value for t in tokens]) + counter
@@ -176,22 +176,8 @@ def test_a_failing_rule_leaves_the_state_byte_identical(tmp_path):
 
     score p = p.cash
     """
-    components = """\
-    variables:
-      counter: 0
-      trace: []
-    player:
-      cash: 5
-    kinds:
-      tokens:
-        entities:
-          red: {name: Red, value: 3}
-      banks:
-        entities:
-          bank: {name: Bank, cash: 0}
-    """
-    import textwrap
-    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules, textwrap.dedent(components))))
+    with_bank = COMPONENTS_YAML + "  banks:\n    entities:\n      bank: {name: Bank, cash: 0}\n"
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules, with_bank)))
     game = ruleset.new_game(players=1, seed=0)
     game.apply("spend 2")
     before, messages = game.to_json(), list(game.messages)

@@ -18,7 +18,8 @@ from __future__ import annotations
 import operator
 from fractions import Fraction
 
-from ..engine.values import MAX_LIST, OverBudget, RuleFault, describe, get_attr, get_index, map_key
+from ..engine.values import (MAX_LIST, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
+                             run_body)
 from ..errors import RailrulesError
 from . import builtins
 
@@ -74,29 +75,11 @@ def _items(run, xs, var):
     return xs
 
 
-def _call(run, key, params):
-    """A ``def`` called: one step, at most 200 deep (as the closures do)."""
+def call_def(run, functions, key, params):
+    """A ``def`` called (``functions``: the run's plain or tracking bodies): one step."""
+    body = functions[key]  # a constant's run refuses here, with the reason
     run.tick(1)
-    run.depth += 1
-    if run.depth > 200:
-        run.depth = 0
-        raise RuleFault(f"'{key}' calls itself more than 200 deep")
-    try:
-        return run.program_functions[key](run, params)
-    finally:
-        run.depth -= 1
-
-
-def _call_tracked(run, key, params):
-    run.tick(1)
-    run.depth += 1
-    if run.depth > 200:
-        run.depth = 0
-        raise RuleFault(f"'{key}' calls itself more than 200 deep")
-    try:
-        return run.tracked_functions[key](run, params)
-    finally:
-        run.depth -= 1
+    return run_body(run, body, key, params)
 
 
 def _derived(run, key, args):
@@ -136,7 +119,7 @@ def _neg(x):
 
 _BASE = {
     "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items,
-    "_call": _call, "_call_tracked": _call_tracked, "_derived": _derived,
+    "_call": call_def, "_derived": _derived,
     "_tracked_attr": _tracked_attr, "_tracked_variable": _tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
     "_mod": _arith(operator.mod, "%"), "_div": fraction_div, "_neg": _neg,
@@ -304,7 +287,8 @@ class Codegen:
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
-            return f"{'_call_tracked' if self.tracking else '_call'}(run, {name!r}, {{{params}}})"
+            functions = "run.tracked_functions" if self.tracking else "run.program_functions"
+            return f"_call(run, {functions}, {name!r}, {{{params}}})"
         entry = builtins.ALL.get(name)
         if entry is None or not entry[1] <= len(args) <= entry[2]:
             raise _Unsupported

@@ -15,7 +15,7 @@ from ..engine import instructions as ins
 from ..engine.values import MAX_LIST, RuleFault, check_storable, describe, get_attr, get_index, map_key
 from ..errors import Sink
 from . import builtins, nodes as n
-from .codegen import Codegen, fraction_div as _fraction_div, numbers as _numbers
+from .codegen import Codegen, call_def, fraction_div as _fraction_div, numbers as _numbers
 
 
 @dataclass
@@ -671,16 +671,8 @@ class Compiler:
         tracking = self.tracking
 
         def call(run, loc):
-            body = (run.tracked_functions if tracking else run.program_functions)[key]
-            run.tick(1)
-            run.depth += 1
-            if run.depth > 200:
-                run.depth = 0
-                raise RuleFault(f"'{key}' calls itself more than 200 deep")
-            try:
-                return body(run, dict(zip(params, [a(run, loc) for a in args])))
-            finally:
-                run.depth -= 1
+            return call_def(run, run.tracked_functions if tracking else run.program_functions, key,
+                            dict(zip(params, [a(run, loc) for a in args])))
         return call
 
     def functions(self) -> tuple[dict, dict]:

@@ -11,7 +11,7 @@ from typing import NamedTuple
 from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, RulesRuntimeError
 from .instructions import PAUSE, Choose
-from .values import OverBudget, RuleFault, check_storable
+from .values import OverBudget, RuleFault, check_storable, run_body
 
 _MASK = (1 << 64) - 1
 _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
@@ -240,7 +240,7 @@ class Machine(_Shows):
         (stored values are never changed in place, so "the same object" means "unchanged"),
         else computed again, noting every entity field and variable it reads."""
         if self.from_scratch:
-            return self._call(self.program_functions[key], key, dict(zip(self.derived_params[key], args)))
+            return run_body(self, self.program_functions[key], key, dict(zip(self.derived_params[key], args)))
         ck = (key, args)
         try:
             entry = self.cache.get(ck)
@@ -257,7 +257,7 @@ class Machine(_Shows):
         outer = self.deps, self.gdeps
         self.deps, self.gdeps = [], []
         try:
-            value = self._call(self.tracked_functions[key], key, params)
+            value = run_body(self, self.tracked_functions[key], key, params)
             deps = tuple({(e, f): v for e, f, v in self.deps}.items())
             gdeps = tuple(dict(self.gdeps).items())
         finally:
@@ -278,16 +278,6 @@ class Machine(_Shows):
             if glob[f] is not v:
                 return False
         return True
-
-    def _call(self, body, key, params):
-        self.depth += 1
-        if self.depth > 200:
-            self.depth = 0
-            raise RuleFault(f"'{key}' calls itself more than 200 deep")
-        try:
-            return body(self, params)
-        finally:
-            self.depth -= 1
 
     def stale_derived(self) -> list[str]:
         """Every cached derived value that still holds but differs from a computation from

@@ -16,6 +16,18 @@ class RuleFault(Exception):
     """A rule did something impossible (no such field, wrong type); the VM adds the position."""
 
 
+def run_body(run, body, key, params):
+    """Run a def's compiled body; defs may call each other at most 200 deep."""
+    run.depth += 1
+    if run.depth > 200:
+        run.depth = 0
+        raise RuleFault(f"'{key}' calls itself more than 200 deep")
+    try:
+        return body(run, params)
+    finally:
+        run.depth -= 1
+
+
 def describe(x) -> str:
     if isinstance(x, bool):
         return "true" if x else "false"
