@@ -158,6 +158,24 @@ class Codegen:
         exec(compile(source, f"<rules {e.pos.file}:{e.pos.line}>", "exec"), space)  # noqa: S102 - our own source
         return space["fast"]
 
+    def choices(self, var: str, conds: list, locals_: set, pos):
+        """``f(run, L, items)``: the values of an option's last parameter ``var`` that pass every
+        require condition, in one comprehension. It has no fallback of its own: the machine lists
+        the values one by one, checked, when it raises."""
+        self.locals = locals_
+        self.temps = 0
+        self.consts = {}
+        bound = {var: f"v_{var}"}
+        try:
+            tests = " and ".join(f"({self.gen(c, bound, walrus=True)})" for c in conds)
+        except _Unsupported:
+            return None
+        source = (f"def choices(run, L, items):\n    _E = run.ent\n"
+                  f"    return [v_{var} for v_{var} in items if {tests}]\n")
+        space = {**_BASE, **self.consts}
+        exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), space)  # noqa: S102 - our own source
+        return space["choices"]
+
     # ------------------------------------------------------------------ pieces
     def const(self, value) -> str:
         name = f"_k{len(self.consts)}"

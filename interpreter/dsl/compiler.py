@@ -102,7 +102,16 @@ class Compiler:
         scope = _Scope({d.player} | {dom.var for dom in d.domains})
         domains = [(dom.var, self.expr(dom.source, scope)) for dom in d.domains]
         requires = [self._require(r, scope) for r in _leading_requires(d.body)]
-        return ins.OptionSpec(d.name, domains, requires, None, f"action:{d.name}", d.player, d.pos)
+        return self._with_choices(
+            ins.OptionSpec(d.name, domains, requires, None, f"action:{d.name}", d.player, d.pos),
+            d.domains, _leading_requires(d.body), scope)
+
+    def _with_choices(self, spec, domains, requires, scope):
+        """Give an option generated code that lists its last parameter's legal values."""
+        if domains and requires and self.generate:
+            spec.choices = Codegen(self.names, False).choices(
+                domains[-1].var, [r.cond for r in requires], scope.locals, spec.pos)
+        return spec
 
     def _code(self, key, params, body, pos, when=None):
         scope = _Scope(set(params) | _assigned(body))
@@ -359,7 +368,8 @@ class Compiler:
                 continue
             domains = [(d.var, self.expr(d.source, scope)) for d in opt.domains]
             requires = [self._require(r, scope) for r in _leading_requires(opt.body)]
-            spec = ins.OptionSpec(opt.name, domains, requires, len(out), None, None, opt.pos)
+            spec = self._with_choices(ins.OptionSpec(opt.name, domains, requires, len(out), None, None,
+                                                     opt.pos), opt.domains, _leading_requires(opt.body), scope)
             choose.options.append(spec)
             self.block(_strip_requires(opt.body), scope, out)
             j = ins.Jump(opt.pos)

@@ -178,6 +178,8 @@ class OptionSpec:
     action: str | None     # the key of a used action's code unit
     player_var: str | None  # the action's `by p` name
     pos: Pos
+    # generated code for the last parameter: its values that pass every require (or None)
+    choices: object = None
 
 
 class Choose(Instr):

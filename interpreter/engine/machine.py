@@ -376,6 +376,14 @@ class Machine(_Shows):
         self.tick(len(items))  # every combination tried counts: a huge product stops (RR303)
         if i + 1 == len(spec.domains):  # the last parameter: test each value here, no recursion
             name, head = spec.name, tuple(values)
+            if spec.choices is not None:
+                try:
+                    out.extend([Action(name, head + (v,)) for v in spec.choices(self, loc, items)])
+                    return
+                except OverBudget:
+                    raise
+                except Exception:  # noqa: BLE001 - listed again one by one, to say what is wrong
+                    pass
             if not spec.requires:
                 out.extend(Action(name, head + (v,)) for v in items)
                 return
