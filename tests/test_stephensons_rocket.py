@@ -288,3 +288,19 @@ def test_two_states_differing_only_in_hidden_facts_look_the_same(runs):
     assert other.view(None) == game.view(None)
     view = game.view(seat)
     assert not {"seed", "rng", "history", "stack"} & set(view) and view["decisions"] == game.decisions
+
+
+def test_a_player_reads_only_the_payments_they_may_see(runs):
+    """Majority payouts reveal the receiver's cash (`log ... reveals p.cash`): in Stephenson's
+    Rocket only the receiver reads them; the whole log still has every line."""
+    game = runs(3, 0).game
+    paid = [line for line in game.messages if " receives " in line]
+    assert paid, "no majority payout in this game: the test shows nothing"
+    for seat in game.players:
+        mine = game.messages_for(seat)
+        name = game.state["entities"][seat]["name"]
+        assert [line for line in mine if " receives " in line] == \
+            [line for line in paid if line.startswith(f"{name} receives ")]
+    assert not [line for line in game.messages_for(None) if " receives " in line]
+    assert [line for line in game.messages_for(None)] == \
+        [line for line in game.messages if " receives " not in line]

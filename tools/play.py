@@ -19,9 +19,11 @@ Other commands: state (the summary), map (the board), log (recent events), save 
 quit (saves first)."""
 
 
-def _print_new(game: Game, shown: list[int], out) -> None:
+def _print_new(game: Game, shown: list[int], out, seat: str | None = None) -> None:
+    """The lines logged since last time; a seat reads only what it may see."""
     for line in game.messages[shown[0]:]:
-        print(f"  {line}", file=out)
+        if seat is None or game.sees(seat, line):
+            print(f"  {line}", file=out)
     shown[0] = len(game.messages)
 
 
@@ -66,7 +68,7 @@ def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
     ours = {save_path.resolve()}
     print(HELP, file=out)
     while not game.is_over:
-        _print_new(game, shown, out)
+        _print_new(game, shown, out, seat)
         if game.current_player != seat:
             action = bot.choose(game)
             name = game.state["entities"][game.current_player]["name"]
@@ -104,7 +106,7 @@ def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
             print(board_picture(game), file=out)
             continue
         if text == "log":
-            print("\n".join(game.messages[-20:]) or "(nothing yet)", file=out)
+            print("\n".join(game.messages_for(seat)[-20:]) or "(nothing yet)", file=out)
             continue
         if text == "save" or text.startswith("save "):
             target = Path(text[4:].strip() or save_path).expanduser()
@@ -135,7 +137,7 @@ def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
             game.apply(choice)
         except IllegalAction as err:
             print(f"not allowed: {err.diagnostics[0].message}", file=out)
-    _print_new(game, shown, out)
+    _print_new(game, shown, out, seat)
     print(standings(game), file=out)
     return 0
 

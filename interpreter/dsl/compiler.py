@@ -284,9 +284,21 @@ class Compiler:
 
     def s_Log(self, s, scope, out):
         fn = self.expr(s.expr, scope)
+        if s.reveals is None:
+            def log(run, loc):
+                run.say(fn(run, loc))
+        else:  # an entry that gives away a field: shown only to whoever may see that field
+            t = s.reveals
+            if not t.path or t.path[-1][0] != "attr":
+                self.sink.add("RR105", "'reveals' names an entity's field, as in: reveals p.cash", t.pos)
+                return
+            entity, field = n.Var(t.pos, t.name), t.path[-1][1]
+            for kind, x in t.path[:-1]:
+                entity = n.Attr(t.pos, entity, x) if kind == "attr" else n.Index(t.pos, entity, x)
+            owner = self.expr(entity, scope)
 
-        def log(run, loc):
-            run.say(fn(run, loc))
+            def log(run, loc):
+                run.say(fn(run, loc), (owner(run, loc), field))
         out.append(ins.Exec(s.pos, log))
 
     def s_If(self, s, scope, out):

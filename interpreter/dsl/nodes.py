@@ -215,6 +215,7 @@ class CheckEnd(Node):
 @dataclass
 class Log(Node):
     expr: Node
+    reveals: Node | None = None   # a Target naming the (secret) field the entry gives away
 
 
 @dataclass

@@ -62,7 +62,8 @@ def _keyword(terminal: str) -> str:
 
 KEYWORDS = frozenset("""const def derived procedure action by on when end_condition score game let call set
 pay from to return break continue pass require else emit draw add remove end_game check_end log
-cite if elif for in while repeat times choose option use not and or true false none where""".split())
+cite if elif for in while repeat times choose option use not and or true false none where
+reveals""".split())
 
 
 class _Refused(Exception):
@@ -216,7 +217,7 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def log_stmt(self, meta, c):
-        return n.Log(self._pos(meta), c[0])
+        return n.Log(self._pos(meta), c[0], c[1] if len(c) > 1 else None)
 
     @v_args(meta=True)
     def cite_stmt(self, meta, c):

@@ -84,6 +84,15 @@ class Game:
     def decisions(self) -> int:
         return len(self.state["history"])
 
+    def hidden(self, entity: str, field: str, player: str | None) -> bool:
+        """Whether ``player`` (None: an onlooker) may not see ``entity.field``: a field the
+        ruleset declares ``secret`` for the entity's kind, unless it is the player's own."""
+        record = self.state["entities"].get(entity)
+        if record is None:
+            return False
+        fields = self.ruleset.meta.get("secret", {}).get(record.get("kind"), ())
+        return field in fields and not (record.get("kind") == "players" and entity == player)
+
     def view(self, player: str | None) -> dict:
         """The state as ``player`` may see it: fields the ruleset declares ``secret`` are hidden
         (``"hidden"``) — another player's, or any entity's for kinds other than players.
@@ -91,18 +100,24 @@ class Game:
         away is in a view: no seed or generator state (the future of chance), no list of past
         actions (with the seed, it would replay the game), no paused rules' locals; only how many
         decisions were made."""
-        secret = self.ruleset.meta.get("secret", {})
         st = self.state
         view = json.loads(json.dumps({k: st[k] for k in _VISIBLE}))
         view["decisions"] = len(st["history"])
-        for kind, fields in secret.items():
-            for ent in view["kinds"]["players"] if kind == "players" else self.ruleset.kinds.get(kind, []):
-                if kind == "players" and ent == player:
-                    continue
-                for f in fields:
-                    if f in view["entities"][ent]:
-                        view["entities"][ent][f] = "hidden"
+        for entity, record in view["entities"].items():
+            for field in record:
+                if self.hidden(entity, field, player):
+                    record[field] = "hidden"
         return view
+
+    def sees(self, player: str | None, line: str) -> bool:
+        """Whether ``player`` may read a line of the log: not one that gives away a field
+        hidden from them (``log ... reveals p.cash``)."""
+        reveals = getattr(line, "reveals", None)
+        return reveals is None or not self.hidden(*reveals, player)
+
+    def messages_for(self, player: str | None) -> list[str]:
+        """The log as ``player`` may read it (``messages`` is the whole log)."""
+        return [line for line in self.messages if self.sees(player, line)]
 
     def legal_actions(self) -> list[Action]:
         """The legal actions now; a pending choice with none is a ruleset bug (RR307)."""

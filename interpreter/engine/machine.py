@@ -59,6 +59,16 @@ def _span(items: list) -> str:
     return f"one of {shown}{', ...' if len(items) > 8 else ''}"
 
 
+class LogLine(str):
+    """A line of the log that gives away an entity's field (``log ... reveals p.cash``):
+    text like any other, shown only to those who may see that field (Game.sees)."""
+
+    def __new__(cls, text, reveals: tuple):
+        line = super().__new__(cls, text)
+        line.reveals = reveals
+        return line
+
+
 class _NoFunctions(dict):
     def __missing__(self, name):
         raise RuleFault(f"a constant cannot call the function '{name}': constants are computed "
@@ -230,9 +240,9 @@ class Machine(_Shows):
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
         return (z ^ (z >> 31)) % n
 
-    def say(self, text) -> None:
+    def say(self, text, reveals: tuple | None = None) -> None:
         if self.messages is not None:
-            self.messages.append(str(text))
+            self.messages.append(LogLine(text, reveals) if reveals else str(text))
 
     # ------------------------------------------------------------ derived values
     def derived(self, key: str, args: tuple):
