@@ -5,7 +5,7 @@ from pathlib import Path
 
 from interpreter import check_ruleset
 from interpreter.data.ruleset import resolve_ruleset_path
-from interpreter.data.yaml_source import load_yaml
+from interpreter.data.yaml_source import load_yaml, utf8_text
 from interpreter.dsl.parser import parse_rules
 from interpreter.errors import Diagnostic, Pos, Sink
 from interpreter.paths import shipped_rulesets
@@ -103,11 +103,8 @@ def _lint_loose(path: str) -> list[Diagnostic]:
         return [Diagnostic("RR206", f"'{path}' is not inside a ruleset folder (no ruleset.yaml above it)",
                            Pos(path, 0, 0), hint=hint)]
     sink = Sink()
-    data = p.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        return [Diagnostic("RR006", f"'{path}' is not UTF-8 text (byte {err.start})", Pos(path, line, 1))]
+    text, problem = utf8_text(p.read_bytes(), path, path)
+    if problem:
+        return [problem]
     parse_rules(text, path, sink)
     return sink.diagnostics

@@ -14,7 +14,7 @@ import difflib
 from pathlib import Path
 
 from interpreter.data.schema import validate
-from interpreter.data.yaml_source import Positions, load_yaml
+from interpreter.data.yaml_source import Positions, load_yaml, utf8_text
 from interpreter.dsl import nodes as n
 from interpreter.errors import Diagnostic, Pos, RailrulesError, Sink
 
@@ -78,12 +78,9 @@ def lint_scenario(path: Path, ruleset, variant_loader) -> list[Diagnostic]:
     ruleset with that variant, or None."""
     shown = display(path)
     sink = Sink()
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        return [Diagnostic("RR006", f"'{shown}' is not UTF-8 text (byte {err.start})", Pos(shown, line, 1))]
+    text, problem = utf8_text(path.read_bytes(), shown, shown)
+    if problem:
+        return [problem]
     doc, positions = load_yaml(text, shown, sink)
     if doc is None:
         return sink.diagnostics

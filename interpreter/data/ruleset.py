@@ -22,7 +22,7 @@ from ..engine.values import check_storable
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
 from .schema import validate
-from .yaml_source import Positions, load_yaml
+from .yaml_source import Positions, load_yaml, utf8_text
 
 DEFAULT_STEPS = 1_000_000
 DEFAULT_DECISIONS = 100_000
@@ -213,12 +213,10 @@ class _Loader:
             self.sink.add("RR007", f"'{rel}' is larger than 5 MB", pos)
             return None, shown
         self.digest.update(rel.encode() + b"\0" + data + b"\0")
-        try:
-            return data.decode("utf-8"), shown
-        except UnicodeDecodeError as err:
-            line = data[:err.start].count(b"\n") + 1
-            self.sink.add("RR006", f"'{rel}' is not UTF-8 text (byte {err.start})", Pos(shown, line, 1))
-            return None, shown
+        text, problem = utf8_text(data, rel, shown)
+        if problem:
+            self.sink.diagnostics.append(problem)
+        return text, shown
 
     def yaml(self, rel: str, kind: str, pos: Pos, base: Path | None = None) -> tuple[dict | None, Positions]:
         text, shown = self.read(rel, pos, base)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import yaml
 
-from ..errors import Pos, Sink
+from ..errors import Diagnostic, Pos, Sink
 
 MAX_NODES = 200_000
 # libyaml's parser when PyYAML was built with it (same nodes and marks, several times faster)
@@ -45,6 +45,17 @@ class Positions:
 
 class _TooLarge(Exception):
     pass
+
+
+
+def utf8_text(data: bytes, name: str, shown: str) -> tuple[str | None, Diagnostic | None]:
+    """A file's bytes as text, or None and an RR006 at the line of the first byte that is not
+    UTF-8 (``name``: as the message calls the file; ``shown``: the path of the position)."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        return None, Diagnostic("RR006", f"'{name}' is not UTF-8 text (byte {err.start})", Pos(shown, line, 1))
 
 
 def load_yaml(text: str, file: str, sink: Sink):

@@ -87,7 +87,8 @@ def _derived(run, key, args):
     return run.derived(key, args)
 
 
-def _tracked_attr(run, o, name):
+def tracked_attr(run, o, name):
+    """An entity field read inside a derived value: noted with the object read."""
     try:
         v = run.ent[o][name]
     except (KeyError, TypeError):
@@ -96,7 +97,8 @@ def _tracked_attr(run, o, name):
     return v
 
 
-def _tracked_variable(run, name):
+def tracked_variable(run, name):
+    """A variable read inside a derived value: noted with the object read."""
     v = run.glob[name]
     run.gdeps.append((name, v))
     return v
@@ -120,7 +122,7 @@ def _neg(x):
 _BASE = {
     "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items,
     "_call": call_def, "_derived": _derived,
-    "_tracked_attr": _tracked_attr, "_tracked_variable": _tracked_variable, "_add": _add,
+    "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
     "_mod": _arith(operator.mod, "%"), "_div": fraction_div, "_neg": _neg,
     **{f"_b_{name}": entry[0] for name, entry in builtins.ALL.items()},

@@ -15,7 +15,8 @@ from ..engine import instructions as ins
 from ..engine.values import MAX_LIST, RuleFault, check_storable, describe, get_attr, get_index, map_key
 from ..errors import Sink
 from . import builtins, nodes as n
-from .codegen import Codegen, call_def, fraction_div as _fraction_div, numbers as _numbers
+from .codegen import (Codegen, call_def, fraction_div as _fraction_div, numbers as _numbers,
+                      tracked_attr, tracked_variable)
 
 
 @dataclass
@@ -488,11 +489,7 @@ class Compiler:
             return local
         if name in self.names.variables:
             if self.tracking:
-                def variable(run, loc):
-                    v = run.glob[name]
-                    run.gdeps.append((name, v))
-                    return v
-                return variable
+                return lambda run, loc: tracked_variable(run, name)
             return lambda run, loc: run.glob[name]
         if name in self.names.constants:
             v = self.names.constants[name]
@@ -512,15 +509,7 @@ class Compiler:
     def e_Attr(self, e, scope):
         obj, name = self._closure(e.obj, scope), e.name
         if self.tracking:
-            def tracked(run, loc):
-                o = obj(run, loc)
-                try:
-                    v = run.ent[o][name]
-                except (KeyError, TypeError):
-                    return get_attr(run, o, name)
-                run.deps.append((o, name, v))
-                return v
-            return tracked
+            return lambda run, loc: tracked_attr(run, obj(run, loc), name)
 
         def attr(run, loc):
             o = obj(run, loc)

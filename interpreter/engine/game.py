@@ -103,9 +103,10 @@ class Game:
         st = self.state
         view = json.loads(json.dumps({k: st[k] for k in _VISIBLE}))
         view["decisions"] = len(st["history"])
+        secret = self.ruleset.meta.get("secret", {})
         for entity, record in view["entities"].items():
-            for field in record:
-                if self.hidden(entity, field, player):
+            for field in secret.get(record.get("kind"), ()):
+                if field in record and self.hidden(entity, field, player):
                     record[field] = "hidden"
         return view
 
