@@ -327,8 +327,9 @@ def _reach_ahead(run, h, d, open_hexes, goals):
 def _search_ahead(run, h, d, open_hexes, goals, fname):
     """The way to the nearest goal a piece on h facing d can reach, moving each step to one of
     the three hexes ahead (slightly left, straight, slightly right) and facing the way it moved,
-    through open hexes only; d none means any first direction. Breadth-first over (hex, facing)
-    states, so at most 6 per open hex; ties go to the lower direction. None when no goal is
+    through open hexes only, never entering a hex twice (a line cannot cross itself); d none
+    means any first direction. Breadth-first over (hex, facing) states, so at most 6 per open
+    hex, each reached by its first way; ties go to the lower direction. None when no goal is
     reachable."""
     _hex(run, h, fname)
     if d is not None and (not isinstance(d, int) or isinstance(d, bool) or not 0 <= d < 6):
@@ -348,12 +349,19 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
             state = came_from[state]
         return out[::-1]
 
+    def on_way(state, x):  # is x on the way to this state (its start included)?
+        while state is not None:
+            if state[0] == x:
+                return True
+            state = came_from[state]
+        return False
+
     while queue:
         state = queue.popleft()
         here, facing = state
         for turn in (range(6) if facing is None else ((facing - 1) % 6, facing, (facing + 1) % 6)):
             there = _step_on_grid(here, turn, offset)
-            if there not in adj:
+            if there not in adj or on_way(state, there):
                 continue
             if there in targets:
                 return way(state, there)
