@@ -94,7 +94,7 @@ EXPLAIN = {
     "RR205": ("--variant hous_threshold", "use one of the variants the hint lists"),
     "RR206": ("railrules play chicgo_express", "use a shipped ruleset's name or a folder with ruleset.yaml"),
     "RR207": ("rules/extra.rules, not in ruleset.yaml's rules: list", "list the file under rules: (or in a variant), or delete it"),
-    "RR208": ("do: \"bild NYC\" where the option is build", "name an option the rules define and players the scenario has"),
+    "RR208": ("do: \"bild Red\" where the option is build", "name an option the rules define and players the scenario has"),
     "RR301": ("bid 999 with 30 in cash", "choose one of the legal actions; the message says why not"),
     "RR302": ("pay 3 from c to bank when c has 2", "guard the rule with a require or an if"),
     "RR303": ("while true: pass", "make every loop end or reach a choice; raise limits.steps if it is right"),
