@@ -5,7 +5,7 @@ import hashlib
 import json
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
-from .machine import Action, Machine
+from .machine import Action, Machine, copy_stack
 
 LOG_FORMAT = "railrules-log-1"
 ENGINE = "railrules-engine-2"  # the engine a log or save was made by
@@ -271,13 +271,11 @@ class Game:
         changes one (copy on write); the clone starts with an empty log and nothing to undo."""
         state = dict(self.state)
         state["entities"] = dict(state["entities"])
-        state["stack"] = [{**f, "L": dict(f["L"])} for f in state["stack"]]
+        state["stack"] = copy_stack(state["stack"])
         state["history"] = list(state["history"])
-        game = Game.__new__(Game)
-        game.ruleset, game.state, game.messages = self.ruleset, state, []
-        game.machine = Machine(self.ruleset, state, game.messages)
+        game = Game(self.ruleset, state, [])
         game.machine.cache = dict(self.machine.cache)
-        game._legal, game._undo = self._legal, []
+        game._legal = self._legal
         return game
 
     def __reduce__(self):

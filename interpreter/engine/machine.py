@@ -59,6 +59,12 @@ def _span(items: list) -> str:
     return f"one of {shown}{', ...' if len(items) > 8 else ''}"
 
 
+def copy_stack(stack: list) -> list:
+    """A copy of the rule stack that shares nothing changeable: frames and their locals are
+    changed in place (pc, let); the values in the locals never are."""
+    return [{**f, "L": dict(f["L"])} for f in stack]
+
+
 class LogLine(str):
     """A line of the log that gives away an entity's field (``log ... reveals p.cash``):
     text like any other, shown only to those who may see that field (Game.sees)."""
@@ -124,8 +130,6 @@ class Machine(_Shows):
         self.program = ruleset.program
         self.program_functions = ruleset.functions
         self.tracked_functions = ruleset.tracked
-        self.derived_params = {name: d.params for name, d in ruleset.names.functions.items()} \
-            if ruleset.names else {}
         self.board = ruleset.board
         # derived values: (name, args) -> (value, entity fields read, variables read); an entry
         # holds while every field and variable it read still holds the very same object
@@ -155,7 +159,7 @@ class Machine(_Shows):
         st = self.state
         self._old: dict = {}            # entity id -> its record before this transaction
         self._old_glob = None
-        self._control = ([{**f, "L": dict(f["L"])} for f in st["stack"]], st["rng"], st["waiting"],
+        self._control = (copy_stack(st["stack"]), st["rng"], st["waiting"],
                          st["turn"], st["result"], len(st["history"]),
                          len(self.messages) if self.messages is not None else 0)
 
@@ -250,7 +254,7 @@ class Machine(_Shows):
         (stored values are never changed in place, so "the same object" means "unchanged"),
         else computed again, noting every entity field and variable it reads."""
         if self.from_scratch:
-            return run_body(self, self.program_functions[key], key, dict(zip(self.derived_params[key], args)))
+            return run_body(self, self.program_functions[key], key, dict(zip(self.ruleset.names.functions[key].params, args)))
         ck = (key, args)
         try:
             entry = self.cache.get(ck)
@@ -263,7 +267,7 @@ class Machine(_Shows):
                 self.deps += entry[1]
                 self.gdeps += entry[2]
             return entry[0]
-        params = dict(zip(self.derived_params[key], args))
+        params = dict(zip(self.ruleset.names.functions[key].params, args))
         outer = self.deps, self.gdeps
         self.deps, self.gdeps = [], []
         try:
