@@ -164,7 +164,9 @@ class Game:
         if self.is_over:
             raise IllegalAction(Diagnostic("RR301", "the game is over"))
         action = self.to_action(action)
-        if action not in self.legal_actions():
+        if self._legal is None:
+            self.legal_actions()
+        if action not in self._legal:
             reason, pos = self.machine.why_illegal(action)
             who = self.state["entities"].get(self.current_player, {}).get("name") or self.current_player
             raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",

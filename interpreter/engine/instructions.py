@@ -7,6 +7,7 @@ keeps the source position of the statement it came from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..errors import Pos
 
@@ -181,12 +182,23 @@ class OptionSpec:
     # generated code for the last parameter: its values that pass every require (or None)
     choices: object = None
 
+    @cached_property
+    def names(self) -> tuple:
+        return tuple(var for var, _ in self.domains)
+
 
 class Choose(Instr):
-    __slots__ = ("player", "options", "end")
+    __slots__ = ("player", "options", "end", "_by_name")
 
     def __init__(self, pos, player, options, end=None):
         self.pos, self.player, self.options, self.end = pos, player, options, end
+        self._by_name = None
+
+    def option(self, name: str) -> OptionSpec:
+        """The option called ``name`` (a legal action's)."""
+        if self._by_name is None:
+            self._by_name = {s.name: s for s in self.options}
+        return self._by_name[name]
 
     def run(self, vm, frame):
         vm.state["turn"] = self.player(vm, frame["L"])

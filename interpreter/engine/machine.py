@@ -445,15 +445,15 @@ class Machine(_Shows):
     def resume(self, action: Action) -> None:
         """Apply a legal action (the caller has checked legality) and run on."""
         instr, frame = self._choice()
-        spec = next(s for s in instr.options if s.name == action.name)
-        bindings = dict(zip((v for v, _ in spec.domains), action.args))
-        player = self.state["turn"]
-        self.state["waiting"] = False
-        self.state["turn"] = None
+        spec = instr.option(action.name)
+        state = self.state
+        player = state["turn"]
+        state["waiting"] = False
+        state["turn"] = None
         if spec.action:
             frame["pc"] = instr.end
             self.push(spec.action, [player, *action.args], None)
         else:
-            frame["L"].update(bindings)
+            frame["L"].update(zip(spec.names, action.args))
             frame["pc"] = spec.target
         self.run()
