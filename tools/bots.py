@@ -1,11 +1,25 @@
-"""Bots: players that pick actions without a person."""
+"""Bots: players that pick actions without a person.
+
+A bot is made from a spec, ``KIND`` or ``KIND:name=value:...`` (``mcts:iterations=400:depth=8``),
+and a seed; the same spec, seed and game give the same choices. Seats are given one spec for all,
+or one per seat separated by commas (``mcts,random,random``). Every bot but ``random`` and
+``options`` looks at the game only through :func:`tools.search.imagine`: a copy in which what the
+seat may not see (other players' secret fields, the future of chance) is replaced by guesses.
+"""
 from __future__ import annotations
 
 import random
 
+from .search import Mcts, imagine, lead, standing
+
+
+class BotSpecError(ValueError):
+    """A bot spec that names no bot, or a setting it does not have."""
+
 
 class RandomBot:
     """Chooses uniformly among the legal actions, from its own seeded generator."""
+    settings: dict = {}
 
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
@@ -25,16 +39,123 @@ class OptionBot(RandomBot):
         return self.rng.choice(by_option[self.rng.choice(sorted(by_option))])
 
 
-BOTS = {"random": RandomBot, "options": OptionBot}
+class GreedyBot(RandomBot):
+    """Looks one decision ahead: tries every legal action on an imagined copy of the game and
+    takes the one after which the seat stands best: ahead of the most players, then furthest
+    ahead of (or least behind) the best of the others; ties at random. It stands by the ruleset's
+    ``estimate`` (or the score once the game is over); a ruleset without an estimate has each
+    action's result played out to the end ``playouts`` times by random players instead."""
+    settings = {"playouts": 4}
+
+    def __init__(self, seed: int, playouts: int = 4):
+        super().__init__(seed)
+        self.playouts = playouts
+
+    def choose(self, game):
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        me = game.current_player
+        seen = imagine(game, me, self.rng)
+        best, value = [], None
+        for action in legal:
+            v = self._value(seen, action, me)
+            if value is None or v > value:
+                best, value = [action], v
+            elif v == value:
+                best.append(action)
+        return self.rng.choice(best)
+
+    def _value(self, seen, action, me) -> tuple:
+        """(standing, lead): the share of players the seat is ahead of, then by how much it
+        leads the best of the others (or trails them)."""
+        after = seen.clone()
+        after.apply(action)
+        if after.is_over or after.estimate(me) is not None:
+            return standing(after, me), lead(after, me)
+        total = 0.0
+        for _ in range(self.playouts):
+            out = after.clone()
+            while not out.is_over:
+                out.apply(self.rng.choice(out.legal_actions()))
+            total += standing(out, me)
+        return total / self.playouts, 0
 
 
-def play_out(game, bot, safe: bool = False, forced: bool = False) -> None:
-    """Play ``game`` to the end with ``bot`` choosing for every seat; with ``forced``, a decision
+class MctsBot(RandomBot):
+    """Monte Carlo tree search (UCT), one tree per decision, over imagined copies of the game
+    (information-set MCTS: each iteration imagines the hidden part afresh). See tools/search.py."""
+    settings = {"iterations": 200, "depth": 12, "explore": 0.7, "seconds": 0.0}
+
+    def __init__(self, seed: int, iterations: int = 200, depth: int = 12, explore: float = 0.7,
+                 seconds: float = 0.0):
+        super().__init__(seed)
+        self.search = Mcts(self.rng, iterations, depth, explore, seconds)
+
+    def choose(self, game):
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        return self.search.best(game, legal)
+
+
+BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": MctsBot}
+BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
+            "greedy: the action after which the seat's estimate is best; mcts: tree search "
+            "(settings as mcts:iterations=400:depth=12:explore=0.7:seconds=0); one for all seats, or "
+            "one per seat separated by commas (mcts,random,random)")
+
+
+def make_bot(spec: str, seed: int):
+    """The bot a spec names (``KIND`` or ``KIND:name=value:...``), seeded; BotSpecError if the
+    spec is wrong, saying what would be right."""
+    kind, *items = spec.split(":")
+    cls = BOTS.get(kind)
+    if cls is None:
+        raise BotSpecError(f"no bot '{kind}': the bots are {', '.join(BOTS)}")
+    values = {}
+    for item in items:
+        name, eq, text = item.partition("=")
+        if name not in cls.settings or not eq:
+            known = ", ".join(f"{k}={v}" for k, v in cls.settings.items()) or "none"
+            raise BotSpecError(f"bot '{kind}' has no setting '{item}' (its settings: {known})")
+        default = cls.settings[name]
+        try:
+            value = type(default)(text)
+        except ValueError:
+            raise BotSpecError(f"{kind}: {name} must be a {type(default).__name__}, not '{text}'") from None
+        if value < 0 or (isinstance(default, int) and name != "depth" and value < 1):
+            raise BotSpecError(f"{kind}: {name} must be {'at least 1' if isinstance(default, int) else '>= 0'}, not {text}")
+        values[name] = value
+    return cls(seed, **values)
+
+
+def seat_bots(specs: str, seats: list, seed: int) -> dict:
+    """Seat -> bot. One spec: one bot (seeded ``seed``) plays every seat; a comma-separated list
+    gives each seat its own (seat k seeded ``seed + k``), as many specs as seats."""
+    parts = specs.split(",")
+    if len(parts) == 1:
+        bot = make_bot(parts[0], seed)
+        return dict.fromkeys(seats, bot)
+    if len(parts) != len(seats):
+        raise BotSpecError(f"{len(parts)} bots for {len(seats)} seats: give one for all, or one per seat")
+    return {s: make_bot(p, seed + k) for k, (s, p) in enumerate(zip(seats, parts))}
+
+
+def check_specs(specs: str) -> str:
+    """``specs`` if every spec in it makes a bot (for argparse: a wrong one is a usage error)."""
+    for spec in specs.split(","):
+        make_bot(spec, 0)
+    return specs
+
+
+def play_out(game, bots: dict, forced: bool = False) -> None:
+    """Play ``game`` to the end, ``bots[seat]`` choosing for each seat; with ``forced``, a decision
     with only one legal action is applied without asking the bot."""
     while not game.is_over:
         if forced:
             legal = game.legal_actions()
             if len(legal) == 1:
-                game.apply(legal[0], safe=safe)
+                game.apply(legal[0])
                 continue
-        game.apply(bot.choose(game), safe=safe)
+        game.apply(bots[game.current_player].choose(game))

@@ -14,6 +14,7 @@ from interpreter.errors import RailrulesError
 from interpreter.paths import rulesets_dir, shipped_rulesets
 
 from . import render
+from .bots import BOT_HELP, BotSpecError, check_specs
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 VARIANT_HELP = ("a variant: the name of one in the ruleset's variants/ folder, or the path of a "
@@ -27,6 +28,13 @@ def _ruleset_arg(p: argparse.ArgumentParser) -> None:
 
 class Usage(Exception):
     """A usage error found after parsing (exit 2): the message says what to type instead."""
+
+
+def _bots(text: str) -> str:
+    try:
+        return check_specs(text)
+    except BotSpecError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _count(least: int):
@@ -50,9 +58,8 @@ def _games_args(p: argparse.ArgumentParser, games: int) -> None:
     p.add_argument("--players", type=_count(1),
                    help="number of players (default 4, within the game's range)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
-    p.add_argument("--bot", choices=["random", "options"], default="random",
-                   help="random: uniform over legal actions (default); options: uniform over "
-                   "options, then over their values")
+    p.add_argument("--bots", "--bot", dest="bot", type=_bots, default="random", metavar="BOTS",
+                   help="the bots (default random). " + BOT_HELP)
     p.add_argument("--forced", action="store_true",
                    help="apply a decision with one legal action without asking the bot (it is "
                    "still a decision of the game, logged and replayed as any other)")
@@ -298,9 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="number of players (default 4, within the game's range)")
     p.add_argument("--seed", type=int,
                    help="seed of the game's chance and of the bots (default: drawn at random and printed)")
-    p.add_argument("--bots", choices=["random", "options"],
-                   help="bot kind (random: uniform over actions; options: uniform over options, "
-                   "then values); alone it means an all-bot game")
+    p.add_argument("--bots", type=_bots, metavar="BOTS",
+                   help="the bots of the other seats (default random); alone it means an all-bot "
+                   "game. " + BOT_HELP)
     p.add_argument("--seat", type=_count(1), help="your seat, 1 = first player (default 1)")
     p.add_argument("--save", help="where quitting or end of input saves the game (default: "
                    "RULESET-seedN.save.json, or the --resume file)")
@@ -401,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
                 pass
     try:
         return args.func(args)
-    except Usage as err:
+    except (Usage, BotSpecError) as err:
         print(f"railrules {args.command}: {err}", file=sys.stderr)
         return EXIT_USAGE
     except RailrulesError as err:

@@ -7,7 +7,7 @@ from interpreter.dsl import nodes as n
 
 _KINDS = [(n.GameDef, "Game"), (n.ProcDef, "Procedures"), (n.ActionDef, "Actions"),
           (n.HandlerDef, "Triggers"), (n.FuncDef, "Functions"), (n.ConstDef, "Constants"),
-          (n.EndDef, "End conditions"), (n.ScoreDef, "Score")]
+          (n.EndDef, "End conditions"), (n.ScoreDef, "Score and estimate")]
 
 
 def _title(d) -> str:
@@ -21,7 +21,7 @@ def _title(d) -> str:
     if isinstance(d, (n.ProcDef, n.FuncDef)):
         return f"{d.name}({', '.join(d.params)})"
     if isinstance(d, n.ScoreDef):
-        return f"score {d.player}"
+        return f"{n.DEFINITION_KINDS[type(d)]} {d.player}"
     return d.name
 
 

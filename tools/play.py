@@ -11,7 +11,7 @@ from pathlib import Path
 from interpreter import Game, IllegalAction
 from interpreter.errors import RailrulesError
 
-from .bots import BOTS
+from .bots import seat_bots
 from .summary import standings, summary
 
 HELP = """Type the number of an action, or its label (e.g. 'bid 8').
@@ -27,12 +27,12 @@ def _print_new(game: Game, shown: list[int], out, seat: str | None = None) -> No
     shown[0] = len(game.messages)
 
 
-def play_bots(game: Game, bot_name: str, seed: int, out=None) -> None:
+def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
     out = out or sys.stdout
-    bot = BOTS[bot_name](seed)
+    seats = seat_bots(bots, game.players, seed)
     shown = [0]
     while not game.is_over:
-        action = bot.choose(game)
+        action = seats[game.current_player].choose(game)
         player = game.state["entities"][game.current_player]["name"]
         game.apply(action, safe=False)
         print(f"{game.decisions:>5} {player}: {action.label}", file=out)
@@ -57,20 +57,20 @@ class NotText(Exception):
     """The line typed is not UTF-8 text."""
 
 
-def play_human(game: Game, seat: str, bot_name: str, seed: int, save_path: Path,
+def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
                inp=None, out=None, force: bool = False) -> int:
     """Play ``seat`` at the terminal. Quitting, end of input and Ctrl-C save to ``save_path``
     (which the caller has checked it may write); ``save FILE`` writes elsewhere, but never over
     an existing file this session did not write, unless ``force``."""
     inp, out = inp or sys.stdin, out or sys.stdout
-    bot = BOTS[bot_name](seed)
+    seats = seat_bots(bots, game.players, seed)
     shown = [0]
     ours = {save_path.resolve()}
     print(HELP, file=out)
     while not game.is_over:
         _print_new(game, shown, out, seat)
         if game.current_player != seat:
-            action = bot.choose(game)
+            action = seats[game.current_player].choose(game)
             name = game.state["entities"][game.current_player]["name"]
             game.apply(action)
             print(f"{name}: {action.label}", file=out)

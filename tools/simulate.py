@@ -7,7 +7,7 @@ from collections import Counter
 
 from interpreter.errors import RailrulesError
 
-from .bots import BOTS, play_out
+from .bots import play_out, seat_bots
 
 
 def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
@@ -19,7 +19,7 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
     for i in range(games):
         game = ruleset.new_game(players, seed + i)
         try:
-            play_out(game, BOTS[bot](seed + i), forced=forced)
+            play_out(game, seat_bots(bot, game.players, seed + i), forced=forced)
         except RailrulesError as err:
             errors.append({"seed": seed + i, "error": str(err.diagnostics[0])})
             continue

@@ -474,8 +474,9 @@ def _def_key(d):
         return ("name", d.name)
     if isinstance(d, n.EndDef):
         return ("end_condition", d.name)
-    if isinstance(d, n.ScoreDef):
-        return ("score", "score")
+    if isinstance(d, n.ScoreDef):  # score, or estimate
+        kind = n.DEFINITION_KINDS[type(d)]
+        return (kind, kind)
     if isinstance(d, n.GameDef):
         return ("game", "game")
     return None

@@ -40,6 +40,8 @@ class Program:
     handlers: dict = field(default_factory=dict)     # event -> [code key]
     end_conditions: list = field(default_factory=list)  # (name, fn)
     score: object = None                             # fn(run, player) -> int
+    estimate: object = None                          # fn(run, player) -> number, or None
+    estimate_pos: object = None
     actions: dict = field(default_factory=dict)      # name -> OptionSpec template
 
 
@@ -91,10 +93,14 @@ class Compiler:
                 self._code(key, d.params, d.body, d.pos, when=d.when)
             elif isinstance(d, n.EndDef):
                 p.end_conditions.append((d.name, self.expr(d.expr, _Scope(set()))))
-            elif isinstance(d, n.ScoreDef):
+            elif isinstance(d, n.ScoreDef):  # score, or estimate
                 fn = self.expr(d.expr, _Scope({d.player}))
                 var = d.player
-                p.score = lambda run, player, fn=fn, var=var: fn(run, {var: player})
+                fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})  # noqa: E731
+                if isinstance(d, n.EstimateDef):
+                    p.estimate, p.estimate_pos = fn, d.pos
+                else:
+                    p.score = fn
         if game:
             self._code("game", [], game[0].body, game[0].pos)
         return p

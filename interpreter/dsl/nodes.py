@@ -324,6 +324,11 @@ class ScoreDef(Node):
 
 
 @dataclass
+class EstimateDef(ScoreDef):
+    """How well player ``player`` stands in a game not yet over (bots search with it)."""
+
+
+@dataclass
 class GameDef(Node):
     body: list
 
@@ -336,5 +341,6 @@ class Module(Node):
 
 DEFINITION_KINDS = {
     ConstDef: "const", FuncDef: "def", ProcDef: "procedure", ActionDef: "action",
-    HandlerDef: "on", EndDef: "end_condition", ScoreDef: "score", GameDef: "game",
+    HandlerDef: "on", EndDef: "end_condition", ScoreDef: "score", EstimateDef: "estimate",
+    GameDef: "game",
 }

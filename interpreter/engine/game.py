@@ -230,6 +230,22 @@ class Game:
                 raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
         return run
 
+    def estimate(self, player: str):
+        """How well ``player`` stands, by the ruleset's ``estimate p = ...`` (a number, higher
+        is better; None when the ruleset has none). On a finished game, the player's score."""
+        if self.is_over:
+            return self.result["scores"][player]
+        fn = self.ruleset.program.estimate
+        if fn is None:
+            return None
+        machine = self.machine
+        machine.steps = 0
+        try:
+            return fn(machine, player)
+        except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+            raise RulesRuntimeError(Diagnostic("RR302", f"in estimate: {err}",
+                                               self.ruleset.program.estimate_pos)) from None
+
     def evaluate(self, text: str, where: Pos | None = None):
         """Evaluate a rules-language expression on the current state (scenarios, REPL)."""
         return self.compile_expression(text, (), where)()
@@ -379,3 +395,4 @@ def _check_contents(ruleset, state, bad) -> None:
         bad(f"the save holds a value a game cannot: {err}")
     if not 0 <= state["rng"] < 1 << 64:
         bad("the save's random generator state is damaged")
+
