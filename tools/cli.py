@@ -65,6 +65,14 @@ def _games_args(p: argparse.ArgumentParser, games: int) -> None:
                    "still a decision of the game, logged and replayed as any other)")
 
 
+def _parallel_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", type=_count(1), default=1, help="worker processes (default 1); the "
+                   "figures are the same for any number")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="stop after this long, as Ctrl-C does: the games finished are reported, "
+                   "marked partial (exit 130)")
+
+
 def _players(ruleset, wanted: int | None) -> int:
     if wanted is None:
         return min(max(4, ruleset.players_min), ruleset.players_max)
@@ -162,9 +170,37 @@ def cmd_simulate(args) -> int:
     from .simulate import describe, simulate
     ruleset = load_ruleset(args.ruleset, args.variant)
     result = simulate(ruleset, args.games, args.seed, _players(ruleset, args.players), args.bot,
-                      progress=sys.stderr.isatty() and not args.json, forced=args.forced)
+                      progress=sys.stderr.isatty() and not args.json, forced=args.forced,
+                      jobs=args.jobs, time_limit=args.time_limit)
     print(json.dumps(result) if args.json else describe(result))
+    if result["partial"]:
+        print("stopped early: the figures are those of the games finished", file=sys.stderr)
+        return 130
     return EXIT_OK if result["finished"] == result["games"] else EXIT_FAIL
+
+
+def cmd_compare(args) -> int:
+    from .arms import ArmError, Arms
+    from .compare import describe, run, to_csv
+    if args.csv and Path(args.csv).exists() and not args.force:
+        raise Usage(f"--csv: {args.csv} exists; give another file, or --force to overwrite it")
+    try:
+        with Arms(args.ruleset, args.variant or [], args.set or []) as arms:
+            players = _players(arms[0].ruleset, args.players)
+            result = run(arms, args.games, players, args.bot, args.seed, args.jobs, args.time_limit,
+                         progress=sys.stderr.isatty() and not args.json)
+    except ArmError as err:
+        raise Usage(str(err)) from None
+    if args.csv:
+        try:
+            Path(args.csv).write_text(to_csv(result), encoding="utf-8")
+        except OSError as err:
+            print(f"railrules compare: cannot write {args.csv}: {err.strerror or err}", file=sys.stderr)
+    print(json.dumps(result) if args.json else describe(result))
+    if result["partial"]:
+        print("stopped early: the figures are those of the games finished", file=sys.stderr)
+        return 130
+    return EXIT_OK
 
 
 def cmd_replay(args) -> int:
@@ -317,11 +353,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("simulate", help="run many bot games and report the figures",
-                       description="Run N seeded random-bot games; print finishes, wins by seat, "
-                       "end reasons, decisions per game and playouts per second.")
+                       description="Run N seeded bot games; print finishes, wins by seat, "
+                       "end reasons, decisions per game and playouts per second. Ctrl-C or "
+                       "--time-limit stops early and reports the games finished (exit 130).")
     _ruleset_arg(p)
     _games_args(p, 100)
+    _parallel_args(p)
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("compare", help="play the same seeded games under variants or changed "
+                       "constants and report what changed, with 95%% intervals",
+                       description="Arms: the base ruleset, each --variant, and each value of each "
+                       "--set NAME=V1,V2,... (a sweep). Game i of every arm uses the same seed, bot "
+                       "seating (rotated game by game) and bot seeds. Per metric: each arm's mean with "
+                       "a bootstrap 95%% interval, and the paired change to the base arm (* when its "
+                       "interval excludes 0). Ctrl-C or --time-limit stops early and reports the games "
+                       "finished, marked partial (exit 130).")
+    p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
+    p.add_argument("--variant", action="append", metavar="VARIANT", help="an arm: " + VARIANT_HELP + " (repeatable)")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE",
+                   help="an arm with a constant of components.yaml changed; NAME=V1,V2,... makes one "
+                   "arm per value (repeatable)")
+    p.add_argument("--games", type=_count(1), default=100, help="games per arm (default 100)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
+    p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
+    p.add_argument("--bots", "--bot", dest="bot", type=_bots, default="random", metavar="BOTS",
+                   help="the bots (default random), seated in rotation when several. " + BOT_HELP)
+    _parallel_args(p)
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object (figures and games)")
+    p.add_argument("--csv", metavar="FILE", help="also write one row per game and arm to FILE")
+    p.add_argument("--force", action="store_true", help="allow --csv to overwrite an existing file")
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("lint", help="check rulesets: YAML, schemas, rules language, names",
                        description="Report every problem as file:line:col: severity CODE message. "

@@ -1,44 +1,51 @@
 """`railrules simulate` and `railrules bench`: many bot games, counted and timed."""
 from __future__ import annotations
 
-import sys
 import time
 from collections import Counter
 
 from interpreter.errors import RailrulesError
 
+from . import runner
 from .bots import play_out, seat_bots
 
 
+def _one(shared, seed: int) -> dict:
+    """One seeded bot game: its figures, or the error that stopped it."""
+    ruleset, players, bots, forced = shared
+    game = ruleset.new_game(players, seed)
+    try:
+        play_out(game, seat_bots(bots, game.players, seed), forced=forced)
+    except RailrulesError as err:
+        return {"seed": seed, "error": str(err.diagnostics[0])}
+    return {"seed": seed, "decisions": game.decisions, "winners": game.result["winners"],
+            "reasons": game.result["reasons"]}
+
+
 def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
-             progress: bool = False, forced: bool = False) -> dict:
-    """Play ``games`` seeded bot games; return the figures as one JSON-ready dict."""
-    wins, reasons, errors = Counter(), Counter(), []
-    decisions, finished, ties = [], 0, 0
+             progress: bool = False, forced: bool = False, jobs: int = 1,
+             time_limit: float | None = None) -> dict:
+    """Play ``games`` seeded bot games; return the figures as one JSON-ready dict. Ctrl-C or the
+    time limit stops early: the figures are then those of the games finished (``partial``)."""
     start = time.perf_counter()
-    for i in range(games):
-        game = ruleset.new_game(players, seed + i)
-        try:
-            play_out(game, seat_bots(bot, game.players, seed + i), forced=forced)
-        except RailrulesError as err:
-            errors.append({"seed": seed + i, "error": str(err.diagnostics[0])})
-            continue
-        finished += 1
-        decisions.append(game.decisions)
-        winners = game.result["winners"]
-        ties += len(winners) > 1
-        for p in winners:
-            wins[p] += 1
-        reasons.update(game.result["reasons"])
-        if progress:
-            _bar(i + 1, games)
+    done, stopped = runner.run(_one, (ruleset, players, bot, forced), list(range(seed, seed + games)),
+                               jobs, time_limit, progress)
     elapsed = time.perf_counter() - start
-    if progress:
-        print(file=sys.stderr)
+    wins, reasons, errors, decisions, ties = Counter(), Counter(), [], [], 0
+    for s in sorted(done):
+        r = done[s]
+        if "error" in r:
+            errors.append(r)
+            continue
+        decisions.append(r["decisions"])
+        ties += len(r["winners"]) > 1
+        wins.update(r["winners"])
+        reasons.update(r["reasons"])
+    finished = len(decisions)
     return {
         "ruleset": ruleset.name, "variant": ruleset.variant, "players": players, "bot": bot,
         "forced": forced,
-        "games": games, "seed": seed, "finished": finished,
+        "games": games, "seed": seed, "finished": finished, "partial": stopped, "jobs": jobs,
         "wins_by_seat": {p: wins[p] for p in (f"p{k}" for k in range(1, players + 1))},
         "shared_wins": ties,
         "end_reasons": dict(sorted(reasons.items())),
@@ -51,15 +58,9 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
     }
 
 
-def _bar(done: int, total: int) -> None:
-    width = 30
-    filled = width * done // total
-    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
-
-
 def describe(r: dict) -> str:
     lines = [f"{r['ruleset']}{' (' + r['variant'] + ')' if r['variant'] else ''}: "
-             f"{r['finished']}/{r['games']} games finished, {r['players']} players, seeds {r['seed']}.."
+             f"{r['finished']}/{r['games']} games finished{' (PARTIAL: stopped early)' if r.get('partial') else ''}, {r['players']} players, seeds {r['seed']}.."
              f"{r['seed'] + r['games'] - 1}",
              "wins by seat: " + ", ".join(f"{p} {n}" for p, n in r["wins_by_seat"].items())
              + f" (shared wins {r['shared_wins']})",

@@ -1,0 +1,141 @@
+"""`railrules compare` and the parallel, stoppable runner (issue 12): arms, paired games,
+intervals, identical figures for any number of worker processes, Ctrl-C keeps what finished."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from interpreter import load_ruleset
+from interpreter.paths import rulesets_dir
+from tools import compare, stats
+from tools.arms import ArmError, Arms
+from tools.cli import main
+from tools.simulate import simulate
+
+
+@pytest.fixture()
+def coin_race(tmp_path):
+    """The coin race template (take 1-3 coins, first to the goal wins) with an estimate and a
+    variant that changes nothing."""
+    root = tmp_path / "coin_race"
+    shutil.copytree(rulesets_dir() / "templates" / "coin_race", root)
+    rules = root / "rules" / "game.rules"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nestimate p = p.cash\n", encoding="utf-8")
+    (root / "variants").mkdir()
+    (root / "variants" / "same.yaml").write_text('description: "the goal as it is"\nconstants:\n  goal: 10\n',
+                                                 encoding="utf-8")
+    return str(root)
+
+
+# ------------------------------------------------------------------ statistics
+def test_chi_square_p_values_match_the_tables():
+    for x, dof in ((3.841, 1), (5.991, 2), (7.815, 3), (11.07, 5)):
+        assert stats._chi2_sf(x, dof) == pytest.approx(0.05, abs=2e-4)
+    assert stats.chi_square_equal([10, 10, 10])[1] == pytest.approx(1.0)
+    assert stats.chi_square_equal([30, 0, 0])[1] < 1e-6
+
+
+def test_bootstrap_is_seeded_and_brackets_the_mean():
+    xs = [1, 5, 2, 8, 3, 3, 9, 0, 4, 4]
+    low, high = stats.bootstrap(xs)
+    assert stats.bootstrap(xs) == (low, high) and low < stats.mean(xs) < high
+    assert stats.paired([x + 3 for x in xs], xs)["significant"]
+    assert not stats.paired(xs, xs)["significant"]
+
+
+# ------------------------------------------------------------------ arms
+@pytest.mark.parametrize("item, words", [
+    ("gaol=12", "no constant 'gaol'; did you mean 'goal'"),
+    ("goal=many", r"goal is a whole number \(now 10\), not text"),
+    ("goal", "write NAME=VALUE"),
+    ("goal=", "write NAME=VALUE"),
+])
+def test_a_wrong_override_says_what_is_wrong(coin_race, item, words):
+    with pytest.raises(ArmError, match=words), Arms(coin_race, [], [item]):
+        pass
+
+
+def test_a_sweep_makes_one_arm_per_value_and_cleans_up(coin_race):
+    with Arms(coin_race, ["same"], ["goal=6,20"]) as arms:
+        assert [a.label for a in arms] == ["base", "same", "goal=6", "goal=20"]
+        assert [a.ruleset.constants["goal"] for a in arms] == [10, 10, 6, 20]
+        folder = Path(arms[2].ruleset.variant).parent
+        assert folder.is_dir()
+    assert not folder.exists()
+
+
+# ------------------------------------------------------------------ compare
+def _run(coin_race, jobs=1, games=16, sets=("goal=20",), bots="greedy,random"):
+    with Arms(coin_race, ["same"], list(sets)) as arms:
+        return compare.run(arms, games, 2, bots, 7, jobs)
+
+
+def test_games_are_paired_across_arms(coin_race):
+    result = _run(coin_race)
+    base, same, longer = (result["records"][k] for k in ("base", "same", "goal=20"))
+    assert [(r["seed"], r["seats"]) for r in base] == [(r["seed"], r["seats"]) for r in longer]
+    assert {tuple(r["seats"].values()) for r in base} == {("greedy", "random"), ("random", "greedy")}
+    assert base == same  # the same rules, the same seeds and bots: the same games
+
+
+def test_a_change_that_matters_is_significant_and_one_that_does_not_is_not(coin_race):
+    m = _run(coin_race)["metrics"]
+    assert not m["decisions"]["same"]["change"]["significant"]
+    longer = m["decisions"]["goal=20"]
+    assert longer["change"]["significant"] and longer["change"]["low"] > 0
+    assert longer["mean"] > m["decisions"]["base"]["mean"]
+    assert m["bot greedy wins"]["base"]["mean"] > 0.5   # greedy races better than random
+    assert "seat balance" in m and 0 <= m["seat balance"]["base"]["p"] <= 1
+
+
+def test_worker_processes_give_the_same_figures(coin_race):
+    assert json.dumps(_run(coin_race, jobs=2)) == json.dumps(_run(coin_race, jobs=1))
+
+
+def test_simulate_in_worker_processes_gives_the_same_figures():
+    ruleset = load_ruleset("chicago_express")
+    one, two = (simulate(ruleset, 6, 3, 3, jobs=j) for j in (1, 2))
+    for r in (one, two):
+        for k in ("seconds", "playouts_per_second", "decisions_per_second", "jobs"):
+            r.pop(k)
+    assert one == two and one["finished"] == 6
+
+
+def test_the_command_prints_a_table_and_writes_csv(coin_race, tmp_path, capsys):
+    out = tmp_path / "games.csv"
+    assert main(["compare", coin_race, "--set", "goal=20", "--games", "6", "--players", "2",
+                 "--bots", "greedy", "--csv", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "6 paired games of 6" in text and "goal=20" in text and "decisions" in text
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert len(rows) == 12 and {r["arm"] for r in rows} == {"base", "goal=20"}
+    assert main(["compare", coin_race, "--games", "2", "--csv", str(out)]) == 2  # never overwrites
+    assert "exists" in capsys.readouterr().err
+
+
+def test_a_time_limit_reports_what_finished_marked_partial(coin_race, capsys):
+    assert main(["compare", coin_race, "--games", "100000", "--time-limit", "0.5", "--json"]) == 130
+    result = json.loads(capsys.readouterr().out)
+    assert result["partial"] and 0 < result["compared"] < 100000
+
+
+def test_ctrl_c_stops_and_prints_the_figures_so_far(coin_race):
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(sys.executable, ["-m", "tools.cli", "compare", coin_race, "--games", "100000",
+                                           "--jobs", "2"], encoding="utf-8", timeout=120,
+                          cwd=str(Path(__file__).resolve().parents[1]))
+    child.expect(r"\] \d+/100000")  # the progress bar of a person's terminal
+    time.sleep(1)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "(PARTIAL: stopped early)" in child.before and "stopped early" in child.before
+    assert "significant changes" in child.before

@@ -1,0 +1,113 @@
+"""The arms of a comparison: the base ruleset, its variants, and constant overrides.
+
+``--set NAME=VALUE`` is a variant made on the spot: a YAML file holding only ``constants:
+{NAME: VALUE}``, written to a folder that lives as long as the comparison. So an override is
+checked exactly like a variant (a constant that does not exist is RR204), it travels to worker
+processes like any ruleset (by path and content hash), and ``--set NAME=1,2,3`` is a sweep: one
+arm per value.
+"""
+from __future__ import annotations
+
+import difflib
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from interpreter import load_ruleset
+from interpreter.dsl import nodes as n
+
+
+class ArmError(ValueError):
+    """A variant or an override that cannot be an arm, said plainly."""
+
+
+@dataclass
+class Arm:
+    label: str          # "base", a variant's name, or "NAME=VALUE"
+    ruleset: object
+
+
+def parse_value(text: str):
+    """A command-line value read as YAML: 30, true, "text", [1, 2]."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise ArmError(f"cannot read the value '{text}' (write it as in YAML: 30, true, \"text\")") from None
+
+
+def _type(value) -> str:
+    return {bool: "true/false", int: "a whole number", str: "text", list: "a list",
+            dict: "a map", type(None): "none"}.get(type(value), type(value).__name__)
+
+
+def overrides(base, sets: list[str]) -> list[tuple[str, object]]:
+    """``NAME=V1,V2`` items -> (NAME, value) pairs, one per value, each checked against the base
+    ruleset's constant of that name (it must exist and the value must have its type)."""
+    out = []
+    for item in sets:
+        name, eq, values = item.partition("=")
+        name = name.strip()
+        if not eq or not name or not values.strip():
+            raise ArmError(f"--set '{item}': write NAME=VALUE, or NAME=V1,V2,... for a sweep")
+        if name not in base.constants:
+            close = difflib.get_close_matches(name, sorted(base.constants), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise ArmError(f"--set: {base.name} has no constant '{name}'{hint}")
+        if any(isinstance(d, n.ConstDef) and d.name == name for d in base.definitions):
+            raise ArmError(f"--set: '{name}' is computed by the rules (const {name} = ...); only the "
+                           "constants of components.yaml can be set")
+        old = base.constants[name]
+        for text in _split(values):
+            value = parse_value(text)
+            if type(value) is not type(old) and not (isinstance(old, dict) and isinstance(value, dict)):
+                raise ArmError(f"--set {name}={text}: {name} is {_type(old)} (now {old!r}), "
+                               f"not {_type(value)}")
+            out.append((name, value))
+    return out
+
+
+def _split(values: str) -> list[str]:
+    """``30,35,40`` -> three values; a value in brackets keeps its commas (``[1, 2],[3]``)."""
+    parts, depth, cur = [], 0, ""
+    for ch in values:
+        depth += ch in "[{"
+        depth -= ch in "]}"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [p.strip() for p in parts + [cur] if p.strip()]
+
+
+class Arms:
+    """The arms of one comparison; a context manager, as overrides live in a temporary folder."""
+
+    def __init__(self, ruleset: str, variants: list[str], sets: list[str]):
+        self.ruleset, self.variants, self.sets = ruleset, variants, sets
+        self._folder = None
+
+    def __enter__(self) -> list[Arm]:
+        base = load_ruleset(self.ruleset)
+        arms = [Arm("base", base)]
+        for v in self.variants:
+            arms.append(Arm(Path(v).stem, load_ruleset(self.ruleset, v)))
+        pairs = overrides(base, self.sets)
+        if pairs:
+            self._folder = tempfile.TemporaryDirectory(prefix="railrules-set-")
+        for i, (name, value) in enumerate(pairs):
+            label = f"{name}={yaml.safe_dump(value, default_flow_style=True).strip().removesuffix('...').strip()}"
+            path = Path(self._folder.name) / f"set{i + 1}_{name}.yaml"
+            path.write_text(yaml.safe_dump({"description": f"--set {label}", "constants": {name: value}}),
+                            encoding="utf-8")
+            arms.append(Arm(label, load_ruleset(self.ruleset, str(path))))
+        labels = [a.label for a in arms]
+        if len(set(labels)) != len(labels):
+            raise ArmError(f"the same arm twice: {', '.join(labels)}")
+        return arms
+
+    def __exit__(self, *exc) -> None:
+        if self._folder is not None:
+            self._folder.cleanup()

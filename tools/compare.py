@@ -1,0 +1,210 @@
+"""`railrules compare`: the same seeded games under each arm (base, variants, overrides), and
+what changed, with 95 % intervals.
+
+Games are paired: game i of every arm has the same seed, the same seating of the bots (rotated
+from game to game, so every bot sits in every seat) and the same bot seeds. Each metric is a
+number per game; an arm's figure is its mean over the games with a bootstrap interval, and its
+change is the mean of the game-by-game differences to the base arm, with its own interval: a
+change whose interval excludes 0 is more than the noise of the games.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import Counter
+
+from interpreter.errors import RailrulesError
+
+from . import runner, stats
+from .bots import seat_bots
+
+
+def seating(specs: str, players: int, game_index: int) -> list[str]:
+    """The bot of each seat in game ``game_index``: one spec everywhere, or the list rotated by
+    one seat per game."""
+    parts = specs.split(",")
+    if len(parts) == 1:
+        return parts * players
+    return [parts[(k + game_index) % len(parts)] for k in range(players)]
+
+
+def play_game(rulesets: list, task: tuple) -> dict:
+    """One game of one arm; a task is (game index, arm index, seed, players, bot specs)."""
+    i, k, seed, players, specs = task
+    game = rulesets[k].new_game(players, seed)
+    seats = seating(specs, players, i)
+    bots = seat_bots(",".join(seats), game.players, seed) if len(set(seats)) > 1 \
+        else seat_bots(seats[0], game.players, seed)
+    record = {"game": i, "seed": seed, "seats": dict(zip(game.players, seats)), "error": None}
+    actions: Counter = Counter()
+    leader, changes = None, 0
+    estimating = rulesets[k].program.estimate is not None
+    try:
+        while not game.is_over:
+            action = bots[game.current_player].choose(game)
+            game.apply(action)
+            actions[action.name] += 1
+            if estimating and not game.is_over:
+                now = _leader(game)
+                if now is not None and now != leader:
+                    changes += leader is not None
+                    leader = now
+    except RailrulesError as err:
+        record["error"] = str(err.diagnostics[0])
+        return record
+    scores = game.result["scores"]
+    top = sorted(scores.values(), reverse=True)
+    record.update(decisions=game.decisions, reasons=game.result["reasons"], scores=scores,
+                  winners=game.result["winners"], margin=top[0] - top[1] if len(top) > 1 else 0,
+                  lead_changes=changes if estimating else None, actions=dict(actions))
+    return record
+
+
+def _leader(game):
+    values = {p: game.estimate(p) for p in game.players}
+    best = max(values.values())
+    first = [p for p, v in values.items() if v == best]
+    return first[0] if len(first) == 1 else None
+
+
+def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int = 1,
+        time_limit: float | None = None, progress: bool = False) -> dict:
+    """Play every arm's games; return the records and the figures as one JSON-ready dict."""
+    tasks = [(i, k, seed + i, players, specs) for i in range(games) for k in range(len(arms))]
+    done, stopped = runner.run(play_game, [a.ruleset for a in arms], tasks, jobs, time_limit, progress)
+    # only games every arm finished are compared (Ctrl-C may stop in the middle of one)
+    complete = [i for i in range(games) if all(t in done for t in tasks[i * len(arms):(i + 1) * len(arms)])]
+    records = {a.label: [done[tasks[i * len(arms) + k]] for i in complete] for k, a in enumerate(arms)}
+    return {"ruleset": arms[0].ruleset.name, "arms": [a.label for a in arms], "games": games,
+            "compared": len(complete), "partial": stopped, "players": players, "bots": specs,
+            "seed": seed, "metrics": figures(records, [a.label for a in arms], players),
+            "records": records}
+
+
+def _per_game(records: list, players: int) -> dict:
+    """Metric name -> one value per game (None where a game failed: such games are left out)."""
+    ok = [r for r in records if r["error"] is None]
+    seats = [f"p{k}" for k in range(1, players + 1)]
+    reasons = sorted({x for r in ok for x in r["reasons"]})
+    actions = sorted({x for r in ok for x in r["actions"]})
+    specs = sorted({s for r in ok for s in r["seats"].values()})
+
+    def share(r, who):
+        return (1 / len(r["winners"])) if who in r["winners"] else 0.0
+
+    m = {"decisions": lambda r: r["decisions"], "winner's margin": lambda r: r["margin"],
+         "shared win": lambda r: float(len(r["winners"]) > 1),
+         "first player wins": lambda r: share(r, "p1")}
+    if ok and ok[0]["lead_changes"] is not None:
+        m["lead changes"] = lambda r: r["lead_changes"]
+    for x in reasons:
+        m[f"end: {x}"] = lambda r, x=x: float(x in r["reasons"])
+    for s in seats:
+        m[f"seat {s} wins"] = lambda r, s=s: share(r, s)
+    if len(specs) > 1:
+        for b in specs:
+            m[f"bot {b} wins"] = lambda r, b=b: stats.mean([share(r, p) for p, x in r["seats"].items() if x == b])
+    for a in actions:
+        m[f"action {a}"] = lambda r, a=a: r["actions"].get(a, 0)
+    return {name: [f(r) if r["error"] is None else None for r in records] for name, f in m.items()}
+
+
+_FIRST = ("decisions", "winner's margin", "shared win", "first player wins", "lead changes")
+_GROUPS = ("end: ", "seat ", "bot ", "action ")
+
+
+def _order(name: str) -> tuple:
+    """Game-wide metrics first, then end reasons, seats, bots and actions, each by name."""
+    if name in _FIRST:
+        return (0, _FIRST.index(name), "")
+    return (1 + next((i for i, g in enumerate(_GROUPS) if name.startswith(g)), len(_GROUPS)), 0, name)
+
+
+def figures(records: dict, labels: list, players: int) -> dict:
+    """Per metric and arm: mean and interval, and (not for the base) the paired change."""
+    per_arm = {label: _per_game(records[label], players) for label in labels}
+    names = sorted({name for label in labels for name in per_arm[label]}, key=_order)
+    out = {}
+    for name in names:
+        base = per_arm[labels[0]].get(name)
+        row = {}
+        for label in labels:
+            xs = per_arm[label].get(name)
+            if xs is None:  # e.g. an end reason only this arm met: 0 in every other game
+                xs = [0.0 if v is not None else None for v in per_arm[label]["decisions"]]
+            both = [(x, b) for x, b in zip(xs, base or [0.0] * len(xs)) if x is not None and b is not None]
+            cell = stats.summary([x for x, _ in both] if label != labels[0] else [x for x in xs if x is not None])
+            if label != labels[0]:
+                cell["change"] = stats.paired([x for x, _ in both], [b for _, b in both])
+            row[label] = cell
+        out[name] = row
+    for label in labels:
+        wins = [sum(x for x in per_arm[label][f"seat p{k} wins"] if x is not None) for k in range(1, players + 1)]
+        chi2, p = stats.chi_square_equal(wins)
+        total = sum(wins)
+        out.setdefault("seat balance", {})[label] = {
+            "largest seat advantage": (max(wins) / total - 1 / players) if total else math.nan,
+            "chi2": chi2, "p": p}
+    return out
+
+
+def _cell(c: dict) -> str:
+    if c["n"] == 0 or math.isnan(c["mean"]):
+        return "-"
+    return f"{c['mean']:.3g} [{c['low']:.3g}, {c['high']:.3g}]"
+
+
+def describe(result: dict) -> str:
+    """The terminal table: one row per metric, one column per arm; changes marked *."""
+    labels = result["arms"]
+    head = (f"{result['ruleset']}: {result['compared']} paired games of {result['games']}"
+            f"{' (PARTIAL: stopped early)' if result['partial'] else ''}, {result['players']} players, "
+            f"bots {result['bots']}, seeds {result['seed']}..{result['seed'] + result['games'] - 1}")
+    rows = [["metric"] + labels]
+    verdicts = []
+    for name, row in result["metrics"].items():
+        if name == "seat balance":
+            continue
+        cells = [name]
+        for label in labels:
+            c = row[label]
+            text = _cell(c)
+            if "change" in c:
+                d = c["change"]
+                mark = "*" if d["significant"] else ""
+                text += f"  Δ {d['mean']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]{mark}"
+                if d["significant"]:
+                    verdicts.append(f"{label}: {name} {row[labels[0]]['mean']:.3g} -> {c['mean']:.3g} "
+                                    f"(change {d['mean']:+.3g}, 95% interval {d['low']:+.3g} to {d['high']:+.3g})")
+            cells.append(text)
+        rows.append(cells)
+    balance = result["metrics"].get("seat balance", {})
+    rows.append(["seat balance (largest seat advantage; χ² p)"] + [
+        f"{balance[label]['largest seat advantage']:+.3g}; p={balance[label]['p']:.2g}" for label in labels])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [head, ""] + ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += ["", "significant changes (interval of the paired difference excludes 0):"]
+    lines += [f"  {v}" for v in verdicts] or ["  none"]
+    errors = [(label, r) for label, rs in result["records"].items() for r in rs if r["error"]]
+    lines += [f"error in {label}, seed {r['seed']}: {r['error']}" for label, r in errors[:5]]
+    return "\n".join(lines)
+
+
+def to_csv(result: dict) -> str:
+    """One row per game and arm (for pandas or R)."""
+    players = [f"p{k}" for k in range(1, result["players"] + 1)]
+    actions = sorted({a for rs in result["records"].values() for r in rs for a in r.get("actions", {})})
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(["arm", "game", "seed", "error", "decisions", "reasons", "winners", "margin", "lead_changes"]
+               + [f"score_{p}" for p in players] + [f"bot_{p}" for p in players] + [f"action_{a}" for a in actions])
+    for label, rs in result["records"].items():
+        for r in rs:
+            ok = r["error"] is None
+            w.writerow([label, r["game"], r["seed"], r["error"] or "",
+                        r.get("decisions", ""), ";".join(r.get("reasons", [])), ";".join(r.get("winners", [])),
+                        r.get("margin", ""), "" if r.get("lead_changes") is None else r["lead_changes"]]
+                       + [r["scores"][p] if ok else "" for p in players] + [r["seats"][p] for p in players]
+                       + [r["actions"].get(a, 0) if ok else "" for a in actions])
+    return out.getvalue()
