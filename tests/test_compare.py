@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from interpreter import load_ruleset
+from interpreter.errors import RulesetError, RulesRuntimeError
 from interpreter.paths import rulesets_dir
 from tools import compare, stats
 from tools.arms import ArmError, Arms
@@ -27,7 +28,8 @@ def coin_race(tmp_path):
     root = tmp_path / "coin_race"
     shutil.copytree(rulesets_dir() / "templates" / "coin_race", root)
     rules = root / "rules" / "game.rules"
-    rules.write_text(rules.read_text(encoding="utf-8") + "\nestimate p = p.cash\n", encoding="utf-8")
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nestimate p = p.cash\n"
+                     "metric best_cash = max([p.cash for p in players])\n", encoding="utf-8")
     (root / "variants").mkdir()
     (root / "variants" / "same.yaml").write_text('description: "the goal as it is"\nconstants:\n  goal: 10\n',
                                                  encoding="utf-8")
@@ -93,6 +95,36 @@ def test_a_change_that_matters_is_significant_and_one_that_does_not_is_not(coin_
     assert longer["mean"] > m["decisions"]["base"]["mean"]
     assert m["bot greedy wins"]["base"]["mean"] > 0.5   # greedy races better than random
     assert "seat balance" in m and 0 <= m["seat balance"]["base"]["p"] <= 1
+    # the ruleset's own metric: the winner ends exactly on the goal
+    assert m["metric best_cash"]["base"]["mean"] == 10 and m["metric best_cash"]["goal=20"]["mean"] == 20
+
+
+@pytest.mark.parametrize("line, words", [
+    ("metric names = [p.name for p in players]", "must be a number or true/false"),
+    ("metric broken = players[0].cash // 0", "in metric broken"),
+])
+def test_a_metric_that_cannot_be_a_figure_says_where(coin_race, line, words):
+    rules = Path(coin_race) / "rules" / "game.rules"
+    rules.write_text(rules.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
+    game = load_ruleset(coin_race).new_game(2, 1)
+    with pytest.raises(RulesRuntimeError, match=words) as err:
+        game.metrics()
+    assert err.value.diagnostics[0].pos.file.endswith("game.rules")
+
+
+def test_two_metrics_of_one_name_are_refused(coin_race):
+    rules = Path(coin_race) / "rules" / "game.rules"
+    rules.write_text(rules.read_text(encoding="utf-8") + "metric best_cash = 0\n", encoding="utf-8")
+    with pytest.raises(RulesetError) as err:
+        load_ruleset(coin_race)
+    assert "RR103" in {d.code for d in err.value.diagnostics}
+
+
+@pytest.mark.parametrize("name", ["chicago_express", "german_railways", "stephensons_rocket"])
+def test_the_shipped_rulesets_declare_metrics_that_are_figures(name):
+    game = load_ruleset(name).new_game(3, 2)
+    metrics = game.metrics()
+    assert len(metrics) >= 2 and all(isinstance(v, int) for v in metrics.values())
 
 
 def test_worker_processes_give_the_same_figures(coin_race):

@@ -55,6 +55,7 @@ def play_game(rulesets: list, task: tuple) -> dict:
         return record
     scores = game.result["scores"]
     top = sorted(scores.values(), reverse=True)
+    record.update(metrics={k: float(v) for k, v in game.metrics().items()})
     record.update(decisions=game.decisions, reasons=game.result["reasons"], scores=scores,
                   winners=game.result["winners"], margin=top[0] - top[1] if len(top) > 1 else 0,
                   lead_changes=changes if estimating else None, actions=dict(actions))
@@ -98,6 +99,8 @@ def _per_game(records: list, players: int) -> dict:
          "first player wins": lambda r: share(r, "p1")}
     if ok and ok[0]["lead_changes"] is not None:
         m["lead changes"] = lambda r: r["lead_changes"]
+    for x in sorted({x for r in ok for x in r["metrics"]}):
+        m[f"metric {x}"] = lambda r, x=x: r["metrics"][x]
     for x in reasons:
         m[f"end: {x}"] = lambda r, x=x: float(x in r["reasons"])
     for s in seats:
@@ -111,11 +114,11 @@ def _per_game(records: list, players: int) -> dict:
 
 
 _FIRST = ("decisions", "winner's margin", "shared win", "first player wins", "lead changes")
-_GROUPS = ("end: ", "seat ", "bot ", "action ")
+_GROUPS = ("metric ", "end: ", "seat ", "bot ", "action ")
 
 
 def _order(name: str) -> tuple:
-    """Game-wide metrics first, then end reasons, seats, bots and actions, each by name."""
+    """Game-wide metrics first, then the ruleset's, end reasons, seats, bots and actions, each by name."""
     if name in _FIRST:
         return (0, _FIRST.index(name), "")
     return (1 + next((i for i, g in enumerate(_GROUPS) if name.startswith(g)), len(_GROUPS)), 0, name)
@@ -195,10 +198,12 @@ def to_csv(result: dict) -> str:
     """One row per game and arm (for pandas or R)."""
     players = [f"p{k}" for k in range(1, result["players"] + 1)]
     actions = sorted({a for rs in result["records"].values() for r in rs for a in r.get("actions", {})})
+    metrics = sorted({a for rs in result["records"].values() for r in rs for a in r.get("metrics", {})})
     out = io.StringIO()
     w = csv.writer(out)
     w.writerow(["arm", "game", "seed", "error", "decisions", "reasons", "winners", "margin", "lead_changes"]
-               + [f"score_{p}" for p in players] + [f"bot_{p}" for p in players] + [f"action_{a}" for a in actions])
+               + [f"score_{p}" for p in players] + [f"bot_{p}" for p in players] + [f"metric_{a}" for a in metrics]
+               + [f"action_{a}" for a in actions])
     for label, rs in result["records"].items():
         for r in rs:
             ok = r["error"] is None
@@ -206,5 +211,6 @@ def to_csv(result: dict) -> str:
                         r.get("decisions", ""), ";".join(r.get("reasons", [])), ";".join(r.get("winners", [])),
                         r.get("margin", ""), "" if r.get("lead_changes") is None else r["lead_changes"]]
                        + [r["scores"][p] if ok else "" for p in players] + [r["seats"][p] for p in players]
+                       + [r["metrics"][a] if ok else "" for a in metrics]
                        + [r["actions"].get(a, 0) if ok else "" for a in actions])
     return out.getvalue()

@@ -7,7 +7,8 @@ from interpreter.dsl import nodes as n
 
 _KINDS = [(n.GameDef, "Game"), (n.ProcDef, "Procedures"), (n.ActionDef, "Actions"),
           (n.HandlerDef, "Triggers"), (n.FuncDef, "Functions"), (n.ConstDef, "Constants"),
-          (n.EndDef, "End conditions"), (n.ScoreDef, "Score and estimate")]
+          (n.EndDef, "End conditions"), (n.ScoreDef, "Score and estimate"),
+          (n.MetricDef, "Metrics")]
 
 
 def _title(d) -> str:

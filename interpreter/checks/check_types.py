@@ -377,7 +377,7 @@ def _check(types, ruleset) -> None:
             types.block(d.body, {})
         elif isinstance(d, n.FuncDef):
             types.expr(d.expr, _param_scope(types, d.name, d.params))
-        elif isinstance(d, (n.EndDef, n.ConstDef)):
+        elif isinstance(d, (n.EndDef, n.ConstDef, n.MetricDef)):
             types.expr(d.expr, {})
         elif isinstance(d, n.ScoreDef):
             types.expr(d.expr, {d.player: "entity:players"})

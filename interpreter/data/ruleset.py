@@ -472,8 +472,8 @@ def _empty_scope():
 def _def_key(d):
     if isinstance(d, (n.ConstDef, n.FuncDef, n.ProcDef, n.ActionDef)):
         return ("name", d.name)
-    if isinstance(d, n.EndDef):
-        return ("end_condition", d.name)
+    if isinstance(d, (n.EndDef, n.MetricDef)):
+        return (n.DEFINITION_KINDS[type(d)], d.name)
     if isinstance(d, n.ScoreDef):  # score, or estimate
         kind = n.DEFINITION_KINDS[type(d)]
         return (kind, kind)

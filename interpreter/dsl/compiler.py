@@ -42,6 +42,7 @@ class Program:
     score: object = None                             # fn(run, player) -> int
     estimate: object = None                          # fn(run, player) -> number, or None
     estimate_pos: object = None
+    metrics: list = field(default_factory=list)      # (name, fn, pos)
     actions: dict = field(default_factory=dict)      # name -> OptionSpec template
 
 
@@ -93,6 +94,8 @@ class Compiler:
                 self._code(key, d.params, d.body, d.pos, when=d.when)
             elif isinstance(d, n.EndDef):
                 p.end_conditions.append((d.name, self.expr(d.expr, _Scope(set()))))
+            elif isinstance(d, n.MetricDef):
+                p.metrics.append((d.name, self.expr(d.expr, _Scope(set())), d.pos))
             elif isinstance(d, n.ScoreDef):  # score, or estimate
                 fn = self.expr(d.expr, _Scope({d.player}))
                 var = d.player

@@ -324,6 +324,13 @@ class ScoreDef(Node):
 
 
 @dataclass
+class MetricDef(Node):
+    """A figure of a game, reported per game by simulations and comparisons."""
+    name: str
+    expr: Node
+
+
+@dataclass
 class EstimateDef(ScoreDef):
     """How well player ``player`` stands in a game not yet over (bots search with it)."""
 
@@ -341,6 +348,6 @@ class Module(Node):
 
 DEFINITION_KINDS = {
     ConstDef: "const", FuncDef: "def", ProcDef: "procedure", ActionDef: "action",
-    HandlerDef: "on", EndDef: "end_condition", ScoreDef: "score", EstimateDef: "estimate",
+    HandlerDef: "on", EndDef: "end_condition", ScoreDef: "score", EstimateDef: "estimate", MetricDef: "metric",
     GameDef: "game",
 }

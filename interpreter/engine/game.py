@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from fractions import Fraction
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
 from .machine import Action, Machine, copy_stack
@@ -245,6 +246,23 @@ class Game:
         except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
             raise RulesRuntimeError(Diagnostic("RR302", f"in estimate: {err}",
                                                self.ruleset.program.estimate_pos)) from None
+
+    def metrics(self) -> dict:
+        """The ruleset's figures (``metric NAME = expr``) of the game as it stands: name -> a
+        number or true/false."""
+        out = {}
+        machine = self.machine
+        for name, fn, pos in self.ruleset.program.metrics:
+            machine.steps = 0
+            try:
+                value = fn(machine, {})
+            except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+                raise RulesRuntimeError(Diagnostic("RR302", f"in metric {name}: {err}", pos)) from None
+            if not isinstance(value, (int, Fraction)):
+                raise RulesRuntimeError(Diagnostic(
+                    "RR302", f"metric {name} must be a number or true/false, got {value!r}", pos))
+            out[name] = value
+        return out
 
     def evaluate(self, text: str, where: Pos | None = None):
         """Evaluate a rules-language expression on the current state (scenarios, REPL)."""
