@@ -181,9 +181,11 @@ def cmd_simulate(args) -> int:
 
 def cmd_compare(args) -> int:
     from .arms import ArmError, Arms
-    from .compare import describe, run, to_csv
-    if args.csv and Path(args.csv).exists() and not args.force:
-        raise Usage(f"--csv: {args.csv} exists; give another file, or --force to overwrite it")
+    from .compare import describe, run, to_csv, verdicts
+    from .report import to_html
+    for flag, path in (("--csv", args.csv), ("--html", args.html)):
+        if path and Path(path).exists() and not args.force:
+            raise Usage(f"{flag}: {path} exists; give another file, or --force to overwrite it")
     try:
         with Arms(args.ruleset, args.variant or [], args.set or []) as arms:
             players = _players(arms[0].ruleset, args.players)
@@ -191,11 +193,12 @@ def cmd_compare(args) -> int:
                          progress=sys.stderr.isatty() and not args.json)
     except ArmError as err:
         raise Usage(str(err)) from None
-    if args.csv:
-        try:
-            Path(args.csv).write_text(to_csv(result), encoding="utf-8")
-        except OSError as err:
-            print(f"railrules compare: cannot write {args.csv}: {err.strerror or err}", file=sys.stderr)
+    for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r)))):
+        if path:
+            try:
+                Path(path).write_text(make(result), encoding="utf-8")
+            except OSError as err:
+                print(f"railrules compare: cannot write {path}: {err.strerror or err}", file=sys.stderr)
     print(json.dumps(result) if args.json else describe(result))
     if result["partial"]:
         print("stopped early: the figures are those of the games finished", file=sys.stderr)
@@ -382,7 +385,9 @@ def build_parser() -> argparse.ArgumentParser:
     _parallel_args(p)
     p.add_argument("--json", action="store_true", help="print exactly one JSON object (figures and games)")
     p.add_argument("--csv", metavar="FILE", help="also write one row per game and arm to FILE")
-    p.add_argument("--force", action="store_true", help="allow --csv to overwrite an existing file")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained report with plots to "
+                   "FILE (plots need matplotlib: pip install \".[report]\")")
+    p.add_argument("--force", action="store_true", help="allow --csv and --html to overwrite existing files")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("lint", help="check rulesets: YAML, schemas, rules language, names",

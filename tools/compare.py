@@ -158,6 +158,19 @@ def _cell(c: dict) -> str:
     return f"{c['mean']:.3g} [{c['low']:.3g}, {c['high']:.3g}]"
 
 
+def verdicts(result: dict) -> list[str]:
+    """One line per metric and arm whose paired change is more than the games' noise."""
+    labels = result["arms"]
+    out = []
+    for name, row in result["metrics"].items():
+        for label in labels[1:]:
+            d = row[label].get("change") if name != "seat balance" else None
+            if d and d["significant"]:
+                out.append(f"{label}: {name} {row[labels[0]]['mean']:.3g} -> {row[label]['mean']:.3g} "
+                           f"(change {d['mean']:+.3g}, 95% interval {d['low']:+.3g} to {d['high']:+.3g})")
+    return out
+
+
 def describe(result: dict) -> str:
     """The terminal table: one row per metric, one column per arm; changes marked *."""
     labels = result["arms"]
@@ -165,7 +178,6 @@ def describe(result: dict) -> str:
             f"{' (PARTIAL: stopped early)' if result['partial'] else ''}, {result['players']} players, "
             f"bots {result['bots']}, seeds {result['seed']}..{result['seed'] + result['games'] - 1}")
     rows = [["metric"] + labels]
-    verdicts = []
     for name, row in result["metrics"].items():
         if name == "seat balance":
             continue
@@ -175,11 +187,7 @@ def describe(result: dict) -> str:
             text = _cell(c)
             if "change" in c:
                 d = c["change"]
-                mark = "*" if d["significant"] else ""
-                text += f"  Δ {d['mean']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]{mark}"
-                if d["significant"]:
-                    verdicts.append(f"{label}: {name} {row[labels[0]]['mean']:.3g} -> {c['mean']:.3g} "
-                                    f"(change {d['mean']:+.3g}, 95% interval {d['low']:+.3g} to {d['high']:+.3g})")
+                text += f"  Δ {d['mean']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]{'*' if d['significant'] else ''}"
             cells.append(text)
         rows.append(cells)
     balance = result["metrics"].get("seat balance", {})
@@ -188,7 +196,7 @@ def describe(result: dict) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = [head, ""] + ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines += ["", "significant changes (interval of the paired difference excludes 0):"]
-    lines += [f"  {v}" for v in verdicts] or ["  none"]
+    lines += [f"  {v}" for v in verdicts(result)] or ["  none"]
     errors = [(label, r) for label, rs in result["records"].items() for r in rs if r["error"]]
     lines += [f"error in {label}, seed {r['seed']}: {r['error']}" for label, r in errors[:5]]
     return "\n".join(lines)

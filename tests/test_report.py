@@ -1,0 +1,59 @@
+"""`railrules compare --html` (issue 12): a self-contained page with plots, looked at in
+headless Chromium as a person would."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from interpreter.paths import rulesets_dir
+from tools import compare
+from tools.arms import Arms
+from tools.report import to_html
+
+pytest.importorskip("matplotlib", reason="the report's plots need matplotlib (pip install '.[report]')")
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> str:
+    root = tmp_path_factory.mktemp("report") / "coin_race"
+    shutil.copytree(rulesets_dir() / "templates" / "coin_race", root)
+    rules = root / "rules" / "game.rules"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nestimate p = p.cash\n", encoding="utf-8")
+    with Arms(str(root), [], ["goal=8,12,20"]) as arms:
+        result = compare.run(arms, 20, 2, "greedy,random", 1)
+    return to_html(result, compare.verdicts(result))
+
+
+def test_the_page_stands_alone_with_its_plots_and_tables(page):
+    assert page.startswith("<!doctype html>")
+    assert not re.search(r"""(src|href)=["']?(http|//)""", page)  # nothing fetched: works offline
+    assert "<script" not in page
+    assert page.count("<svg") == 4  # length, seats, changes, the sweep of goal
+    assert "Sweep of goal" in page and "Changes against the base arm" in page
+    verdicts = re.search(r'<ul id="verdicts">(.*?)</ul>', page, re.S).group(1)
+    assert "goal=20: decisions" in verdicts  # a longer race is a significant change
+    assert page.count("<tr>") > 8
+
+
+def test_chromium_shows_the_report(page, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("headless Chromium is not installed (apt-get install chromium; CI installs it)")
+    html = tmp_path / "report.html"
+    html.write_text(page, encoding="utf-8")
+    shot = tmp_path / "report.png"
+    args = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    dom = subprocess.run(args + ["--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    assert "Significant changes" in dom and dom.count("<svg") == 4
+    subprocess.run(args + [f"--screenshot={shot}", "--window-size=1000,1800", html.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    import matplotlib.image
+    pixels = matplotlib.image.imread(str(shot))
+    assert pixels.shape[:2] == (1800, 1000)
+    rgb = pixels[..., :3]
+    assert (rgb < 0.5).mean() > 0.005  # text and plot lines drawn, not a blank page
+    colourful = (rgb.max(axis=2) - rgb.min(axis=2) > 0.3).mean()
+    assert colourful > 0.001  # the plots' coloured bars and markers are on screen

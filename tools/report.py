@@ -1,0 +1,162 @@
+"""`railrules compare --html FILE`: one self-contained page (plots inlined as SVG, no scripts, no
+links) that a designer opens in any browser, offline.
+
+Plots need matplotlib (``pip install ".[report]"``); without it the page has the tables only and
+says how to get the plots.
+"""
+from __future__ import annotations
+
+import html
+import io
+import math
+
+import yaml
+
+from .compare import _cell
+
+
+def _svg(fig) -> str:
+    out = io.StringIO()
+    fig.savefig(out, format="svg", bbox_inches="tight")
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    text = out.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _plots(result: dict) -> list[tuple[str, str]]:
+    """(title, svg) for each plot."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    labels, metrics, records = result["arms"], result["metrics"], result["records"]
+    plots = []
+
+    # 1. how long the games are, per arm
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    data = [[r["decisions"] for r in records[a] if r["error"] is None] for a in labels]
+    ax.boxplot(data, orientation="horizontal", tick_labels=labels, showmeans=True)
+    ax.set_xlabel("decisions per game")
+    plots.append(("Game length per arm (box: quartiles; triangle: mean)", _svg(fig)))
+
+    # 2. seat win rates with intervals
+    seats = [k for k in metrics if k.startswith("seat p")]
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    width = 0.8 / len(labels)
+    for j, a in enumerate(labels):
+        cells = [metrics[s][a] for s in seats]
+        xs = [i + j * width for i in range(len(seats))]
+        ax.bar(xs, [c["mean"] for c in cells], width, label=a,
+               yerr=[[c["mean"] - c["low"] for c in cells], [c["high"] - c["mean"] for c in cells]], capsize=3)
+    ax.axhline(1 / result["players"], color="grey", linestyle="--", linewidth=1)
+    ax.set_xticks([i + width * (len(labels) - 1) / 2 for i in range(len(seats))],
+                  [s.removeprefix("seat ").removesuffix(" wins") for s in seats])
+    ax.set_ylabel("share of wins")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    plots.append(("Wins by seat with 95 % intervals (dashed: an equal share)", _svg(fig)))
+
+    # 3. every change against the base, with its interval
+    if len(labels) > 1:
+        rows = [(name, a, metrics[name][a]["change"]) for name in metrics if name != "seat balance"
+                for a in labels[1:] if "change" in metrics[name][a]]
+        rows = [r for r in rows if r[2]["n"] and not (r[2]["low"] == r[2]["high"] == 0)]
+        if rows:
+            fig, ax = plt.subplots(figsize=(7, 0.28 * len(rows) + 1))
+            for y, (name, a, d) in enumerate(rows):
+                scale = abs(metrics[name][labels[0]]["mean"]) or 1
+                colour = "tab:red" if d["significant"] else "tab:grey"
+                ax.errorbar([d["mean"] / scale], [y], xerr=[[(d["mean"] - d["low"]) / scale],
+                            [(d["high"] - d["mean"]) / scale]], fmt="o", color=colour, capsize=2)
+            ax.axvline(0, color="black", linewidth=1)
+            ax.set_yticks(range(len(rows)), [f"{a}: {name}" for name, a, _ in rows], fontsize=7)
+            ax.invert_yaxis()
+            ax.set_xlabel("change against the base, as a share of the base's mean (red: interval excludes 0)")
+            plots.append(("Changes against the base arm", _svg(fig)))
+
+    # 4. sweeps: a metric against the value of the constant swept
+    for name, points in _sweeps(labels).items():
+        shown = [m for m in metrics if m in ("decisions", "first player wins", "shared win")
+                 or m.startswith("metric ")][:6]
+        fig, axes = plt.subplots(1, len(shown), figsize=(2.6 * len(shown), 2.6), squeeze=False)
+        for ax, m in zip(axes[0], shown):
+            cells = [metrics[m][a] for _, a in points]
+            xs = [v for v, _ in points]
+            ax.errorbar(xs, [c["mean"] for c in cells], yerr=[[c["mean"] - c["low"] for c in cells],
+                        [c["high"] - c["mean"] for c in cells]], fmt="o-", capsize=3)
+            ax.set_title(m, fontsize=9)
+            ax.set_xlabel(name, fontsize=8)
+        fig.tight_layout()
+        plots.append((f"Sweep of {name}", _svg(fig)))
+    return plots
+
+
+def _sweeps(labels: list) -> dict:
+    """NAME -> [(value, arm label)] for every constant swept over two or more numbers."""
+    found: dict = {}
+    for a in labels:
+        name, eq, text = a.partition("=")
+        if eq:
+            value = yaml.safe_load(text)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                found.setdefault(name, []).append((value, a))
+    return {k: sorted(v) for k, v in found.items() if len(v) > 1}
+
+
+def _table(result: dict) -> str:
+    labels = result["arms"]
+    head = "".join(f"<th>{html.escape(a)}</th>" for a in labels)
+    rows = []
+    for name, row in result["metrics"].items():
+        if name == "seat balance":
+            continue
+        cells = []
+        for a in labels:
+            c = row[a]
+            text = html.escape(_cell(c))
+            cls = ""
+            if "change" in c:
+                d = c["change"]
+                if d["n"] and not math.isnan(d["mean"]):
+                    text += f"<br><small>Δ {d['mean']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]</small>"
+                cls = ' class="changed"' if d["significant"] else ""
+            cells.append(f"<td{cls}>{text}</td>")
+        rows.append(f"<tr><th>{html.escape(name)}</th>{''.join(cells)}</tr>")
+    balance = result["metrics"]["seat balance"]
+    rows.append("<tr><th>seat balance (largest seat advantage; χ² p)</th>" + "".join(
+        f"<td>{balance[a]['largest seat advantage']:+.3g}; p={balance[a]['p']:.2g}</td>" for a in labels) + "</tr>")
+    return f"<table><tr><th>metric</th>{head}</tr>{''.join(rows)}</table>"
+
+
+def to_html(result: dict, verdicts: list[str]) -> str:
+    title = f"railrules compare: {result['ruleset']}"
+    try:
+        plots = _plots(result)
+        missing = ""
+    except ImportError:
+        plots = []
+        missing = '<p class="note">No plots: matplotlib is not installed (pip install "railrules[report]").</p>'
+    partial = ' <strong class="partial">PARTIAL: stopped early</strong>' if result["partial"] else ""
+    figures = "".join(f"<figure><figcaption>{html.escape(t)}</figcaption>{svg}</figure>" for t, svg in plots)
+    said = "".join(f"<li>{html.escape(v)}</li>" for v in verdicts) or "<li>none</li>"
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; font-size: 0.85em; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }}
+td.changed {{ background: #ffe3d6; }}
+.partial {{ color: #b00; }}
+figure {{ margin: 1.5em 0; }} figcaption {{ font-weight: bold; margin-bottom: 0.5em; }}
+figure svg {{ max-width: 100%; height: auto; }}
+</style></head><body>
+<h1>{html.escape(title)}</h1>
+<p>{result['compared']} paired games of {result['games']}{partial}; {result['players']} players; bots
+{html.escape(result['bots'])}; seeds {result['seed']}..{result['seed'] + result['games'] - 1}; arms:
+{html.escape(', '.join(result['arms']))}.</p>
+<h2>Significant changes</h2><p>The 95 % interval of the game-by-game difference to the base arm excludes 0.</p>
+<ul id="verdicts">{said}</ul>
+<h2>Plots</h2>{missing}{figures}
+<h2>Every metric</h2><p>Mean over games [bootstrap 95 % interval]; Δ: paired change to the base arm.</p>
+{_table(result)}
+</body></html>
+"""
