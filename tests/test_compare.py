@@ -171,3 +171,18 @@ def test_ctrl_c_stops_and_prints_the_figures_so_far(coin_race):
     assert child.exitstatus == 130
     assert "(PARTIAL: stopped early)" in child.before and "stopped early" in child.before
     assert "significant changes" in child.before
+
+
+def test_a_local_dask_cluster_gives_the_same_figures(coin_race):
+    pytest.importorskip("distributed", reason="--cluster needs Dask distributed (pip install '.[cluster]')")
+    with Arms(coin_race, ["same"], ["goal=20"]) as arms:
+        on_cluster = compare.run(arms, 10, 2, "greedy,random", 7, cluster="local")
+        here = compare.run(arms, 10, 2, "greedy,random", 7)
+    assert json.dumps(on_cluster) == json.dumps(here)
+
+
+def test_a_cluster_that_does_not_answer_is_said_plainly(coin_race, capsys):
+    pytest.importorskip("distributed", reason="--cluster needs Dask distributed (pip install '.[cluster]')")
+    assert main(["compare", coin_race, "--games", "2", "--cluster", "tcp://127.0.0.1:9"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot reach the cluster at tcp://127.0.0.1:9" in err and "Traceback" not in err

@@ -70,10 +70,10 @@ def _leader(game):
 
 
 def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int = 1,
-        time_limit: float | None = None, progress: bool = False) -> dict:
+        time_limit: float | None = None, progress: bool = False, cluster: str | None = None) -> dict:
     """Play every arm's games; return the records and the figures as one JSON-ready dict."""
     tasks = [(i, k, seed + i, players, specs) for i in range(games) for k in range(len(arms))]
-    done, stopped = runner.run(play_game, [a.ruleset for a in arms], tasks, jobs, time_limit, progress)
+    done, stopped = runner.run(play_game, [a.ruleset for a in arms], tasks, jobs, time_limit, progress, cluster)
     # only games every arm finished are compared (Ctrl-C may stop in the middle of one)
     complete = [i for i in range(games) if all(t in done for t in tasks[i * len(arms):(i + 1) * len(arms)])]
     records = {a.label: [done[tasks[i * len(arms) + k]] for i in complete] for k, a in enumerate(arms)}

@@ -24,12 +24,12 @@ def _one(shared, seed: int) -> dict:
 
 def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
              progress: bool = False, forced: bool = False, jobs: int = 1,
-             time_limit: float | None = None) -> dict:
+             time_limit: float | None = None, cluster: str | None = None) -> dict:
     """Play ``games`` seeded bot games; return the figures as one JSON-ready dict. Ctrl-C or the
     time limit stops early: the figures are then those of the games finished (``partial``)."""
     start = time.perf_counter()
     done, stopped = runner.run(_one, (ruleset, players, bot, forced), list(range(seed, seed + games)),
-                               jobs, time_limit, progress)
+                               jobs, time_limit, progress, cluster)
     elapsed = time.perf_counter() - start
     wins, reasons, errors, decisions, ties = Counter(), Counter(), [], [], 0
     for s in sorted(done):
