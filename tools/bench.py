@@ -70,6 +70,7 @@ def bench_ruleset(name: str, games: int, seed: int, players: int | None, bot: st
         "us_per_decision": round(1e6 / r["decisions_per_second"], 1) if r["decisions_per_second"] else None,
         "clone_us": _per_call_us(game.clone), "apply_safe_us": safe, "apply_unchecked_us": unchecked,
         "load_ms": round(min(loads), 1), "seconds": r["seconds"],
+        "seconds_per_game": round(r["seconds"] / r["finished"], 3) if r["finished"] else None,
     }
 
 
@@ -88,7 +89,8 @@ def describe(report: dict) -> str:
     for name, r in report["rulesets"].items():
         lines.append(
             f"{name} ({r['players']} players, {r['games']} {r['bot']} games"
-            f"{', forced moves applied' if r['forced'] else ''}): {r['playouts_per_second']} playouts/s, "
+            f"{', forced moves applied' if r['forced'] else ''}): {r['playouts_per_second']} playouts/s "
+            f"({r['seconds_per_game']} s/game), "
             f"{r['decisions_mean']} decisions/game, {r['us_per_decision']} us/decision; "
             f"clone {r['clone_us']} us; apply+undo {r['apply_safe_us']} us safe, "
             f"{r['apply_unchecked_us']} us unchecked; load+compile {r['load_ms']} ms")
