@@ -6,7 +6,6 @@ stops the stages after it, and :func:`load_ruleset` raises one
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
 import json
@@ -22,7 +21,7 @@ from ..engine.values import check_storable
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
 from .schema import validate
-from .yaml_source import Positions, load_yaml, utf8_text
+from .yaml_source import Positions, copy_data, load_yaml, utf8_text
 
 DEFAULT_STEPS = 1_000_000
 DEFAULT_DECISIONS = 100_000
@@ -222,12 +221,9 @@ class _Loader:
         text, shown = self.read(rel, pos, base)
         if text is None:
             return None, Positions(shown)
-        data, positions = load_yaml(text, shown, self.sink)
-        if data is None:
-            return None, positions
-        if not validate(data, kind, positions, self.sink):
-            return None, positions
-        return data, positions
+        data, positions, diagnostics = _checked_yaml(text, shown, kind)
+        self.sink.diagnostics += diagnostics
+        return copy_data(data), positions   # a copy: a variant changes it in place
 
     # ------------------------------------------------------------------ stages
     def load(self, name_or_path: str, variant: str | None) -> Ruleset | None:
@@ -377,8 +373,8 @@ class _Loader:
             if ent in entities or ent in kinds or ent == "players":
                 self.sink.add("RR202", f"'{ent}' is already the id of another entity", pos)
                 return
-            rec = copy.deepcopy(defaults)
-            rec.update(copy.deepcopy(record))
+            rec = copy_data(defaults)
+            rec.update(copy_data(record))
             rec.pop("neighbours", None) if kind != "hexes" else None
             rec["id"], rec["kind"] = ent, kind
             entities[ent] = rec
@@ -454,6 +450,25 @@ class _Loader:
                 except Exception as err:  # a constant that cannot be computed at load
                     names.broken.add(d.name)
                     self.sink.add("RR302", f"constant '{d.name}' cannot be computed: {err}", d.pos)
+
+
+_YAML: dict = {}   # (text, file, kind) -> (data or None, positions, diagnostics)
+
+
+def _checked_yaml(text: str, file: str, kind: str) -> tuple:
+    """A YAML file loaded and checked against its schema, once per process for the same text
+    (the loader meets ruleset.yaml, the components and the board in every variant). The data
+    returned is shared: nothing may change it."""
+    key = (text, file, kind)
+    if key not in _YAML:
+        sink = Sink()
+        data, positions = load_yaml(text, file, sink)
+        if data is not None and not validate(data, kind, positions, sink):
+            data = None
+        if len(_YAML) > 256:
+            _YAML.clear()
+        _YAML[key] = (data, positions, sink.diagnostics)
+    return _YAML[key]
 
 
 def _display(path: Path) -> str:
