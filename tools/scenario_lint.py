@@ -177,7 +177,7 @@ class _Steps:
         except RailrulesError as err:
             self.sink.diagnostics += err.diagnostics
             return
-        Compiler(self.names, self.sink).expr(expr, _Scope(set()))
+        Compiler(self.names, self.sink, generate=False).expr(expr, _Scope(set()))
 
     def statement(self, text: str, where: Pos) -> None:
         """As Game.execute compiles it: one procedure body, shifted back to where the text is."""
@@ -187,7 +187,7 @@ class _Steps:
         module = parse_rules(f"procedure _setup():\n    {text}\n", where.file, inner,
                              line_offset=where.line - 2)
         if module.definitions:
-            Compiler(self.names, inner).block(module.definitions[0].body, _Scope(set()), [])
+            Compiler(self.names, inner, generate=False).block(module.definitions[0].body, _Scope(set()), [])
         for d in inner.diagnostics:
             if d.pos.file == where.file and d.pos.line == where.line:
                 d = dataclasses.replace(d, pos=Pos(d.pos.file, d.pos.line, d.pos.column - 5 + where.column))
