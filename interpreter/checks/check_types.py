@@ -82,8 +82,8 @@ class _Types:
 
     # -------------------------------------------------------------- expressions
     def expr(self, e, scope) -> str:
-        method = getattr(self, "t_" + type(e).__name__, None)
-        return method(e, scope) if method else "any"
+        method = _EXPR.get(type(e))
+        return method(self, e, scope) if method else "any"
 
     def t_Int(self, e, scope):
         return "int"
@@ -310,6 +310,9 @@ class _Types:
         for kind, x in t.path:
             node = n.Attr(t.pos, node, x) if kind == "attr" else n.Index(t.pos, node, x)
         return self.expr(node, scope)
+
+
+_EXPR = {getattr(n, name[2:]): method for name, method in vars(_Types).items() if name.startswith("t_")}
 
 
 def _elem(t: str) -> str:
