@@ -13,8 +13,8 @@ import dataclasses
 import difflib
 from pathlib import Path
 
-from interpreter.data.schema import validate
-from interpreter.data.yaml_source import Positions, load_yaml, utf8_text
+from interpreter.data.schema import load_checked
+from interpreter.data.yaml_source import Positions, utf8_text
 from interpreter.dsl import nodes as n
 from interpreter.errors import Diagnostic, Pos, RailrulesError, Sink
 
@@ -81,10 +81,9 @@ def lint_scenario(path: Path, ruleset, variant_loader) -> list[Diagnostic]:
     text, problem = utf8_text(path.read_bytes(), shown, shown)
     if problem:
         return [problem]
-    doc, positions = load_yaml(text, shown, sink)
-    if doc is None:
-        return sink.diagnostics
-    if not validate(doc, "scenario", positions, sink) or ruleset is None:
+    doc, positions, diagnostics = load_checked(text, shown, "scenario")
+    sink.diagnostics += diagnostics
+    if doc is None or ruleset is None:
         return sink.diagnostics
     players = doc["players"]
     if not ruleset.players_min <= players <= ruleset.players_max:

@@ -20,8 +20,8 @@ from ..engine.machine import ConstantRun
 from ..engine.values import check_storable
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
-from .schema import validate
-from .yaml_source import Positions, copy_data, load_yaml, utf8_text
+from .schema import load_checked
+from .yaml_source import Positions, copy_data, utf8_text
 
 DEFAULT_STEPS = 1_000_000
 DEFAULT_DECISIONS = 100_000
@@ -221,7 +221,7 @@ class _Loader:
         text, shown = self.read(rel, pos, base)
         if text is None:
             return None, Positions(shown)
-        data, positions, diagnostics = _checked_yaml(text, shown, kind)
+        data, positions, diagnostics = load_checked(text, shown, kind)
         self.sink.diagnostics += diagnostics
         return copy_data(data), positions   # a copy: a variant changes it in place
 
@@ -450,25 +450,6 @@ class _Loader:
                 except Exception as err:  # a constant that cannot be computed at load
                     names.broken.add(d.name)
                     self.sink.add("RR302", f"constant '{d.name}' cannot be computed: {err}", d.pos)
-
-
-_YAML: dict = {}   # (text, file, kind) -> (data or None, positions, diagnostics)
-
-
-def _checked_yaml(text: str, file: str, kind: str) -> tuple:
-    """A YAML file loaded and checked against its schema, once per process for the same text
-    (the loader meets ruleset.yaml, the components and the board in every variant). The data
-    returned is shared: nothing may change it."""
-    key = (text, file, kind)
-    if key not in _YAML:
-        sink = Sink()
-        data, positions = load_yaml(text, file, sink)
-        if data is not None and not validate(data, kind, positions, sink):
-            data = None
-        if len(_YAML) > 256:
-            _YAML.clear()
-        _YAML[key] = (data, positions, sink.diagnostics)
-    return _YAML[key]
 
 
 def _display(path: Path) -> str:
