@@ -282,9 +282,8 @@ class _Loader:
                 if key not in ("alias", "name"):
                     rec[key] = _unalias(value, aliases)
         comps["constants"] = _unalias(comps.get("constants", {}), aliases)
-        board, problems = build_board(
-            {h: entities[h] for h in kinds.get("hexes", [])},
-            (board_data.get("layout") or {}).get("offset"))
+        board, problems = _board({h: entities[h] for h in kinds.get("hexes", [])},
+                                 (board_data.get("layout") or {}).get("offset"))
         for h, x in problems:
             self.sink.add("RR203", f"hex {h} names neighbour '{x}', which is not a hex",
                           bpos.of("hexes", h, "neighbours"))
@@ -450,6 +449,20 @@ class _Loader:
                 except Exception as err:  # a constant that cannot be computed at load
                     names.broken.add(d.name)
                     self.sink.add("RR302", f"constant '{d.name}' cannot be computed: {err}", d.pos)
+
+
+_BOARDS: dict = {}   # (offset, each hex's id and listed neighbours) -> (board, problems)
+
+
+def _board(hexes: dict, offset: str | None) -> tuple[Board, list]:
+    """build_board, once per process for the same hexes, neighbours and layout (every variant
+    of a ruleset has the same board): the board is shared, so nothing may change it."""
+    key = (offset, tuple((h, tuple(r.get("neighbours") or ())) for h, r in hexes.items()))
+    if key not in _BOARDS:
+        if len(_BOARDS) > 64:
+            _BOARDS.clear()
+        _BOARDS[key] = build_board(hexes, offset)
+    return _BOARDS[key]
 
 
 def _display(path: Path) -> str:
