@@ -29,18 +29,6 @@ def display(path: Path) -> str:
         return str(path)
 
 
-def option_names(ruleset) -> set:
-    """Every option and action name the rules define: the first word of any action label."""
-    from interpreter.checks._walk import walk
-    names = set()
-    for node in walk(ruleset.definitions):
-        if isinstance(node, n.Option):
-            names.add(node.name)
-        elif isinstance(node, n.ActionDef):
-            names.add(node.name)
-    return names
-
-
 def _strings(value, out: set) -> set:
     if isinstance(value, str):
         out.add(value)
@@ -54,14 +42,20 @@ def _strings(value, out: set) -> set:
     return out
 
 
-def known_words(ruleset) -> set:
-    """Words a label's argument may be besides an entity: every text value of the YAML data
-    and every string literal of the rules (an option may range over, say, a hex's goods)."""
+def known_words(ruleset) -> tuple[set, set]:
+    """What a label may say, from one walk of the rules: the option and action names (the
+    first word of any label), and the words its arguments may be besides an entity: every
+    text value of the YAML data and every string literal of the rules (an option may range
+    over, say, a hex's goods)."""
     from interpreter.checks._walk import walk
-    out = _strings([ruleset.entities, ruleset.constants, ruleset.variables], set())
-    out |= {part for node in walk(ruleset.definitions) if isinstance(node, n.Str)
-            for part in node.parts if isinstance(part, str)}
-    return out
+    options = set()
+    words = _strings([ruleset.entities, ruleset.constants, ruleset.variables], set())
+    for node in walk(ruleset.definitions):
+        if isinstance(node, (n.Option, n.ActionDef)):
+            options.add(node.name)
+        elif isinstance(node, n.Str):
+            words.update(part for part in node.parts if isinstance(part, str))
+    return options, words
 
 
 def _once(ruleset, fn):
@@ -110,8 +104,7 @@ class _Steps:
         base = ruleset.names
         self.names = dataclasses.replace(
             base, entities={**base.entities, **{p: p for p in self.players}})
-        self.options = _once(ruleset, option_names)
-        self.words = _once(ruleset, known_words)
+        self.options, self.words = _once(ruleset, known_words)
 
     def check(self, steps: list) -> None:
         for i, step in enumerate(steps):
