@@ -7,11 +7,23 @@
 >>> game.decisions
 1
 """
-from .data.ruleset import Ruleset, check_ruleset, load_ruleset
-from .engine.game import Game
-from .engine.machine import Action
+from importlib import import_module
+
 from .errors import (BadSave, Diagnostic, IllegalAction, RailrulesError, RulesetError,
                      RulesRuntimeError)
 
 __all__ = ["load_ruleset", "check_ruleset", "Ruleset", "Game", "Action", "Diagnostic",
            "RailrulesError", "RulesetError", "IllegalAction", "RulesRuntimeError", "BadSave"]
+
+# Imported when first asked for: the loader and the engine pull in lark, networkx and
+# jsonschema, which a command such as `railrules --help` does not need.
+_LAZY = {"load_ruleset": ".data.ruleset", "check_ruleset": ".data.ruleset", "Ruleset": ".data.ruleset",
+         "Game": ".engine.game", "Action": ".engine.machine"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value

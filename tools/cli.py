@@ -8,14 +8,17 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from interpreter import Game, load_ruleset
 from interpreter.errors import RailrulesError
 from interpreter.paths import rulesets_dir, shipped_rulesets
 
 from . import render
 from .bots import BOT_HELP, BotSpecError, check_specs
 from .runner import ClusterError
+
+if TYPE_CHECKING:   # the verbs import the loader and the engine when they run (not for --help)
+    from interpreter import Game
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 VARIANT_HELP = ("a variant: the name of one in the ruleset's variants/ folder, or the path of a "
@@ -110,6 +113,8 @@ def _one_game_args(p: argparse.ArgumentParser, resume_help: str) -> None:
 
 def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | None:
     """The game a verb works on: a saved one (--resume FILE) or a new one of the ruleset."""
+    from interpreter import load_ruleset
+
     from .play import load_save
     if args.resume:  # a ruleset named beside --resume is where the save's rules are
         return load_save(Path(args.resume), args.ruleset)
@@ -172,6 +177,8 @@ def cmd_play(args) -> int:
 
 
 def cmd_simulate(args) -> int:
+    from interpreter import load_ruleset
+
     from .simulate import describe, simulate
     ruleset = load_ruleset(args.ruleset, args.variant)
     result = simulate(ruleset, args.games, args.seed, _players(ruleset, args.players), args.bot,
@@ -303,6 +310,8 @@ def cmd_render(args) -> int:
 
 
 def cmd_doc(args) -> int:
+    from interpreter import load_ruleset
+
     from .doc import ruleset_doc
     print(ruleset_doc(load_ruleset(args.ruleset, args.variant)), end="")
     return EXIT_OK
@@ -324,6 +333,7 @@ def cmd_new(args) -> int:
 
 
 def cmd_list(args) -> int:
+    from interpreter import load_ruleset
     for name in shipped_rulesets():
         try:
             rs = load_ruleset(name)

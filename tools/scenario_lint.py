@@ -13,8 +13,8 @@ import dataclasses
 import difflib
 from pathlib import Path
 
-from interpreter.data.schema import validate
-from interpreter.data.yaml_source import Positions, load_yaml, utf8_text
+from interpreter.data.schema import load_checked
+from interpreter.data.yaml_source import Positions, utf8_text
 from interpreter.dsl import nodes as n
 from interpreter.errors import Diagnostic, Pos, RailrulesError, Sink
 
@@ -27,18 +27,6 @@ def display(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-def option_names(ruleset) -> set:
-    """Every option and action name the rules define: the first word of any action label."""
-    from interpreter.checks._walk import walk
-    names = set()
-    for node in walk(ruleset.definitions):
-        if isinstance(node, n.Option):
-            names.add(node.name)
-        elif isinstance(node, n.ActionDef):
-            names.add(node.name)
-    return names
 
 
 def _strings(value, out: set) -> set:
@@ -54,14 +42,20 @@ def _strings(value, out: set) -> set:
     return out
 
 
-def known_words(ruleset) -> set:
-    """Words a label's argument may be besides an entity: every text value of the YAML data
-    and every string literal of the rules (an option may range over, say, a hex's goods)."""
+def known_words(ruleset) -> tuple[set, set]:
+    """What a label may say, from one walk of the rules: the option and action names (the
+    first word of any label), and the words its arguments may be besides an entity: every
+    text value of the YAML data and every string literal of the rules (an option may range
+    over, say, a hex's goods)."""
     from interpreter.checks._walk import walk
-    out = _strings([ruleset.entities, ruleset.constants, ruleset.variables], set())
-    out |= {part for node in walk(ruleset.definitions) if isinstance(node, n.Str)
-            for part in node.parts if isinstance(part, str)}
-    return out
+    options = set()
+    words = _strings([ruleset.entities, ruleset.constants, ruleset.variables], set())
+    for node in walk(ruleset.definitions):
+        if isinstance(node, (n.Option, n.ActionDef)):
+            options.add(node.name)
+        elif isinstance(node, n.Str):
+            words.update(part for part in node.parts if isinstance(part, str))
+    return options, words
 
 
 def _once(ruleset, fn):
@@ -81,10 +75,9 @@ def lint_scenario(path: Path, ruleset, variant_loader) -> list[Diagnostic]:
     text, problem = utf8_text(path.read_bytes(), shown, shown)
     if problem:
         return [problem]
-    doc, positions = load_yaml(text, shown, sink)
-    if doc is None:
-        return sink.diagnostics
-    if not validate(doc, "scenario", positions, sink) or ruleset is None:
+    doc, positions, diagnostics = load_checked(text, shown, "scenario")
+    sink.diagnostics += diagnostics
+    if doc is None or ruleset is None:
         return sink.diagnostics
     players = doc["players"]
     if not ruleset.players_min <= players <= ruleset.players_max:
@@ -111,8 +104,7 @@ class _Steps:
         base = ruleset.names
         self.names = dataclasses.replace(
             base, entities={**base.entities, **{p: p for p in self.players}})
-        self.options = _once(ruleset, option_names)
-        self.words = _once(ruleset, known_words)
+        self.options, self.words = _once(ruleset, known_words)
 
     def check(self, steps: list) -> None:
         for i, step in enumerate(steps):
@@ -177,7 +169,7 @@ class _Steps:
         except RailrulesError as err:
             self.sink.diagnostics += err.diagnostics
             return
-        Compiler(self.names, self.sink).expr(expr, _Scope(set()))
+        Compiler(self.names, self.sink, generate=False).expr(expr, _Scope(set()))
 
     def statement(self, text: str, where: Pos) -> None:
         """As Game.execute compiles it: one procedure body, shifted back to where the text is."""
@@ -187,7 +179,7 @@ class _Steps:
         module = parse_rules(f"procedure _setup():\n    {text}\n", where.file, inner,
                              line_offset=where.line - 2)
         if module.definitions:
-            Compiler(self.names, inner).block(module.definitions[0].body, _Scope(set()), [])
+            Compiler(self.names, inner, generate=False).block(module.definitions[0].body, _Scope(set()), [])
         for d in inner.diagnostics:
             if d.pos.file == where.file and d.pos.line == where.line:
                 d = dataclasses.replace(d, pos=Pos(d.pos.file, d.pos.line, d.pos.column - 5 + where.column))

@@ -11,6 +11,6 @@ def walk(x):
         item = stack.pop()
         if isinstance(item, n.Node):
             yield item
-            stack.extend(reversed(list(vars(item).values())))
+            stack.extend(reversed(vars(item).values()))
         elif isinstance(item, (list, tuple)):
             stack.extend(reversed(item))

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
+
 
 def where(ruleset, ent, field, inner=()):
     positions, path = ruleset.places[ent]
@@ -10,7 +12,7 @@ def where(ruleset, ent, field, inner=()):
 
 def check_references(ruleset, sink) -> None:
     names = set(ruleset.names.entities) | set(ruleset.kinds)
-    pool = sorted(names)
+    pool = tuple(sorted(names))
     suggestions: dict = {}  # the same words ("plain", "forest"...) recur on hundreds of hexes
 
     def look(value, field, ent, path=()):
@@ -18,7 +20,7 @@ def check_references(ruleset, sink) -> None:
             if value in names or " " in value or not value[:1].isalpha():
                 return
             if value not in suggestions:
-                suggestions[value] = difflib.get_close_matches(value, pool, n=1, cutoff=0.85)
+                suggestions[value] = _misspelt(value, pool)
             close = suggestions[value]
             if close and close[0] != value:
                 shown = ".".join([ent, field, *map(str, path)])
@@ -44,3 +46,9 @@ def check_references(ruleset, sink) -> None:
                     sink.add("RR201", f"player field '{key}' has key '{k}', which names no entity",
                              ruleset.meta_places["components"].of("player", key, k),
                              hint=f"did you mean '{close[0]}'?")
+
+
+@lru_cache(maxsize=4096)
+def _misspelt(value: str, pool: tuple) -> list:
+    """The name of ``pool`` that ``value`` is nearly (a variant checks the same words again)."""
+    return difflib.get_close_matches(value, pool, n=1, cutoff=0.85)

@@ -40,9 +40,9 @@ def _words(t: str) -> str:
 
 
 class _Types:
-    def __init__(self, ruleset, sink):
+    def __init__(self, ruleset):
         self.rs = ruleset
-        self.sink = sink
+        self.sink = None         # a new Sink for each pass of check_types
         self.ids = {}
         for kind, ids in ruleset.kinds.items():
             for i in ids:
@@ -82,8 +82,8 @@ class _Types:
 
     # -------------------------------------------------------------- expressions
     def expr(self, e, scope) -> str:
-        method = getattr(self, "t_" + type(e).__name__, None)
-        return method(e, scope) if method else "any"
+        method = _EXPR.get(type(e))
+        return method(self, e, scope) if method else "any"
 
     def t_Int(self, e, scope):
         return "int"
@@ -312,6 +312,9 @@ class _Types:
         return self.expr(node, scope)
 
 
+_EXPR = {getattr(n, name[2:]): method for name, method in vars(_Types).items() if name.startswith("t_")}
+
+
 def _elem(t: str) -> str:
     return t.split(":", 1)[1] if t.startswith("list:") else "any"
 
@@ -341,18 +344,18 @@ def _agreed(calls: list, arity: int) -> list:
 
 
 def check_types(ruleset, sink) -> None:
+    """Learn parameter types from the calls, pass after pass, until they settle (at most six
+    passes); report what the last pass found."""
     from ..errors import Sink
+    types = _Types(ruleset)
     params: dict = {}
-    for _ in range(5):  # learn parameter types from the calls, until they settle
-        trial = _Types(ruleset, Sink())
-        trial.params = params
-        _check(trial, ruleset)
-        if trial.calls == params:
+    for _ in range(6):
+        types.sink, types.calls, types.params = Sink(), {}, params
+        _check(types, ruleset)
+        if types.calls == params:
             break
-        params = trial.calls
-    types = _Types(ruleset, sink)
-    types.params = params
-    _check(types, ruleset)
+        params = types.calls
+    sink.diagnostics += types.sink.diagnostics
 
 
 def _param_scope(types, key, params) -> dict:

@@ -49,8 +49,9 @@ def lint_unreachable(ruleset, sink) -> None:
                 todo.extend(handlers.get(name, []))
     # constants read by scenarios or conserve expressions are still worth keeping: only rules count
     library = str(rulesets_dir() / "library")
+    shared = {f for f in {d.pos.file for d in named.values()} if _in(f, library)}
     for name, d in named.items():
-        if name not in seen_names and not name.startswith("_") and not _in(d.pos.file, library):
+        if name not in seen_names and not name.startswith("_") and d.pos.file not in shared:
             what = {n.ProcDef: "procedure", n.FuncDef: "function", n.ActionDef: "action",
                     n.ConstDef: "constant"}[type(d)]
             sink.add("RR108", f"{what} '{name}' is never reached from the game", d.pos,

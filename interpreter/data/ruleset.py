@@ -6,7 +6,6 @@ stops the stages after it, and :func:`load_ruleset` raises one
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
 import json
@@ -21,8 +20,8 @@ from ..engine.machine import ConstantRun
 from ..engine.values import check_storable
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
-from .schema import validate
-from .yaml_source import Positions, load_yaml, utf8_text
+from .schema import load_checked
+from .yaml_source import Positions, copy_data, utf8_text
 
 DEFAULT_STEPS = 1_000_000
 DEFAULT_DECISIONS = 100_000
@@ -222,12 +221,9 @@ class _Loader:
         text, shown = self.read(rel, pos, base)
         if text is None:
             return None, Positions(shown)
-        data, positions = load_yaml(text, shown, self.sink)
-        if data is None:
-            return None, positions
-        if not validate(data, kind, positions, self.sink):
-            return None, positions
-        return data, positions
+        data, positions, diagnostics = load_checked(text, shown, kind)
+        self.sink.diagnostics += diagnostics
+        return copy_data(data), positions   # a copy: a variant changes it in place
 
     # ------------------------------------------------------------------ stages
     def load(self, name_or_path: str, variant: str | None) -> Ruleset | None:
@@ -286,9 +282,8 @@ class _Loader:
                 if key not in ("alias", "name"):
                     rec[key] = _unalias(value, aliases)
         comps["constants"] = _unalias(comps.get("constants", {}), aliases)
-        board, problems = build_board(
-            {h: entities[h] for h in kinds.get("hexes", [])},
-            (board_data.get("layout") or {}).get("offset"))
+        board, problems = _board({h: entities[h] for h in kinds.get("hexes", [])},
+                                 (board_data.get("layout") or {}).get("offset"))
         for h, x in problems:
             self.sink.add("RR203", f"hex {h} names neighbour '{x}', which is not a hex",
                           bpos.of("hexes", h, "neighbours"))
@@ -377,8 +372,8 @@ class _Loader:
             if ent in entities or ent in kinds or ent == "players":
                 self.sink.add("RR202", f"'{ent}' is already the id of another entity", pos)
                 return
-            rec = copy.deepcopy(defaults)
-            rec.update(copy.deepcopy(record))
+            rec = copy_data(defaults)
+            rec.update(copy_data(record))
             rec.pop("neighbours", None) if kind != "hexes" else None
             rec["id"], rec["kind"] = ent, kind
             entities[ent] = rec
@@ -454,6 +449,20 @@ class _Loader:
                 except Exception as err:  # a constant that cannot be computed at load
                     names.broken.add(d.name)
                     self.sink.add("RR302", f"constant '{d.name}' cannot be computed: {err}", d.pos)
+
+
+_BOARDS: dict = {}   # (offset, each hex's id and listed neighbours) -> (board, problems)
+
+
+def _board(hexes: dict, offset: str | None) -> tuple[Board, list]:
+    """build_board, once per process for the same hexes, neighbours and layout (every variant
+    of a ruleset has the same board): the board is shared, so nothing may change it."""
+    key = (offset, tuple((h, tuple(r.get("neighbours") or ())) for h, r in hexes.items()))
+    if key not in _BOARDS:
+        if len(_BOARDS) > 64:
+            _BOARDS.clear()
+        _BOARDS[key] = build_board(hexes, offset)
+    return _BOARDS[key]
 
 
 def _display(path: Path) -> str:

@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 
 from ..errors import Sink
 from ..paths import schemas_dir
-from .yaml_source import Positions
+from .yaml_source import Positions, load_yaml
 
 
 @lru_cache(maxsize=None)
@@ -28,6 +28,26 @@ def validate(data, kind: str, positions: Positions, sink: Sink) -> bool:
         where = ".".join(map(str, path)) or "(top level)"
         sink.add("RR004", f"{where}: {message}", positions.of(*path), hint)
     return ok
+
+
+_CHECKED: dict = {}   # (text, file, kind) -> (data or None, positions, diagnostics)
+
+
+def load_checked(text: str, file: str, kind: str) -> tuple:
+    """A YAML file loaded and checked against ``schemas/<kind>.schema.json``: (data, or None
+    when either step found errors; positions; diagnostics). Done once per process for the same
+    text (the loader meets ruleset.yaml, the components and the board in every variant): the
+    data returned is shared, so nothing may change it."""
+    key = (text, file, kind)
+    if key not in _CHECKED:
+        sink = Sink()
+        data, positions = load_yaml(text, file, sink)
+        if data is not None and not validate(data, kind, positions, sink):
+            data = None
+        if len(_CHECKED) > 256:
+            _CHECKED.clear()
+        _CHECKED[key] = (data, positions, sink.diagnostics)
+    return _CHECKED[key]
 
 
 def _offending_key(err) -> tuple:

@@ -6,7 +6,6 @@ reports every broken definition.
 """
 from __future__ import annotations
 
-import copy
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -404,9 +403,7 @@ def parse_expression(text: str, pos: Pos) -> n.Node:
         if len(_EXPRESSIONS) > 20_000:
             _EXPRESSIONS.clear()
         _EXPRESSIONS[(text, pos.file)] = template
-    expr = copy.deepcopy(template)
-    _shift(expr, pos.line - 1, pos.column - len(prefix) - 1)
-    return expr
+    return _moved(template, pos.line - 1, pos.column - len(prefix) - 1)
 
 
 _EXPRESSIONS: dict = {}   # (text, file) -> the expression parsed at line 1 (only copies leave)
@@ -470,9 +467,7 @@ def _parse(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
                 raise
         if broken:
             module.broken.add(broken)
-    if line_offset:
-        _shift(module, line_offset)
-    return module
+    return _moved(module, line_offset) if line_offset else module
 
 
 def _dedent_pos(lines, a, b, file, line_offset) -> Pos:
@@ -494,22 +489,24 @@ def _dedent_pos(lines, a, b, file, line_offset) -> Pos:
     return Pos(file, a + 1 + line_offset, 1)
 
 
-def _shift(node, offset: int, columns: int = 0) -> None:
-    """Move every position of a parsed fragment down ``offset`` lines and right ``columns``."""
-    seen = set()
+def _moved(tree, lines: int, columns: int = 0):
+    """A copy of a parsed fragment with every position moved down ``lines`` and right
+    ``columns`` (a node met twice is copied once, as copy.deepcopy would)."""
+    copies: dict = {}
 
-    def walk(x):
+    def move(x):
         if isinstance(x, n.Node):
-            if id(x) in seen:
-                return
-            seen.add(id(x))
-            x.pos = Pos(x.pos.file, x.pos.line + offset, x.pos.column + columns)
-            for v in vars(x).values():
-                walk(v)
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
-    walk(node)
+            if id(x) not in copies:
+                new = copies[id(x)] = object.__new__(type(x))
+                new.__dict__.update({k: move(v) for k, v in vars(x).items()})
+                new.pos = Pos(x.pos.file, x.pos.line + lines, x.pos.column + columns)
+            return copies[id(x)]
+        if isinstance(x, list):
+            return [move(v) for v in x]
+        if isinstance(x, tuple):
+            return tuple(move(v) for v in x)
+        return x
+    return move(tree)
 
 
 def _report(err: UnexpectedInput, text: str, file: str, sink: Sink, line_offset: int) -> None:
