@@ -18,8 +18,8 @@ from __future__ import annotations
 import operator
 from fractions import Fraction
 
-from ..engine.values import (MAX_LIST, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
-                             run_body)
+from ..engine.values import (MAX_LIST, OverBudget, RuleFault, check_storable, describe, get_attr,
+                             get_index, map_key, run_body)
 from ..errors import RailrulesError
 from . import builtins
 
@@ -119,7 +119,69 @@ def _neg(x):
     return -x
 
 
+# ------------------------------------------------------------------ helpers statements call
+def _augment(old, value, op):
+    """``set x += value`` / ``-=`` when they are not two whole numbers (those are inline)."""
+    if isinstance(old, list) and isinstance(value, list) and op == "+=":
+        if len(old) + len(value) > MAX_LIST:
+            raise RuleFault(f"a list longer than {MAX_LIST} items")
+        return old + value
+    if isinstance(old, int) and isinstance(value, int) and not isinstance(value, bool):
+        return old + value if op == "+=" else old - value
+    raise RuleFault(f"cannot apply {op} to {describe(old)} and {describe(value)}")
+
+
+def _pay(run, x, a, b):
+    if not isinstance(x, int) or isinstance(x, bool) or x < 0:
+        raise RuleFault(f"cannot pay {describe(x)}: an amount is a whole number >= 0")
+    ra, rb = run.ent.get(a), run.ent.get(b)
+    if ra is None or rb is None or "cash" not in ra or "cash" not in rb:
+        raise RuleFault(f"pay needs two entities with cash, got {describe(a)} and {describe(b)}")
+    if ra["cash"] < x and not ra.get("unlimited"):
+        raise RuleFault(f"{a} cannot pay {x}: it has {ra['cash']}")
+    run.record(a)["cash"] -= x
+    run.record(b)["cash"] += x
+
+
+def _edit(container, key, value, add):
+    """``add value to ...`` / ``remove value from ...``: the list is replaced, never changed."""
+    xs = container[key]
+    value = check_storable(value)
+    if not isinstance(xs, list):
+        raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
+    if add:
+        if len(xs) >= MAX_LIST:
+            raise RuleFault(f"a list longer than {MAX_LIST} items")
+        container[key] = xs + [value]
+    elif value in xs:
+        i = xs.index(value)
+        container[key] = xs[:i] + xs[i + 1:]
+    else:
+        raise RuleFault(f"cannot remove {describe(value)}: it is not in the list")
+
+
+def _draw(run, items):
+    if not isinstance(items, list) or not items:
+        raise RuleFault(f"draw needs a non-empty list, got {describe(items)}")
+    return items[run.random_below(len(items))]
+
+
+def _loop_items(items):
+    """A loop's list (``repeat N`` loops over N numbers), kept as it is: never changed in place."""
+    if isinstance(items, int) and not isinstance(items, bool):
+        return list(range(items))
+    if not isinstance(items, list):
+        raise RuleFault(f"a loop needs a list, got {describe(items)}")
+    return items
+
+
+def _required(reason):
+    raise RuleFault(f"requirement failed: {reason}")
+
+
 _BASE = {
+    "_store": check_storable, "_augment": _augment, "_pay": _pay, "_edit": _edit, "_draw": _draw,
+    "_loop_items": _loop_items, "_required": _required, "_OverBudget": OverBudget,
     "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items,
     "_call": call_def, "_derived": _derived,
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
@@ -130,6 +192,20 @@ _BASE = {
         [("<", operator.lt), ("<=", operator.le), (">", operator.gt), (">=", operator.ge)])},
 }
 _SAID = (RuleFault, builtins.BuiltinError, OverBudget, RailrulesError)
+_BASE["_SAID"] = _SAID
+
+
+def namespace() -> dict:
+    """A ruleset's namespace: every function generated for it runs here (see :func:`add`)."""
+    return dict(_BASE)
+
+
+def add(space: dict, prefix: str, value) -> str:
+    """Put ``value`` into ``space`` under a new name (names are never removed, so the size of
+    the namespace makes it unique) and return the name."""
+    name = f"{prefix}{len(space)}"
+    space[name] = value
+    return name
 _ORDER = {"<": "_o_0", "<=": "_o_1", ">": "_o_2", ">=": "_o_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
 
@@ -137,28 +213,36 @@ _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
 class Codegen:
     """Writes the Python source of one expression, then compiles it with its fallback."""
 
-    def __init__(self, names, tracking: bool):
+    def __init__(self, names, tracking: bool, space: dict):
         self.names = names
         self.tracking = tracking
+        self.space = space  # the ruleset's namespace, shared by all its generated code
+
+    def source(self, e, locals_: set):
+        """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
+        one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
+        generator leaves it to the checked closure."""
+        self.locals = locals_
+        self.temps = 0
+        try:
+            return self.gen(e, {}, walrus=True)
+        except _Unsupported:
+            return None
 
     def function(self, e, locals_: set, slow):
         """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
         checked closure. None when the generator leaves it to the closure."""
-        self.locals = locals_
-        self.temps = 0
-        self.consts: dict = {}
-        try:
-            body = self.gen(e, {}, walrus=True)
-        except _Unsupported:
+        body = self.source(e, locals_)
+        if body is None:
             return None
         # A fault the helpers raise already has its words (and a def's fault must not be tried
         # again at every level of a deep call); any other error is the unchecked path's.
+        slow_name = add(self.space, "_x", slow)
         source = (f"def fast(run, L):\n    _E = run.ent\n    try:\n        return {body}\n"
                   f"    except _SAID:\n        raise\n"
-                  f"    except Exception:\n        return _slow(run, L)\n")
-        space = {**_BASE, **self.consts, "_slow": slow, "_SAID": _SAID}
-        exec(compile(source, f"<rules {e.pos.file}:{e.pos.line}>", "exec"), space)  # noqa: S102 - our own source
-        return space["fast"]
+                  f"    except Exception:\n        return {slow_name}(run, L)\n")
+        exec(compile(source, f"<rules {e.pos.file}:{e.pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
+        return self.space.pop("fast")
 
     def choices(self, var: str, conds: list, locals_: set, pos):
         """``f(run, L, items)``: the values of an option's last parameter ``var`` that pass every
@@ -166,7 +250,6 @@ class Codegen:
         the values one by one, checked, when it raises."""
         self.locals = locals_
         self.temps = 0
-        self.consts = {}
         bound = {var: f"v_{var}"}
         try:
             tests = " and ".join(f"({self.gen(c, bound, walrus=True)})" for c in conds)
@@ -174,15 +257,12 @@ class Codegen:
             return None
         source = (f"def choices(run, L, items):\n    _E = run.ent\n"
                   f"    return [v_{var} for v_{var} in items if {tests}]\n")
-        space = {**_BASE, **self.consts}
-        exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), space)  # noqa: S102 - our own source
-        return space["choices"]
+        exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
+        return self.space.pop("choices")
 
     # ------------------------------------------------------------------ pieces
     def const(self, value) -> str:
-        name = f"_k{len(self.consts)}"
-        self.consts[name] = value
-        return name
+        return add(self.space, "_k", value)
 
     def temp(self) -> str:
         self.temps += 1

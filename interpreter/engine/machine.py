@@ -10,7 +10,8 @@ from typing import NamedTuple
 
 from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, RulesRuntimeError
-from .instructions import PAUSE, Choose
+from .instructions import Choose
+from .units import position
 from .values import OverBudget, RuleFault, check_storable, run_body
 
 _MASK = (1 << 64) - 1
@@ -230,6 +231,13 @@ class Machine(_Shows):
         self.state["turn"] = None
         self.say(f"game over ({'; '.join(map(str, reasons))})")
 
+    def check_end(self) -> bool:
+        """``check_end``: end the game if an end condition holds (True if it did)."""
+        reasons = [name for name, cond in self.program.end_conditions if cond(self, {})]
+        if reasons:
+            self.end_game(reasons)
+        return bool(reasons)
+
     def tick(self, n: int) -> None:
         """Count work done by expressions (comprehensions, function calls) against the budget."""
         self.steps += n
@@ -312,40 +320,35 @@ class Machine(_Shows):
 
     # ------------------------------------------------------------ running
     def run(self) -> None:
-        """Execute until a choice is pending or the game is over."""
+        """Execute until a choice is pending or the game is over: the top frame's unit runs
+        until it calls, returns or pauses (:mod:`interpreter.engine.units`)."""
         state = self.state
-        stack = state["stack"]
-        codes = self.program.codes
+        units = self.program.units
         self.steps = 0
-        instr = None
         try:
+            stack = state["stack"]
             while stack:
                 frame = stack[-1]
-                instr = codes[frame["c"]].instrs[frame["pc"]]
-                self.steps += 1
-                if self.steps > self.budget:
-                    raise OverBudget()
-                if instr.run(self, frame) == PAUSE:
+                if units[frame["c"]](self, frame):
                     return
                 stack = state["stack"]
-        except OverBudget:
-            raise self._over_budget(instr) from None
+        except OverBudget as err:
+            raise self._over_budget(position(err)) from None
         except _FAULTS as err:
-            raise self._fault(err, instr) from None
+            raise self._fault(err, position(err)) from None
         if state["result"] is None:
             raise RulesRuntimeError(Diagnostic("RR302", "the game block finished without end_game",
                                                self.program.codes["game"].pos))
 
-    def _over_budget(self, where) -> RulesRuntimeError:
+    def _over_budget(self, pos) -> RulesRuntimeError:
         return RulesRuntimeError(Diagnostic(
             "RR303", f"more than {self.budget} steps without a decision (a loop that never ends?)",
-            where.pos if where else None,
-            hint="raise limits.steps in ruleset.yaml if the rules are right"))
+            pos, hint="raise limits.steps in ruleset.yaml if the rules are right"))
 
-    def _fault(self, err, instr) -> RulesRuntimeError:
+    def _fault(self, err, pos) -> RulesRuntimeError:
         where = self.state["stack"][-1]["c"] if self.state["stack"] else "game"
         msg = str(err) if isinstance(err, (RuleFault, BuiltinError)) else f"{type(err).__name__}: {err}"
-        return RulesRuntimeError(Diagnostic("RR302", f"in {where}: {msg}", instr.pos if instr else None))
+        return RulesRuntimeError(Diagnostic("RR302", f"in {where}: {msg}", pos))
 
     # ------------------------------------------------------------ choices
     def _choice(self) -> tuple[Choose, dict]:
@@ -373,7 +376,7 @@ class Machine(_Shows):
                 f"{self.budget} steps (every combination of its parameters' values counts one)",
                 spec.pos, hint="narrow the option's domains, or raise limits.steps in ruleset.yaml")) from None
         except _FAULTS as err:
-            raise self._fault(err, spec) from None
+            raise self._fault(err, spec.pos if spec else None) from None
         return out
 
     def _enumerate(self, spec, i, loc, values, out) -> None:
@@ -439,7 +442,7 @@ class Machine(_Shows):
                 if not cond(self, loc):
                     return reason(self, loc), pos
         except _FAULTS as err:
-            raise self._fault(err, spec) from None
+            raise self._fault(err, spec.pos) from None
         return "not legal now", spec.pos
 
     def resume(self, action: Action) -> None:
