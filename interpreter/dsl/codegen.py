@@ -18,8 +18,8 @@ from __future__ import annotations
 import operator
 from fractions import Fraction
 
-from ..engine.values import (MAX_LIST, OverBudget, RuleFault, check_storable, describe, get_attr,
-                             get_index, map_key, run_body)
+from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
+                             get_attr, get_index, map_key, run_body)
 from ..errors import RailrulesError
 from . import builtins
 
@@ -175,13 +175,18 @@ def _loop_items(items):
     return items
 
 
+def _too_deep(key):
+    raise RuleFault(f"'{key}' calls itself more than 200 deep")
+
+
 def _required(reason):
     raise RuleFault(f"requirement failed: {reason}")
 
 
 _BASE = {
     "_store": check_storable, "_augment": _augment, "_pay": _pay, "_edit": _edit, "_draw": _draw,
-    "_loop_items": _loop_items, "_required": _required, "_OverBudget": OverBudget,
+    "_loop_items": _loop_items, "_required": _required, "_too_deep": _too_deep,
+    "_new": tuple.__new__, "_Action": Action, "_OverBudget": OverBudget,
     "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items,
     "_call": call_def, "_derived": _derived,
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
@@ -218,16 +223,36 @@ class Codegen:
         self.tracking = tracking
         self.space = space  # the ruleset's namespace, shared by all its generated code
 
-    def source(self, e, locals_: set):
+    def source(self, e, locals_: set, bound: dict | None = None):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
         one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
         generator leaves it to the checked closure."""
         self.locals = locals_
         self.temps = 0
         try:
-            return self.gen(e, {}, walrus=True)
+            return self.gen(e, bound or {}, walrus=True)
         except _Unsupported:
             return None
+
+    def define(self, d, slow) -> None:
+        """Put ``_def_NAME(run, v_PARAM...)``, def ``d`` as a Python function, into the namespace:
+        generated code calls it directly (``slow``: its body's checked closure, the fallback).
+        A call counts one step; defs call each other at most 200 deep."""
+        bound = {p: f"v_{p}" for p in d.params}
+        body = self.source(d.expr, set(), bound)
+        if body is None:
+            return  # its callers' generated code fails to find it and runs their closures
+        params = "".join(f", v_{p}" for p in d.params)
+        loc = ", ".join(f"{p!r}: v_{p}" for p in d.params)
+        source = (f"def _def_{d.name}(run{params}):\n"
+                  f"    run.steps = _s = run.steps + 1\n"
+                  f"    if _s > run.budget:\n        raise _OverBudget()\n"
+                  f"    if run.depth >= 200:\n        _too_deep({d.name!r})\n"
+                  f"    run.depth += 1\n    _E = run.ent\n"
+                  f"    try:\n        return {body}\n    except _SAID:\n        raise\n"
+                  f"    except Exception:\n        return {add(self.space, '_x', slow)}(run, {{{loc}}})\n"
+                  f"    finally:\n        run.depth -= 1\n")
+        exec(compile(source, f"<rules {d.pos.file}:{d.pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
 
     def function(self, e, locals_: set, slow):
         """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
@@ -245,9 +270,10 @@ class Codegen:
         return self.space.pop("fast")
 
     def choices(self, var: str, conds: list, locals_: set, pos):
-        """``f(run, L, items)``: the values of an option's last parameter ``var`` that pass every
-        require condition, in one comprehension. It has no fallback of its own: the machine lists
-        the values one by one, checked, when it raises."""
+        """``f(run, L, items, name, head)``: the legal actions (``name``, ``head`` + a value) of the
+        values ``items`` of an option's last parameter ``var``: those that pass every require
+        condition, in one comprehension. It has no fallback of its own: the machine lists the
+        values one by one, checked, when it raises."""
         self.locals = locals_
         self.temps = 0
         bound = {var: f"v_{var}"}
@@ -255,8 +281,8 @@ class Codegen:
             tests = " and ".join(f"({self.gen(c, bound, walrus=True)})" for c in conds)
         except _Unsupported:
             return None
-        source = (f"def choices(run, L, items):\n    _E = run.ent\n"
-                  f"    return [v_{var} for v_{var} in items if {tests}]\n")
+        source = (f"def choices(run, L, items, name, head):\n    _E = run.ent\n"
+                  f"    return [_new(_Action, (name, head + (v_{var},))) for v_{var} in items if {tests}]\n")
         exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
         return self.space.pop("choices")
 
@@ -386,9 +412,10 @@ class Codegen:
                 raise _Unsupported
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
+            if not self.tracking:  # the def as a Python function (define); none while constants
+                return f"_def_{name}(run{''.join(', ' + a for a in args)})"  # are computed: refused
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
-            functions = "run.tracked_functions" if self.tracking else "run.program_functions"
-            return f"_call(run, {functions}, {name!r}, {{{params}}})"
+            return f"_call(run, run.tracked_functions, {name!r}, {{{params}}})"
         entry = builtins.ALL.get(name)
         if entry is None or not entry[1] <= len(args) <= entry[2]:
             raise _Unsupported

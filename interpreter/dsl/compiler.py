@@ -174,7 +174,7 @@ class Compiler:
 
     def s_Pay(self, s, scope, out):
         fns = [self.value(x, scope) for x in (s.amount, s.payer, s.payee)]
-        out.append(ins.Exec(s.pos, lambda g: [*g.values(fns), "_pay(run, *_a)"]))
+        out.append(ins.Exec(s.pos, lambda g: [*g.values(fns), "_pay(run, _a0, _a1, _a2)"]))
 
     def s_Add(self, s, scope, out):
         self._list_edit(s, scope, out, add=True)
@@ -665,6 +665,9 @@ class Compiler:
                         for name, d in self.names.functions.items()})
             self.sink = Sink()  # the tracking variant's problems are the same: said once
         self.tracking, self.sink = False, sink
+        if self.generate:  # and a third time, as the Python function generated code calls
+            for d in self.names.functions.values():
+                Codegen(self.names, False, self.space).define(d, self._closure(d.expr, _Scope(set(d.params))))
         return out[0], out[1]
 
     # ------------------------------------------------------------------ errors

@@ -5,7 +5,7 @@ import hashlib
 import json
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
-from .machine import Action, Machine, copy_stack
+from .machine import Action, Machine
 
 LOG_FORMAT = "railrules-log-1"
 ENGINE = "railrules-engine-2"  # the engine a log or save was made by
@@ -278,7 +278,7 @@ class Game:
         changes one (copy on write); the clone starts with an empty log and nothing to undo."""
         state = dict(self.state)
         state["entities"] = dict(state["entities"])
-        state["stack"] = copy_stack(state["stack"])
+        state["stack"] = list(state["stack"])  # frames are copied before they change (Machine.own_top)
         state["history"] = list(state["history"])
         game = Game(self.ruleset, state, [])
         game.machine.cache = dict(self.machine.cache)

@@ -168,8 +168,14 @@ class OptionSpec:
     action: str | None     # the key of a used action's code unit
     player_var: str | None  # the action's `by p` name
     pos: Pos
-    # generated code for the last parameter: its values that pass every require (or None)
+    # generated code for the last parameter: the actions of its values that pass every require
+    # (or None): choices(run, L, items, name, head values)
     choices: object = None
+
+    @cached_property
+    def tests(self) -> tuple:
+        """The require conditions."""
+        return tuple(cond for cond, _, _ in self.requires)
 
     @cached_property
     def names(self) -> tuple:

@@ -87,11 +87,11 @@ class _Writer:
                 "except Exception:", f"    {var} = {self.obj(fn)}(run, L)"]
 
     def values(self, fns) -> list:
-        """Lines that set ``_a`` to the list of the values of ``fns``."""
+        """Lines that set ``_a0``, ``_a1``... to the values of ``fns``."""
         lines = []
         for j, fn in enumerate(fns):
             lines += self.value(fn, f"_a{j}")
-        return lines + [f"_a = [{', '.join(f'_a{j}' for j in range(len(fns)))}]"]
+        return lines
 
     @staticmethod
     def indent(lines) -> list:
@@ -102,7 +102,9 @@ class _Writer:
         return [f"pc = {target}", "continue"]
 
     def push(self, key: str, dest) -> str:
-        return f"run.push({key!r}, _a, {dest!r})"
+        """The line that pushes a frame of unit ``key`` with arguments ``_a0``, ``_a1``..."""
+        params = ", ".join(f"{p!r}: _a{j}" for j, p in enumerate(self.program.codes[key].params))
+        return f"run.state['stack'].append({{'c': {key!r}, 'pc': 0, 'L': {{{params}}}, 'r': {dest!r}}})"
 
     # ------------------------------------------------------------ the function
     def leaders(self) -> list:
