@@ -16,6 +16,7 @@ file, line and column from the statement that runs it.
 from __future__ import annotations
 
 import operator
+import re
 from fractions import Fraction
 
 from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
@@ -59,12 +60,31 @@ def _order(op, sym):
     return checked
 
 
+_SETS: dict = {}  # id(list) -> (the list, its items as a set, or None if they cannot be)
+
+
 def _member(x, xs):
+    if xs.__class__ is list:
+        if len(xs) < 16:
+            return x in xs
+        # A long list is searched again and again (``h in near`` inside a search): its set is
+        # kept. Lists are never changed in place, and the list itself is kept with its set, so
+        # its id cannot be another list's while the entry lives.
+        entry = _SETS.get(id(xs))
+        if entry is None:
+            if len(_SETS) >= 256:
+                _SETS.clear()
+            try:
+                entry = _SETS[id(xs)] = (xs, frozenset(xs))
+            except TypeError:  # lists among the items
+                entry = _SETS[id(xs)] = (xs, None)
+        try:
+            return x in entry[1]
+        except TypeError:  # x is a list, or the items are
+            return x in xs
     if isinstance(xs, dict):
         return map_key(x) in xs
-    if not isinstance(xs, list):
-        raise RuleFault(f"'in' needs a list, got {describe(xs)}")
-    return x in xs
+    raise RuleFault(f"'in' needs a list, got {describe(xs)}")
 
 
 def _items(run, xs, var):
@@ -213,6 +233,8 @@ def add(space: dict, prefix: str, value) -> str:
     return name
 _ORDER = {"<": "_o_0", "<=": "_o_1", ">": "_o_2", ">=": "_o_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
+_INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
+_PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 
 
 class Codegen:
@@ -338,6 +360,8 @@ class Codegen:
         obj = self.gen(e.obj, bound, walrus)
         if self.tracking:
             return f"_tracked_attr(run, {obj}, {e.name!r})"
+        if _PLAIN.fullmatch(obj):  # a name or a literal: read twice, no temporary
+            return f"(_E[{obj}][{e.name!r}] if {obj}.__class__ is str else _get_attr(run, {obj}, {e.name!r}))"
         if not walrus:
             return f"_get_attr(run, {obj}, {e.name!r})"
         t = self.temp()
@@ -365,10 +389,7 @@ class Codegen:
     def g_BinOp(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
         if e.op in _FAST_ARITH and walrus:
-            x, y = self.temp(), self.temp()
-            py = {"+": "+", "-": "-", "*": "*"}[e.op]
-            return (f"({x} {py} {y} if (({x} := {a}).__class__ is int) & (({y} := {b}).__class__ is int) "
-                    f"else {_FAST_ARITH[e.op]}({x}, {y}))")
+            return self._ints(a, b, e.op, _FAST_ARITH[e.op])
         if e.op in _FAST_ARITH:
             return f"{_FAST_ARITH[e.op]}({a}, {b})"
         if e.op == "/":
@@ -384,10 +405,18 @@ class Codegen:
         if e.op in ("==", "!="):
             return f"({a} {e.op} {b})"
         if walrus:
-            x, y = self.temp(), self.temp()
-            return (f"({x} {e.op} {y} if (({x} := {a}).__class__ is int) & (({y} := {b}).__class__ is int) "
-                    f"else {_ORDER[e.op]}({x}, {y}))")
+            return self._ints(a, b, e.op, _ORDER[e.op])
         return f"{_ORDER[e.op]}({a}, {b})"
+
+    def _ints(self, a: str, b: str, op: str, checked: str) -> str:
+        """``a op b`` inline when both are whole numbers, else through the ``checked`` helper;
+        a number written in the rules is not tested."""
+        x = a if _INT.fullmatch(a) else self.temp()
+        y = b if _INT.fullmatch(b) else self.temp()
+        tests = [f"(({t} := {s}).__class__ is int)" for t, s in ((x, a), (y, b)) if t != s]
+        if not tests:
+            return f"({a} {op} {b})"
+        return f"({x} {op} {y} if {' & '.join(tests)} else {checked}({x}, {y}))"
 
     def g_BoolOp(self, e, bound, walrus):
         joined = f" {e.op} ".join(f"({self.gen(x, bound, walrus)})" for x in e.items)
