@@ -133,6 +133,20 @@ def fraction_div(a, b):
     return Fraction(a, b)
 
 
+def floor_div(a, b):
+    numbers(a, b, "//")
+    if b == 0:
+        raise RuleFault("division by zero")
+    return a // b
+
+
+def modulo(a, b):
+    numbers(a, b, "%")
+    if b == 0:
+        raise RuleFault("modulo by zero")
+    return a % b
+
+
 def _neg(x):
     if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
         raise RuleFault(f"cannot negate {describe(x)}")
@@ -211,7 +225,7 @@ _BASE = {
     "_call": call_def, "_derived": _derived,
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
-    "_mod": _arith(operator.mod, "%"), "_div": fraction_div, "_neg": _neg,
+    "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg,
     **{f"_b_{name}": entry[0] for name, entry in builtins.ALL.items()},
     **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(
         [("<", operator.lt), ("<=", operator.le), (">", operator.gt), (">=", operator.ge)])},
@@ -233,6 +247,7 @@ def add(space: dict, prefix: str, value) -> str:
     return name
 _ORDER = {"<": "_o_0", "<=": "_o_1", ">": "_o_2", ">=": "_o_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
+_CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
 _INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 
@@ -392,9 +407,7 @@ class Codegen:
             return self._ints(a, b, e.op, _FAST_ARITH[e.op])
         if e.op in _FAST_ARITH:
             return f"{_FAST_ARITH[e.op]}({a}, {b})"
-        if e.op == "/":
-            return f"_div({a}, {b})"
-        raise _Unsupported  # // and % keep their checked closures (rare)
+        return f"{_CHECKED_ARITH[e.op]}({a}, {b})"
 
     def g_Compare(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)

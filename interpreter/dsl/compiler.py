@@ -16,8 +16,8 @@ from ..engine.units import Units
 from ..engine.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
 from ..errors import Sink
 from . import builtins, nodes as n
-from .codegen import (Codegen, call_def, fraction_div as _fraction_div, namespace, numbers as _numbers,
-                      tracked_attr, tracked_variable)
+from .codegen import (Codegen, call_def, floor_div as _floor_div, fraction_div as _fraction_div,
+                      modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable)
 
 
 @dataclass
@@ -59,13 +59,6 @@ class _Scope:
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "%": operator.mod}
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
         ">": operator.gt, ">=": operator.ge}
-
-
-def _floor_div(a, b):
-    _numbers(a, b, "//")
-    if b == 0:
-        raise RuleFault("division by zero")
-    return a // b
 
 
 class Compiler:
@@ -677,13 +670,6 @@ class Compiler:
         close = difflib.get_close_matches(name, sorted(map(str, candidates)), n=1)
         hint = f"did you mean '{close[0]}'?" if close else None
         self.sink.add(code, f"undefined {what} '{name}'", pos, hint)
-
-
-def _mod(a, b):
-    _numbers(a, b, "%")
-    if b == 0:
-        raise RuleFault("modulo by zero")
-    return a % b
 
 
 def _leading_requires(body: list) -> list:
