@@ -194,7 +194,8 @@ def _frontier(run, hexes):
     adj = run.board.adj
     out = set()
     for h in inside:
-        out.update(adj[_hex(run, h, "frontier")])
+        near = adj.get(h)
+        out.update(near if near is not None else adj[_hex(run, h, "frontier")])
     out -= inside
     order = run.board.order
     return sorted(out, key=order.__getitem__)
@@ -282,13 +283,12 @@ def _reach(run, group, limit, cost=None):
 
 def _step(run, h, d):
     """The hex one step from h in direction d (0 N, 1 NE, 2 SE, 3 S, 4 SW, 5 NW), or none."""
-    from ..board.hexgrid import step_id
     _hex(run, h, "step")
     if not isinstance(d, int) or isinstance(d, bool):
         raise BuiltinError(f"step() needs a direction 0-5, got {_kind(d)}")
     if not run.board.offset:
         raise BuiltinError("step() needs a board with a grid layout")
-    x = step_id(h, d, run.board.offset)
+    x = _step_on_grid(h, d, run.board.offset)
     return x if x in run.board.adj else None
 
 

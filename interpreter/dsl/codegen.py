@@ -16,10 +16,11 @@ file, line and column from the statement that runs it.
 from __future__ import annotations
 
 import operator
+import re
 from fractions import Fraction
 
-from ..engine.values import (MAX_LIST, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
-                             run_body)
+from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
+                             get_attr, get_index, map_key, run_body)
 from ..errors import RailrulesError
 from . import builtins
 
@@ -59,12 +60,31 @@ def _order(op, sym):
     return checked
 
 
+_SETS: dict = {}  # id(list) -> (the list, its items as a set, or None if they cannot be)
+
+
 def _member(x, xs):
+    if xs.__class__ is list:
+        if len(xs) < 16:
+            return x in xs
+        # A long list is searched again and again (``h in near`` inside a search): its set is
+        # kept. Lists are never changed in place, and the list itself is kept with its set, so
+        # its id cannot be another list's while the entry lives.
+        entry = _SETS.get(id(xs))
+        if entry is None:
+            if len(_SETS) >= 256:
+                _SETS.clear()
+            try:
+                entry = _SETS[id(xs)] = (xs, frozenset(xs))
+            except TypeError:  # lists among the items
+                entry = _SETS[id(xs)] = (xs, None)
+        try:
+            return x in entry[1]
+        except TypeError:  # x is a list, or the items are
+            return x in xs
     if isinstance(xs, dict):
         return map_key(x) in xs
-    if not isinstance(xs, list):
-        raise RuleFault(f"'in' needs a list, got {describe(xs)}")
-    return x in xs
+    raise RuleFault(f"'in' needs a list, got {describe(xs)}")
 
 
 def _items(run, xs, var):
@@ -113,76 +133,199 @@ def fraction_div(a, b):
     return Fraction(a, b)
 
 
+def floor_div(a, b):
+    numbers(a, b, "//")
+    if b == 0:
+        raise RuleFault("division by zero")
+    return a // b
+
+
+def modulo(a, b):
+    numbers(a, b, "%")
+    if b == 0:
+        raise RuleFault("modulo by zero")
+    return a % b
+
+
 def _neg(x):
     if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
         raise RuleFault(f"cannot negate {describe(x)}")
     return -x
 
 
+# ------------------------------------------------------------------ helpers statements call
+def _augment(old, value, op):
+    """``set x += value`` / ``-=`` when they are not two whole numbers (those are inline)."""
+    if isinstance(old, list) and isinstance(value, list) and op == "+=":
+        if len(old) + len(value) > MAX_LIST:
+            raise RuleFault(f"a list longer than {MAX_LIST} items")
+        return old + value
+    if isinstance(old, int) and isinstance(value, int) and not isinstance(value, bool):
+        return old + value if op == "+=" else old - value
+    raise RuleFault(f"cannot apply {op} to {describe(old)} and {describe(value)}")
+
+
+def _pay(run, x, a, b):
+    if not isinstance(x, int) or isinstance(x, bool) or x < 0:
+        raise RuleFault(f"cannot pay {describe(x)}: an amount is a whole number >= 0")
+    ra, rb = run.ent.get(a), run.ent.get(b)
+    if ra is None or rb is None or "cash" not in ra or "cash" not in rb:
+        raise RuleFault(f"pay needs two entities with cash, got {describe(a)} and {describe(b)}")
+    if ra["cash"] < x and not ra.get("unlimited"):
+        raise RuleFault(f"{a} cannot pay {x}: it has {ra['cash']}")
+    run.record(a)["cash"] -= x
+    run.record(b)["cash"] += x
+
+
+def _edit(container, key, value, add):
+    """``add value to ...`` / ``remove value from ...``: the list is replaced, never changed."""
+    xs = container[key]
+    value = check_storable(value)
+    if not isinstance(xs, list):
+        raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
+    if add:
+        if len(xs) >= MAX_LIST:
+            raise RuleFault(f"a list longer than {MAX_LIST} items")
+        container[key] = xs + [value]
+    elif value in xs:
+        i = xs.index(value)
+        container[key] = xs[:i] + xs[i + 1:]
+    else:
+        raise RuleFault(f"cannot remove {describe(value)}: it is not in the list")
+
+
+def _draw(run, items):
+    if not isinstance(items, list) or not items:
+        raise RuleFault(f"draw needs a non-empty list, got {describe(items)}")
+    return items[run.random_below(len(items))]
+
+
+def _loop_items(items):
+    """A loop's list (``repeat N`` loops over N numbers), kept as it is: never changed in place."""
+    if isinstance(items, int) and not isinstance(items, bool):
+        return list(range(items))
+    if not isinstance(items, list):
+        raise RuleFault(f"a loop needs a list, got {describe(items)}")
+    return items
+
+
+def _too_deep(key):
+    raise RuleFault(f"'{key}' calls itself more than 200 deep")
+
+
+def _required(reason):
+    raise RuleFault(f"requirement failed: {reason}")
+
+
 _BASE = {
+    "_store": check_storable, "_augment": _augment, "_pay": _pay, "_edit": _edit, "_draw": _draw,
+    "_loop_items": _loop_items, "_required": _required, "_too_deep": _too_deep,
+    "_new": tuple.__new__, "_Action": Action, "_OverBudget": OverBudget,
     "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items,
     "_call": call_def, "_derived": _derived,
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
-    "_mod": _arith(operator.mod, "%"), "_div": fraction_div, "_neg": _neg,
+    "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg,
     **{f"_b_{name}": entry[0] for name, entry in builtins.ALL.items()},
     **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(
         [("<", operator.lt), ("<=", operator.le), (">", operator.gt), (">=", operator.ge)])},
 }
 _SAID = (RuleFault, builtins.BuiltinError, OverBudget, RailrulesError)
+_BASE["_SAID"] = _SAID
+
+
+def namespace() -> dict:
+    """A ruleset's namespace: every function generated for it runs here (see :func:`add`)."""
+    return dict(_BASE)
+
+
+def add(space: dict, prefix: str, value) -> str:
+    """Put ``value`` into ``space`` under a new name (names are never removed, so the size of
+    the namespace makes it unique) and return the name."""
+    name = f"{prefix}{len(space)}"
+    space[name] = value
+    return name
 _ORDER = {"<": "_o_0", "<=": "_o_1", ">": "_o_2", ">=": "_o_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
+_CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
+_INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
+_PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 
 
 class Codegen:
     """Writes the Python source of one expression, then compiles it with its fallback."""
 
-    def __init__(self, names, tracking: bool):
+    def __init__(self, names, tracking: bool, space: dict):
         self.names = names
         self.tracking = tracking
+        self.space = space  # the ruleset's namespace, shared by all its generated code
+
+    def source(self, e, locals_: set, bound: dict | None = None):
+        """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
+        one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
+        generator leaves it to the checked closure."""
+        self.locals = locals_
+        self.temps = 0
+        try:
+            return self.gen(e, bound or {}, walrus=True)
+        except _Unsupported:
+            return None
+
+    def define(self, d, slow) -> None:
+        """Put ``_def_NAME(run, v_PARAM...)``, def ``d`` as a Python function, into the namespace:
+        generated code calls it directly (``slow``: its body's checked closure, the fallback).
+        A call counts one step; defs call each other at most 200 deep."""
+        bound = {p: f"v_{p}" for p in d.params}
+        body = self.source(d.expr, set(), bound)
+        if body is None:
+            return  # its callers' generated code fails to find it and runs their closures
+        params = "".join(f", v_{p}" for p in d.params)
+        loc = ", ".join(f"{p!r}: v_{p}" for p in d.params)
+        source = (f"def _def_{d.name}(run{params}):\n"
+                  f"    run.steps = _s = run.steps + 1\n"
+                  f"    if _s > run.budget:\n        raise _OverBudget()\n"
+                  f"    if run.depth >= 200:\n        _too_deep({d.name!r})\n"
+                  f"    run.depth += 1\n    _E = run.ent\n"
+                  f"    try:\n        return {body}\n    except _SAID:\n        raise\n"
+                  f"    except Exception:\n        return {add(self.space, '_x', slow)}(run, {{{loc}}})\n"
+                  f"    finally:\n        run.depth -= 1\n")
+        exec(compile(source, f"<rules {d.pos.file}:{d.pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
 
     def function(self, e, locals_: set, slow):
         """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
         checked closure. None when the generator leaves it to the closure."""
-        self.locals = locals_
-        self.temps = 0
-        self.consts: dict = {}
-        try:
-            body = self.gen(e, {}, walrus=True)
-        except _Unsupported:
+        body = self.source(e, locals_)
+        if body is None:
             return None
         # A fault the helpers raise already has its words (and a def's fault must not be tried
         # again at every level of a deep call); any other error is the unchecked path's.
+        slow_name = add(self.space, "_x", slow)
         source = (f"def fast(run, L):\n    _E = run.ent\n    try:\n        return {body}\n"
                   f"    except _SAID:\n        raise\n"
-                  f"    except Exception:\n        return _slow(run, L)\n")
-        space = {**_BASE, **self.consts, "_slow": slow, "_SAID": _SAID}
-        exec(compile(source, f"<rules {e.pos.file}:{e.pos.line}>", "exec"), space)  # noqa: S102 - our own source
-        return space["fast"]
+                  f"    except Exception:\n        return {slow_name}(run, L)\n")
+        exec(compile(source, f"<rules {e.pos.file}:{e.pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
+        return self.space.pop("fast")
 
     def choices(self, var: str, conds: list, locals_: set, pos):
-        """``f(run, L, items)``: the values of an option's last parameter ``var`` that pass every
-        require condition, in one comprehension. It has no fallback of its own: the machine lists
-        the values one by one, checked, when it raises."""
+        """``f(run, L, items, name, head)``: the legal actions (``name``, ``head`` + a value) of the
+        values ``items`` of an option's last parameter ``var``: those that pass every require
+        condition, in one comprehension. It has no fallback of its own: the machine lists the
+        values one by one, checked, when it raises."""
         self.locals = locals_
         self.temps = 0
-        self.consts = {}
         bound = {var: f"v_{var}"}
         try:
             tests = " and ".join(f"({self.gen(c, bound, walrus=True)})" for c in conds)
         except _Unsupported:
             return None
-        source = (f"def choices(run, L, items):\n    _E = run.ent\n"
-                  f"    return [v_{var} for v_{var} in items if {tests}]\n")
-        space = {**_BASE, **self.consts}
-        exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), space)  # noqa: S102 - our own source
-        return space["choices"]
+        source = (f"def choices(run, L, items, name, head):\n    _E = run.ent\n"
+                  f"    return [_new(_Action, (name, head + (v_{var},))) for v_{var} in items if {tests}]\n")
+        exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
+        return self.space.pop("choices")
 
     # ------------------------------------------------------------------ pieces
     def const(self, value) -> str:
-        name = f"_k{len(self.consts)}"
-        self.consts[name] = value
-        return name
+        return add(self.space, "_k", value)
 
     def temp(self) -> str:
         self.temps += 1
@@ -232,6 +375,8 @@ class Codegen:
         obj = self.gen(e.obj, bound, walrus)
         if self.tracking:
             return f"_tracked_attr(run, {obj}, {e.name!r})"
+        if _PLAIN.fullmatch(obj):  # a name or a literal: read twice, no temporary
+            return f"(_E[{obj}][{e.name!r}] if {obj}.__class__ is str else _get_attr(run, {obj}, {e.name!r}))"
         if not walrus:
             return f"_get_attr(run, {obj}, {e.name!r})"
         t = self.temp()
@@ -259,15 +404,10 @@ class Codegen:
     def g_BinOp(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
         if e.op in _FAST_ARITH and walrus:
-            x, y = self.temp(), self.temp()
-            py = {"+": "+", "-": "-", "*": "*"}[e.op]
-            return (f"({x} {py} {y} if (({x} := {a}).__class__ is int) & (({y} := {b}).__class__ is int) "
-                    f"else {_FAST_ARITH[e.op]}({x}, {y}))")
+            return self._ints(a, b, e.op, _FAST_ARITH[e.op])
         if e.op in _FAST_ARITH:
             return f"{_FAST_ARITH[e.op]}({a}, {b})"
-        if e.op == "/":
-            return f"_div({a}, {b})"
-        raise _Unsupported  # // and % keep their checked closures (rare)
+        return f"{_CHECKED_ARITH[e.op]}({a}, {b})"
 
     def g_Compare(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
@@ -278,10 +418,18 @@ class Codegen:
         if e.op in ("==", "!="):
             return f"({a} {e.op} {b})"
         if walrus:
-            x, y = self.temp(), self.temp()
-            return (f"({x} {e.op} {y} if (({x} := {a}).__class__ is int) & (({y} := {b}).__class__ is int) "
-                    f"else {_ORDER[e.op]}({x}, {y}))")
+            return self._ints(a, b, e.op, _ORDER[e.op])
         return f"{_ORDER[e.op]}({a}, {b})"
+
+    def _ints(self, a: str, b: str, op: str, checked: str) -> str:
+        """``a op b`` inline when both are whole numbers, else through the ``checked`` helper;
+        a number written in the rules is not tested."""
+        x = a if _INT.fullmatch(a) else self.temp()
+        y = b if _INT.fullmatch(b) else self.temp()
+        tests = [f"(({t} := {s}).__class__ is int)" for t, s in ((x, a), (y, b)) if t != s]
+        if not tests:
+            return f"({a} {op} {b})"
+        return f"({x} {op} {y} if {' & '.join(tests)} else {checked}({x}, {y}))"
 
     def g_BoolOp(self, e, bound, walrus):
         joined = f" {e.op} ".join(f"({self.gen(x, bound, walrus)})" for x in e.items)
@@ -306,9 +454,10 @@ class Codegen:
                 raise _Unsupported
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
+            if not self.tracking:  # the def as a Python function (define); none while constants
+                return f"_def_{name}(run{''.join(', ' + a for a in args)})"  # are computed: refused
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
-            functions = "run.tracked_functions" if self.tracking else "run.program_functions"
-            return f"_call(run, {functions}, {name!r}, {{{params}}})"
+            return f"_call(run, run.tracked_functions, {name!r}, {{{params}}})"
         entry = builtins.ALL.get(name)
         if entry is None or not entry[1] <= len(args) <= entry[2]:
             raise _Unsupported

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..engine import instructions as ins
-from ..engine.values import MAX_LIST, RuleFault, check_storable, describe, get_attr, get_index, map_key
+from ..engine.units import Units
+from ..engine.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
 from ..errors import Sink
 from . import builtins, nodes as n
-from .codegen import (Codegen, call_def, fraction_div as _fraction_div, numbers as _numbers,
-                      tracked_attr, tracked_variable)
+from .codegen import (Codegen, call_def, floor_div as _floor_div, fraction_div as _fraction_div,
+                      modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable)
 
 
 @dataclass
@@ -44,6 +45,11 @@ class Program:
     estimate_pos: object = None
     metrics: list = field(default_factory=list)      # (name, fn, pos)
     actions: dict = field(default_factory=dict)      # name -> OptionSpec template
+    space: dict = field(default_factory=namespace)   # where all its generated code runs
+    units: dict = None                               # key -> the code unit as one function
+
+    def __post_init__(self):
+        self.units = Units(self)
 
 
 class _Scope:
@@ -58,19 +64,13 @@ _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.l
         ">": operator.gt, ">=": operator.ge}
 
 
-def _floor_div(a, b):
-    _numbers(a, b, "//")
-    if b == 0:
-        raise RuleFault("division by zero")
-    return a // b
-
-
 class Compiler:
     def __init__(self, names: Names, sink: Sink, generate: bool = True):
         self.names = names
         self.sink = sink
         self.generate = generate  # False: checked closures only (lint, where nothing runs long)
         self.program = Program()
+        self.space = self.program.space
         # True while compiling the variant of a def that a derived value runs: it also notes
         # every entity field and variable it reads (Machine.derived)
         self.tracking = False
@@ -119,17 +119,17 @@ class Compiler:
     def _with_choices(self, spec, domains, requires, scope):
         """Give an option generated code that lists its last parameter's legal values."""
         if domains and requires and self.generate:
-            spec.choices = Codegen(self.names, False).choices(
+            spec.choices = Codegen(self.names, False, self.space).choices(
                 domains[-1].var, [r.cond for r in requires], scope.locals, spec.pos)
         return spec
 
     def _code(self, key, params, body, pos, when=None):
         scope = _Scope(set(params) | _assigned(body))
-        code = ins.Code(key, list(params), pos)
+        code = ins.Code(key, list(params), pos, space=self.space)
         self.program.codes[key] = code
         out = code.instrs
         if when is not None:
-            skip = ins.JumpIfNot(when.pos, self.expr(when, scope))
+            skip = ins.JumpIfNot(when.pos, self.value(when, scope))
             out.append(skip)
         self.block(body, scope, out)
         out.append(ins.Return(pos))
@@ -146,19 +146,16 @@ class Compiler:
         method(s, scope, out)
 
     def s_Let(self, s, scope, out):
-        fn, name = self.expr(s.expr, scope), s.name
-
-        def let(run, loc):
-            loc[name] = check_storable(fn(run, loc))
-        out.append(ins.Exec(s.pos, let))
+        fn, name = self.value(s.expr, scope), s.name
+        out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), f"L[{name!r}] = _store(_v)"]))
 
     def s_LetCall(self, s, scope, out):
         self._check_call(s.proc, s.args, s.pos)
-        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", [self.expr(a, scope) for a in s.args], s.name))
+        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", [self.value(a, scope) for a in s.args], s.name))
 
     def s_CallStmt(self, s, scope, out):
         self._check_call(s.proc, s.args, s.pos)
-        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", [self.expr(a, scope) for a in s.args]))
+        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", [self.value(a, scope) for a in s.args]))
 
     def _check_call(self, proc, args, pos):
         d = self.names.procedures.get(proc)
@@ -169,44 +166,17 @@ class Compiler:
                           f"{len(args)} given", pos)
 
     def s_Set(self, s, scope, out):
-        setter = self.target(s.target, scope)
-        fn, op = self.expr(s.expr, scope), s.op
+        target, fn, op = self.target(s.target, scope), self.value(s.expr, scope), s.op
         if op == "=":
-            def assign(run, loc):
-                container, key = setter(run, loc)
-                container[key] = check_storable(fn(run, loc))
-        else:
-            sign = 1 if op == "+=" else -1
-
-            def assign(run, loc):
-                container, key = setter(run, loc)
-                value = fn(run, loc)
-                old = container[key]
-                if isinstance(old, list) and isinstance(value, list) and sign > 0:
-                    if len(old) + len(value) > MAX_LIST:
-                        raise RuleFault(f"a list longer than {MAX_LIST} items")
-                    container[key] = old + value
-                elif isinstance(old, int) and isinstance(value, int) and not isinstance(value, bool):
-                    container[key] = old + sign * value
-                else:
-                    raise RuleFault(f"cannot apply {op} to {describe(old)} and {describe(value)}")
-        out.append(ins.Exec(s.pos, assign))
+            change = ["_c[_k] = _store(_v)"]
+        else:  # two whole numbers inline; the rest (lists, faults) in a helper
+            change = [f"_c[_k] = _o {op[0]} _v if (_o := _c[_k]).__class__ is int and _v.__class__ is int "
+                      f"else _augment(_o, _v, {op!r})"]
+        out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *target(g), *change]))
 
     def s_Pay(self, s, scope, out):
-        amount, payer, payee = (self.expr(x, scope) for x in (s.amount, s.payer, s.payee))
-
-        def pay(run, loc):
-            x, a, b = amount(run, loc), payer(run, loc), payee(run, loc)
-            if not isinstance(x, int) or isinstance(x, bool) or x < 0:
-                raise RuleFault(f"cannot pay {describe(x)}: an amount is a whole number >= 0")
-            ra, rb = run.ent.get(a), run.ent.get(b)
-            if ra is None or rb is None or "cash" not in ra or "cash" not in rb:
-                raise RuleFault(f"pay needs two entities with cash, got {describe(a)} and {describe(b)}")
-            if ra["cash"] < x and not ra.get("unlimited"):
-                raise RuleFault(f"{a} cannot pay {x}: it has {ra['cash']}")
-            run.record(a)["cash"] -= x
-            run.record(b)["cash"] += x
-        out.append(ins.Exec(s.pos, pay))
+        fns = [self.value(x, scope) for x in (s.amount, s.payer, s.payee)]
+        out.append(ins.Exec(s.pos, lambda g: [*g.values(fns), "_pay(run, _a0, _a1, _a2)"]))
 
     def s_Add(self, s, scope, out):
         self._list_edit(s, scope, out, add=True)
@@ -215,27 +185,11 @@ class Compiler:
         self._list_edit(s, scope, out, add=False)
 
     def _list_edit(self, s, scope, out, add):
-        setter, item = self.target(s.target, scope), self.expr(s.item, scope)
-
-        def edit(run, loc):
-            container, key = setter(run, loc)
-            xs = container[key]
-            value = check_storable(item(run, loc))
-            if not isinstance(xs, list):
-                raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
-            if add:
-                if len(xs) >= MAX_LIST:
-                    raise RuleFault(f"a list longer than {MAX_LIST} items")
-                container[key] = xs + [value]
-            elif value in xs:
-                i = xs.index(value)
-                container[key] = xs[:i] + xs[i + 1:]
-            else:
-                raise RuleFault(f"cannot remove {describe(value)}: it is not in the list")
-        out.append(ins.Exec(s.pos, edit))
+        target, item = self.target(s.target, scope), self.value(s.item, scope)
+        out.append(ins.Exec(s.pos, lambda g: [*g.value(item, "_v"), *target(g), f"_edit(_c, _k, _v, {add})"]))
 
     def s_Return(self, s, scope, out):
-        out.append(ins.Return(s.pos, self.expr(s.expr, scope) if s.expr else None))
+        out.append(ins.Return(s.pos, self.value(s.expr, scope) if s.expr else None))
 
     def s_Break(self, s, scope, out):
         self._loop_jump(s, scope, out, 0)
@@ -274,29 +228,22 @@ class Compiler:
             if len(h.params) != len(s.args):
                 self.sink.add("RR104", f"'on {s.event}' takes {len(h.params)} argument(s), "
                               f"{len(s.args)} given", s.pos)
-        out.append(ins.Emit(s.pos, s.event, [self.expr(a, scope) for a in s.args]))
+        out.append(ins.Emit(s.pos, s.event, [self.value(a, scope) for a in s.args]))
 
     def s_Draw(self, s, scope, out):
-        source, name = self.expr(s.source, scope), s.name
-
-        def draw(run, loc):
-            items = source(run, loc)
-            if not isinstance(items, list) or not items:
-                raise RuleFault(f"draw needs a non-empty list, got {describe(items)}")
-            loc[name] = items[run.random_below(len(items))]
-        out.append(ins.Exec(s.pos, draw))
+        source, name = self.value(s.source, scope), s.name
+        out.append(ins.Exec(s.pos, lambda g: [*g.value(source, "_v"), f"L[{name!r}] = _draw(run, _v)"]))
 
     def s_EndGame(self, s, scope, out):
-        out.append(ins.EndGame(s.pos, self.expr(s.reason, scope)))
+        out.append(ins.EndGame(s.pos, self.value(s.reason, scope)))
 
     def s_CheckEnd(self, s, scope, out):
         out.append(ins.CheckEnd(s.pos))
 
     def s_Log(self, s, scope, out):
-        fn = self.expr(s.expr, scope)
+        fn = self.value(s.expr, scope)
         if s.reveals is None:
-            def log(run, loc):
-                run.say(fn(run, loc))
+            out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), "run.say(_v)"]))
         else:  # an entry that gives away a field: shown only to whoever may see that field
             t = s.reveals
             if not t.path or t.path[-1][0] != "attr":
@@ -305,16 +252,14 @@ class Compiler:
             entity, field = n.Var(t.pos, t.name), t.path[-1][1]
             for kind, x in t.path[:-1]:
                 entity = n.Attr(t.pos, entity, x) if kind == "attr" else n.Index(t.pos, entity, x)
-            owner = self.expr(entity, scope)
-
-            def log(run, loc):
-                run.say(fn(run, loc), (owner(run, loc), field))
-        out.append(ins.Exec(s.pos, log))
+            owner = self.value(entity, scope)
+            out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *g.value(owner, "_w"),
+                                                  f"run.say(_v, (_w, {field!r}))"]))
 
     def s_If(self, s, scope, out):
         ends = []
         for cond, body in s.branches:
-            test = ins.JumpIfNot(cond.pos, self.expr(cond, scope))
+            test = ins.JumpIfNot(cond.pos, self.value(cond, scope))
             out.append(test)
             self.block(body, scope, out)
             j = ins.Jump(s.pos)
@@ -347,32 +292,29 @@ class Compiler:
         out.append(step)
         # the exit clears the hidden iterator (a break leaves it behind)
         step.target = self._body_and_back(s, scope, out, head)
-
-        def clear(run, loc, slot=slot):
-            loc.pop(slot, None)
-        out.append(ins.Exec(s.pos, clear))
+        out.append(ins.Exec(s.pos, lambda g: [f"L.pop({slot!r}, None)"]))
 
     def s_For(self, s, scope, out):
-        self._loop(s, scope, out, self.expr(s.source, scope), s.var)
+        self._loop(s, scope, out, self.value(s.source, scope), s.var)
 
     def s_Repeat(self, s, scope, out):
-        count = self.expr(s.count, scope)
+        count = self.value(s.count, scope)
 
         def times(run, loc):
             k = count(run, loc)
             if not isinstance(k, int) or isinstance(k, bool) or k < 0:
                 raise RuleFault(f"repeat needs a whole number of times, got {describe(k)}")
-            return list(range(k))
+            return k
         self._loop(s, scope, out, times, None)
 
     def s_While(self, s, scope, out):
         head = len(out)
-        test = ins.JumpIfNot(s.pos, self.expr(s.cond, scope))
+        test = ins.JumpIfNot(s.pos, self.value(s.cond, scope))
         out.append(test)
         test.target = self._body_and_back(s, scope, out, head)
 
     def s_Choose(self, s, scope, out):
-        choose = ins.Choose(s.pos, self.expr(s.player, scope), [])
+        choose = ins.Choose(s.pos, self.value(s.player, scope), [])
         out.append(choose)
         jumps = []
         seen = set()
@@ -403,10 +345,10 @@ class Compiler:
 
     # ------------------------------------------------------------------ targets
     def target(self, t: n.Target, scope):
-        """Compile an assignment target to ``fn(run, loc) -> (container, key)``, the container
-        ready to be changed: an entity's record or the globals copied once per transaction
-        (:meth:`Machine.record`), and every list or map on the way copied, since stored values
-        are never changed in place."""
+        """Compile an assignment target to the lines of a unit (``g`` its writer) that set
+        ``_c, _k`` to the container and key to change, the container ready to be changed: an
+        entity's record or the globals copied once per transaction (:meth:`Machine.record`), and
+        every list or map on the way copied, since stored values are never changed in place."""
         name = t.name
         local = name in scope.locals
         variable = not local and name in self.names.variables
@@ -414,14 +356,25 @@ class Compiler:
             if name in self.names.constants and not local and not variable:
                 self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos)
             elif variable:
-                return lambda run, loc: (run.globals_w(), name)
+                return lambda g: [f"_c, _k = run.globals_w(), {name!r}"]
             elif not local:
                 self._undefined(name, t.pos, scope.locals | self.names.variables, what="variable")
-            return lambda run, loc: (loc, name)
+            return lambda g: [f"_c, _k = L, {name!r}"]
+        base = self.value(n.Var(t.pos, name), scope)
+        resolve = self._resolver(t, scope, base, local, variable)
+        if len(t.path) == 1 and t.path[0][0] == "attr":
+            # an entity's field, the common case, inline; anything else through the resolver
+            field = t.path[0][1]
+            return lambda g: [*g.value(base, "_o"), f"_c, _k = (run.record(_o), {field!r}) if "
+                              f"_o.__class__ is str and {field!r} in _E.get(_o, ()) else {g.obj(resolve)}(run, L)"]
+        return lambda g: [f"_c, _k = {g.obj(resolve)}(run, L)"]
+
+    def _resolver(self, t: n.Target, scope, base, local, variable):
+        """``fn(run, loc) -> (container, key)`` for a target with a path (see :meth:`target`)."""
+        name = t.name
         if not local and not variable and name in self.names.constants:
             self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos,
                           hint="declare it under variables: in components.yaml if the rules change it")
-        base = self.expr(n.Var(t.pos, name), scope)
         steps = [(kind, x if kind == "attr" else self.expr(x, scope)) for kind, x in t.path]
         root0 = "L" if local else "G" if variable else None
 
@@ -464,7 +417,15 @@ class Compiler:
         slow = self._closure(e, scope)
         if not self.generate:
             return slow
-        return Codegen(self.names, self.tracking).function(e, scope.locals, slow) or slow
+        return Codegen(self.names, self.tracking, self.space).function(e, scope.locals, slow) or slow
+
+    def value(self, e, scope):
+        """An expression a code unit computes (:mod:`interpreter.engine.units`): its checked
+        closure, carrying in ``.source`` the generated source the unit inlines."""
+        slow = self._closure(e, scope)
+        if self.generate:
+            slow.source = Codegen(self.names, False, self.space).source(e, scope.locals)
+        return slow
 
     def _closure(self, e, scope):
         return getattr(self, "e_" + type(e).__name__)(e, scope)
@@ -706,6 +667,9 @@ class Compiler:
                         for name, d in self.names.functions.items()})
             self.sink = Sink()  # the tracking variant's problems are the same: said once
         self.tracking, self.sink = False, sink
+        if self.generate:  # and a third time, as the Python function generated code calls
+            for d in self.names.functions.values():
+                Codegen(self.names, False, self.space).define(d, self._closure(d.expr, _Scope(set(d.params))))
         return out[0], out[1]
 
     # ------------------------------------------------------------------ errors
@@ -715,13 +679,6 @@ class Compiler:
         close = difflib.get_close_matches(name, sorted(map(str, candidates)), n=1)
         hint = f"did you mean '{close[0]}'?" if close else None
         self.sink.add(code, f"undefined {what} '{name}'", pos, hint)
-
-
-def _mod(a, b):
-    _numbers(a, b, "%")
-    if b == 0:
-        raise RuleFault("modulo by zero")
-    return a % b
 
 
 def _leading_requires(body: list) -> list:

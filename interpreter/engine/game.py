@@ -6,7 +6,7 @@ import json
 from fractions import Fraction
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
-from .machine import Action, Machine, copy_stack
+from .machine import Action, Machine
 
 LOG_FORMAT = "railrules-log-1"
 ENGINE = "railrules-engine-2"  # the engine a log or save was made by
@@ -272,7 +272,8 @@ class Game:
         """Run simple statements (set, pay, add, remove) on the state to set up a position."""
         from ..dsl.compiler import Compiler, _Scope
         from ..dsl.parser import parse_rules
-        from ..engine.instructions import Exec, Return
+        from ..engine.instructions import Code, Exec, Return
+        from ..engine.units import write
         from ..errors import RulesetError, Sink
         where = where or Pos("<statement>", 1, 1)
         sink = Sink()
@@ -280,15 +281,19 @@ class Game:
                              line_offset=where.line - 2)
         if sink.errors or not module.definitions:
             raise RulesetError(sink.diagnostics or [Diagnostic("RR101", f"cannot parse '{text}'", where)])
-        out: list = []
-        Compiler(self._names(), sink).block(module.definitions[0].body, _Scope(set()), out)
-        if sink.errors or not all(isinstance(i, (Exec, Return)) for i in out):
+        compiler = Compiler(self._names(), sink)
+        code = Code("<setup>", [], where, space=compiler.space)
+        compiler.block(module.definitions[0].body, _Scope(set()), code.instrs)
+        if sink.errors or not all(isinstance(i, Exec) for i in code.instrs):
             raise RulesetError(sink.diagnostics or [Diagnostic(
                 "RR105", "a position is set up with set, pay, add and remove only", where)])
+        code.instrs.append(Return(where))
+        frame = {"c": code.key, "pc": 0, "L": {}, "r": None}
         self.machine.begin()
+        self.machine.steps = 0
         try:
-            for instr in out:
-                instr.fn(self.machine, {})
+            self.state["stack"].append(frame)  # popped by the Return
+            write(code, compiler.program)(self.machine, frame)
         except Exception as err:  # noqa: BLE001
             self.machine.rollback()
             raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
@@ -307,7 +312,7 @@ class Game:
         changes one (copy on write); the clone starts with an empty log and nothing to undo."""
         state = dict(self.state)
         state["entities"] = dict(state["entities"])
-        state["stack"] = copy_stack(state["stack"])
+        state["stack"] = list(state["stack"])  # frames are copied before they change (Machine.own_top)
         state["history"] = list(state["history"])
         game = Game(self.ruleset, state, [])
         game.machine.cache = dict(self.machine.cache)

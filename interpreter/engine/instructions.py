@@ -2,7 +2,8 @@
 
 A code unit is a flat list of instructions with jumps, so that where the rules are paused
 is just ``(code unit, pc, locals)``: plain data (DESIGN invariant 3). Each instruction
-keeps the source position of the statement it came from.
+keeps the source position of the statement it came from, and writes itself as Python lines
+of the unit's one function (:mod:`interpreter.engine.units`), which is what runs.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from functools import cached_property
 
 from ..errors import Pos
 
-PAUSE = 1  # returned by an instruction that stops the machine (a choice, the end)
+PAUSE = 1  # returned by a unit's function that stops the machine (a choice, the end)
 
 
 @dataclass
@@ -20,33 +21,38 @@ class Code:
     params: list
     pos: Pos
     instrs: list = field(default_factory=list)
+    space: dict | None = None   # the namespace its unit function is written into (units.py)
 
 
 class Instr:
+    """One step of a code unit. ``source(g, i)`` writes it as Python lines of the unit's function
+    (:mod:`interpreter.engine.units`, where ``g`` is the writer and ``i`` its pc); ``ends``: control
+    leaves the straight line after it (a jump, a call, a return, a pause)."""
     __slots__ = ("pos",)
     pos: Pos
+    ends = False
 
 
 class Exec(Instr):
-    """Run a side effect (let, set, pay, add, remove, log, draw), then go on."""
-    __slots__ = ("fn",)
+    """A side effect (let, set, pay, add, remove, log, draw): ``source(g)`` gives its lines."""
+    __slots__ = ("lines",)
 
-    def __init__(self, pos, fn):
-        self.pos, self.fn = pos, fn
+    def __init__(self, pos, lines):
+        self.pos, self.lines = pos, lines
 
-    def run(self, vm, frame):
-        self.fn(vm, frame["L"])
-        frame["pc"] += 1
+    def source(self, g, i):
+        return self.lines(g)
 
 
 class Jump(Instr):
     __slots__ = ("target",)
+    ends = True
 
     def __init__(self, pos, target=None):
         self.pos, self.target = pos, target
 
-    def run(self, vm, frame):
-        frame["pc"] = self.target
+    def source(self, g, i):
+        return g.goto(self.target)
 
 
 class JumpIfNot(Instr):
@@ -55,26 +61,19 @@ class JumpIfNot(Instr):
     def __init__(self, pos, cond, target=None):
         self.pos, self.cond, self.target = pos, cond, target
 
-    def run(self, vm, frame):
-        frame["pc"] = frame["pc"] + 1 if self.cond(vm, frame["L"]) else self.target
+    def source(self, g, i):
+        return [*g.value(self.cond, "_v"), "if not _v:", *g.indent(g.goto(self.target))]
 
 
 class IterInit(Instr):
     """Evaluate a loop's list once and keep it, with the loop index, in a hidden local."""
-    __slots__ = ("slot", "source")
+    __slots__ = ("slot", "source_fn")
 
-    def __init__(self, pos, slot, source):
-        self.pos, self.slot, self.source = pos, slot, source
+    def __init__(self, pos, slot, source_fn):
+        self.pos, self.slot, self.source_fn = pos, slot, source_fn
 
-    def run(self, vm, frame):
-        items = self.source(vm, frame["L"])
-        if isinstance(items, int) and not isinstance(items, bool):
-            items = list(range(items))  # repeat N times
-        if not isinstance(items, list):
-            from .values import RuleFault, describe
-            raise RuleFault(f"a loop needs a list, got {describe(items)}")
-        frame["L"][self.slot] = [list(items), 0]
-        frame["pc"] += 1
+    def source(self, g, i):
+        return [*g.value(self.source_fn, "_v"), f"L[{self.slot!r}] = [_loop_items(_v), 0]"]
 
 
 class IterNext(Instr):
@@ -83,53 +82,49 @@ class IterNext(Instr):
     def __init__(self, pos, slot, var, target=None):
         self.pos, self.slot, self.var, self.target = pos, slot, var, target
 
-    def run(self, vm, frame):
-        loc = frame["L"]
-        items, i = loc[self.slot]
-        if i < len(items):
-            if self.var is not None:
-                loc[self.var] = items[i]
-            loc[self.slot] = [items, i + 1]  # a new pair: stored values never change in place
-            frame["pc"] += 1
-        else:
-            del loc[self.slot]
-            frame["pc"] = self.target
+    def source(self, g, i):
+        # a new pair each time: stored values never change in place
+        slot = repr(self.slot)
+        take = [f"L[{self.var!r}] = _v[_i]"] if self.var is not None else []
+        return [f"_v, _i = L[{slot}]", "if _i < len(_v):", *g.indent(take),
+                f"    L[{slot}] = [_v, _i + 1]", "else:", f"    del L[{slot}]",
+                *g.indent(g.goto(self.target))]
 
 
 class CallProc(Instr):
     __slots__ = ("proc", "args", "dest")
+    ends = True
 
     def __init__(self, pos, proc, args, dest=None):
         self.pos, self.proc, self.args, self.dest = pos, proc, args, dest
 
-    def run(self, vm, frame):
-        values = [a(vm, frame["L"]) for a in self.args]
-        frame["pc"] += 1
-        vm.push(self.proc, values, self.dest)
+    def source(self, g, i):
+        return [*g.values(self.args), f"F['pc'] = {i + 1}", g.push(self.proc, self.dest), "return 0"]
 
 
 class Return(Instr):
     __slots__ = ("expr",)
+    ends = True
 
     def __init__(self, pos, expr=None):
         self.pos, self.expr = pos, expr
 
-    def run(self, vm, frame):
-        value = self.expr(vm, frame["L"]) if self.expr else None
-        vm.pop(value)
+    def source(self, g, i):
+        value = g.value(self.expr, "_v") if self.expr else ["_v = None"]
+        return [*value, "run.pop(_v)", "return 0"]
 
 
 class Emit(Instr):
     __slots__ = ("event", "args")
+    ends = True
 
     def __init__(self, pos, event, args):
         self.pos, self.event, self.args = pos, event, args
 
-    def run(self, vm, frame):
-        values = [a(vm, frame["L"]) for a in self.args]
-        frame["pc"] += 1
-        for key in reversed(vm.program.handlers.get(self.event, [])):
-            vm.push(key, values, None)
+    def source(self, g, i):
+        handlers = reversed(g.program.handlers.get(self.event, []))
+        return [*g.values(self.args), f"F['pc'] = {i + 1}", *(g.push(key, None) for key in handlers),
+                "return 0"]
 
 
 class Assert(Instr):
@@ -139,34 +134,28 @@ class Assert(Instr):
     def __init__(self, pos, cond, reason):
         self.pos, self.cond, self.reason = pos, cond, reason
 
-    def run(self, vm, frame):
-        if not self.cond(vm, frame["L"]):
-            from .values import RuleFault
-            raise RuleFault(f"requirement failed: {self.reason(vm, frame['L'])}")
-        frame["pc"] += 1
+    def source(self, g, i):
+        return [*g.value(self.cond, "_v"), "if not _v:",
+                *g.indent([*g.value(self.reason, "_v"), "_required(_v)"])]
 
 
 class EndGame(Instr):
     __slots__ = ("reason",)
+    ends = True
 
     def __init__(self, pos, reason):
         self.pos, self.reason = pos, reason
 
-    def run(self, vm, frame):
-        vm.end_game([self.reason(vm, frame["L"])])
-        return PAUSE
+    def source(self, g, i):
+        return [*g.value(self.reason, "_v"), "run.end_game([_v])", f"return {PAUSE}"]
 
 
 class CheckEnd(Instr):
     def __init__(self, pos):
         self.pos = pos
 
-    def run(self, vm, frame):
-        frame["pc"] += 1
-        reasons = [name for name, cond in vm.program.end_conditions if cond(vm, {})]
-        if reasons:
-            vm.end_game(reasons)
-            return PAUSE
+    def source(self, g, i):
+        return ["if run.check_end():", f"    return {PAUSE}"]
 
 
 @dataclass
@@ -179,8 +168,14 @@ class OptionSpec:
     action: str | None     # the key of a used action's code unit
     player_var: str | None  # the action's `by p` name
     pos: Pos
-    # generated code for the last parameter: its values that pass every require (or None)
+    # generated code for the last parameter: the actions of its values that pass every require
+    # (or None): choices(run, L, items, name, head values)
     choices: object = None
+
+    @cached_property
+    def tests(self) -> tuple:
+        """The require conditions."""
+        return tuple(cond for cond, _, _ in self.requires)
 
     @cached_property
     def names(self) -> tuple:
@@ -200,7 +195,8 @@ class Choose(Instr):
             self._by_name = {s.name: s for s in self.options}
         return self._by_name[name]
 
-    def run(self, vm, frame):
-        vm.state["turn"] = self.player(vm, frame["L"])
-        vm.state["waiting"] = True
-        return PAUSE
+    ends = True
+
+    def source(self, g, i):
+        return [*g.value(self.player, "_v"), "run.state['turn'] = _v", "run.state['waiting'] = True",
+                f"F['pc'] = {i}", f"return {PAUSE}"]

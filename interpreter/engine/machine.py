@@ -6,46 +6,16 @@ and locals), never in Python: the machine can be rebuilt on any state at any tim
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import NamedTuple
-
 from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, RulesRuntimeError
-from .instructions import PAUSE, Choose
-from .values import OverBudget, RuleFault, check_storable, run_body
+from .instructions import Choose
+from .units import position
+from .values import Action, OverBudget, RuleFault, check_storable, run_body, word
 
 _MASK = (1 << 64) - 1
+_new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call
 _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
            ZeroDivisionError, RecursionError, AttributeError)
-
-
-def _word(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "none" if value is None else str(value)
-
-
-class Action(NamedTuple):
-    """One legal decision: an option's name and the values of its parameters (a named tuple:
-    cheap to make, as legal actions are made by the thousand)."""
-    name: str
-    args: tuple = ()
-
-    @property
-    def label(self) -> str:
-        return " ".join([self.name, *map(_word, self.args)])
-
-    def to_json(self) -> list:
-        return [self.name, *self.args]
-
-    @classmethod
-    def from_json(cls, data) -> "Action":
-        if not isinstance(data, list) or not data or not isinstance(data[0], str) \
-                or not all(x is None or isinstance(x, (int, str, bool)) for x in data[1:]):
-            raise ValueError(f"an action is a list [name, values...], got {data!r}")
-        return cls(data[0], tuple(data[1:]))
-
-    def __str__(self) -> str:
-        return self.label
 
 
 def _span(items: list) -> str:
@@ -59,10 +29,10 @@ def _span(items: list) -> str:
     return f"one of {shown}{', ...' if len(items) > 8 else ''}"
 
 
-def copy_stack(stack: list) -> list:
-    """A copy of the rule stack that shares nothing changeable: frames and their locals are
-    changed in place (pc, let); the values in the locals never are."""
-    return [{**f, "L": dict(f["L"])} for f in stack]
+def copy_frame(frame: dict) -> dict:
+    """A frame that shares nothing changeable with ``frame``: a frame and its locals are changed
+    in place (pc, let); the values in the locals never are."""
+    return {**frame, "L": dict(frame["L"])}
 
 
 class LogLine(str):
@@ -159,7 +129,11 @@ class Machine(_Shows):
         st = self.state
         self._old: dict = {}            # entity id -> its record before this transaction
         self._old_glob = None
-        self._control = (copy_stack(st["stack"]), st["rng"], st["waiting"],
+        # Frames are shared too (with the transaction's snapshot, and with clones): the bottom
+        # ``_shared`` frames of the stack are copied before they change (own_top); the frames
+        # this transaction pushes are its own.
+        self._shared = len(st["stack"])
+        self._control = (list(st["stack"]), st["rng"], st["waiting"],
                          st["turn"], st["result"], len(st["history"]),
                          len(self.messages) if self.messages is not None else 0)
 
@@ -191,7 +165,7 @@ class Machine(_Shows):
             return self.ent[eid]
         old = self.ent.get(eid) if isinstance(eid, str) else None
         if old is None:
-            raise RuleFault(f"{_word(eid)} is not an entity")
+            raise RuleFault(f"{word(eid)} is not an entity")
         rec = self.ent[eid] = dict(old)
         self._old[eid] = old
         return rec
@@ -208,9 +182,19 @@ class Machine(_Shows):
         code = self.program.codes[key]
         self.state["stack"].append({"c": key, "pc": 0, "L": dict(zip(code.params, args)), "r": dest})
 
+    def own_top(self) -> dict:
+        """The top frame, ready to be changed in this transaction (see :meth:`begin`)."""
+        stack = self.state["stack"]
+        if len(stack) <= self._shared:
+            stack[-1] = copy_frame(stack[-1])
+            self._shared = len(stack) - 1
+        return stack[-1]
+
     def pop(self, value) -> None:
         stack = self.state["stack"]
         frame = stack.pop()
+        if stack and len(stack) <= self._shared:
+            self.own_top()
         if frame["r"] is not None and stack:
             stack[-1]["L"][frame["r"]] = check_storable(value)
 
@@ -229,6 +213,13 @@ class Machine(_Shows):
         self.state["waiting"] = False
         self.state["turn"] = None
         self.say(f"game over ({'; '.join(map(str, reasons))})")
+
+    def check_end(self) -> bool:
+        """``check_end``: end the game if an end condition holds (True if it did)."""
+        reasons = [name for name, cond in self.program.end_conditions if cond(self, {})]
+        if reasons:
+            self.end_game(reasons)
+        return bool(reasons)
 
     def tick(self, n: int) -> None:
         """Count work done by expressions (comprehensions, function calls) against the budget."""
@@ -304,7 +295,7 @@ class Machine(_Shows):
                     continue
                 fresh = self.derived(key, args)
                 if fresh != entry[0]:
-                    wrong.append(f"{key}({', '.join(map(_word, args))}) is cached as "
+                    wrong.append(f"{key}({', '.join(map(word, args))}) is cached as "
                                  f"{entry[0]!r} but is now {fresh!r}")
         finally:
             self.from_scratch = False
@@ -312,40 +303,37 @@ class Machine(_Shows):
 
     # ------------------------------------------------------------ running
     def run(self) -> None:
-        """Execute until a choice is pending or the game is over."""
+        """Execute until a choice is pending or the game is over: the top frame's unit runs
+        until it calls, returns or pauses (:mod:`interpreter.engine.units`)."""
         state = self.state
-        stack = state["stack"]
-        codes = self.program.codes
+        units = self.program.units
         self.steps = 0
-        instr = None
         try:
+            stack = state["stack"]
+            if stack:
+                self.own_top()
             while stack:
                 frame = stack[-1]
-                instr = codes[frame["c"]].instrs[frame["pc"]]
-                self.steps += 1
-                if self.steps > self.budget:
-                    raise OverBudget()
-                if instr.run(self, frame) == PAUSE:
+                if units[frame["c"]](self, frame):
                     return
                 stack = state["stack"]
-        except OverBudget:
-            raise self._over_budget(instr) from None
+        except OverBudget as err:
+            raise self._over_budget(position(err)) from None
         except _FAULTS as err:
-            raise self._fault(err, instr) from None
+            raise self._fault(err, position(err)) from None
         if state["result"] is None:
             raise RulesRuntimeError(Diagnostic("RR302", "the game block finished without end_game",
                                                self.program.codes["game"].pos))
 
-    def _over_budget(self, where) -> RulesRuntimeError:
+    def _over_budget(self, pos) -> RulesRuntimeError:
         return RulesRuntimeError(Diagnostic(
             "RR303", f"more than {self.budget} steps without a decision (a loop that never ends?)",
-            where.pos if where else None,
-            hint="raise limits.steps in ruleset.yaml if the rules are right"))
+            pos, hint="raise limits.steps in ruleset.yaml if the rules are right"))
 
-    def _fault(self, err, instr) -> RulesRuntimeError:
+    def _fault(self, err, pos) -> RulesRuntimeError:
         where = self.state["stack"][-1]["c"] if self.state["stack"] else "game"
         msg = str(err) if isinstance(err, (RuleFault, BuiltinError)) else f"{type(err).__name__}: {err}"
-        return RulesRuntimeError(Diagnostic("RR302", f"in {where}: {msg}", instr.pos if instr else None))
+        return RulesRuntimeError(Diagnostic("RR302", f"in {where}: {msg}", pos))
 
     # ------------------------------------------------------------ choices
     def _choice(self) -> tuple[Choose, dict]:
@@ -364,59 +352,62 @@ class Machine(_Shows):
             return out
         spec = None
         self.steps = 0
+        instr, frame = self._choice()
+        player = self.state["turn"]
         try:
-            for spec, base in self._bases():
-                self._enumerate(spec, 0, dict(base), [], out)
+            for spec in instr.options:
+                loc = {spec.player_var: player} if spec.action else frame["L"]
+                if spec.domains:
+                    self._enumerate(spec, 0, loc, (), out)
+                    continue
+                for cond in spec.tests:
+                    if not cond(self, loc):
+                        break
+                else:
+                    out.append(_new(Action, (spec.name, ())))
         except OverBudget:
             raise RulesRuntimeError(Diagnostic(
                 "RR303", f"listing the legal actions of option '{spec.name}' takes more than "
                 f"{self.budget} steps (every combination of its parameters' values counts one)",
                 spec.pos, hint="narrow the option's domains, or raise limits.steps in ruleset.yaml")) from None
         except _FAULTS as err:
-            raise self._fault(err, spec) from None
+            raise self._fault(err, spec.pos if spec else None) from None
         return out
 
-    def _enumerate(self, spec, i, loc, values, out) -> None:
-        if i == len(spec.domains):
-            for cond, _, _ in spec.requires:
-                if not cond(self, loc):
-                    return
-            out.append(Action(spec.name, tuple(values)))
-            return
+    def _enumerate(self, spec, i, loc, head, out) -> None:
+        """Add the legal actions of ``spec`` whose first ``i`` values are ``head`` (set in ``loc``:
+        the option's base locals, read only, or their copy once a value is set in it)."""
         var, source = spec.domains[i]
         items = source(self, loc)
         if not isinstance(items, list):
             raise RuleFault(f"the choices for '{var}' must be a list")
         self.tick(len(items))  # every combination tried counts: a huge product stops (RR303)
+        name = spec.name
         if i + 1 == len(spec.domains):  # the last parameter: test each value here, no recursion
-            name, head = spec.name, tuple(values)
             if spec.choices is not None:
                 try:
-                    out.extend([Action(name, head + (v,)) for v in spec.choices(self, loc, items)])
+                    out += spec.choices(self, loc, items, name, head)
                     return
                 except OverBudget:
                     raise
                 except Exception:  # noqa: BLE001 - listed again one by one, to say what is wrong
                     pass
             if not spec.requires:
-                out.extend(Action(name, head + (v,)) for v in items)
+                out += [_new(Action, (name, head + (v,))) for v in items]
                 return
-            tests = [cond for cond, _, _ in spec.requires]
+            loc = dict(loc)
             for v in items:
                 loc[var] = v
-                for cond in tests:
+                for cond in spec.tests:
                     if not cond(self, loc):
                         break
                 else:
-                    out.append(Action(name, head + (v,)))
-            loc.pop(var, None)
+                    out.append(_new(Action, (name, head + (v,))))
             return
+        loc = dict(loc)
         for v in items:
             loc[var] = v
-            values.append(v)
-            self._enumerate(spec, i + 1, loc, values, out)
-            values.pop()
-        loc.pop(var, None)
+            self._enumerate(spec, i + 1, loc, head + (v,), out)
 
     def why_illegal(self, action: Action) -> tuple[str, object]:
         """The reason an action is refused, and the position of the rule that refuses it."""
@@ -439,11 +430,12 @@ class Machine(_Shows):
                 if not cond(self, loc):
                     return reason(self, loc), pos
         except _FAULTS as err:
-            raise self._fault(err, spec) from None
+            raise self._fault(err, spec.pos) from None
         return "not legal now", spec.pos
 
     def resume(self, action: Action) -> None:
         """Apply a legal action (the caller has checked legality) and run on."""
+        self.own_top()
         instr, frame = self._choice()
         spec = instr.option(action.name)
         state = self.state

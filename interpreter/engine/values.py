@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import NamedTuple
 
 
 MAX_STORED = 10 ** 18
@@ -18,10 +19,9 @@ class RuleFault(Exception):
 
 def run_body(run, body, key, params):
     """Run a def's compiled body; defs may call each other at most 200 deep."""
-    run.depth += 1
-    if run.depth > 200:
-        run.depth = 0
+    if run.depth >= 200:
         raise RuleFault(f"'{key}' calls itself more than 200 deep")
+    run.depth += 1
     try:
         return body(run, params)
     finally:
@@ -106,3 +106,33 @@ def check_storable(value):
     if callable(value):
         raise RuleFault("a function (x => ...) cannot be stored")
     return value
+
+
+def word(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "none" if value is None else str(value)
+
+
+class Action(NamedTuple):
+    """One legal decision: an option's name and the values of its parameters (a named tuple:
+    cheap to make, as legal actions are made by the thousand)."""
+    name: str
+    args: tuple = ()
+
+    @property
+    def label(self) -> str:
+        return " ".join([self.name, *map(word, self.args)])
+
+    def to_json(self) -> list:
+        return [self.name, *self.args]
+
+    @classmethod
+    def from_json(cls, data) -> "Action":
+        if not isinstance(data, list) or not data or not isinstance(data[0], str) \
+                or not all(x is None or isinstance(x, (int, str, bool)) for x in data[1:]):
+            raise ValueError(f"an action is a list [name, values...], got {data!r}")
+        return cls(data[0], tuple(data[1:]))
+
+    def __str__(self) -> str:
+        return self.label
