@@ -54,6 +54,7 @@ CODES = {
     "RR206": ("unknown-ruleset", "no ruleset has that name or path"),
     "RR207": ("unlisted-rules-file", "a .rules file in the ruleset folder is listed by no ruleset.yaml or variant"),
     "RR208": ("scenario-reference", "a scenario names an option, player or player count the ruleset does not have"),
+    "RR209": ("coverage-reference", "ruleset.yaml's coverage: unfired names no rule of the ruleset"),
     # run time
     "RR301": ("illegal-action", "the action is not legal in this position"),
     "RR302": ("runtime", "a rule failed while running"),
@@ -95,6 +96,7 @@ EXPLAIN = {
     "RR206": ("railrules play chicgo_express", "use a shipped ruleset's name or a folder with ruleset.yaml"),
     "RR207": ("rules/extra.rules, not in ruleset.yaml's rules: list", "list the file under rules: (or in a variant), or delete it"),
     "RR208": ("do: \"bild Red\" where the option is build", "name an option the rules define and players the scenario has"),
+    "RR209": ("coverage: {unfired: {detroit_at_9: ...}}", "name a procedure, action, option, end condition or trigger (on EVENT #k) as `railrules coverage` lists them"),
     "RR301": ("bid 999 with 30 in cash", "choose one of the legal actions; the message says why not"),
     "RR302": ("pay 3 from c to bank when c has 2", "guard the rule with a require or an if"),
     "RR303": ("while true: pass", "make every loop end or reach a choice; raise limits.steps if it is right"),

@@ -940,3 +940,17 @@ def test_an_unclosed_bracket_is_named_where_it_opened(tmp_path, line, opened):
     rules = f'game:\n{line}\n    end_game "d"\n\nscore p = p.cash\n'
     diags = errors_of(write_ruleset(tmp_path, rules))
     assert diags[0].code == "RR101" and diags[0].hint == opened
+
+
+def test_distance_counts_the_fewest_steps_over_the_board(chicago):
+    """`distance` over a real board: steps, groups, no way."""
+    game = chicago.new_game(3, 1)
+    hexes = list(chicago.board.adj)
+    assert game.evaluate("distance(A2, A2)") == 0
+    assert all(game.evaluate(f"distance({h}, A2)") == 1 for h in chicago.board.adj["A2"])
+    d = {h: game.evaluate(f"distance({h}, A2)") for h in hexes}
+    # one step changes the distance by at most one, and every hex but the target has a nearer neighbour
+    assert all(abs(d[h] - d[x]) <= 1 for h in hexes for x in chicago.board.adj[h])
+    assert all(min(d[x] for x in chicago.board.adj[h]) == d[h] - 1 for h in hexes if h != "A2")
+    assert game.evaluate("distance([R5, Q7, A3], A2)") == min(d["R5"], d["Q7"], d["A3"])
+    assert game.evaluate("distance([], A2)") is None

@@ -55,7 +55,7 @@ def _count(least: int):
     return parse
 
 
-def _games_args(p: argparse.ArgumentParser, games: int) -> None:
+def _games_args(p: argparse.ArgumentParser, games: int, forced: bool = True) -> None:
     """Options shared by the verbs that play many bot games."""
     p.add_argument("--games", type=_count(1), default=games, help=f"number of games (default {games})")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
@@ -64,9 +64,10 @@ def _games_args(p: argparse.ArgumentParser, games: int) -> None:
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.add_argument("--bots", "--bot", dest="bot", type=_bots, default="random", metavar="BOTS",
                    help="the bots (default random). " + BOT_HELP)
-    p.add_argument("--forced", action="store_true",
-                   help="apply a decision with one legal action without asking the bot (it is "
-                   "still a decision of the game, logged and replayed as any other)")
+    if forced:
+        p.add_argument("--forced", action="store_true",
+                       help="apply a decision with one legal action without asking the bot (it is "
+                       "still a decision of the game, logged and replayed as any other)")
 
 
 def _parallel_args(p: argparse.ArgumentParser) -> None:
@@ -191,9 +192,34 @@ def cmd_simulate(args) -> int:
     return EXIT_OK if result["finished"] == result["games"] else EXIT_FAIL
 
 
+def cmd_coverage(args) -> int:
+    from .arms import ArmError, Arms
+    from .compare import run
+    from .coverage import coverage, table
+    from .tables import show
+    try:
+        with Arms(args.ruleset, [args.variant] if args.variant else [], []) as arms:
+            ruleset = arms[-1].ruleset
+            result = run(arms[-1:], args.games, _players(ruleset, args.players), args.bot, args.seed,
+                         args.jobs, args.time_limit, progress=sys.stderr.isatty() and not args.json,
+                         cluster=args.cluster)
+    except ArmError as err:
+        raise Usage(str(err)) from None
+    cov = coverage(result, ruleset)
+    if args.json:
+        print(json.dumps(cov))
+    else:
+        show(table(cov))
+    if cov["partial"]:
+        print("stopped early: the figures are those of the games finished", file=sys.stderr)
+        return 130
+    return EXIT_OK if not cov["errors"] else EXIT_FAIL
+
+
 def cmd_compare(args) -> int:
     from .arms import ArmError, Arms
-    from .compare import describe, run, to_csv, verdicts
+    from .compare import run, table, to_csv, verdicts
+    from .tables import show
     from .report import to_html
     for flag, path in (("--csv", args.csv), ("--html", args.html)):
         if path and Path(path).exists() and not args.force:
@@ -211,7 +237,10 @@ def cmd_compare(args) -> int:
                 Path(path).write_text(make(result), encoding="utf-8")
             except OSError as err:
                 print(f"railrules compare: cannot write {path}: {err.strerror or err}", file=sys.stderr)
-    print(json.dumps(result) if args.json else describe(result))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        show(table(result))
     if result["partial"]:
         print("stopped early: the figures are those of the games finished", file=sys.stderr)
         return 130
@@ -404,6 +433,18 @@ def build_parser() -> argparse.ArgumentParser:
                    "FILE (plots need matplotlib: pip install \".[report]\")")
     p.add_argument("--force", action="store_true", help="allow --csv and --html to overwrite existing files")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("coverage", help="which rules, actions, options, triggers and end conditions "
+                       "fire in many bot games, and how often",
+                       description="Play N seeded bot games and list every rule of the ruleset with "
+                       "how often it fired and in how many games; the rules that never fired are "
+                       "listed apart with the reason ruleset.yaml gives (coverage: {unfired: {NAME: "
+                       "why}}) or NOT EXPLAINED. Ctrl-C or --time-limit stops early and reports the "
+                       "games finished (exit 130).")
+    _ruleset_arg(p)
+    _games_args(p, 200, forced=False)
+    _parallel_args(p)
+    p.set_defaults(func=cmd_coverage)
 
     p = sub.add_parser("lint", help="check rulesets: YAML, schemas, rules language, names",
                        description="Report every problem as file:line:col: severity CODE message. "

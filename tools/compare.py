@@ -18,6 +18,7 @@ from interpreter.errors import RailrulesError
 
 from . import runner, stats
 from .bots import seat_bots
+from .tables import Table
 
 
 def seating(specs: str, players: int, game_index: int) -> list[str]:
@@ -32,7 +33,7 @@ def seating(specs: str, players: int, game_index: int) -> list[str]:
 def play_game(rulesets: list, task: tuple) -> dict:
     """One game of one arm; a task is (game index, arm index, seed, players, bot specs)."""
     i, k, seed, players, specs = task
-    game = rulesets[k].new_game(players, seed)
+    game = rulesets[k].new_game(players, seed, count_rules=True)
     seats = seating(specs, players, i)
     bots = seat_bots(",".join(seats), game.players, seed) if len(set(seats)) > 1 \
         else seat_bots(seats[0], game.players, seed)
@@ -58,8 +59,21 @@ def play_game(rulesets: list, task: tuple) -> dict:
     record.update(metrics={k: float(v) for k, v in game.metrics().items()})
     record.update(decisions=game.decisions, reasons=game.result["reasons"], scores=scores,
                   winners=game.result["winners"], margin=top[0] - top[1] if len(top) > 1 else 0,
-                  lead_changes=changes if estimating else None, actions=dict(actions))
+                  lead_changes=changes if estimating else None, actions=dict(actions),
+                  rules={rule_name(key): v for key, v in game.rule_counts.items() if rule_name(key)})
     return record
+
+
+def rule_name(key: str) -> str | None:
+    """How a code unit that fired is named in the figures: a procedure by its name, a trigger
+    by its event and number (``on EVENT #2``); actions are counted as actions, the game block not."""
+    kind, _, rest = key.partition(":")
+    if kind == "proc":
+        return rest
+    if kind == "on":
+        event, _, k = rest.rpartition(":")
+        return f"on {event} #{int(k) + 1}"
+    return None
 
 
 def _leader(game):
@@ -110,15 +124,18 @@ def _per_game(records: list, players: int) -> dict:
             m[f"bot {b} wins"] = lambda r, b=b: stats.mean([share(r, p) for p, x in r["seats"].items() if x == b])
     for a in actions:
         m[f"action {a}"] = lambda r, a=a: r["actions"].get(a, 0)
+    for x in sorted({x for r in ok for x in r.get("rules", ())}):
+        m[f"rule {x}"] = lambda r, x=x: r["rules"].get(x, 0)
     return {name: [f(r) if r["error"] is None else None for r in records] for name, f in m.items()}
 
 
 _FIRST = ("decisions", "winner's margin", "shared win", "first player wins", "lead changes")
-_GROUPS = ("metric ", "end: ", "seat ", "bot ", "action ")
+_GROUPS = ("metric ", "end: ", "seat ", "bot ", "action ", "rule ")
 
 
 def _order(name: str) -> tuple:
-    """Game-wide metrics first, then the ruleset's, end reasons, seats, bots and actions, each by name."""
+    """Game-wide metrics first, then the ruleset's, end reasons, seats, bots, actions and rules,
+    each by name."""
     if name in _FIRST:
         return (0, _FIRST.index(name), "")
     return (1 + next((i for i, g in enumerate(_GROUPS) if name.startswith(g)), len(_GROUPS)), 0, name)
@@ -171,13 +188,13 @@ def verdicts(result: dict) -> list[str]:
     return out
 
 
-def describe(result: dict) -> str:
-    """The terminal table: one row per metric, one column per arm; changes marked *."""
+def table(result: dict) -> Table:
+    """The figures as a table: one row per metric, one column per arm; rows with a change marked *."""
     labels = result["arms"]
-    head = (f"{result['ruleset']}: {result['compared']} paired games of {result['games']}"
-            f"{' (PARTIAL: stopped early)' if result['partial'] else ''}, {result['players']} players, "
-            f"bots {result['bots']}, seeds {result['seed']}..{result['seed'] + result['games'] - 1}")
-    rows = [["metric"] + labels]
+    title = (f"{result['ruleset']}: {result['compared']} paired games of {result['games']}"
+             f"{' (PARTIAL: stopped early)' if result['partial'] else ''}, {result['players']} players, "
+             f"bots {result['bots']}, seeds {result['seed']}..{result['seed'] + result['games'] - 1}")
+    t = Table(title, ["metric"] + labels)
     for name, row in result["metrics"].items():
         if name == "seat balance":
             continue
@@ -188,18 +205,18 @@ def describe(result: dict) -> str:
             if "change" in c:
                 d = c["change"]
                 text += f"  Δ {d['mean']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]{'*' if d['significant'] else ''}"
+                if d["significant"]:
+                    t.marked.add(len(t.rows))
             cells.append(text)
-        rows.append(cells)
+        t.rows.append(cells)
     balance = result["metrics"].get("seat balance", {})
-    rows.append(["seat balance (largest seat advantage; χ² p)"] + [
+    t.rows.append(["seat balance (largest seat advantage; χ² p)"] + [
         f"{balance[label]['largest seat advantage']:+.3g}; p={balance[label]['p']:.2g}" for label in labels])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [head, ""] + ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-    lines += ["", "significant changes (interval of the paired difference excludes 0):"]
-    lines += [f"  {v}" for v in verdicts(result)] or ["  none"]
+    t.notes += ["significant changes (interval of the paired difference excludes 0):"]
+    t.notes += [f"  {v}" for v in verdicts(result)] or ["  none"]
     errors = [(label, r) for label, rs in result["records"].items() for r in rs if r["error"]]
-    lines += [f"error in {label}, seed {r['seed']}: {r['error']}" for label, r in errors[:5]]
-    return "\n".join(lines)
+    t.notes += [f"error in {label}, seed {r['seed']}: {r['error']}" for label, r in errors[:5]]
+    return t
 
 
 def to_csv(result: dict) -> str:

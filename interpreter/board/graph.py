@@ -20,6 +20,14 @@ class Board:
         self.offset = offset
         self.order = {h: i for i, h in enumerate(order)}
         self.adj = {h: sorted(graph.adj[h], key=self.order.__getitem__) for h in order}
+        self._distances: dict = {}
+
+    def distances_to(self, h: str) -> dict:
+        """Fewest steps from every hex that has a way to ``h`` (kept: the board never changes)."""
+        found = self._distances.get(h)
+        if found is None:
+            found = self._distances[h] = nx.single_source_shortest_path_length(self.graph, h)
+        return found
 
 
 def build_board(hexes: dict, offset: str | None) -> tuple[Board, list[str]]:

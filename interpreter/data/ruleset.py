@@ -95,9 +95,9 @@ class Ruleset:
                 + [f"new {k}" for k in now if k not in fingerprints]
                 + [f"removed {k}" for k in fingerprints if k not in now])
 
-    def new_game(self, players: int, seed: int = 0):
+    def new_game(self, players: int, seed: int = 0, count_rules: bool = False):
         from ..engine.game import Game
-        return Game.new(self, players, seed)
+        return Game.new(self, players, seed, count_rules=count_rules)
 
     def variants(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "variants").glob("*.yaml"))

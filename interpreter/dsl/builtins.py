@@ -227,6 +227,15 @@ def _connected(run, hexes, a, b):
     return a in graph and b in graph and nx.has_path(graph, a, b)
 
 
+def _distance(run, group, h):
+    """Fewest steps from the nearest hex of ``group`` (a hex or a list of hexes) to hex ``h``,
+    every hex of the board enterable; none when the group is empty or has no way there."""
+    table = run.board.distances_to(_hex(run, h, "distance"))
+    steps = [table.get(_hex(run, x, "distance")) for x in (group if isinstance(group, list) else [group])]
+    steps = [d for d in steps if d is not None]
+    return min(steps) if steps else None
+
+
 def _reach(run, group, limit, cost=None):
     """Hexes reachable from a group of hexes spending at most ``limit``. Entering hex h costs
     ``cost(h)`` when cost is a function (none: h cannot be entered), 1 when cost is a list of the
@@ -385,6 +394,7 @@ CONTEXT = {
     "touches": (_touches, 2, 2, "true if two groups of hexes share or border a hex"),
     "components": (_components, 1, 1, "the connected groups of a set of hexes (networkx)"),
     "connected": (_connected, 3, 3, "true if a and b are joined through the given hexes"),
+    "distance": (_distance, 2, 2, "fewest steps from a hex or the nearest hex of a group to hex h, or none: distance(c.network, h)"),
     "reach": (_reach, 2, 3, "hexes reachable from a group within a limit, entering a hex costing cost(h) or 1 if in a list: reach(c.network, 3, h => h.cost)"),
 }
 

@@ -47,9 +47,11 @@ class Program:
     actions: dict = field(default_factory=dict)      # name -> OptionSpec template
     space: dict = field(default_factory=namespace)   # where all its generated code runs
     units: dict = None                               # key -> the code unit as one function
+    counted_units: dict = None                       # the same, counting entries (Machine.counts)
 
     def __post_init__(self):
         self.units = Units(self)
+        self.counted_units = Units(self, counting=True)
 
 
 class _Scope:
@@ -131,6 +133,7 @@ class Compiler:
         if when is not None:
             skip = ins.JumpIfNot(when.pos, self.value(when, scope))
             out.append(skip)
+            code.guarded = True
         self.block(body, scope, out)
         out.append(ins.Return(pos))
         if when is not None:

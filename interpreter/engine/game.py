@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from fractions import Fraction
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
@@ -38,7 +39,9 @@ class Game:
 
     # ------------------------------------------------------------------ creation
     @classmethod
-    def new(cls, ruleset, players: int, seed: int = 0, messages: list | None = None) -> "Game":
+    def new(cls, ruleset, players: int, seed: int = 0, messages: list | None = None,
+            count_rules: bool = False) -> "Game":
+        """A new game; with ``count_rules``, its :attr:`rule_counts` counts the rules that fire."""
         if not isinstance(players, int) or not ruleset.players_min <= players <= ruleset.players_max:
             raise IllegalAction(Diagnostic(
                 "RR301", f"{ruleset.name} is for {ruleset.players_min} to {ruleset.players_max} "
@@ -59,6 +62,8 @@ class Game:
             "waiting": False, "turn": None, "result": None, "history": [],
         }
         game = cls(ruleset, state, messages)
+        if count_rules:
+            game.machine.counts = Counter()
         game.machine.run()
         game.machine.commit()
         return game
@@ -196,6 +201,13 @@ class Game:
             self.machine.restore(self._undo.pop())
         self.machine.begin()
         self._legal = None
+
+    @property
+    def rule_counts(self) -> Counter | None:
+        """How often each rule fired in a game made with ``count_rules`` (never in its clones;
+        None otherwise): a code unit's key (``proc:NAME``, ``action:NAME``, ``on:EVENT:I`` for
+        the I-th trigger of EVENT, counted when its ``when`` held, ``game``) -> its count."""
+        return self.machine.counts
 
     def check_derived(self) -> None:
         """Recompute every kept ``derived`` value from scratch; raise RR310 if one differs from

@@ -22,6 +22,7 @@ class Code:
     pos: Pos
     instrs: list = field(default_factory=list)
     space: dict | None = None   # the namespace its unit function is written into (units.py)
+    guarded: bool = False       # its first instruction is a `when` guard (a trigger's)
 
 
 class Instr:

@@ -111,6 +111,7 @@ class Machine(_Shows):
         self.depth = 0
         self.steps = 0
         self.budget = ruleset.step_budget
+        self.counts = None  # a Counter: how often each code unit fired (coverage; units.py)
         self.bind(state)
 
     def bind(self, state: dict) -> None:
@@ -306,7 +307,7 @@ class Machine(_Shows):
         """Execute until a choice is pending or the game is over: the top frame's unit runs
         until it calls, returns or pauses (:mod:`interpreter.engine.units`)."""
         state = self.state
-        units = self.program.units
+        units = self.program.units if self.counts is None else self.program.counted_units
         self.steps = 0
         try:
             stack = state["stack"]

@@ -8,6 +8,10 @@ counts its instructions against the step budget when it starts. Expressions are 
 their generated source (:mod:`interpreter.dsl.codegen`), each with its checked closure as the
 fallback, and locals are ``L[...]``: no name a ruleset writes reaches Python.
 
+Counting units (``Units(program, counting=True)``, run when ``Machine.counts`` is a Counter)
+add one to ``run.counts[key]`` each time the unit is entered afresh (``pc`` 0), or, for a
+trigger with a ``when`` guard, each time the guard holds: which rules fired, for coverage.
+
 Where the rules are paused stays plain data: ``pc`` is an instruction's index, as before. A
 fault's position is found from the line of the unit's function that raised it
 (:func:`position`): each line of the source belongs to one instruction.
@@ -24,18 +28,18 @@ _SAFE = re.compile(r"-?\d+|'[^'\\]*'|None|True|False|_k\d+")
 class Units(dict):
     """A program's unit functions by code key, each written the first time it runs."""
 
-    def __init__(self, program):
+    def __init__(self, program, counting: bool = False):
         super().__init__()
-        self.program = program
+        self.program, self.counting = program, counting
 
     def __missing__(self, key):
-        fn = self[key] = write(self.program.codes[key], self.program)
+        fn = self[key] = write(self.program.codes[key], self.program, self.counting)
         return fn
 
 
-def write(code, program):
+def write(code, program, counting: bool = False):
     """The function ``unit(run, F)`` of ``code`` (see the module's note)."""
-    w = _Writer(code, program)
+    w = _Writer(code, program, counting)
     lines, owners = w.function()
     source = "\n".join(lines) + "\n"
     space = code.space
@@ -63,8 +67,9 @@ def position(err):
 class _Writer:
     """Writes the source; instructions call back (``value``, ``goto``, ``push``...)."""
 
-    def __init__(self, code, program):
+    def __init__(self, code, program, counting: bool = False):
         self.code, self.program, self.space = code, program, code.space
+        self.counting = counting
         self.names: dict = {}  # id(object) -> its name in the namespace
 
     # ------------------------------------------------------------ for the instructions
@@ -132,6 +137,8 @@ class _Writer:
         instrs = self.code.instrs
         for i in range(start, stop):
             out += [(line, i) for line in instrs[i].source(self, i)]
+            if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
+                out.append((self.count(), 0))
         if not instrs[stop - 1].ends:
             out += [(line, stop - 1) for line in self.goto(stop)]
         return out
@@ -146,11 +153,16 @@ class _Writer:
                 ("else:", blocks[half][0]),
                 *[("    " + line, i) for line, i in self.tree(blocks[half:])]]
 
+    def count(self) -> str:
+        return f"run.counts[{self.code.key!r}] += 1"
+
     def function(self) -> tuple[list, list]:
         starts = self.leaders()
         blocks = list(zip(starts, starts[1:] + [len(self.code.instrs)]))
+        entry = [("if pc == 0:", 0), ("    " + self.count(), 0)] \
+            if self.counting and not self.code.guarded else []
         body = [("L = F['L']", 0), ("_E = run.ent", 0), ("_B = run.budget", 0), ("pc = F['pc']", 0),
-                ("while True:", 0), *[("    " + line, i) for line, i in self.tree(blocks)]]
+                *entry, ("while True:", 0), *[("    " + line, i) for line, i in self.tree(blocks)]]
         lines = ["def unit(run, F):"] + ["    " + line for line, _ in body]
         owners = [0] + [i for _, i in body]
         return lines, owners

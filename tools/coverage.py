@@ -1,0 +1,97 @@
+"""`railrules coverage`: which rules fired in many bot games, and how often.
+
+Every procedure, trigger (``on EVENT``, counted when its ``when`` held), action, option of a
+``choose`` and end condition of the ruleset is listed with how often it fired and in how many
+games; the ones that never fired are listed apart, each with the reason the ruleset gives for it
+(``coverage: {unfired: {NAME: why}}`` in ruleset.yaml) or marked unexplained, so that a rule the
+bots never reach is seen and either explained or fixed. The games are those of
+:mod:`tools.compare` with one arm, so they are seeded, seated and parallel the same way.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from interpreter.checks._walk import walk
+from interpreter.dsl import nodes as n
+
+from .compare import rule_name
+from .tables import Table
+
+
+def rules_of(ruleset) -> list[dict]:
+    """Every rule of the ruleset: its kind, name (as the games count it) and where it is."""
+    out, seen_options = [], set()
+    handlers: Counter = Counter()
+    for d in ruleset.definitions:
+        where = f"{d.pos.file}:{d.pos.line}"
+        if isinstance(d, n.ProcDef):
+            out.append({"kind": "procedure", "name": d.name, "where": where})
+        elif isinstance(d, n.ActionDef):
+            out.append({"kind": "action", "name": d.name, "where": where})
+        elif isinstance(d, n.HandlerDef):
+            name = rule_name(f"on:{d.event}:{handlers[d.event]}")
+            handlers[d.event] += 1
+            out.append({"kind": "trigger", "name": name, "where": where})
+        elif isinstance(d, n.EndDef):
+            out.append({"kind": "end", "name": d.name, "where": where})
+    for d in ruleset.definitions:
+        for node in walk(d):
+            if isinstance(node, n.Option) and node.name not in seen_options:
+                seen_options.add(node.name)
+                out.append({"kind": "option", "name": node.name,
+                            "where": f"{node.pos.file}:{node.pos.line}"})
+    return out
+
+
+def _fired(record: dict) -> dict:
+    """(kind, name) -> times fired in one game record of :func:`tools.compare.play_game`."""
+    out = {}
+    for name, v in record["rules"].items():
+        out[("trigger" if name.startswith("on ") else "procedure", name)] = v
+    for name, v in record["actions"].items():
+        out[("action", name)] = out[("option", name)] = v
+    for name in record["reasons"]:
+        out[("end", name)] = 1
+    return out
+
+
+def coverage(result: dict, ruleset) -> dict:
+    """The coverage table of a one-arm :func:`tools.compare.run` result."""
+    records = [r for rs in result["records"].values() for r in rs if r["error"] is None]
+    fired: Counter = Counter()
+    games: Counter = Counter()
+    for r in records:
+        seen = _fired(r)
+        fired.update(seen)
+        games.update(seen.keys())
+    reasons = ((ruleset.meta.get("coverage") or {}).get("unfired") or {})
+    rows = []
+    for rule in rules_of(ruleset):
+        key = (rule["kind"], rule["name"])
+        row = dict(rule, fired=fired[key], games=games[key])
+        if not row["fired"]:
+            row["why"] = reasons.get(rule["name"])
+        rows.append(row)
+    never = [r for r in rows if not r["fired"]]
+    return {"ruleset": result["ruleset"], "players": result["players"], "bots": result["bots"],
+            "seed": result["seed"], "games": result["games"], "finished": len(records),
+            "partial": result["partial"], "rules": rows,
+            "never": [{"name": r["name"], "kind": r["kind"], "why": r["why"]} for r in never],
+            "unexplained": sum(r["why"] is None for r in never),
+            "errors": [r["error"] for rs in result["records"].values() for r in rs if r["error"]]}
+
+
+def table(cov: dict) -> Table:
+    title = (f"{cov['ruleset']}: rule coverage over {cov['finished']} games of {cov['games']}"
+             f"{' (PARTIAL: stopped early)' if cov['partial'] else ''}, {cov['players']} players, "
+             f"bots {cov['bots']}, seeds {cov['seed']}..{cov['seed'] + cov['games'] - 1}")
+    t = Table(title, ["kind", "rule", "fired", "games", "where"], right=(2, 3))
+    for k, r in enumerate(cov["rules"]):
+        t.rows.append([r["kind"], r["name"], str(r["fired"]), str(r["games"]), r["where"]])
+        if not r["fired"]:
+            t.marked.add(k)
+    t.notes += [f"never fired: {len(cov['never'])} of {len(cov['rules'])} rules"
+                f" ({cov['unexplained']} without a reason in ruleset.yaml's coverage: unfired)"]
+    t.notes += [f"  {r['kind']} {r['name']}: {r['why'] or 'NOT EXPLAINED'}" for r in cov["never"]]
+    t.notes += [f"error: {e}" for e in cov["errors"][:5]]
+    return t
