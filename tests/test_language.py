@@ -954,3 +954,22 @@ def test_distance_counts_the_fewest_steps_over_the_board(chicago):
     assert all(min(d[x] for x in chicago.board.adj[h]) == d[h] - 1 for h in hexes if h != "A2")
     assert game.evaluate("distance([R5, Q7, A3], A2)") == min(d["R5"], d["Q7"], d["A3"])
     assert game.evaluate("distance([], A2)") is None
+
+
+def test_a_log_line_is_stored_as_its_template_and_values_and_reads_as_then(tmp_path):
+    root = write_ruleset(tmp_path, """\
+    game:
+        log "counter is {counter}, tokens {[red, green]}, {counter > 0}"
+        set counter += 4
+        log "counter is {counter}"
+        log "plain"
+        end_game "done"
+
+    score p = p.cash
+    """)
+    game = load_ruleset(str(root)).new_game(players=1, seed=0)
+    # values as they were when the line was logged; entities by name; yes/no
+    assert list(game.messages)[:3] == ["counter is 0, tokens Red, Green, no", "counter is 4", "plain"]
+    first = game.messages.entries[0]
+    assert first.values == (0, ["red", "green"], False) and first.parts[0] == "counter is "
+    assert game.messages[1:3] == ["counter is 4", "plain"] and game.messages == list(game.messages)

@@ -244,10 +244,9 @@ class Compiler:
         out.append(ins.CheckEnd(s.pos))
 
     def s_Log(self, s, scope, out):
-        fn = self.value(s.expr, scope)
-        if s.reveals is None:
-            out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), "run.say(_v)"]))
-        else:  # an entry that gives away a field: shown only to whoever may see that field
+        """A template is logged as its parts and values, written out when read (engine/log.py)."""
+        reveals, field = None, None
+        if s.reveals is not None:  # an entry that gives away a field: shown only to whoever may see it
             t = s.reveals
             if not t.path or t.path[-1][0] != "attr":
                 self.sink.add("RR105", "'reveals' names an entity's field, as in: reveals p.cash", t.pos)
@@ -255,9 +254,21 @@ class Compiler:
             entity, field = n.Var(t.pos, t.name), t.path[-1][1]
             for kind, x in t.path[:-1]:
                 entity = n.Attr(t.pos, entity, x) if kind == "attr" else n.Index(t.pos, entity, x)
-            owner = self.value(entity, scope)
-            out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *g.value(owner, "_w"),
-                                                  f"run.say(_v, (_w, {field!r}))"]))
+            reveals = self.value(entity, scope)
+        extra = f", (_w, {field!r})" if reveals else ""
+
+        def owner(g):
+            return g.value(reveals, "_w") if reveals else []
+        e = s.expr
+        if isinstance(e, n.Str) and len(e.parts) > 1:
+            parts = tuple(p if isinstance(p, str) else None for p in e.parts)
+            fns = [self.value(p, scope) for p in e.parts if not isinstance(p, str)]
+            values = "".join(f"_a{j}, " for j in range(len(fns)))
+            out.append(ins.Exec(s.pos, lambda g: [*g.values(fns), *owner(g),
+                                                  f"run.say_entry({parts!r}, ({values}){extra})"]))
+        else:
+            fn = self.value(e, scope)
+            out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *owner(g), f"run.say(_v{extra})"]))
 
     def s_If(self, s, scope, out):
         ends = []

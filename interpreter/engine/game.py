@@ -7,6 +7,7 @@ from collections import Counter
 from fractions import Fraction
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
+from .log import Messages
 from .machine import Action, Machine
 
 LOG_FORMAT = "railrules-log-1"
@@ -32,8 +33,8 @@ class Game:
     def __init__(self, ruleset, state: dict, messages: list | None = None):
         self.ruleset = ruleset
         self.state = state
-        self.messages = messages if messages is not None else []
-        self.machine = Machine(ruleset, state, self.messages)
+        self._log = messages if messages is not None else []
+        self.machine = Machine(ruleset, state, self._log)
         self._legal: list[Action] | None = None
         self._undo: list = []  # one entry per applied action, for undo()
 
@@ -121,6 +122,12 @@ class Game:
         hidden from them (``log ... reveals p.cash``)."""
         reveals = getattr(line, "reveals", None)
         return reveals is None or not self.hidden(*reveals, player)
+
+    @property
+    def messages(self) -> Messages:
+        """The whole log as text lines, written out as they are read (:mod:`.log`);
+        ``messages.entries`` are the structured records."""
+        return Messages(self._log)
 
     def messages_for(self, player: str | None) -> list[str]:
         """The log as ``player`` may read it (``messages`` is the whole log)."""

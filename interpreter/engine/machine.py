@@ -9,6 +9,7 @@ from fractions import Fraction
 from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, RulesRuntimeError
 from .instructions import Choose
+from .log import Entry, LogLine, show
 from .units import position
 from .values import Action, OverBudget, RuleFault, check_storable, run_body, word
 
@@ -35,16 +36,6 @@ def copy_frame(frame: dict) -> dict:
     return {**frame, "L": dict(frame["L"])}
 
 
-class LogLine(str):
-    """A line of the log that gives away an entity's field (``log ... reveals p.cash``):
-    text like any other, shown only to those who may see that field (Game.sees)."""
-
-    def __new__(cls, text, reveals: tuple):
-        line = super().__new__(cls, text)
-        line.reveals = reveals
-        return line
-
-
 class _NoFunctions(dict):
     def __missing__(self, name):
         raise RuleFault(f"a constant cannot call the function '{name}': constants are computed "
@@ -56,17 +47,7 @@ class _Shows:
     ent: dict
 
     def show(self, value) -> str:
-        if isinstance(value, str):
-            rec = self.ent.get(value)
-            return str(rec.get("name", value)) if rec else value
-        if isinstance(value, list):
-            return ", ".join(self.show(v) for v in value)
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if value is None:
-            return "none"
-        return str(value)
-
+        return show(self.ent, value)
 
 
 class ConstantRun(_Shows):
@@ -237,8 +218,14 @@ class Machine(_Shows):
         return (z ^ (z >> 31)) % n
 
     def say(self, text, reveals: tuple | None = None) -> None:
+        """Log a text (a ``log`` whose expression is not a template)."""
         if self.messages is not None:
             self.messages.append(LogLine(text, reveals) if reveals else str(text))
+
+    def say_entry(self, parts: tuple, values: tuple, reveals: tuple | None = None) -> None:
+        """Log a template with its values, written out only when read (:mod:`.log`)."""
+        if self.messages is not None:
+            self.messages.append(Entry(parts, values, reveals, self.ent))
 
     # ------------------------------------------------------------ derived values
     def derived(self, key: str, args: tuple):

@@ -1,0 +1,92 @@
+"""The game's log as structured entries, written as text only when someone reads it.
+
+A ``log "..."`` statement stores an :class:`Entry`: the template's text parts and the values
+of its ``{...}`` parts as they were when it ran (stored values are never changed in place, so
+keeping them costs nothing), and, for ``log ... reveals p.cash``, the field it gives away. The
+text is made when a line is read (:class:`Messages`, ``Game.messages``): a bot's imagined
+games, which nobody reads, never pay for it. An entity reads as its name (:func:`show`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def show(ent: dict, value) -> str:
+    """How a value reads in a message: an entity by its name, a list joined, yes/no, none."""
+    if isinstance(value, str):
+        rec = ent.get(value)
+        return str(rec.get("name", value)) if rec else value
+    if isinstance(value, list):
+        return ", ".join(show(ent, v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    return str(value)
+
+
+class LogLine(str):
+    """A line of the log that gives away an entity's field (``log ... reveals p.cash``):
+    text like any other, shown only to those who may see that field (Game.sees)."""
+
+    def __new__(cls, text, reveals: tuple):
+        line = super().__new__(cls, text)
+        line.reveals = reveals
+        return line
+
+
+class Entry:
+    """One ``log`` line as data: ``parts`` (text, and None where a value goes), ``values``,
+    ``reveals`` (entity, field) or None, and the game's entities to name entities by."""
+    __slots__ = ("parts", "values", "reveals", "ent")
+
+    def __init__(self, parts: tuple, values: tuple, reveals, ent: dict):
+        self.parts, self.values, self.reveals, self.ent = parts, values, reveals, ent
+
+    def text(self) -> str:
+        values = iter(self.values)
+        ent = self.ent
+        out = "".join(p if p is not None else show(ent, next(values)) for p in self.parts)
+        return LogLine(out, self.reveals) if self.reveals else out
+
+    __str__ = text
+
+    def __repr__(self) -> str:
+        return f"Entry({self.text()!r})"
+
+
+def text_of(item) -> str:
+    """A stored log item as text: entries are written out, plain text is itself."""
+    return item.text() if item.__class__ is Entry else item
+
+
+class Messages(Sequence):
+    """The log as text lines (a read-only view of the machine's entries): index, slice, iterate,
+    ``len``, compare with a list of strings, ``"\\n".join(...)``."""
+
+    def __init__(self, items: list):
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [text_of(x) for x in self._items[i]]
+        return text_of(self._items[i])
+
+    def __iter__(self):
+        return (text_of(x) for x in self._items)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (Messages, list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Messages({list(self)!r})"
+
+    @property
+    def entries(self) -> list:
+        """The log's items as stored: :class:`Entry` records, or plain text."""
+        return list(self._items)
