@@ -25,13 +25,15 @@ def imagine(game, seat: str, rng):
         entities = state["entities"]
         own = entities.get(seat, {})
         start = game.ruleset.entities
-        for eid, record in entities.items():
-            fields = [f for f in secret.get(record.get("kind"), ()) if f in record
-                      and game.hidden(eid, f, seat)]
-            if fields:
-                record = entities[eid] = dict(record)  # records are shared: never change one
-                for f in fields:
-                    record[f] = own[f] if f in own else start.get(eid, {}).get(f, record[f])
+        for kind, names in secret.items():
+            ids = state["kinds"].get(kind) or game.ruleset.kinds.get(kind, ())
+            for eid in ids:
+                record = entities[eid]
+                fields = [f for f in names if f in record and game.hidden(eid, f, seat)]
+                if fields:
+                    record = entities[eid] = dict(record)  # records are shared: never change one
+                    for f in fields:
+                        record[f] = own[f] if f in own else start.get(eid, {}).get(f, record[f])
     return copy
 
 
