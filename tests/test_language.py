@@ -236,12 +236,16 @@ def test_integer_division_agrees_with_python(tiny, a, b):
     ("3 in 4", "needs a list"),
     ('"a" - "b"', "cannot compute"),
     pytest.param('"%d" % 3', "cannot compute", id="string-percent"),
+    ('min([1, "a"])', "min() cannot order"),
+    ('sort([red, 1])', "sort() cannot order"),
+    ('max_by(tokens, t => "x" if t == red else 1)', "max_by() cannot order"),
 ])
 def test_runtime_faults_in_expressions_are_rr302(game, expression, words):
     with pytest.raises(RulesRuntimeError) as info:
         game.evaluate(expression)
     assert info.value.diagnostics[0].code == "RR302"
     assert words in info.value.diagnostics[0].message
+    assert "not supported between" not in info.value.diagnostics[0].message  # never Python's words
 
 
 @pytest.mark.parametrize("expression, code", [

@@ -45,12 +45,24 @@ def _number(x, fname):
     raise BuiltinError(f"{fname}() needs a number, got {_kind(x)}")
 
 
+def _ordered(fname, fn, items, keys=None):
+    """``fn(items)`` (or ``fn`` over the items by their ``keys``) for a builtin that compares:
+    values of kinds that do not order are a clear fault, not Python's."""
+    try:
+        return fn(items) if keys is None else fn(range(len(items)), key=keys.__getitem__)
+    except TypeError:
+        items = items if keys is None else keys
+        kinds = sorted({_kind(x) for x in items})
+        raise BuiltinError(f"{fname}() cannot order {' and '.join(kinds)} together: compare "
+                           "numbers with numbers and text with text") from None
+
+
 def _agg(fname, fn):
     def agg(*args):
         items = _as_list(args[0], fname) if len(args) == 1 else list(args)
         if not items:
             raise BuiltinError(f"{fname}() of an empty list")
-        return fn(items)
+        return _ordered(fname, fn, items)
     return agg
 
 
@@ -78,7 +90,10 @@ def _range(a, b):
 
 def _sort(xs, key=None):
     xs = _as_list(xs, "sort")
-    return sorted(xs, key=key) if key else sorted(xs)
+    if key:
+        keys = [key(x) for x in xs]
+        return [xs[i] for i in _ordered("sort", sorted, xs, keys)]
+    return _ordered("sort", sorted, xs)
 
 
 def _by(fname, pick):
@@ -86,7 +101,7 @@ def _by(fname, pick):
         xs = _as_list(xs, fname)
         if not xs:
             raise BuiltinError(f"{fname}() of an empty list")
-        return pick(xs, key=key)
+        return xs[_ordered(fname, pick, xs, [key(x) for x in xs])]
     return by
 
 
