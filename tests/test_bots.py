@@ -178,3 +178,14 @@ def test_a_bots_choice_does_not_change_with_hidden_information(spec):
     seat = game.current_player
     picks = {make_bot(spec, 4).choose(_with_other_cash(game, seat, cash)) for cash in (0, 5000, 90000)}
     assert len(picks) == 1
+
+
+def test_simulate_times_each_bot_and_counts_every_choice(chicago):
+    from tools.simulate import simulate
+    r = simulate(chicago, 2, 5, 3, "greedy,random,random")
+    assert set(r["bots"]) == {"greedy", "random"}
+    # every decision was one bot's choice; each bot's time is its own
+    assert sum(b["choices"] for b in r["bots"].values()) == r["decisions_mean"] * r["finished"]
+    assert all(b["seconds_per_game"] > 0 for b in r["bots"].values())
+    forced = simulate(chicago, 2, 5, 3, "random", forced=True)
+    assert forced["bots"]["random"]["choices"] < forced["decisions_mean"] * forced["finished"]

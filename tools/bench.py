@@ -1,7 +1,8 @@
 """`railrules bench`: the engine's figures per ruleset, on one core.
 
 Each figure is measured, never asserted (tests do not time anything): random playouts per
-second and decisions per game (from `simulate`), microseconds per decision, a clone of a
+second and decisions per game (from `simulate`), each bot's choices per second and seconds
+spent choosing per game, microseconds per decision, a clone of a
 mid-game state, an action applied safely (the default) and unchecked, a warm load+compile of
 the ruleset, and the cold start of the command; then the median time to lint them all.
 """
@@ -71,6 +72,7 @@ def bench_ruleset(name: str, games: int, seed: int, players: int | None, bot: st
         "clone_us": _per_call_us(game.clone), "apply_safe_us": safe, "apply_unchecked_us": unchecked,
         "load_ms": round(min(loads), 1), "seconds": r["seconds"],
         "seconds_per_game": round(r["seconds"] / r["finished"], 3) if r["finished"] else None,
+        "bots": r["bots"],
     }
 
 
@@ -94,6 +96,8 @@ def describe(report: dict) -> str:
             f"{r['decisions_mean']} decisions/game, {r['us_per_decision']} us/decision; "
             f"clone {r['clone_us']} us; apply+undo {r['apply_safe_us']} us safe, "
             f"{r['apply_unchecked_us']} us unchecked; load+compile {r['load_ms']} ms")
+        lines += [f"  bot {spec}: {b['choices_per_second']} choices/s, {b['seconds_per_game']} s "
+                  "choosing per game" for spec, b in r["bots"].items()]
     lines.append(f"cold start of the command: {report['cold_start_ms']} ms")
     lines.append(f"lint of {', '.join(report['rulesets'])}: median {report['lint_seconds_median']} s "
                  f"over {report['lint_runs']} runs")

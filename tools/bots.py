@@ -9,6 +9,7 @@ seat may not see (other players' secret fields, the future of chance) is replace
 from __future__ import annotations
 
 import random
+import time
 
 from .search import Mcts, imagine, lead, standing
 
@@ -149,13 +150,23 @@ def check_specs(specs: str) -> str:
     return specs
 
 
-def play_out(game, bots: dict, forced: bool = False) -> None:
+def play_out(game, bots: dict, forced: bool = False, clock: dict | None = None) -> None:
     """Play ``game`` to the end, ``bots[seat]`` choosing for each seat; with ``forced``, a decision
-    with only one legal action is applied without asking the bot."""
+    with only one legal action is applied without asking the bot. With ``clock`` (a dict), each
+    seat's ``[seconds spent choosing, choices]`` is added up in it."""
     while not game.is_over:
         if forced:
             legal = game.legal_actions()
             if len(legal) == 1:
                 game.apply(legal[0])
                 continue
-        game.apply(bots[game.current_player].choose(game))
+        seat = game.current_player
+        if clock is None:
+            game.apply(bots[seat].choose(game))
+            continue
+        start = time.perf_counter()
+        action = bots[seat].choose(game)
+        spent = clock.setdefault(seat, [0.0, 0])
+        spent[0] += time.perf_counter() - start
+        spent[1] += 1
+        game.apply(action)

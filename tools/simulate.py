@@ -14,12 +14,20 @@ def _one(shared, seed: int) -> dict:
     """One seeded bot game: its figures, or the error that stopped it."""
     ruleset, players, bots, forced = shared
     game = ruleset.new_game(players, seed)
+    clock: dict = {}
     try:
-        play_out(game, seat_bots(bots, game.players, seed), forced=forced)
+        play_out(game, seat_bots(bots, game.players, seed), forced=forced, clock=clock)
     except RailrulesError as err:
         return {"seed": seed, "error": str(err.diagnostics[0])}
+    specs = bots.split(",") if "," in bots else [bots] * players
+    thinking: dict = {}
+    for seat, spec in zip(game.players, specs):
+        seconds, choices = clock.get(seat, (0.0, 0))
+        mine = thinking.setdefault(spec, [0.0, 0])
+        mine[0] += seconds
+        mine[1] += choices
     return {"seed": seed, "decisions": game.decisions, "winners": game.result["winners"],
-            "reasons": game.result["reasons"]}
+            "reasons": game.result["reasons"], "thinking": thinking}
 
 
 def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
@@ -32,6 +40,7 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
                                jobs, time_limit, progress, cluster)
     elapsed = time.perf_counter() - start
     wins, reasons, errors, decisions, ties = Counter(), Counter(), [], [], 0
+    thinking: dict = {}
     for s in sorted(done):
         r = done[s]
         if "error" in r:
@@ -41,6 +50,10 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
         ties += len(r["winners"]) > 1
         wins.update(r["winners"])
         reasons.update(r["reasons"])
+        for spec, (seconds, choices) in r["thinking"].items():
+            mine = thinking.setdefault(spec, [0.0, 0])
+            mine[0] += seconds
+            mine[1] += choices
     finished = len(decisions)
     return {
         "ruleset": ruleset.name, "variant": ruleset.variant, "players": players, "bot": bot,
@@ -54,6 +67,10 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
         "seconds": round(elapsed, 3),
         "playouts_per_second": round(finished / elapsed, 2) if elapsed else 0.0,
         "decisions_per_second": round(sum(decisions) / elapsed) if elapsed else 0,
+        # per bot: the time it spent choosing, per choice and per game (the engine's time apart)
+        "bots": {spec: {"choices": n, "choices_per_second": round(n / sec, 1) if sec else None,
+                        "seconds_per_game": round(sec / finished, 3) if finished else None}
+                 for spec, (sec, n) in sorted(thinking.items())},
         "errors": errors,
     }
 
@@ -68,6 +85,9 @@ def describe(r: dict) -> str:
              f"decisions per game: mean {r['decisions_mean']}, max {r['decisions_max']}",
              f"playouts per second: {r['playouts_per_second']} ({r['decisions_per_second']} decisions/s, "
              f"{r['seconds']} s)"]
+    for spec, b in r["bots"].items():
+        lines.append(f"bot {spec}: {b['choices_per_second']} choices/s, {b['seconds_per_game']} s "
+                     "choosing per game")
     for e in r["errors"][:5]:
         lines.append(f"error (seed {e['seed']}): {e['error']}")
     return "\n".join(lines)
