@@ -82,14 +82,7 @@ def play_random(ruleset, players: int, seed: int, snapshots: int = 3,
     while not game.is_over and game.decisions < budget:
         legal = game.legal_actions()
         assert legal, f"{run.name}: the game is not over but has no legal action"
-        # reservoir sampling: every decision point is equally likely to be kept
-        slot = i if i < snapshots else pick.randrange(i + 1)
-        if slot < snapshots:
-            item = (i, game.to_json(), [a.to_json() for a in legal])
-            if len(run.snapshots) < snapshots:
-                run.snapshots.append(item)
-            else:
-                run.snapshots[slot] = item
+        run.offer_snapshot(i, legal, snapshots, pick)
         action = rng.choice(legal)
         game.apply(action, safe=safe)
         run.actions.append(action.to_json())

@@ -29,6 +29,18 @@ class Run:
         game = ruleset.new_game(players=players, seed=seed)
         return cls(players, seed, game, game.to_json(), conserved(ruleset, game))
 
+    def offer_snapshot(self, i: int, legal: list, keep: int, pick) -> None:
+        """Keep decision point ``i`` (the game as it is now) with the chance that leaves ``keep``
+        of them chosen uniformly over the whole game (reservoir sampling; ``pick`` is the
+        sampling's own seeded generator, so the actions chosen do not depend on it)."""
+        slot = i if i < keep else pick.randrange(i + 1)
+        if slot < keep:
+            item = (i, self.game.to_json(), [a.to_json() for a in legal])
+            if len(self.snapshots) < keep:
+                self.snapshots.append(item)
+            else:
+                self.snapshots[slot] = item
+
 
 def conserved(ruleset, game) -> dict:
     """Every quantity the ruleset's components.yaml declares under `conserve`."""

@@ -97,13 +97,7 @@ def play(ruleset, players: int, seed: int, bot=RandomBuilder) -> GameRun:
     while not game.is_over and game.decisions < ruleset.decision_budget:
         legal = game.legal_actions()
         assert legal, f"{run.name}: not over, but no legal action"
-        slot = i if i < SNAPSHOTS else keep.randrange(i + 1)   # reservoir sampling
-        if slot < SNAPSHOTS:
-            item = (i, game.to_json(), [a.to_json() for a in legal])
-            if len(run.snapshots) < SNAPSHOTS:
-                run.snapshots.append(item)
-            else:
-                run.snapshots[slot] = item
+        run.offer_snapshot(i, legal, SNAPSHOTS, keep)
         action = player.choose(game, legal)
         game.apply(action, safe=False)
         run.actions.append(action.to_json())

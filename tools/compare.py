@@ -14,6 +14,7 @@ import io
 import math
 from collections import Counter
 
+from interpreter.checks.lint_coverage import unit_rule
 from interpreter.errors import RailrulesError
 
 from . import runner, stats
@@ -60,20 +61,8 @@ def play_game(rulesets: list, task: tuple) -> dict:
     record.update(decisions=game.decisions, reasons=game.result["reasons"], scores=scores,
                   winners=game.result["winners"], margin=top[0] - top[1] if len(top) > 1 else 0,
                   lead_changes=changes if estimating else None, actions=dict(actions),
-                  rules={rule_name(key): v for key, v in game.rule_counts.items() if rule_name(key)})
+                  rules={rule[1]: v for key, v in game.rule_counts.items() if (rule := unit_rule(key))})
     return record
-
-
-def rule_name(key: str) -> str | None:
-    """How a code unit that fired is named in the figures: a procedure by its name, a trigger
-    by its event and number (``on EVENT #2``); actions are counted as actions, the game block not."""
-    kind, _, rest = key.partition(":")
-    if kind == "proc":
-        return rest
-    if kind == "on":
-        event, _, k = rest.rpartition(":")
-        return f"on {event} #{int(k) + 1}"
-    return None
 
 
 def _leader(game):

@@ -11,36 +11,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from interpreter.checks._walk import walk
-from interpreter.dsl import nodes as n
+from interpreter.checks.lint_coverage import rules_of
 
-from .compare import rule_name
 from .tables import Table
-
-
-def rules_of(ruleset) -> list[dict]:
-    """Every rule of the ruleset: its kind, name (as the games count it) and where it is."""
-    out, seen_options = [], set()
-    handlers: Counter = Counter()
-    for d in ruleset.definitions:
-        where = f"{d.pos.file}:{d.pos.line}"
-        if isinstance(d, n.ProcDef):
-            out.append({"kind": "procedure", "name": d.name, "where": where})
-        elif isinstance(d, n.ActionDef):
-            out.append({"kind": "action", "name": d.name, "where": where})
-        elif isinstance(d, n.HandlerDef):
-            name = rule_name(f"on:{d.event}:{handlers[d.event]}")
-            handlers[d.event] += 1
-            out.append({"kind": "trigger", "name": name, "where": where})
-        elif isinstance(d, n.EndDef):
-            out.append({"kind": "end", "name": d.name, "where": where})
-    for d in ruleset.definitions:
-        for node in walk(d):
-            if isinstance(node, n.Option) and node.name not in seen_options:
-                seen_options.add(node.name)
-                out.append({"kind": "option", "name": node.name,
-                            "where": f"{node.pos.file}:{node.pos.line}"})
-    return out
 
 
 def _fired(record: dict) -> dict:

@@ -61,7 +61,6 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
             for f in sorted(unlisted_rules(Path(root)))]
     variants: dict = {}
     if ruleset is not None:
-        out += _lint_coverage(ruleset, root)
         if play:
             from interpreter.checks.play_check import play_check
             out += play_check(ruleset, play)
@@ -71,25 +70,6 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
     for path in sorted((Path(root) / "scenarios").glob("*.yaml")):
         out += lint_scenario(path, ruleset, variants.get)
     return out
-
-
-def _lint_coverage(ruleset, root: str) -> list[Diagnostic]:
-    """RR209: a rule named in ruleset.yaml's ``coverage: {unfired: ...}`` must exist."""
-    from interpreter.data.schema import load_checked
-
-    from .coverage import rules_of
-    from .scenario_lint import display
-    unfired = (ruleset.meta.get("coverage") or {}).get("unfired") or {}
-    names = {r["name"] for r in rules_of(ruleset)}
-    unknown = [name for name in unfired if name not in names]
-    if not unknown:
-        return []
-    path = Path(root) / "ruleset.yaml"
-    _, positions, _ = load_checked(path.read_text(encoding="utf-8"), display(path), "ruleset")
-    return [Diagnostic("RR209", f"coverage: unfired names '{name}', which is no rule of the ruleset",
-                       positions.of("coverage", "unfired", name), "warning",
-                       "use a name as `railrules coverage` lists it (a trigger: on EVENT #k)")
-            for name in unknown]
 
 
 def unlisted_rules(root: Path) -> set[Path]:

@@ -8,9 +8,10 @@ from .check_conserve import check_conserve
 from .check_references import check_references
 from .check_types import check_types
 from .lint_citations import lint_citations
+from .lint_coverage import lint_coverage
 from .lint_unreachable import lint_unreachable
 
-CHECKS = [check_board, check_references, check_types, lint_unreachable, lint_citations]
+CHECKS = [check_board, check_references, check_types, lint_unreachable, lint_citations, lint_coverage]
 RUNNING_CHECKS = [check_conserve]  # these start a game: only for a ruleset that loaded cleanly
 
 
