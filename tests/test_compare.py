@@ -160,6 +160,16 @@ def test_a_time_limit_reports_what_finished_marked_partial(coin_race, capsys):
     assert result["partial"] and 0 < result["compared"] < 100000
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_time_limit_stops_a_game_in_the_middle(jobs, capsys):
+    """A game far longer than the limit (thousands of search iterations a move) is cut short,
+    not waited for: nothing finished, marked partial."""
+    assert main(["simulate", "chicago_express", "--games", "2", "--players", "3", "--bots",
+                 "mcts:iterations=20000", "--time-limit", "0.5", "--jobs", jobs, "--json"]) == 130
+    result = json.loads(capsys.readouterr().out)
+    assert result["partial"] and result["finished"] == 0
+
+
 def test_ctrl_c_stops_and_prints_the_figures_so_far(coin_race):
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(sys.executable, ["-m", "tools.cli", "compare", coin_race, "--games", "100000",

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 
 _WORK: dict = {}   # in a worker: what the initializer sent (rulesets, the game function)
@@ -23,6 +24,30 @@ _IN_FLIGHT = 64    # tasks sent to a cluster ahead of the results
 
 class ClusterError(Exception):
     """A cluster that cannot be used: Dask is not installed, or the address does not answer."""
+
+
+class _TimeUp(BaseException):
+    """The time limit rang: raised in the main thread like Ctrl-C's KeyboardInterrupt, and like
+    it not an Exception, so that no ``except Exception`` on the way swallows it."""
+
+
+def _alarm(seconds: float | None):
+    """Raise :class:`_TimeUp` in the main thread once ``seconds`` have passed, wherever it is
+    (inside a game: the action rolls back); returns the function that cancels it. Off the main
+    thread, or without timers, nothing rings: the deadline is then checked between games."""
+    if not seconds or threading.current_thread() is not threading.main_thread() \
+            or not hasattr(signal, "setitimer"):
+        return lambda: None
+
+    def ring(signum, frame):
+        raise _TimeUp()
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+
+    def cancel():
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return cancel
 
 
 def _init(fn, shared) -> None:
@@ -44,6 +69,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
     stopped = False
     pool = None
     on_cluster = _Cluster(cluster) if cluster else None
+    cancel = _alarm(time_limit)
     try:
         if on_cluster:
             results = on_cluster.results(fn, shared, tasks)
@@ -59,9 +85,10 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
             if deadline and time.monotonic() > deadline and len(done) < len(tasks):
                 stopped = True
                 break
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _TimeUp):
         stopped = True
     finally:
+        cancel()
         if pool is not None:
             pool.terminate()
             pool.join()
