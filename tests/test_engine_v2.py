@@ -256,6 +256,7 @@ def _property_runs():
         yield name, [(counts[i % len(counts)], 1000 + i) for i in range(200)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, games", list(_property_runs()), ids=lambda x: x if isinstance(x, str) else "")
 def test_engine_properties_over_200_games(name, games):
     """After every action every kept derived value equals its computation from scratch: the

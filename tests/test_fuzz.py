@@ -36,6 +36,8 @@ from interpreter.errors import CODES
 from interpreter.paths import rulesets_dir
 from tools.cli import main
 
+pytestmark = pytest.mark.slow  # lints thousands of damaged files: `pytest -m "not slow"` skips it
+
 SOURCE = rulesets_dir() / "chicago_express"
 FILES = sorted(
     [p.relative_to(SOURCE).as_posix() for p in SOURCE.glob("*.yaml")]

@@ -25,6 +25,8 @@ from game_checks import Run, conserved, replay_problems, report, result_problems
 
 from interpreter import load_ruleset
 
+pytestmark = pytest.mark.slow  # plays hundreds of seeded games: `pytest -m "not slow"` skips it
+
 RULESET = "german_railways"
 PLAYER_COUNTS = [3, 4, 5]
 SEEDS = range(67)                 # 3 x 67 = 201 games of RandomBuilder

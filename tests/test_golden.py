@@ -14,6 +14,8 @@ from interpreter.paths import shipped_rulesets
 from tests.golden.record import (CHECKPOINT_EVERY, GOLDEN_DIR, RECORD_COMMAND, SEEDS,
                                  differences, golden_path, load_golden, play)
 
+pytestmark = pytest.mark.slow  # replays 550 recorded games: `pytest -m "not slow"` skips it
+
 SHOWN = 3  # games described in full when several differ
 
 _ruleset = functools.cache(load_ruleset)  # loaded once: while collecting

@@ -11,6 +11,8 @@ from game_checks import replay_problems, report, result_problems, round_trip_pro
 
 from interpreter import Game
 
+pytestmark = pytest.mark.slow  # every ruleset's property tests play hundreds of games: `pytest -m "not slow"` skips it
+
 PLAYER_COUNTS = [2, 3, 4, 5, 6]
 SEEDS = range(40)          # 5 x 40 = 200 games
 

@@ -28,6 +28,8 @@ from game_checks import Run, conserved, report, result_problems
 
 from interpreter import Game, load_ruleset
 
+pytestmark = pytest.mark.slow  # plays hundreds of seeded games: `pytest -m "not slow"` skips it
+
 RULESET = "stephensons_rocket"
 PLAYER_COUNTS = [2, 3, 4]
 SEEDS = range(67)                 # 3 x 67 = 201 games

@@ -34,10 +34,10 @@ class _TimeUp(BaseException):
 def _alarm(seconds: float | None):
     """Raise :class:`_TimeUp` in the main thread once ``seconds`` have passed, wherever it is
     (inside a game: the action rolls back); returns the function that cancels it. Off the main
-    thread, or without timers, nothing rings: the deadline is then checked between games."""
+    thread, or without timers: None (the deadline is then checked between games)."""
     if not seconds or threading.current_thread() is not threading.main_thread() \
             or not hasattr(signal, "setitimer"):
-        return lambda: None
+        return None
 
     def ring(signum, frame):
         raise _TimeUp()
@@ -45,8 +45,10 @@ def _alarm(seconds: float | None):
     signal.setitimer(signal.ITIMER_REAL, seconds)
 
     def cancel():
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:  # even if it rang just now: the handler is put back
+            signal.signal(signal.SIGALRM, old)
     return cancel
 
 
@@ -65,30 +67,32 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
     ``shared`` (picklable: rulesets travel by path and content hash) is sent to each worker once.
     ``cluster``: a Dask scheduler's address, or "local" to start one here (one worker a core)."""
     done: dict = {}
-    deadline = time.monotonic() + time_limit if time_limit else None
-    stopped = False
     pool = None
     on_cluster = _Cluster(cluster) if cluster else None
     cancel = _alarm(time_limit)
+    deadline = time.monotonic() + time_limit if time_limit and cancel is None else None
     try:
-        if on_cluster:
-            results = on_cluster.results(fn, shared, tasks)
-        elif jobs > 1:
-            pool = multiprocessing.Pool(jobs, _init, (fn, shared))
-            results = pool.imap_unordered(_run, tasks)
-        else:
-            results = ((t, fn(shared, t)) for t in tasks)
-        for task, result in results:
-            done[task] = result
-            if progress:
-                _bar(len(done), len(tasks))
-            if deadline and time.monotonic() > deadline and len(done) < len(tasks):
-                stopped = True
-                break
+        try:
+            if on_cluster:
+                results = on_cluster.results(fn, shared, tasks)
+            elif jobs > 1:
+                pool = multiprocessing.Pool(jobs, _init, (fn, shared))
+                results = pool.imap_unordered(_run, tasks)
+            else:
+                results = ((t, fn(shared, t)) for t in tasks)
+            for task, result in results:
+                done[task] = result
+                if progress:
+                    _bar(len(done), len(tasks))
+                if deadline and time.monotonic() > deadline and len(done) < len(tasks):
+                    break
+        finally:
+            if cancel is not None:
+                cancel()
     except (KeyboardInterrupt, _TimeUp):
-        stopped = True
+        pass
     finally:
-        cancel()
+        stopped = len(done) < len(tasks)
         if pool is not None:
             pool.terminate()
             pool.join()
