@@ -11,23 +11,6 @@ import difflib
 from ..dsl import builtins
 from ..dsl import nodes as n
 
-# builtin -> (kinds of arguments, result); an argument kind is "list", "num", "hex" or "any".
-_SIGNATURES = {
-    "count": (["list"], "int"), "len": (["list"], "int"), "sum": (["list"], "int"),
-    "ceil": (["num"], "int"), "floor": (["num"], "int"), "abs": (["num"], "int"),
-    "range": (["num", "num"], "list:int"), "any": (["list"], "bool"), "all": (["list"], "bool"),
-    "frontier": (["list"], "list:entity:hexes"), "components": (["list"], "list:list:entity:hexes"),
-    "touches": (["list", "list"], "bool"), "connected": (["list", "hex", "hex"], "bool"),
-    "neighbours": (["hex"], "list:entity:hexes"), "adjacent": (["hex", "hex"], "bool"),
-    "step": (["hex", "num"], "entity:hexes"), "direction": (["hex", "hex"], "int"),
-    "ahead": (["hex", "num"], "list:entity:hexes"), "unique": (["list"], None),
-    "without": (["list", "list"], None), "reverse": (["list"], None), "sort": (["list", "any"], None),
-    "first": (["list"], "elem"), "max_by": (["list", "any"], "elem"), "min_by": (["list", "any"], "elem"),
-    "players_from": (["any"], "list:entity:players"), "next_player": (["any"], "entity:players"),
-    "count_of": (["list", "any"], "int"),
-}
-
-
 def _words(t: str) -> str:
     if t.startswith("entity:"):
         return f"an entity of kind {t[7:]}"
@@ -207,13 +190,13 @@ class _Types:
         if e.name in self.names.functions:
             self.calls.setdefault(e.name, []).append(args)
             return "any"
-        sig = _SIGNATURES.get(e.name)
-        if sig is None or e.name not in builtins.ALL:
-            if e.name in ("min", "max"):
-                return _elem(args[0]) if len(args) == 1 else "int"
+        if e.name in ("min", "max"):  # of a list, or of the arguments
+            return _elem(args[0]) if len(args) == 1 else "int"
+        sig = builtins.ALL.get(e.name)
+        if sig is None:
             return "any"
-        wants, result = sig
-        for node, want, got in zip(e.args, wants, args):
+        result = sig.result
+        for node, want, got in zip(e.args, sig.args, args):
             if want == "list":
                 self._need_list(node, got, f"{e.name}()")
             elif want == "num" and got not in ("int", "fraction", "any"):

@@ -1,8 +1,9 @@
 """Built-in functions of the rules language.
 
 ``PURE`` functions see only their arguments; ``CONTEXT`` functions also receive the
-running game (:class:`interpreter.engine.machine.Run`) as first argument. Each entry is
-``name -> (function, min_args, max_args, one-line help)``; the linter checks arity from it.
+running game (:class:`interpreter.engine.machine.Run`) as first argument. Each entry is a
+:class:`Builtin`, the one place a builtin is declared: the compiler checks arity from it, the
+type checker its arguments and result, `railrules doc` and LANGUAGE.md's test its help.
 """
 from __future__ import annotations
 
@@ -11,8 +12,22 @@ import math
 from collections import deque
 from fractions import Fraction
 from functools import lru_cache
+from typing import Callable, NamedTuple
 
 import networkx as nx
+
+
+class Builtin(NamedTuple):
+    """A builtin function, declared once: its implementation (a context builtin's takes the
+    machine first), how many arguments it takes, its doc, and for the type checker (RR110) the
+    kind of each argument ("list", "num", "hex" or "any") and its result type (None: the type
+    of its first argument; "elem": an item of its first argument; "any": not known)."""
+    fn: Callable
+    lo: int
+    hi: int
+    doc: str
+    args: tuple = ()
+    result: str | None = "any"
 
 
 class BuiltinError(Exception):
@@ -150,28 +165,28 @@ def _duplicates(xs):
 
 
 PURE = {
-    "count": (lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list"),
-    "len": (lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list"),
-    "sum": (_sum, 1, 1, "sum of a list of numbers"),
-    "min": (_agg("min", min), 1, 9, "smallest of a list, or of the arguments"),
-    "max": (_agg("max", max), 1, 9, "largest of a list, or of the arguments"),
-    "abs": (lambda x: abs(_number(x, "abs")), 1, 1, "absolute value"),
-    "ceil": (_ceil, 1, 1, "round a fraction up: ceil(22 / 3) = 8"),
-    "floor": (_floor, 1, 1, "round a fraction down: floor(22 / 3) = 7"),
-    "range": (_range, 2, 2, "the whole numbers a, a+1, ..., b-1"),
-    "any": (lambda xs: any(_as_list(xs, "any")), 1, 1, "true if any item is true"),
-    "all": (lambda xs: all(_as_list(xs, "all")), 1, 1, "true if every item is true"),
-    "sort": (_sort, 1, 2, "sorted copy of a list, optionally by a key: sort(cs, c => c.income)"),
-    "reverse": (lambda xs: list(reversed(_as_list(xs, "reverse"))), 1, 1, "reversed copy"),
-    "first": (_first, 1, 1, "first item of a non-empty list"),
-    "max_by": (_by("max_by", max), 2, 2, "the first item with the largest key"),
-    "min_by": (_by("min_by", min), 2, 2, "the first item with the smallest key"),
-    "unique": (_unique, 1, 1, "the list without repeats, first occurrences kept"),
-    "without": (_without, 2, 2, "items of the first list not in the second"),
-    "count_of": (_count_of, 2, 2, "how many times a value occurs in a list"),
-    "flatten": (_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]"),
-    "intersect": (_intersect, 2, 2, "items of the first list that are also in the second, in order"),
-    "duplicates": (_duplicates, 1, 1, "the values that occur more than once in a list, each once"),
+    "count": Builtin(lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list", ("list",), "int"),
+    "len": Builtin(lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list", ("list",), "int"),
+    "sum": Builtin(_sum, 1, 1, "sum of a list of numbers", ("list",), "int"),
+    "min": Builtin(_agg("min", min), 1, 9, "smallest of a list, or of the arguments"),
+    "max": Builtin(_agg("max", max), 1, 9, "largest of a list, or of the arguments"),
+    "abs": Builtin(lambda x: abs(_number(x, "abs")), 1, 1, "absolute value", ("num",), "int"),
+    "ceil": Builtin(_ceil, 1, 1, "round a fraction up: ceil(22 / 3) = 8", ("num",), "int"),
+    "floor": Builtin(_floor, 1, 1, "round a fraction down: floor(22 / 3) = 7", ("num",), "int"),
+    "range": Builtin(_range, 2, 2, "the whole numbers a, a+1, ..., b-1", ("num", "num"), "list:int"),
+    "any": Builtin(lambda xs: any(_as_list(xs, "any")), 1, 1, "true if any item is true", ("list",), "bool"),
+    "all": Builtin(lambda xs: all(_as_list(xs, "all")), 1, 1, "true if every item is true", ("list",), "bool"),
+    "sort": Builtin(_sort, 1, 2, "sorted copy of a list, optionally by a key: sort(cs, c => c.income)", ("list", "any"), None),
+    "reverse": Builtin(lambda xs: list(reversed(_as_list(xs, "reverse"))), 1, 1, "reversed copy", ("list",), None),
+    "first": Builtin(_first, 1, 1, "first item of a non-empty list", ("list",), "elem"),
+    "max_by": Builtin(_by("max_by", max), 2, 2, "the first item with the largest key", ("list", "any"), "elem"),
+    "min_by": Builtin(_by("min_by", min), 2, 2, "the first item with the smallest key", ("list", "any"), "elem"),
+    "unique": Builtin(_unique, 1, 1, "the list without repeats, first occurrences kept", ("list",), None),
+    "without": Builtin(_without, 2, 2, "items of the first list not in the second", ("list", "list"), None),
+    "count_of": Builtin(_count_of, 2, 2, "how many times a value occurs in a list", ("list", "any"), "int"),
+    "flatten": Builtin(_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]", ("list",), "any"),
+    "intersect": Builtin(_intersect, 2, 2, "items of the first list that are also in the second, in order", ("list", "list"), None),
+    "duplicates": Builtin(_duplicates, 1, 1, "the values that occur more than once in a list, each once", ("list",), None),
 }
 
 
@@ -396,21 +411,21 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
 
 
 CONTEXT = {
-    "step": (_step, 2, 2, "the hex one step from h in direction d (0 N .. 5 NW), or none"),
-    "direction": (_direction, 2, 2, "direction 0-5 from a hex to an adjacent hex, or none"),
-    "ahead": (_ahead, 2, 2, "the hexes slightly left, straight and slightly right of h facing d"),
-    "reach_ahead": (_reach_ahead, 4, 4, "nearest goal reachable from h facing d (none: any) stepping only ahead through open hexes, or none"),
-    "route_ahead": (_route_ahead, 4, 4, "the hexes of the way reach_ahead finds, first step to goal, or [] when there is none"),
-    "players_from": (_players_from, 1, 1, "all players in seat order, starting with p"),
-    "next_player": (_next_player, 1, 1, "the player to the left of p"),
-    "neighbours": (_neighbours, 1, 1, "the hexes next to a hex"),
-    "frontier": (_frontier, 1, 1, "hexes next to a group of hexes, not in it"),
-    "adjacent": (_adjacent, 2, 2, "true if two hexes are next to each other"),
-    "touches": (_touches, 2, 2, "true if two groups of hexes share or border a hex"),
-    "components": (_components, 1, 1, "the connected groups of a set of hexes (networkx)"),
-    "connected": (_connected, 3, 3, "true if a and b are joined through the given hexes"),
-    "distance": (_distance, 2, 2, "fewest steps from a hex or the nearest hex of a group to hex h, or none: distance(c.network, h)"),
-    "reach": (_reach, 2, 3, "hexes reachable from a group within a limit, entering a hex costing cost(h) or 1 if in a list: reach(c.network, 3, h => h.cost)"),
+    "step": Builtin(_step, 2, 2, "the hex one step from h in direction d (0 N .. 5 NW), or none", ("hex", "num"), "entity:hexes"),
+    "direction": Builtin(_direction, 2, 2, "direction 0-5 from a hex to an adjacent hex, or none", ("hex", "hex"), "int"),
+    "ahead": Builtin(_ahead, 2, 2, "the hexes slightly left, straight and slightly right of h facing d", ("hex", "num"), "list:entity:hexes"),
+    "reach_ahead": Builtin(_reach_ahead, 4, 4, "nearest goal reachable from h facing d (none: any) stepping only ahead through open hexes, or none", ("hex", "any", "list", "any"), "any"),
+    "route_ahead": Builtin(_route_ahead, 4, 4, "the hexes of the way reach_ahead finds, first step to goal, or [] when there is none", ("hex", "any", "list", "any"), "list:entity:hexes"),
+    "players_from": Builtin(_players_from, 1, 1, "all players in seat order, starting with p", ("any",), "list:entity:players"),
+    "next_player": Builtin(_next_player, 1, 1, "the player to the left of p", ("any",), "entity:players"),
+    "neighbours": Builtin(_neighbours, 1, 1, "the hexes next to a hex", ("hex",), "list:entity:hexes"),
+    "frontier": Builtin(_frontier, 1, 1, "hexes next to a group of hexes, not in it", ("list",), "list:entity:hexes"),
+    "adjacent": Builtin(_adjacent, 2, 2, "true if two hexes are next to each other", ("hex", "hex"), "bool"),
+    "touches": Builtin(_touches, 2, 2, "true if two groups of hexes share or border a hex", ("list", "list"), "bool"),
+    "components": Builtin(_components, 1, 1, "the connected groups of a set of hexes (networkx)", ("list",), "list:list:entity:hexes"),
+    "connected": Builtin(_connected, 3, 3, "true if a and b are joined through the given hexes", ("list", "hex", "hex"), "bool"),
+    "distance": Builtin(_distance, 2, 2, "fewest steps from a hex or the nearest hex of a group to hex h, or none: distance(c.network, h)", ("any", "hex"), "any"),
+    "reach": Builtin(_reach, 2, 3, "hexes reachable from a group within a limit, entering a hex costing cost(h) or 1 if in a list: reach(c.network, 3, h => h.cost)", ("list", "num"), "list:entity:hexes"),
 }
 
 ALL = {**PURE, **CONTEXT}

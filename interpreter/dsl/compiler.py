@@ -640,7 +640,7 @@ class Compiler:
                 self._undefined(name, e.pos, set(builtins.ALL) | set(self.names.functions),
                                 what="function")
             return lambda run, loc: None
-        fn, lo, hi, _ = entry
+        fn, lo, hi = entry.fn, entry.lo, entry.hi
         if not lo <= len(args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             self.sink.add("RR104", f"'{name}' takes {want} argument(s), {len(args)} given", e.pos)
