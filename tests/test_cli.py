@@ -427,7 +427,7 @@ def test_codes_lists_every_code(capsys):
     assert code == 0
     listed = [line.split()[0] for line in out.splitlines() if line.startswith("RR")]
     assert listed == sorted(CODES)
-    for c, (name, _) in CODES.items():
+    for c, (name, *_) in CODES.items():
         assert f"{c} {name}:" in out
 
 

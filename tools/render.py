@@ -54,7 +54,7 @@ def as_json(diags: list[Diagnostic]) -> str:
 def as_sarif(diags: list[Diagnostic]) -> str:
     """SARIF 2.1.0, for code-scanning services."""
     rules = [{"id": code, "name": name, "shortDescription": {"text": text}}
-             for code, (name, text) in sorted(CODES.items())]
+             for code, (name, text, _, _) in sorted(CODES.items())]
     level = {"error": "error", "warning": "warning"}
     results = [{
         "ruleId": d.code, "level": level.get(d.severity, "note"),
