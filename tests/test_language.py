@@ -977,3 +977,36 @@ def test_a_log_line_is_stored_as_its_template_and_values_and_reads_as_then(tmp_p
     first = game.messages.entries[0]
     assert first.values == (0, ["red", "green"], False) and first.parts[0] == "counter is "
     assert game.messages[1:3] == ["counter is 4", "plain"] and game.messages == list(game.messages)
+
+
+def test_for_where_runs_the_block_for_the_items_whose_condition_holds(tmp_path):
+    root = write_ruleset(tmp_path, """\
+    game:
+        for t in tokens where t.value > 3:
+            add t to trace
+        for x in range(0, 6) where x % 2 == 0 and counter < 2:
+            set counter += 1
+            add x to trace
+        end_game "done"
+
+    score p = p.cash
+    """)
+    game = load_ruleset(str(root)).new_game(players=1, seed=0)
+    # the condition is tested at each round's start: it sees the counter the rounds before raised
+    assert game.evaluate("trace") == ["green", "blue", 0, 2]
+
+
+def test_an_unknown_field_in_a_for_where_condition_is_reported_at_it(tmp_path):
+    main = """\
+    game:
+        for t in tokens where t.colour:
+            pass
+        end_game "done"
+
+    score p = p.cash
+    """
+    root = write_ruleset(tmp_path, main)
+    _, diags = check_ruleset(str(root))
+    line, col = line_col(textwrap.dedent(main), "t.colour")
+    assert [(d.code, d.pos.line, d.pos.column) for d in diags if d.severity == "error"] == \
+        [("RR110", line, col)]

@@ -243,7 +243,11 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def for_stmt(self, meta, c):
-        return n.For(self._pos(meta), self._bind(c[0]), c[1], c[2])
+        # `for x in xs where cond: body` is `for x in xs:` with `if cond: body` inside
+        pos, (name, source, cond, body) = self._pos(meta), c
+        if cond is not None:
+            body = [n.If(cond.pos, [(cond, body)], None)]
+        return n.For(pos, self._bind(name), source, body)
 
     @v_args(meta=True)
     def while_stmt(self, meta, c):
