@@ -168,6 +168,11 @@ EXPRESSIONS = [
     ("max(4, 2, 8)", 8),
     ("min(3, 1)", 1),
     ("sort([3, 1, 2])", [1, 2, 3]),
+    # lists of lists compare by value in the set-like builtins
+    ("unique([[1, 2], [1, 2], [2]])", [[1, 2], [2]]),
+    ("without([[1], [2], [1]], [[1]])", [[2]]),
+    ("intersect([[1], [2]], [[2], [3]])", [[2]]),
+    ("duplicates([[1], 2, [1], 2, 3])", [[1], 2]),
     ("sort(tokens, t => t.value)", ["red", "blue", "green"]),
     ("sort(tokens, t => -t.value)", ["green", "blue", "red"]),
     ("max_by(tokens, t => t.value)", "green"),
@@ -237,6 +242,7 @@ def test_integer_division_agrees_with_python(tiny, a, b):
     ('"a" - "b"', "cannot compute"),
     pytest.param('"%d" % 3', "cannot compute", id="string-percent"),
     ('min([1, "a"])', "min() cannot order"),
+    ("sum([[1], [2]])", "needs a number"),
     ('sort([red, 1])', "sort() cannot order"),
     ('max_by(tokens, t => "x" if t == red else 1)', "max_by() cannot order"),
 ])

@@ -120,18 +120,34 @@ def _by(fname, pick):
     return by
 
 
+def _key(x):
+    """A value as a set member: a list (or map) as a tuple of its members' keys, so that lists
+    of lists can be compared by value like everything else."""
+    if isinstance(x, list):
+        return tuple(map(_key, x))
+    if isinstance(x, dict):
+        return tuple(sorted((k, _key(v)) for k, v in x.items()))
+    return x
+
+
 def _unique(xs):
     seen, out = set(), []
     for x in _as_list(xs, "unique"):
-        if x not in seen:
-            seen.add(x)
+        k = _key(x)
+        if k not in seen:
+            seen.add(k)
             out.append(x)
     return out
 
 
 def _without(xs, ys):
-    ys = set(_as_list(ys, "without"))
-    return [x for x in _as_list(xs, "without") if x not in ys]
+    xs, ys = _as_list(xs, "without"), _as_list(ys, "without")
+    try:
+        drop = set(ys)
+        return [x for x in xs if x not in drop]
+    except TypeError:  # lists among the items: compared by value
+        drop = set(map(_key, ys))
+        return [x for x in xs if _key(x) not in drop]
 
 
 def _first(xs):
@@ -153,15 +169,16 @@ def _flatten(xss):
 
 
 def _intersect(xs, ys):
-    ys = set(_as_list(ys, "intersect"))
-    return [x for x in _as_list(xs, "intersect") if x in ys]
+    keep = set(map(_key, _as_list(ys, "intersect")))
+    return [x for x in _as_list(xs, "intersect") if _key(x) in keep]
 
 
 def _duplicates(xs):
     seen, twice = set(), set()
     for x in _as_list(xs, "duplicates"):
-        (twice if x in seen else seen).add(x)
-    return [x for x in _unique(xs) if x in twice]
+        k = _key(x)
+        (twice if k in seen else seen).add(k)
+    return [x for x in _unique(xs) if _key(x) in twice]
 
 
 PURE = {
