@@ -14,8 +14,18 @@ def test_every_chicago_express_hex_is_drawn_in_its_place(chicago):
 
 
 def test_render_without_a_declaration_says_so(capsys):
-    assert main(["render", "german_railways"]) == 0
+    from pathlib import Path
+    base = Path(__file__).parent / "lint_corpus" / "base"  # a board, and no render key
+    assert main(["render", str(base)]) == 0
     assert "declares no `render" in capsys.readouterr().out
+
+
+def test_the_text_map_of_a_board_in_rows_puts_each_letter_on_a_line(capsys):
+    assert main(["render", "german_railways"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    row_a = next(line for line in lines if line.startswith("  A "))
+    assert "C" in row_a  # A5 is a city (Flensburg's place), drawn in row A
+    assert any(line.startswith("Berlin") for line in lines)  # no grid place: listed
 
 
 def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
@@ -28,3 +38,102 @@ def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
     # Q6: column Q (index 16, even: not shifted in odd-q), row 6, so the line " 6a"
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(" 6a"))
     assert row[4 + 16 * 4:4 + 17 * 4].strip() == ".1"          # plain, one train
+
+
+# ---------------------------------------------------------------- the SVG picture (issue 13)
+import random  # noqa: E402
+import re  # noqa: E402
+
+import pytest  # noqa: E402
+
+from interpreter import load_ruleset  # noqa: E402
+from interpreter.paths import shipped_rulesets  # noqa: E402
+from tests import browser  # noqa: E402
+from tools.board_model import board_model  # noqa: E402
+from tools.svg_board import to_svg  # noqa: E402
+
+
+def _played(name: str, actions: int = 150):
+    ruleset = load_ruleset(name)
+    game = ruleset.new_game(3, 2)
+    rng = random.Random(2)
+    for _ in range(actions):
+        if game.is_over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    return game
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_the_svg_draws_every_hex_every_mark_and_the_legend(name):
+    game = _played(name)
+    model = board_model(game)
+    svg = to_svg(model, ids=True)
+    placed = [h for h in model.hexes if h.col is not None]
+    assert len(placed) >= 0.95 * len(game.ruleset.board.adj)  # nearly every hex has its place
+    assert svg.count('<g class="hex"') == len(placed)
+    assert svg.count('class="hex-id"') == len(placed)
+    marks = re.findall(r'<circle class="mark" data-owner="([^"]+)"', svg)
+    assert sorted(marks) == sorted(m for h in placed for m in h.marks) and marks
+    legend = re.findall(r'<g class="legend-entry" data-owner="([^"]+)"', svg)
+    assert legend == list(model.owners) and set(marks) == set(legend)
+    assert svg.count('<g class="panel"') == len(game.ruleset.meta["show"])
+
+
+def test_chicago_express_draws_one_mark_per_train_placed():
+    game = _played("chicago_express", 200)
+    svg = to_svg(board_model(game))
+    for c in game.evaluate("[c for c in companies where c.open]"):
+        placed = game.evaluate(f"{c}.trains - {c}.trains_left")
+        assert len(re.findall(f'data-owner="{c}" cx=', svg)) == placed, c
+
+
+def test_german_railways_is_drawn_in_its_shape():
+    """Rows are letters north to south: Kiel north of München, Köln west of Breslau."""
+    model = board_model(load_ruleset("german_railways").new_game(3, 1))
+    at = {h.id: (h.col, h.row) for h in model.hexes}  # (letter index, number)
+    assert at["Kiel"][0] < at["Muenchen"][0] and at["Koeln"][1] < at["Breslau"][1]
+
+
+def test_secret_fields_are_not_drawn():
+    model = board_model(_played("stephensons_rocket"))
+    players = next(rows for kind, header, rows in model.panels if kind == "players")
+    assert all(row[1] == "hidden" for row in players)  # cash is secret
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_chromium_shows_the_board_in_colour(name, tmp_path):
+    path = tmp_path / f"{name}.svg"
+    path.write_text(to_svg(board_model(_played(name))), encoding="utf-8")
+    pixels = browser.screenshot(path, 1000, 1100)[..., :3]
+    assert (pixels < 0.5).mean() > 0.003  # hex outlines and text drawn, not a blank page
+    saturated = (pixels.max(axis=2) - pixels.min(axis=2) > 0.5).mean()
+    assert saturated > 0.0003  # the companies' marks, in their colours
+
+
+def test_render_writes_an_svg_and_refuses_what_it_cannot_do(tmp_path, capsys):
+    from tools.play import save
+    svg = tmp_path / "b.svg"
+    assert main(["render", "chicago_express", "--svg", str(svg), "--ids"]) == 0
+    assert svg.read_text(encoding="utf-8").startswith("<svg")
+    assert main(["render", "chicago_express", "--svg", str(svg)]) == 2  # exists: not overwritten
+    assert "--force" in capsys.readouterr().err
+    assert main(["render", "chicago_express", "--svg", str(tmp_path / "no" / "b.svg")]) == 1
+    assert "cannot write" in capsys.readouterr().err
+    assert main(["render", "chicago_express", "--step", "3"]) == 2
+    game = _played("chicago_express", 20)
+    save(game, tmp_path / "g.save.json")
+    assert main(["render", "--resume", str(tmp_path / "g.save.json"), "--svg", str(tmp_path / "s.svg")]) == 0
+
+
+def test_render_of_a_log_at_a_step(tmp_path, capsys):
+    log = tmp_path / "g.log"
+    assert main(["play", "chicago_express", "--bots", "random", "--players", "3", "--seed", "3",
+                 "--log", str(log)]) == 0
+    capsys.readouterr()
+    assert main(["render", "--log", str(log), "--step", "0"]) == 0
+    start = capsys.readouterr().out
+    assert main(["render", "--log", str(log)]) == 0
+    assert capsys.readouterr().out != start  # trains were placed during the game
+    assert main(["render", "--log", str(log), "--step", "100000"]) == 1
+    assert "beyond the game" in capsys.readouterr().err

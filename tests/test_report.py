@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 
 import pytest
 
 from interpreter.paths import rulesets_dir
+from tests import browser
 from tools import compare
 from tools.arms import Arms
 from tools.report import to_html
@@ -39,19 +39,11 @@ def test_the_page_stands_alone_with_its_plots_and_tables(page):
 
 
 def test_chromium_shows_the_report(page, tmp_path):
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("headless Chromium is not installed (apt-get install chromium; CI installs it)")
     html = tmp_path / "report.html"
     html.write_text(page, encoding="utf-8")
-    shot = tmp_path / "report.png"
-    args = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
-    dom = subprocess.run(args + ["--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120).stdout
-    assert "Significant changes" in dom and dom.count("<svg") == 4
-    subprocess.run(args + [f"--screenshot={shot}", "--window-size=1000,1800", html.as_uri()],
-                   capture_output=True, timeout=120, check=True)
-    import matplotlib.image
-    pixels = matplotlib.image.imread(str(shot))
+    shown = browser.dom(html)
+    assert "Significant changes" in shown and shown.count("<svg") == 4
+    pixels = browser.screenshot(html, 1000, 1800)
     assert pixels.shape[:2] == (1800, 1000)
     rgb = pixels[..., :3]
     assert (rgb < 0.5).mean() > 0.005  # text and plot lines drawn, not a blank page

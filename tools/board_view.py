@@ -1,41 +1,45 @@
 """A text picture of the board for `railrules render` and `play`'s `map` command.
 
-The ruleset says what each hex shows with ``render: {hex: EXPR}`` in ruleset.yaml, a rules
-expression over ``h`` giving a short text (its first 3 characters are drawn). Hexes whose ids
-are grid coordinates are drawn in place, two text lines per row for the shifted columns;
-others are listed after the grid.
+What each hex shows is the ruleset's ``render: {hex: EXPR}`` (its first 3 characters), where it
+sits comes from :func:`tools.board_model.board_model`, as for the SVG picture. In a layout by
+columns (``odd-q``/``even-q``) each grid row takes two text lines, the shifted columns on the
+second; in a layout by rows (``odd-r``/``even-r``) each letter is a line, the shifted rows
+indented by half a cell. Hexes with no grid place are listed after the grid.
 """
 from __future__ import annotations
 
-from interpreter.board.hexgrid import col_name, parse_id
+from interpreter.board.hexgrid import col_name
+
+from .board_model import board_model
 
 WIDTH = 4
 
 
 def board_picture(game) -> str:
-    spec = (game.ruleset.meta.get("render") or {}).get("hex")
     board = game.ruleset.board
-    if not spec or board is None or not board.adj:
+    if board is None or not board.adj:
+        return "(this ruleset has no board)"
+    if not (game.ruleset.meta.get("render") or {}).get("hex"):
         return "(this ruleset declares no `render: {hex: ...}` in ruleset.yaml)"
-    label = game.compile_expression(spec, ("h",))
-    offset = board.offset or "odd-q"
-    cells, loose = {}, []
-    for h in board.adj:
-        text = str(label(h=h))[:WIDTH - 1]
-        rc = parse_id(h)
-        if rc is None:
-            loose.append(f"{h}: {text}")
-        else:
-            cells[rc] = text
+    model = board_model(game)
+    cells = {(h.col, h.row): h.text[:WIDTH - 1] for h in model.hexes if h.col is not None}
+    loose = [f"{h.id}: {h.text}" for h in model.hexes if h.col is None]
     if not cells:
         return "\n".join(loose)
-    cols = range(min(c for c, _ in cells), max(c for c, _ in cells) + 1)
-    rows = range(min(r for _, r in cells), max(r for _, r in cells) + 1)
-    shifted = 1 if offset == "odd-q" else 0       # which column parity sits half a row lower
-    lines = ["    " + "".join(col_name(c).ljust(WIDTH) for c in cols)]
-    for r in rows:
-        for half in (0, 1):
-            row = [cells.get((c, r), "").ljust(WIDTH) if (c % 2 == shifted) == bool(half)
-                   else " " * WIDTH for c in cols]
+    letters = range(min(c for c, _ in cells), max(c for c, _ in cells) + 1)
+    numbers = range(min(r for _, r in cells), max(r for _, r in cells) + 1)
+    odd = model.offset.startswith("odd")
+    if model.offset.endswith("-r"):
+        lines = ["     " + "".join(str(n).ljust(WIDTH) for n in numbers)]
+        for c in letters:
+            indent = "  " if (c % 2 == 1) == odd else ""
+            lines.append(f"{col_name(c):>3}  " + indent + "".join(
+                cells.get((c, n), "").ljust(WIDTH) for n in numbers).rstrip())
+        return "\n".join([*lines, *loose])
+    lines = ["    " + "".join(col_name(c).ljust(WIDTH) for c in letters)]
+    for r in numbers:
+        for half in (0, 1):  # the shifted columns sit half a row lower: on the second line
+            row = [cells.get((c, r), "").ljust(WIDTH) if ((c % 2 == 1) == odd) == bool(half)
+                   else " " * WIDTH for c in letters]
             lines.append(f"{r:>2}{'ab'[half]} " + "".join(row).rstrip())
     return "\n".join([*lines, *loose])

@@ -328,11 +328,29 @@ def cmd_codes(args) -> int:
 
 
 def cmd_render(args) -> int:
+    from .board_model import board_model
     from .board_view import board_picture
-    game = _game(args, "render")
-    if game is None:
-        return EXIT_USAGE
-    print(board_picture(game))
+    from .svg_board import to_svg
+    if args.step is not None and not args.log:
+        raise Usage("--step needs --log LOG (the game at that step of the log)")
+    if args.log:
+        from .replay import read_log, replay
+        game, _ = replay(read_log(Path(args.log)), args.log, args.ruleset, step=args.step)
+    else:
+        game = _game(args, "render")
+        if game is None:
+            return EXIT_USAGE
+    if not args.svg:
+        print(board_picture(game))
+        return EXIT_OK
+    if Path(args.svg).exists() and not args.force:
+        raise Usage(f"--svg: {args.svg} exists; give another file, or --force to overwrite it")
+    try:
+        Path(args.svg).write_text(to_svg(board_model(game), ids=args.ids), encoding="utf-8")
+    except OSError as err:
+        print(f"railrules render: cannot write {args.svg}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"wrote {args.svg}")
     return EXIT_OK
 
 
@@ -490,9 +508,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.set_defaults(func=cmd_codes)
 
-    p = sub.add_parser("render", help="draw the board as text (the ruleset's render: {hex: ...})",
-                       description="Draw a ruleset's board at the start of a game, or a saved game's.")
+    p = sub.add_parser("render", help="draw the board with its state, as text or as an SVG picture",
+                       description="Draw a ruleset's board at the start of a game, a saved game's, or a "
+                       "logged game's at a step: as text (the ruleset's render: {hex: ...}), or with --svg "
+                       "as a picture (terrain, labels, every company's marks in its colour, a legend, "
+                       "the public state), as the ruleset's render: key declares.")
     _one_game_args(p, "draw the board of this saved game instead")
+    p.add_argument("--log", help="draw the board of this logged game (at its end, or at --step)")
+    p.add_argument("--step", type=_count(0), help="with --log: the game after this many actions")
+    p.add_argument("--svg", metavar="FILE", help="write an SVG picture here instead of printing text")
+    p.add_argument("--ids", action="store_true", help="write each hex's id in the picture")
+    p.add_argument("--force", action="store_true", help="allow --svg to overwrite an existing file")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("doc", help="print a ruleset's rules as Markdown, with their citations",

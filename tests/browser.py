@@ -1,0 +1,34 @@
+"""Headless Chromium (Debian's package) for the tests that look at a page or a picture as a
+person would: the DOM it builds and a screenshot's pixels. Skips when Chromium is absent."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _browser() -> str:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("headless Chromium is not installed (apt-get install chromium; CI installs it)")
+    return browser
+
+
+def dom(path: Path) -> str:
+    """The document Chromium builds from the file (after its scripts ran)."""
+    return subprocess.run([_browser(), *FLAGS, "--dump-dom", path.as_uri()], capture_output=True,
+                          text=True, timeout=120).stdout
+
+
+def screenshot(path: Path, width: int, height: int):
+    """The file as Chromium shows it in a window of that size: an array of RGB(A) pixels."""
+    matplotlib_image = pytest.importorskip("matplotlib.image", reason="reading the screenshot needs matplotlib")
+    shot = path.with_suffix(".png")
+    subprocess.run([_browser(), *FLAGS, f"--screenshot={shot}", f"--window-size={width},{height}",
+                    path.as_uri()], capture_output=True, timeout=120, check=True)
+    return matplotlib_image.imread(str(shot))
