@@ -6,7 +6,7 @@ from pathlib import Path
 
 from interpreter.data.schema import validate
 from interpreter.data.yaml_source import Positions
-from interpreter.errors import BadSave, Diagnostic, IllegalAction, Pos, RailrulesError, Sink
+from interpreter.errors import BadSave, Diagnostic, IllegalAction, Pos, Sink
 
 from .play import describe_changes, find_ruleset
 
@@ -30,8 +30,27 @@ def replay(log: dict, where: str = "<log>", ruleset_path: str | None = None, for
 
     The ruleset is ``ruleset_path``, else the folder the log names if it is still there, else
     the shipped ruleset of the log's name."""
+    if step is not None and not 0 <= step <= len(log["actions"]):
+        raise BadSave(Diagnostic("RR304", f"step {step} is beyond the game: the log has "
+                                 f"{len(log['actions'])} actions (steps 0 to {len(log['actions'])})",
+                                 Pos(where, 0, 0)))
+    notes: list = []
+    game = None
+    for i, game in enumerate(steps(log, where, ruleset_path, force, notes)):
+        if i == step:
+            return game, notes
+    want = log.get("final_state_sha256")
+    if want and want != game.digest():
+        raise BadSave(Diagnostic("RR305", "every action replayed, but the final state differs from "
+                                 "the recorded one", Pos(where, 0, 0)))
+    return game, notes
+
+
+def steps(log: dict, where: str = "<log>", ruleset_path: str | None = None, force: bool = False,
+          notes: list | None = None):
+    """The logged game at its start and after each action (one Game object, moved on between
+    yields), checked as :func:`replay` checks it; ``notes`` receives what replay would say."""
     ruleset = find_ruleset(log["ruleset"], log.get("path"), log.get("variant"), ruleset_path)
-    notes = []
     if ruleset.hash != log["hash"]:
         changed = ruleset.changed_since(log["fingerprints"]) if isinstance(log.get("fingerprints"), dict) \
             else ["(the log is older than fingerprints: it cannot say which rules)"]
@@ -40,14 +59,11 @@ def replay(log: dict, where: str = "<log>", ruleset_path: str | None = None, for
             raise BadSave(Diagnostic("RR305", what, Pos(where, 0, 0),
                                      hint="replay with --force to see where the game diverges, or "
                                      "--ruleset PATH to replay with the rules it was made with"))
-        notes.append(what + "; replaying anyway (--force) to find where the game diverges")
-    actions = log["actions"]
-    if step is not None:
-        if not 0 <= step <= len(actions):
-            raise BadSave(Diagnostic("RR304", f"step {step} is beyond the game: the log has "
-                                     f"{len(actions)} actions (steps 0 to {len(actions)})", Pos(where, 0, 0)))
-        actions = actions[:step]
+        if notes is not None:
+            notes.append(what + "; replaying anyway (--force) to find where the game diverges")
     game = ruleset.new_game(log["players"], log["seed"])
+    yield game
+    actions = log["actions"]
     for i, raw in enumerate(actions, 1):
         if game.is_over:
             raise BadSave(Diagnostic("RR305", f"action {i} ({raw}): the game was already over",
@@ -55,12 +71,6 @@ def replay(log: dict, where: str = "<log>", ruleset_path: str | None = None, for
         try:
             game.apply(raw)
         except IllegalAction as err:
-            raise BadSave(Diagnostic("RR305", f"diverges at action {i} of {len(log['actions'])} "
+            raise BadSave(Diagnostic("RR305", f"diverges at action {i} of {len(actions)} "
                                      f"({raw}): {err.diagnostics[0].message}", Pos(where, 0, 0))) from None
-        except RailrulesError:
-            raise
-    want = log.get("final_state_sha256")
-    if want and step is None and want != game.digest():
-        raise BadSave(Diagnostic("RR305", "every action replayed, but the final state differs from "
-                                 "the recorded one", Pos(where, 0, 0)))
-    return game, notes
+        yield game

@@ -20,26 +20,49 @@ MARK = 4.2                    # a mark's radius
 LINE = 15                     # a line of text in the panels
 
 
-def to_svg(model, ids: bool = False) -> str:
+def centres(model) -> dict:
+    """Hex id -> the (x, y) of its centre in the picture, for the hexes with a grid place."""
     placed = [hv for hv in model.hexes if hv.col is not None]
-    loose = [hv for hv in model.hexes if hv.col is None]
     left = min((hv.col for hv in placed), default=0)
     top = min((hv.row for hv in placed), default=0)
-
     pointy = model.offset.endswith("-r")   # letters are rows, numbers columns
-
-    def centre(hv):
+    out = {}
+    for hv in placed:
         shifted = (hv.col % 2 == 1) if model.offset.startswith("odd") else (hv.col % 2 == 0)
         if pointy:
-            return (H / 2 + 4 + (hv.row - top) * H + (H / 2 if shifted else 0),
-                    R + 40 + (hv.col - left) * 1.5 * R)
-        return (R + 4 + (hv.col - left) * 1.5 * R,
-                H / 2 + 40 + (hv.row - top) * H + (H / 2 if shifted else 0))
+            out[hv.id] = (H / 2 + 4 + (hv.row - top) * H + (H / 2 if shifted else 0),
+                          R + 40 + (hv.col - left) * 1.5 * R)
+        else:
+            out[hv.id] = (R + 4 + (hv.col - left) * 1.5 * R,
+                          H / 2 + 40 + (hv.row - top) * H + (H / 2 if shifted else 0))
+    return out
+
+
+def mark_places(marks: list, x: float, y: float) -> list:
+    """(owner, x, y) of each mark on a hex centred at (x, y): rows of three."""
+    per_row, out = 3, []
+    for k, m in enumerate(marks):
+        row, col = divmod(k, per_row)
+        in_row = min(per_row, len(marks) - row * per_row)
+        out.append((m, x + (col - (in_row - 1) / 2) * (2 * MARK + 1),
+                    y - 1 + row * (2 * MARK + 1) - (MARK if len(marks) > per_row else 0)))
+    return out
+
+
+def to_svg(model, ids: bool = False, marks: bool = True) -> str:
+    """The picture; without ``marks``, an empty layer ``<g id="marks">`` where they would go."""
+    loose = [hv for hv in model.hexes if hv.col is None]
+    pointy = model.offset.endswith("-r")
+    at = centres(model)
     body, width, height = [], 300.0, 60.0
-    for hv in placed:
-        x, y = centre(hv)
-        body.append(_hex(hv, x, y, ids, model.owners, pointy))
+    for hv in model.hexes:
+        if hv.id not in at:
+            continue
+        x, y = at[hv.id]
+        body.append(_hex(hv, x, y, ids, model.owners, pointy, marks))
         width, height = max(width, x + R + 4), max(height, y + H / 2 + 4)
+    if not marks:
+        body.append('<g id="marks"></g>')
     legend_x = width + 20
     body.append(_legend(model.owners, legend_x, 40))
     y = height + 30
@@ -58,12 +81,12 @@ def to_svg(model, ids: bool = False) -> str:
             + "\n".join(body) + "\n</svg>\n")
 
 
-def _hex(hv, x: float, y: float, ids: bool, owners: dict, pointy: bool) -> str:
+def _hex(hv, x: float, y: float, ids: bool, owners: dict, pointy: bool, marks: bool = True) -> str:
     turn = math.pi / 6 if pointy else 0.0
     corners = " ".join(f"{x + R * math.cos(math.pi / 3 * k + turn):.1f},{y + R * math.sin(math.pi / 3 * k + turn):.1f}"
                        for k in range(6))
     tip = ", ".join([hv.id, *([hv.label] if hv.label else []),
-                     *[owners.get(m, (m,))[0] for m in hv.marks]])
+                     *[owners.get(m, (m,))[0] for m in (hv.marks if marks else [])]])
     parts = [f'<g class="hex" data-id={quoteattr(hv.id)}>',
              f'<title>{escape(tip)}</title>',
              f'<polygon points="{corners}" fill={quoteattr(hv.fill)} stroke="#888" stroke-width="0.6"/>']
@@ -73,12 +96,7 @@ def _hex(hv, x: float, y: float, ids: bool, owners: dict, pointy: bool) -> str:
     if hv.label:
         parts.append(f'<text class="label" x="{x:.1f}" y="{y + R * 0.62:.1f}" text-anchor="middle" '
                      f'font-size="6.5">{escape(hv.label[:14])}</text>')
-    per_row = 3
-    for k, m in enumerate(hv.marks):
-        row, col = divmod(k, per_row)
-        in_row = min(per_row, len(hv.marks) - row * per_row)
-        mx = x + (col - (in_row - 1) / 2) * (2 * MARK + 1)
-        my = y - 1 + row * (2 * MARK + 1) - (MARK if len(hv.marks) > per_row else 0)
+    for m, mx, my in mark_places(hv.marks if marks else [], x, y):
         colour = owners.get(m, ("", "#000"))[1]
         parts.append(f'<circle class="mark" data-owner={quoteattr(m)} cx="{mx:.1f}" cy="{my:.1f}" '
                      f'r="{MARK}" fill={quoteattr(colour)} stroke="black" stroke-width="0.6"/>')
