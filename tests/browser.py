@@ -21,7 +21,13 @@ def _browser() -> str:
 
 def dom(path: Path) -> str:
     """The document Chromium builds from the file (after its scripts ran)."""
-    return subprocess.run([_browser(), *FLAGS, "--dump-dom", path.as_uri()], capture_output=True,
+    return dom_at(path, "")
+
+
+def dom_at(path: Path, fragment: str) -> str:
+    """The same, opened at ``path#fragment`` (a page that reads its address, such as a step)."""
+    address = path.as_uri() + (f"#{fragment}" if fragment else "")
+    return subprocess.run([_browser(), *FLAGS, "--dump-dom", address], capture_output=True,
                           text=True, timeout=120).stdout
 
 

@@ -114,7 +114,7 @@ def _panels(game) -> list:
 
 def _cell(value) -> str:
     if isinstance(value, dict):
-        return " ".join(f"{k}:{v}" for k, v in value.items() if v)
-    if isinstance(value, list):
-        return ", ".join(map(str, value))
+        return " ".join(f"{k}:{_cell(v)}" for k, v in value.items() if v)
+    if isinstance(value, list):  # a list of pairs reads "I9 textiles, L14 leather"
+        return ", ".join(" ".join(map(_cell, v)) if isinstance(v, list) else _cell(v) for v in value)
     return _text(value)

@@ -327,6 +327,22 @@ def cmd_codes(args) -> int:
     return EXIT_OK
 
 
+def cmd_view(args) -> int:
+    from .replay import read_log
+    from .viewer import to_html
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        raise Usage(f"-o: {out} exists; give another file, or --force to overwrite it")
+    page = to_html(read_log(Path(args.log)), args.log, args.ruleset, args.force_rules)
+    try:
+        out.write_text(page, encoding="utf-8")
+    except OSError as err:
+        print(f"railrules view: cannot write {out}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_FAIL
+    print(f"wrote {out} ({len(page) // 1024} KB): open it in a browser")
+    return EXIT_OK
+
+
 def cmd_render(args) -> int:
     from .board_model import board_model
     from .board_view import board_picture
@@ -520,6 +536,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ids", action="store_true", help="write each hex's id in the picture")
     p.add_argument("--force", action="store_true", help="allow --svg to overwrite an existing file")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("view", help="write one HTML page to step through a logged game",
+                       description="Write a self-contained HTML page (works offline) to step through a "
+                       "game log: the board at each step, the action taken and the rule that offers it, "
+                       "the log lines and the public state; a slider, buttons and the arrow keys move, "
+                       "#step=N in the address opens step N.")
+    p.add_argument("log", help="a game log (railrules play --log FILE)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    p.add_argument("--ruleset", help="the ruleset folder the log was made with (default: the one it names)")
+    p.add_argument("--force", action="store_true", help="allow -o to overwrite an existing file")
+    p.add_argument("--force-rules", action="store_true",
+                   help="replay even if the rules changed since the log was made")
+    p.set_defaults(func=cmd_view)
 
     p = sub.add_parser("doc", help="print a ruleset's rules as Markdown, with their citations",
                        description="Every definition of a ruleset with the rulebook passages it "

@@ -49,8 +49,9 @@ def mark_places(marks: list, x: float, y: float) -> list:
     return out
 
 
-def to_svg(model, ids: bool = False, marks: bool = True) -> str:
-    """The picture; without ``marks``, an empty layer ``<g id="marks">`` where they would go."""
+def to_svg(model, ids: bool = False, marks: bool = True, panels: bool = True) -> str:
+    """The picture; without ``marks``, an empty layer ``<g id="marks">`` where they would go;
+    without ``panels``, no tables of the state."""
     loose = [hv for hv in model.hexes if hv.col is None]
     pointy = model.offset.endswith("-r")
     at = centres(model)
@@ -70,7 +71,7 @@ def to_svg(model, ids: bool = False, marks: bool = True) -> str:
         body.append(f'<text class="loose" x="8" y="{y:.0f}">not on the grid: '
                     f'{escape(", ".join(hv.id + (" " + hv.text if hv.text else "") for hv in loose))}</text>')
         y += 2 * LINE
-    for panel in model.panels:
+    for panel in model.panels if panels else []:
         svg, y = _panel(panel, 8, y)
         body.append(svg)
     total_w = max(legend_x + 220, 720)

@@ -1,0 +1,68 @@
+"""`railrules view LOG -o FILE.html` (issue 13): a page to step through a logged game, looked at
+in headless Chromium: the step asked for in the address is the one shown."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests import browser
+from tools.board_model import board_model
+from tools.cli import main
+from tools.replay import read_log, replay
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("view")
+    log = folder / "game.log"
+    assert main(["play", "chicago_express", "--bots", "random", "--players", "3", "--seed", "5",
+                 "--log", str(log)]) == 0
+    page = folder / "game.html"
+    assert main(["view", str(log), "-o", str(page)]) == 0
+    return log, page
+
+
+def _data(page) -> dict:
+    text = page.read_text(encoding="utf-8")
+    return json.loads(re.search(r'<script id="game-data" type="application/json">(.*?)</script>',
+                                text, re.S).group(1))
+
+
+def test_the_page_stands_alone_and_holds_every_step(logged):
+    log, page = logged
+    text = page.read_text(encoding="utf-8")
+    assert not re.search(r"""(src|href)=["']?(http|//)""", text)  # nothing fetched: works offline
+    data, actions = _data(page), read_log(log)["actions"]
+    assert len(data["frames"]) == len(actions) + 1
+    assert [f["action"] for f in data["frames"][1:]] == actions
+    for step in (0, len(actions) // 2, len(actions)):  # the marks of a step are the board's then
+        game, _ = replay(read_log(log), str(log), step=step)
+        expected = sum(len(h.marks) for h in board_model(game).hexes if h.col is not None)
+        assert len(data["frames"][step]["marks"]) == expected
+    assert all(f["rule"].endswith(tuple(f":{n}" for n in range(1, 999))) for f in data["frames"][1:])
+
+
+@pytest.mark.parametrize("where", ["end", "middle", "back to the start"])
+def test_chromium_shows_the_step_in_the_address(logged, where, tmp_path):
+    log, page = logged
+    data = _data(page)
+    last = len(data["frames"]) - 1
+    step = {"end": last, "middle": last // 2, "back to the start": 0}[where]
+    dom = browser.dom_at(page, f"step={step}")
+    assert f"step {step} of {last}" in dom
+    assert dom.count('<circle class="mark"') == len(data["frames"][step]["marks"])
+    action = data["frames"][step]["action"]
+    shown = re.search(r'<span id="action">(.*?)</span>', dom).group(1)
+    assert shown.startswith(" ".join(map(str, action))) if action else shown == "(the start)"
+
+
+def test_view_refuses_what_it_cannot_do(logged, tmp_path, capsys):
+    log, page = logged
+    assert main(["view", str(log), "-o", str(page)]) == 2  # exists: not overwritten
+    assert "--force" in capsys.readouterr().err
+    assert main(["view", str(tmp_path / "missing.log"), "-o", str(tmp_path / "x.html")]) == 1
+    assert "RR304" in capsys.readouterr().err
+    assert main(["view", str(log), "-o", str(tmp_path / "no" / "x.html")]) == 1
+    assert "cannot write" in capsys.readouterr().err

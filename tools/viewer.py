@@ -1,0 +1,143 @@
+"""`railrules view LOG -o FILE.html`: one self-contained page to step through a logged game.
+
+The page holds the board once (the SVG picture of :mod:`tools.svg_board`, without marks) and,
+for every step, what changes: the marks (placed by the same writer), the hex labels that differ
+from the start, the action taken and who took it, the log lines it wrote and the public state
+tables. A slider, buttons and the arrow keys move through the steps; ``#step=N`` in the address
+opens step N. Nothing is fetched: the page works offline. Only public information is shown
+(the view of no player: secret fields read ``hidden``, secret log lines are left out).
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+
+from interpreter.checks.lint_coverage import rules_of
+
+from .board_model import board_model
+from .svg_board import centres, mark_places, to_svg
+
+
+def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool = False) -> str:
+    from .replay import steps
+    frames, owners, base_labels, at, first = [], {}, None, None, None
+    seen_messages, by, rules = 0, "", {}
+    for i, game in enumerate(steps(log, where, ruleset_path, force)):
+        model = board_model(game)
+        if first is None:
+            first, at = model, centres(model)
+            base_labels = {h.id: h.label for h in model.hexes}
+            rules = {r["name"]: _shown(r["where"]) for r in rules_of(game.ruleset)
+                     if r["kind"] in ("action", "option")}
+        for m, (name, colour) in model.owners.items():
+            owners.setdefault(m, (name, colour))
+        index = {m: k for k, m in enumerate(owners)}
+        marks = [[round(x, 1), round(y, 1), index[m]] for h in model.hexes if h.id in at
+                 for m, x, y in mark_places(h.marks, *at[h.id])]
+        lines = game.messages_for(None)
+        action = log["actions"][i - 1] if i else None
+        frames.append({
+            "action": action,
+            "by": by if i else "",
+            "rule": rules.get(action[0], "") if action else "",
+            "marks": marks,
+            "labels": {h.id: h.label for h in model.hexes if h.label != base_labels.get(h.id)},
+            "log": list(lines[seen_messages:]),
+            "panels": model.panels,
+            "over": game.is_over,
+        })
+        seen_messages = len(lines)
+        who = game.current_player
+        by = str(game.state["entities"].get(who, {}).get("name", who)) if who else ""
+    first.owners = owners
+    board = to_svg(first, marks=False, panels=False)
+    data = {"frames": frames, "owners": [[m, n, c] for m, (n, c) in owners.items()],
+            "base": base_labels}
+    title = f"{first.title}: {log['players']} players, seed {log['seed']}"
+    return _PAGE.format(title=html.escape(title), board=board, steps=len(frames) - 1,
+                        data=json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+
+
+def _shown(where: str) -> str:
+    """A rule's place, relative to the working folder when it is inside it."""
+    rel = os.path.relpath(where)
+    return where if rel.startswith("..") else rel
+
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{ font-family: sans-serif; margin: 12px; }}
+#bar {{ display: flex; gap: 8px; align-items: center; margin-bottom: 8px; }}
+#slider {{ width: 420px; }}
+#main {{ display: flex; gap: 16px; align-items: flex-start; }}
+#side {{ max-width: 420px; font-size: 13px; }}
+#log {{ white-space: pre-wrap; background: #f6f6f6; padding: 6px; max-height: 260px; overflow: auto; }}
+table {{ border-collapse: collapse; font-size: 12px; margin-top: 8px; }}
+td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: left; }}
+</style></head>
+<body>
+<h1 style="font-size:18px">{title}</h1>
+<div id="bar">
+<button id="prev" title="previous step (left arrow)">&#9664;</button>
+<input id="slider" type="range" min="0" max="{steps}" value="0">
+<button id="next" title="next step (right arrow)">&#9654;</button>
+<span id="where"></span>
+</div>
+<div id="main">
+<div id="board">{board}</div>
+<div id="side">
+<div><b>action</b>: <span id="action"></span></div>
+<div><b>allowed by</b>: <span id="rule"></span></div>
+<div id="log"></div>
+<div id="panels"></div>
+</div></div>
+<script id="game-data" type="application/json">{data}</script>
+<script>
+const DATA = JSON.parse(document.getElementById("game-data").textContent);
+const SVG = "http://www.w3.org/2000/svg";
+const slider = document.getElementById("slider");
+function esc(t) {{ const d = document.createElement("div"); d.textContent = t; return d.innerHTML; }}
+function show(i) {{
+  i = Math.max(0, Math.min(DATA.frames.length - 1, i));
+  slider.value = i;
+  const f = DATA.frames[i];
+  const layer = document.getElementById("marks");
+  layer.replaceChildren();
+  for (const [x, y, k] of f.marks) {{
+    const c = document.createElementNS(SVG, "circle");
+    c.setAttribute("class", "mark"); c.setAttribute("data-owner", DATA.owners[k][0]);
+    c.setAttribute("cx", x); c.setAttribute("cy", y); c.setAttribute("r", 4.2);
+    c.setAttribute("fill", DATA.owners[k][2]); c.setAttribute("stroke", "black");
+    c.setAttribute("stroke-width", 0.6);
+    layer.appendChild(c);
+  }}
+  for (const g of document.querySelectorAll("g.hex")) {{
+    const id = g.getAttribute("data-id"), label = g.querySelector("text.label");
+    if (label) label.textContent = (id in f.labels ? f.labels[id] : DATA.base[id]).slice(0, 14);
+  }}
+  document.getElementById("where").textContent =
+    "step " + i + " of " + (DATA.frames.length - 1) + (f.over ? " (game over)" : "");
+  document.getElementById("action").textContent =
+    f.action ? f.action.join(" ") + (f.by ? " (" + f.by + ")" : "") : "(the start)";
+  document.getElementById("rule").textContent = f.rule || "-";
+  document.getElementById("log").textContent = f.log.join("\\n");
+  document.getElementById("panels").innerHTML = f.panels.map(([title, head, rows]) =>
+    "<table><caption><b>" + esc(title) + "</b></caption><tr>" + head.map(h => "<th>" + esc(h) + "</th>").join("") +
+    "</tr>" + rows.map(r => "<tr>" + r.map(c => "<td>" + esc(c) + "</td>").join("") + "</tr>").join("") +
+    "</table>").join("");
+  history.replaceState(null, "", "#step=" + i);
+}}
+slider.addEventListener("input", () => show(+slider.value));
+document.getElementById("prev").addEventListener("click", () => show(+slider.value - 1));
+document.getElementById("next").addEventListener("click", () => show(+slider.value + 1));
+document.addEventListener("keydown", e => {{
+  if (e.key === "ArrowLeft") show(+slider.value - 1);
+  if (e.key === "ArrowRight") show(+slider.value + 1);
+}});
+const m = /step=(\\d+)/.exec(location.hash);
+show(m ? +m[1] : 0);
+</script>
+</body></html>
+"""
