@@ -32,3 +32,16 @@ def test_the_doc_verb_lists_every_definition_with_its_citations(capsys):
         procs = [d.name for d in rs.definitions if isinstance(d, n.ProcDef)]
         assert procs and all(f"### `{p}(" in page for p in procs), name
         assert "(no citation)" not in page.split("## Functions")[0], f"{name}: an uncited rule"
+
+
+def test_the_editor_grammar_colours_every_keyword_of_the_language():
+    import json
+    import re
+    lark = (ROOT / "interpreter" / "dsl" / "rules.lark").read_text(encoding="utf-8")
+    keywords = set(re.findall(r'"([a-z_]+)"', lark))
+    grammar = json.loads((ROOT / "tools" / "vscode" / "syntaxes" / "rules.tmLanguage.json").read_text(encoding="utf-8"))
+    pattern = next(p["match"] for p in grammar["patterns"] if p["name"] == "keyword.control.rules")
+    assert keywords and all(re.search(pattern, k) for k in keywords)
+    assert not re.search(pattern, "players")  # names are not keywords
+    package = json.loads((ROOT / "tools" / "vscode" / "package.json").read_text(encoding="utf-8"))
+    assert package["contributes"]["grammars"][0]["path"] == "./syntaxes/rules.tmLanguage.json"

@@ -343,6 +343,11 @@ def cmd_view(args) -> int:
     return EXIT_OK
 
 
+def cmd_lsp(args) -> int:
+    from .lsp import main as serve
+    return serve()
+
+
 def cmd_render(args) -> int:
     from .board_model import board_model
     from .board_view import board_picture
@@ -536,6 +541,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ids", action="store_true", help="write each hex's id in the picture")
     p.add_argument("--force", action="store_true", help="allow --svg to overwrite an existing file")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("lsp", help="a language server for .rules files, over stdio (for editors)",
+                       description="Start a Language Server Protocol server on stdin/stdout: lint "
+                       "diagnostics as you type, hover, go to definition, completion, symbols and "
+                       "references for ruleset files. Needs pip install \".[lsp]\" (pygls). An editor "
+                       "starts it; see tools/vscode/README.md.")
+    p.set_defaults(func=cmd_lsp)
 
     p = sub.add_parser("view", help="write one HTML page to step through a logged game",
                        description="Write a self-contained HTML page (works offline) to step through a "

@@ -168,12 +168,15 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     return ruleset  # a load with errors never gets here
 
 
-def check_ruleset(name_or_path: str, variant: str | None = None) -> tuple[Ruleset | None, list]:
-    """Like :func:`load_ruleset` but return the diagnostics (errors and warnings) instead."""
+def check_ruleset(name_or_path: str, variant: str | None = None,
+                  texts: dict | None = None) -> tuple[Ruleset | None, list]:
+    """Like :func:`load_ruleset` but return the diagnostics (errors and warnings) instead.
+    ``texts`` (resolved path -> text) are read instead of those files on disk: an editor's
+    unsaved buffers."""
     from ..checks import run_checks
     sink = Sink()
     try:
-        ruleset = _Loader(sink, generate=False).load(name_or_path, variant)
+        ruleset = _Loader(sink, generate=False, texts=texts).load(name_or_path, variant)
     except RulesetError as err:  # a stage gave up early
         return None, sink.diagnostics + [d for d in err.diagnostics if d not in sink.diagnostics]
     if ruleset is not None:
@@ -182,8 +185,10 @@ def check_ruleset(name_or_path: str, variant: str | None = None) -> tuple[Rulese
 
 
 class _Loader:
-    def __init__(self, sink: Sink, generate: bool = True, derive_all: bool = False):
+    def __init__(self, sink: Sink, generate: bool = True, derive_all: bool = False,
+                 texts: dict | None = None):
         self.sink = sink
+        self.texts = texts or {}  # resolved path -> text read instead of the file
         self.derive_all = derive_all
         self.generate = generate  # compile expressions to Python code too (not needed to lint)
         self.digest = hashlib.sha256()
@@ -204,10 +209,13 @@ class _Loader:
             self.sink.add("RR005", f"'{rel}' is outside the {where} folder", pos,
                           f"name files relative to the {where} folder, without '..'")
             return None, shown
-        if not path.is_file():
+        if path in self.texts:
+            data = self.texts[path].encode("utf-8")
+        elif not path.is_file():
             self.sink.add("RR001", f"no file '{rel}'", pos)
             return None, shown
-        data = path.read_bytes()
+        else:
+            data = path.read_bytes()
         if len(data) > 5_000_000:
             self.sink.add("RR007", f"'{rel}' is larger than 5 MB", pos)
             return None, shown

@@ -1,0 +1,157 @@
+"""`railrules lsp` (issue 13): the language server, spoken to over stdio with JSON-RPC as an
+editor speaks to it."""
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls", reason="the language server needs pygls (pip install '.[lsp]')")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Client:
+    """An editor's side of the protocol: Content-Length framed JSON-RPC on the server's pipes."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-m", "tools.cli", "lsp"], cwd=ROOT,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.inbox: queue.Queue = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        out = self.proc.stdout
+        while True:
+            header = b""
+            while not header.endswith(b"\r\n\r\n"):
+                byte = out.read(1)
+                if not byte:
+                    return
+                header += byte
+            length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+            self.inbox.put(json.loads(out.read(length)))
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict):
+        self.next_id += 1
+        me = self.next_id
+        self.send({"id": me, "method": method, "params": params})
+        return self.wait(lambda m: m.get("id") == me)["result"]
+
+    def notify(self, method: str, params: dict) -> None:
+        self.send({"method": method, "params": params})
+
+    def wait(self, want, timeout: float = 60):
+        end = time.monotonic() + timeout
+        while True:
+            message = self.inbox.get(timeout=max(0.01, end - time.monotonic()))
+            if want(message):
+                return message
+
+    def diagnostics(self, uri: str) -> list:
+        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                         and m["params"]["uri"] == uri)["params"]["diagnostics"]
+
+    def close(self):
+        try:
+            self.request("shutdown", None)
+            self.notify("exit", None)
+            self.proc.wait(timeout=10)
+        finally:
+            self.proc.kill()
+
+
+@pytest.fixture
+def client():
+    c = Client()
+    c.request("initialize", {"processId": None, "rootUri": ROOT.as_uri(), "capabilities": {}})
+    c.notify("initialized", {})
+    yield c
+    c.close()
+
+
+DIVIDENDS = ROOT / "rulesets" / "chicago_express" / "rules" / "dividends.rules"
+
+
+def _open(client, path: Path, text: str | None = None) -> str:
+    uri = path.as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "rules", "version": 1, "text": text or path.read_text(encoding="utf-8")}})
+    return uri
+
+
+def _change(client, uri: str, text: str, version: int) -> None:
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                             "contentChanges": [{"text": text}]})
+
+
+def _at(text: str, needle: str) -> dict:
+    i = text.index(needle)
+    return {"line": text.count("\n", 0, i), "character": i - (text.rfind("\n", 0, i) + 1)}
+
+
+def test_diagnostics_follow_the_unsaved_text(client):
+    text = DIVIDENDS.read_text(encoding="utf-8")
+    uri = _open(client, DIVIDENDS)
+    assert [d for d in client.diagnostics(uri) if d["severity"] == 1] == []
+    broken = text.replace("call pay_per_share(c, dividend(c))", "call pay_per_share(c, dividnd(c))")
+    _change(client, uri, broken, 2)
+    found = client.diagnostics(uri)
+    assert [d["code"] for d in found] == ["RR102"]
+    assert found[0]["range"]["start"] == _at(broken, "dividnd(c)") and "dividend" in found[0]["message"]
+    _change(client, uri, broken.replace("procedure pay_dividend(c):", "procedure pay_dividend(c:"), 3)
+    assert any(d["code"] == "RR101" for d in client.diagnostics(uri))  # does not parse: reported
+    _change(client, uri, text, 4)
+    assert client.diagnostics(uri) == []   # fixed: cleared; the server is still there
+    assert DIVIDENDS.read_text(encoding="utf-8") == text  # nothing written to disk
+
+
+def test_hover_definition_completion_symbols_references(client):
+    text = DIVIDENDS.read_text(encoding="utf-8")
+    uri = _open(client, DIVIDENDS)
+    client.diagnostics(uri)
+    doc = {"uri": uri}
+    hover = client.request("textDocument/hover", {"textDocument": doc, "position": _at(text, "ceil(")})
+    assert "round a fraction up" in hover["contents"]["value"]
+    at_call = _at(text, "pay_per_share(c, dividend(c))")
+    hover = client.request("textDocument/hover", {"textDocument": doc, "position": at_call})
+    assert "procedure" in hover["contents"]["value"]
+    where = client.request("textDocument/definition", {"textDocument": doc, "position": at_call})
+    assert where["uri"].endswith("rulesets/library/shares.rules")  # into the shared library
+    library = (ROOT / "rulesets" / "library" / "shares.rules").read_text(encoding="utf-8").splitlines()
+    assert library[where["range"]["start"]["line"]].startswith("procedure pay_per_share")
+    items = client.request("textDocument/completion", {"textDocument": doc, "position": at_call})["items"]
+    labels = {i["label"] for i in items}
+    assert {"procedure", "ceil", "dividend", "pay_per_share"} <= labels
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": doc})
+    assert [s["name"] for s in symbols] == ["dividend", "pay_dividend", "dividend_phase"]
+    refs = client.request("textDocument/references", {"textDocument": doc, "position": _at(text, "dividend(c) ="),
+                                                       "context": {"includeDeclaration": True}})
+    files = {r["uri"].rsplit("/", 1)[1] for r in refs}
+    assert {"dividends.rules", "end.rules"} <= files and len(refs) >= 4
+
+
+def test_without_pygls_the_command_says_how_to_install_it(monkeypatch, capsys):
+    import builtins as py
+    real = py.__import__
+
+    def no_pygls(name, *args, **kwargs):
+        if name.startswith("pygls") or name.startswith("lsprotocol"):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+    monkeypatch.setattr(py, "__import__", no_pygls)
+    from tools.cli import main
+    assert main(["lsp"]) == 2
+    assert "pip install" in capsys.readouterr().err
