@@ -15,8 +15,10 @@ from .bots import seat_bots
 from .summary import standings, summary
 
 HELP = """Type the number of an action, or its label (e.g. 'bid 8').
-Other commands: state (the summary), map (the board), log (recent events), save FILE, help,
-quit (saves first)."""
+Other commands: state (the whole summary; after each turn only what changed is shown), map (the
+board), log (recent events), why LABEL (why an action is not allowed, and the rule that says so),
+undo (take back your last decision and the bots' moves after it; when every other seat is a
+bot), save FILE, help, quit (saves first)."""
 
 
 def _print_new(game: Game, shown: list[int], out, seat: str | None = None) -> None:
@@ -38,6 +40,30 @@ def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
         print(f"{game.decisions:>5} {player}: {action.label}", file=out)
         _print_new(game, shown, out)
     print(standings(game), file=out)
+
+
+def explain(game: Game, label: str) -> str:
+    """Why the action ``label`` is or is not allowed now, with the place of the rule that decides."""
+    if not label:
+        return "why what? type: why LABEL (an action as the list shows it, e.g. why bid 8)"
+    try:
+        action = game.to_action(label)
+    except IllegalAction as err:
+        return err.diagnostics[0].message
+    if action in game.legal_actions():
+        return f"'{action.label}' is allowed now"
+    reason, pos = game.machine.why_illegal(action)
+    where = f" ({pos.file}:{pos.line})" if pos is not None and pos.line else ""
+    return f"'{action.label}' is not allowed: {reason}{where}"
+
+
+def take_back(game: Game, mine: list, shown: list) -> str:
+    """Undo this seat's last decision and everything after it: the bots' moves (in `play`
+    every other seat is a bot, so nobody else's decision is taken back)."""
+    back = game.decisions - mine.pop()
+    game.undo(back)
+    shown[0] = min(shown[0], len(game.messages))
+    return f"took back {back} decision(s): your turn again"
 
 
 def read_line(inp) -> str:
@@ -66,6 +92,8 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
     seats = seat_bots(bots, game.players, seed)
     shown = [0]
     ours = {save_path.resolve()}
+    mine: list[int] = []      # the decision count before each of this seat's decisions (undo)
+    last_summary: list = []   # the summary lines shown last time (only the changes are shown)
     print(HELP, file=out)
     while not game.is_over:
         _print_new(game, shown, out, seat)
@@ -76,7 +104,13 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             print(f"{name}: {action.label}", file=out)
             continue
         actions = game.legal_actions()
-        print("\n" + summary(game, seat), file=out)
+        now = summary(game, seat).splitlines()
+        changed = [line for line in now if line not in last_summary]
+        if not last_summary:
+            print("\n" + "\n".join(now), file=out)
+        elif changed:
+            print("\nchanged:\n" + "\n".join(changed), file=out)
+        last_summary = now
         print(f"\nYour choice ({game.state['entities'][seat]['name']}):", file=out)
         for i, a in enumerate(actions, 1):
             print(f"  {i:>3}. {a.label}", file=out)
@@ -100,6 +134,17 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             continue
         if text == "state":
             print(summary(game, seat), file=out)
+            continue
+        if text == "why" or text.startswith("why "):
+            print(explain(game, text[3:].strip()), file=out)
+            continue
+        if text == "undo":
+            if not mine:
+                print("nothing to undo: you have made no decision since the game was started or "
+                      "loaded", file=out)
+                continue
+            print(take_back(game, mine, shown), file=out)
+            last_summary = []  # show the whole state again
             continue
         if text == "map":
             from .board_view import board_picture
@@ -134,9 +179,11 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         else:
             choice = text
         try:
+            before = game.decisions
             game.apply(choice)
+            mine.append(before)
         except IllegalAction as err:
-            print(f"not allowed: {err.diagnostics[0].message}", file=out)
+            print(f"not allowed: {err.diagnostics[0].message} (try: why {text})", file=out)
     _print_new(game, shown, out, seat)
     print(standings(game), file=out)
     return 0
