@@ -137,3 +137,16 @@ def test_render_of_a_log_at_a_step(tmp_path, capsys):
     assert capsys.readouterr().out != start  # trains were placed during the game
     assert main(["render", "--log", str(log), "--step", "100000"]) == 1
     assert "beyond the game" in capsys.readouterr().err
+
+
+def test_render_png_is_the_picture_at_its_own_size(tmp_path):
+    import shutil
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("headless Chromium is not installed (apt-get install chromium; CI installs it)")
+    image = pytest.importorskip("matplotlib.image")
+    png, svg = tmp_path / "b.png", tmp_path / "b.svg"
+    assert main(["render", "german_railways", "--png", str(png), "--svg", str(svg)]) == 0
+    width, height = map(int, re.search(r'width="(\d+)" height="(\d+)"', svg.read_text(encoding="utf-8")).groups())
+    pixels = image.imread(str(png))
+    assert pixels.shape[:2] == (height, width)
+    assert (pixels[..., :3].max(axis=2) - pixels[..., :3].min(axis=2) > 0.5).mean() > 0.0003  # marks in colour

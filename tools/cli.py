@@ -361,17 +361,27 @@ def cmd_render(args) -> int:
         game = _game(args, "render")
         if game is None:
             return EXIT_USAGE
-    if not args.svg:
+    if not args.svg and not args.png:
         print(board_picture(game))
         return EXIT_OK
-    if Path(args.svg).exists() and not args.force:
-        raise Usage(f"--svg: {args.svg} exists; give another file, or --force to overwrite it")
+    for flag, path in (("--svg", args.svg), ("--png", args.png)):
+        if path and Path(path).exists() and not args.force:
+            raise Usage(f"{flag}: {path} exists; give another file, or --force to overwrite it")
+    picture = to_svg(board_model(game), ids=args.ids)
     try:
-        Path(args.svg).write_text(to_svg(board_model(game), ids=args.ids), encoding="utf-8")
+        if args.svg:
+            Path(args.svg).write_text(picture, encoding="utf-8")
+            print(f"wrote {args.svg}")
+        if args.png:
+            from .png import svg_to_png
+            svg_to_png(picture, Path(args.png))
+            print(f"wrote {args.png}")
     except OSError as err:
-        print(f"railrules render: cannot write {args.svg}: {err.strerror or err}", file=sys.stderr)
+        print(f"railrules render: cannot write {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
         return EXIT_FAIL
-    print(f"wrote {args.svg}")
+    except RuntimeError as err:  # no browser to draw the PNG with
+        print(f"railrules render: {err}", file=sys.stderr)
+        return EXIT_FAIL
     return EXIT_OK
 
 
@@ -538,8 +548,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log", help="draw the board of this logged game (at its end, or at --step)")
     p.add_argument("--step", type=_count(0), help="with --log: the game after this many actions")
     p.add_argument("--svg", metavar="FILE", help="write an SVG picture here instead of printing text")
+    p.add_argument("--png", metavar="FILE", help="write the picture as PNG here (drawn by the system's "
+                   "headless Chromium: apt-get install chromium)")
     p.add_argument("--ids", action="store_true", help="write each hex's id in the picture")
-    p.add_argument("--force", action="store_true", help="allow --svg to overwrite an existing file")
+    p.add_argument("--force", action="store_true", help="allow --svg and --png to overwrite existing files")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("lsp", help="a language server for .rules files, over stdio (for editors)",

@@ -42,6 +42,14 @@ def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
     print(standings(game), file=out)
 
 
+def _names(game: Game, action) -> str:
+    """The display names of the entities an action names by id, when they differ: '  (B&O)'."""
+    entities = game.state["entities"]
+    names = [str(entities[x]["name"]) for x in action.args
+             if isinstance(x, str) and x in entities and entities[x].get("name") not in (None, x)]
+    return f"  ({', '.join(names)})" if names else ""
+
+
 def explain(game: Game, label: str) -> str:
     """Why the action ``label`` is or is not allowed now, with the place of the rule that decides."""
     if not label:
@@ -113,7 +121,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         last_summary = now
         print(f"\nYour choice ({game.state['entities'][seat]['name']}):", file=out)
         for i, a in enumerate(actions, 1):
-            print(f"  {i:>3}. {a.label}", file=out)
+            print(f"  {i:>3}. {a.label}{_names(game, a)}", file=out)
         try:
             print("> ", end="", file=out, flush=True)
             line = read_line(inp)
