@@ -15,6 +15,9 @@ def test_a_person_plays_asks_why_undoes_and_looks_at_the_map(tmp_path):
     child = pexpect.spawn(sys.executable, ["-m", "tools.cli", "play", "chicago_express", "--players", "3",
                                            "--seed", "2", "--save", str(tmp_path / "g.save.json")],
                           cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(50, 120))
+    # the auction in progress: the rule waiting for the choice, its bid and who is still in
+    child.expect(r"in english_auction \(rulesets/library/auction\.rules:\d+\): .*active Player 1, "
+                 r"Player 2, Player 3; high none; price 0")
     child.expect(r"Your choice \(Player 1\):")
     child.expect("> ")
     child.sendline("why bid 999")
@@ -23,6 +26,7 @@ def test_a_person_plays_asks_why_undoes_and_looks_at_the_map(tmp_path):
     child.sendline("bid 7")
     child.expect("Player 1 bids 7")
     child.expect(r"Player 2: (bid \d+|pass)")
+    child.expect(r"in english_auction .*high Player [23]; price \d+")
     child.expect("> ")
     child.sendline("undo")
     child.expect(r"took back \d+ decision\(s\): your turn again")

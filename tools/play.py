@@ -42,6 +42,21 @@ def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
     print(standings(game), file=out)
 
 
+def paused_in(game: Game) -> str:
+    """The rule waiting for this choice and its values (an auction's current bid and who is still
+    in...), from the innermost paused frame; nothing for a ruleset with secret fields, whose
+    rules' values may hold a secret."""
+    if game.ruleset.meta.get("secret") or not game.state["stack"]:
+        return ""
+    frame = game.state["stack"][-1]
+    code = game.ruleset.program.codes.get(frame["c"])
+    values = [f"{k} {game.machine.show(v)}" for k, v in frame["L"].items() if not k.startswith("$")]
+    if code is None or not values:
+        return ""
+    name = frame["c"].split(":", 1)[-1]
+    return f"in {name} ({code.pos.file}:{code.pos.line}): " + "; ".join(values)
+
+
 def _names(game: Game, action) -> str:
     """The display names of the entities an action names by id, when they differ: '  (B&O)'."""
     entities = game.state["entities"]
@@ -119,6 +134,9 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         elif changed:
             print("\nchanged:\n" + "\n".join(changed), file=out)
         last_summary = now
+        where = paused_in(game)
+        if where:
+            print(f"\n{where}", file=out)
         print(f"\nYour choice ({game.state['entities'][seat]['name']}):", file=out)
         for i, a in enumerate(actions, 1):
             print(f"  {i:>3}. {a.label}{_names(game, a)}", file=out)
