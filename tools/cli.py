@@ -196,7 +196,6 @@ def cmd_coverage(args) -> int:
     from .arms import ArmError, Arms
     from .compare import run
     from .coverage import coverage, table
-    from .tables import show
     try:
         with Arms(args.ruleset, [args.variant] if args.variant else [], []) as arms:
             ruleset = arms[-1].ruleset
@@ -206,20 +205,26 @@ def cmd_coverage(args) -> int:
     except ArmError as err:
         raise Usage(str(err)) from None
     cov = coverage(result, ruleset)
-    if args.json:
-        print(json.dumps(cov))
+    code = _figures(cov, args.json, table)
+    return code if code != EXIT_OK or not cov["errors"] else EXIT_FAIL
+
+
+def _figures(result: dict, as_json: bool, table) -> int:
+    """Print a run's figures, as one JSON object or as a table; 130 when it stopped early."""
+    from .tables import show
+    if as_json:
+        print(json.dumps(result))
     else:
-        show(table(cov))
-    if cov["partial"]:
+        show(table(result))
+    if result["partial"]:
         print("stopped early: the figures are those of the games finished", file=sys.stderr)
         return 130
-    return EXIT_OK if not cov["errors"] else EXIT_FAIL
+    return EXIT_OK
 
 
 def cmd_compare(args) -> int:
     from .arms import ArmError, Arms
     from .compare import run, table, to_csv, verdicts
-    from .tables import show
     from .report import to_html
     for flag, path in (("--csv", args.csv), ("--html", args.html)):
         if path and Path(path).exists() and not args.force:
@@ -237,14 +242,7 @@ def cmd_compare(args) -> int:
                 Path(path).write_text(make(result), encoding="utf-8")
             except OSError as err:
                 print(f"railrules compare: cannot write {path}: {err.strerror or err}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(result))
-    else:
-        show(table(result))
-    if result["partial"]:
-        print("stopped early: the figures are those of the games finished", file=sys.stderr)
-        return 130
-    return EXIT_OK
+    return _figures(result, args.json, table)
 
 
 def cmd_replay(args) -> int:
