@@ -91,7 +91,7 @@ CODES = {
     "RR208": Code("scenario-reference", "a scenario names an option, player or player count the ruleset does not have",
                "do: \"bild Red\" where the option is build", "name an option the rules define and players the scenario has"),
     "RR209": Code("coverage-reference", "ruleset.yaml's coverage: unfired names no rule of the ruleset",
-               "coverage: {unfired: {detroit_at_9: ...}}", "name a procedure, action, option, end condition or trigger (on EVENT #k) as `railrules coverage` lists them"),
+               "coverage: {unfired: {big_netwrok: ...}}", "name a procedure, action, option, end condition or trigger (on EVENT #k) as `railrules coverage` lists them"),
     # run time
     "RR301": Code("illegal-action", "the action is not legal in this position",
                "bid 999 with 30 in cash", "choose one of the legal actions; the message says why not"),

@@ -58,7 +58,7 @@ def paused_in(game: Game) -> str:
 
 
 def _names(game: Game, action) -> str:
-    """The display names of the entities an action names by id, when they differ: '  (B&O)'."""
+    """The display names of the entities an action names by id, when they differ: '  (Red Line)'."""
     entities = game.state["entities"]
     names = [str(entities[x]["name"]) for x in action.args
              if isinstance(x, str) and x in entities and entities[x].get("name") not in (None, x)]
