@@ -8,11 +8,17 @@
 1
 """
 from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
 
 from .errors import (BadSave, Diagnostic, IllegalAction, RailrulesError, RulesetError,
                      RulesRuntimeError)
 
-__all__ = ["load_ruleset", "check_ruleset", "Ruleset", "Game", "Action", "Diagnostic",
+try:
+    __version__ = version("railrules")
+except PackageNotFoundError:  # run from a checkout that was never installed
+    __version__ = "0+unknown"
+
+__all__ = ["__version__", "load_ruleset", "check_ruleset", "Ruleset", "Game", "Action", "Diagnostic",
            "RailrulesError", "RulesetError", "IllegalAction", "RulesRuntimeError", "BadSave"]
 
 # Imported when first asked for: the loader and the engine pull in lark, networkx and

@@ -769,3 +769,12 @@ def test_resume_takes_the_ruleset_given_beside_the_save(capsys, tmp_path, own_co
     with pytest.raises(Exception) as err:
         load_save(saved, str(moved))
     assert "RR304" in str(err.value) and "changed procedure develop_turn" in str(err.value)
+
+
+def test_version_names_the_installed_package(capsys):
+    import interpreter
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"railrules {interpreter.__version__}"
+    assert interpreter.__version__[0].isdigit()

@@ -423,6 +423,8 @@ def cmd_list(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="railrules", description=(
         "Run, simulate and lint railway share games written as data (YAML + a rules language)."))
+    from interpreter import __version__
+    top.add_argument("--version", action="version", version=f"railrules {__version__}")
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("play", help="play a game at the terminal against bots, or watch bots play",
