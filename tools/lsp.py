@@ -21,6 +21,7 @@ from interpreter.data.ruleset import check_ruleset
 from interpreter.dsl import builtins
 from interpreter.dsl import nodes as n
 from interpreter.dsl.parser import KEYWORDS
+from interpreter.paths import rulesets_dir
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEBOUNCE = 0.15   # seconds of quiet typing before a ruleset is checked again
@@ -115,11 +116,14 @@ def make_server():
             return None
         return rulesets.setdefault(root, Rules(root))
 
+    library = (rulesets_dir() / "library").resolve()
+
     def texts_under(root: Path) -> dict:
+        """The open documents a check of ``root`` reads: its own files and the shared library's."""
         out = {}
         for doc in list(server.workspace.text_documents.values()):
             p = path_of(doc.uri)
-            if p.is_relative_to(root) or p.parent.name == "library":
+            if p.is_relative_to(root) or p.is_relative_to(library):
                 out[p] = doc.source
         return out
 
