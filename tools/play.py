@@ -21,6 +21,25 @@ undo (take back your last decision and the bots' moves after it; when every othe
 bot), save FILE, help, quit (saves first)."""
 
 
+def _painter(out):
+    """``paint(text, style)``: the text in a colour on a terminal with rich installed (pip install
+    ".[terminal]"), else as it is (pipes, files and logs stay plain)."""
+    try:
+        if not out.isatty():
+            raise ImportError
+        from rich.console import Console
+        from rich.text import Text
+    except (ImportError, AttributeError, ValueError):
+        return lambda text, style: text
+    console = Console(file=out, force_terminal=True, highlight=False)
+
+    def paint(text: str, style: str) -> str:
+        with console.capture() as captured:
+            console.print(Text(text, style=style), end="", soft_wrap=True)
+        return captured.get()
+    return paint
+
+
 def _print_new(game: Game, shown: list[int], out, seat: str | None = None) -> None:
     """The lines logged since last time; a seat reads only what it may see."""
     for line in game.messages[shown[0]:]:
@@ -117,6 +136,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
     ours = {save_path.resolve()}
     mine: list[int] = []      # the decision count before each of this seat's decisions (undo)
     last_summary: list = []   # the summary lines shown last time (only the changes are shown)
+    paint = _painter(out)
     print(HELP, file=out)
     while not game.is_over:
         _print_new(game, shown, out, seat)
@@ -124,7 +144,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             action = seats[game.current_player].choose(game)
             name = game.state["entities"][game.current_player]["name"]
             game.apply(action)
-            print(f"{name}: {action.label}", file=out)
+            print(paint(f"{name}: {action.label}", "dim"), file=out)
             continue
         actions = game.legal_actions()
         now = summary(game, seat).splitlines()
@@ -132,12 +152,12 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         if not last_summary:
             print("\n" + "\n".join(now), file=out)
         elif changed:
-            print("\nchanged:\n" + "\n".join(changed), file=out)
+            print("\n" + paint("changed:\n" + "\n".join(changed), "yellow"), file=out)
         last_summary = now
         where = paused_in(game)
         if where:
-            print(f"\n{where}", file=out)
-        print(f"\nYour choice ({game.state['entities'][seat]['name']}):", file=out)
+            print("\n" + paint(where, "cyan"), file=out)
+        print("\n" + paint(f"Your choice ({game.state['entities'][seat]['name']}):", "bold"), file=out)
         for i, a in enumerate(actions, 1):
             print(f"  {i:>3}. {a.label}{_names(game, a)}", file=out)
         try:
@@ -209,7 +229,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             game.apply(choice)
             mine.append(before)
         except IllegalAction as err:
-            print(f"not allowed: {err.diagnostics[0].message} (try: why {text})", file=out)
+            print(paint(f"not allowed: {err.diagnostics[0].message} (try: why {text})", "red"), file=out)
     _print_new(game, shown, out, seat)
     print(standings(game), file=out)
     return 0
