@@ -778,3 +778,20 @@ def test_version_names_the_installed_package(capsys):
     assert done.value.code == 0
     assert capsys.readouterr().out.strip() == f"railrules {interpreter.__version__}"
     assert interpreter.__version__[0].isdigit()
+
+
+def test_play_shows_what_each_option_costs_as_the_ruleset_declares():
+    import random as rnd
+
+    from interpreter import load_ruleset
+    from tools.play import _cost
+    game = load_ruleset("chicago_express").new_game(3, 2)
+    r = rnd.Random(3)
+    while not any(a.name == "hex" for a in game.legal_actions()):
+        game.apply(r.choice(game.legal_actions()))
+    company = game.option_scope(game.legal_actions()[0])["c"]
+    for a in game.legal_actions():
+        if a.name == "hex":  # the price the rule will charge: build_price of the company and hex
+            assert _cost(game, a) == f"  costs {game.evaluate(f'build_price({company}, {a.args[0]})')}"
+        else:
+            assert _cost(game, a) == ""

@@ -76,6 +76,20 @@ def paused_in(game: Game) -> str:
     return f"in {name} ({code.pos.file}:{code.pos.line}): " + "; ".join(values)
 
 
+def _cost(game: Game, action) -> str:
+    """What the action costs, as the ruleset's ``costs: {OPTION: EXPR}`` in ruleset.yaml says (an
+    expression over the option's parameters and the names the option sees): '  costs 6'."""
+    text = (game.ruleset.meta.get("costs") or {}).get(action.name)
+    if not text:
+        return ""
+    scope = game.option_scope(action)
+    try:
+        value = game.compile_expression(text, tuple(scope))(**scope)
+    except RailrulesError as err:
+        return f"  (cost: {err.diagnostics[0].message})"
+    return f"  costs {game.machine.show(value)}"
+
+
 def _names(game: Game, action) -> str:
     """The display names of the entities an action names by id, when they differ: '  (Red Line)'."""
     entities = game.state["entities"]
@@ -159,7 +173,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             print("\n" + paint(where, "cyan"), file=out)
         print("\n" + paint(f"Your choice ({game.state['entities'][seat]['name']}):", "bold"), file=out)
         for i, a in enumerate(actions, 1):
-            print(f"  {i:>3}. {a.label}{_names(game, a)}", file=out)
+            print(f"  {i:>3}. {a.label}{_names(game, a)}{_cost(game, a)}", file=out)
         try:
             print("> ", end="", file=out, flush=True)
             line = read_line(inp)

@@ -145,6 +145,12 @@ class Game:
         return list(self._legal)
 
     # ------------------------------------------------------------------ acting
+    def option_scope(self, action) -> dict:
+        """The names a pending option's body would see for ``action`` (the paused rule's locals,
+        or the acting player, and the option's parameters): for a display that evaluates an
+        expression about the option, such as its cost. Empty when it is no option now."""
+        return self.machine.scope_of(self.to_action(action))
+
     def to_action(self, action) -> Action:
         """Accept an :class:`Action`, its JSON list, or its label as typed by a person."""
         if isinstance(action, Action):

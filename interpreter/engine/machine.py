@@ -397,6 +397,16 @@ class Machine(_Shows):
             loc[var] = v
             self._enumerate(spec, i + 1, loc, head + (v,), out)
 
+    def scope_of(self, action: Action) -> dict:
+        """The names an option's body sees for ``action``: the paused rule's locals (for an
+        inline option) or the acting player (for an action), and the option's parameters."""
+        spec, base = next(((s, b) for s, b in self._bases() if s.name == action.name), (None, {}))
+        if spec is None:
+            return {}
+        scope = {k: v for k, v in base.items() if k and k.isidentifier()}
+        scope.update(zip(spec.names, action.args))
+        return scope
+
     def why_illegal(self, action: Action) -> tuple[str, object]:
         """The reason an action is refused, and the position of the rule that refuses it."""
         specs = [(s, b) for s, b in self._bases() if s.name == action.name]
