@@ -15,17 +15,27 @@ from .board_model import board_model
 WIDTH = 4
 
 
-def board_picture(game) -> str:
+def board_picture(game, marks: bool = False) -> str:
+    """The text map; with ``marks``, each hex shows its first letter and then one letter per
+    entity with a mark on it (the ruleset's ``render: {marks: ...}``), and a legend follows."""
     board = game.ruleset.board
     if board is None or not board.adj:
         return "(this ruleset has no board)"
     if not (game.ruleset.meta.get("render") or {}).get("hex"):
         return "(this ruleset declares no `render: {hex: ...}` in ruleset.yaml)"
     model = board_model(game)
-    cells = {(h.col, h.row): h.text[:WIDTH - 1] for h in model.hexes if h.col is not None}
+    letters_of = _letters(model.owners) if marks else {}
+
+    def cell(h) -> str:
+        if not marks or not h.marks:
+            return h.text[:WIDTH - 1]
+        return (h.text[:1] + "".join(letters_of[m] for m in h.marks))[:WIDTH - 1]
+    cells = {(h.col, h.row): cell(h) for h in model.hexes if h.col is not None}
+    legend = ["", "marks: " + ", ".join(f"{letters_of[m]} {name}" for m, (name, _) in model.owners.items())] \
+        if letters_of else []
     loose = [f"{h.id}: {h.text}" for h in model.hexes if h.col is None]
     if not cells:
-        return "\n".join(loose)
+        return "\n".join([*loose, *legend])
     letters = range(min(c for c, _ in cells), max(c for c, _ in cells) + 1)
     numbers = range(min(r for _, r in cells), max(r for _, r in cells) + 1)
     odd = model.offset.startswith("odd")
@@ -35,11 +45,22 @@ def board_picture(game) -> str:
             indent = "  " if (c % 2 == 1) == odd else ""
             lines.append(f"{col_name(c):>3}  " + indent + "".join(
                 cells.get((c, n), "").ljust(WIDTH) for n in numbers).rstrip())
-        return "\n".join([*lines, *loose])
+        return "\n".join([*lines, *loose, *legend])
     lines = ["    " + "".join(col_name(c).ljust(WIDTH) for c in letters)]
     for r in numbers:
         for half in (0, 1):  # the shifted columns sit half a row lower: on the second line
             row = [cells.get((c, r), "").ljust(WIDTH) if ((c % 2 == 1) == odd) == bool(half)
                    else " " * WIDTH for c in letters]
             lines.append(f"{r:>2}{'ab'[half]} " + "".join(row).rstrip())
-    return "\n".join([*lines, *loose])
+    return "\n".join([*lines, *loose, *legend])
+
+
+def _letters(owners: dict) -> dict:
+    """One letter for each entity with marks: its id's first letter, else the next one free."""
+    out, used = {}, set()
+    for m in owners:
+        pick = next((ch for ch in m.upper() + m.lower() + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     if ch.isalpha() and ch not in used), "?")
+        used.add(pick)
+        out[m] = pick
+    return out

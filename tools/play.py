@@ -208,7 +208,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             continue
         if text == "map":
             from .board_view import board_picture
-            print(board_picture(game), file=out)
+            print(board_picture(game, marks=True), file=out)
             continue
         if text == "log":
             print("\n".join(game.messages_for(seat)[-20:]) or "(nothing yet)", file=out)
