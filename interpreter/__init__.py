@@ -1,7 +1,7 @@
 """railrules: a declarative rules-as-data interpreter for railway share games.
 
->>> from interpreter import load_ruleset
->>> from interpreter.paths import shipped_rulesets
+>>> from railrules.interpreter import load_ruleset
+>>> from railrules.interpreter.paths import shipped_rulesets
 >>> game = load_ruleset(shipped_rulesets()[0]).new_game(players=4, seed=7)
 >>> game.apply(game.legal_actions()[0])
 >>> game.decisions

@@ -22,7 +22,7 @@ if str(ROOT) not in sys.path:
 
 from game_checks import Run, conserved  # noqa: E402
 
-from interpreter import load_ruleset  # noqa: E402
+from railrules.interpreter import load_ruleset  # noqa: E402
 
 
 @dataclass

@@ -99,7 +99,7 @@ def round_trip_problems(ruleset, name: str, game, snapshots: list, actions: list
     """Each snapshot (decision index, state JSON, legal actions as JSON) loads losslessly with
     the same legal actions; played on with the recorded actions (every snapshot, or only the
     last with ``play_on="last"``), it ends in the game's final state."""
-    from interpreter import Game
+    from railrules.interpreter import Game
     out = []
     final = game.to_json()
     for k, (index, text, legal) in enumerate(snapshots):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import (Action, BadSave, Game, IllegalAction, RulesetError, check_ruleset,
-                         load_ruleset)
+from railrules.interpreter import (Action, BadSave, Game, IllegalAction, RulesetError, check_ruleset,
+                                   load_ruleset)
 
 ROOT = Path(__file__).resolve().parents[1]
 AUCTION_RULES = ROOT / "rulesets" / "library" / "auction.rules"
@@ -387,3 +387,25 @@ def test_execute_refuses_statements_that_need_a_choice(fresh_game):
         fresh_game.execute("call dividend_phase()")
     assert info.value.diagnostics[0].code == "RR105"
     assert fresh_game.to_json() == before
+
+
+def test_the_package_installs_one_name_and_exposes_the_api():
+    """Everything installs under ``railrules``: no top-level ``interpreter`` or ``tools`` in
+    site-packages, and ``import railrules`` gives the public API with its version."""
+    import sysconfig
+    from importlib.metadata import distributions
+
+    import railrules
+    # the installed one (a checkout's own railrules.egg-info, on sys.path as the current folder, is not)
+    installed = list(distributions(name="railrules", path=[sysconfig.get_paths()["purelib"]]))
+    assert len(installed) == 1
+    files = installed[0].files or []
+    # '..' is the command in bin/; an editable install adds its own __editable__ finder
+    ours = [f for f in files if f.parts[0] != ".." and "__editable__" not in f.name]
+    tops = {f.parts[0] for f in ours if not f.parts[0].endswith(".dist-info")}
+    assert tops <= {"railrules"}, tops
+    assert railrules.load_ruleset is load_ruleset and railrules.Game is Game
+    assert railrules.__version__ == railrules.interpreter.__version__
+    assert "chicago_express" in railrules.shipped_rulesets()
+    with pytest.raises(AttributeError):
+        railrules.no_such_name  # noqa: B018

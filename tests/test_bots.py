@@ -9,12 +9,12 @@ from fractions import Fraction
 
 import pytest
 
-from interpreter import load_ruleset
-from interpreter.errors import RulesetError, RulesRuntimeError
-from interpreter.paths import rulesets_dir
-from tools.bots import BotSpecError, GreedyBot, MctsBot, make_bot, seat_bots
-from tools.cli import main
-from tools.search import imagine, standings
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.errors import RulesetError, RulesRuntimeError
+from railrules.interpreter.paths import rulesets_dir
+from railrules.tools.bots import BotSpecError, GreedyBot, MctsBot, make_bot, seat_bots
+from railrules.tools.cli import main
+from railrules.tools.search import imagine, standings
 
 
 def _coin_race(tmp_path, estimate: str | None = "estimate p = p.cash", extra: str = ""):
@@ -181,7 +181,7 @@ def test_a_bots_choice_does_not_change_with_hidden_information(spec):
 
 
 def test_simulate_times_each_bot_and_counts_every_choice(chicago):
-    from tools.simulate import simulate
+    from railrules.tools.simulate import simulate
     r = simulate(chicago, 2, 5, 3, "greedy,random,random")
     assert set(r["bots"]) == {"greedy", "random"}
     # every decision was one bot's choice; each bot's time is its own

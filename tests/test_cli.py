@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.errors import CODES
-from tools.cli import build_parser, main
+from railrules.interpreter.errors import CODES
+from railrules.tools.cli import build_parser, main
 
 HERE = Path(__file__).resolve().parent
 BASE = HERE / "lint_corpus" / "base"          # a small ruleset that lints clean
@@ -43,11 +43,11 @@ def broken(base) -> Path:
 def _bind_play(stdin, stdout) -> None:
     """Re-import tools.play while ``stdin``/``stdout`` are current (see the xfail BUG below:
     play binds sys.stdin and sys.stdout as default arguments when it is imported)."""
-    import tools.play
+    from railrules.tools import play
     saved = sys.stdin, sys.stdout
     sys.stdin, sys.stdout = stdin, stdout
     try:
-        importlib.reload(tools.play)
+        importlib.reload(play)
     finally:
         sys.stdin, sys.stdout = saved
 
@@ -130,7 +130,7 @@ def test_lint_reports_a_broken_scenario_with_file_line_and_column(capsys, base):
 
 
 def test_lint_of_the_shipped_rulesets_covers_their_scenarios(capsys, monkeypatch):
-    from tools import lint, scenario_lint
+    from railrules.tools import lint, scenario_lint
     seen = []
     real = scenario_lint.lint_scenario
     monkeypatch.setattr(scenario_lint, "lint_scenario",
@@ -350,7 +350,7 @@ def play(capsys, monkeypatch, text: str, *argv) -> tuple[int, str, str]:
 
 
 def test_play_uses_the_current_stdin_and_stdout(capsys, monkeypatch, tmp_path):
-    import tools.play
+    from railrules.tools import play
     old = io.StringIO()
     _bind_play(io.StringIO(""), old)            # imported while other streams were current
     old.close()
@@ -475,7 +475,7 @@ def my_variant(tmp_path) -> Path:
 
 
 def test_a_variant_file_anywhere_overlays_any_ruleset(base, my_variant, tmp_path):
-    from interpreter import load_ruleset
+    from railrules.interpreter import load_ruleset
     plain = load_ruleset(str(base))
     mine = load_ruleset(str(base), str(my_variant))
     assert plain.constants["max_rounds"] == 3 and mine.constants["max_rounds"] == 5
@@ -521,7 +521,7 @@ def test_simulate_and_play_take_a_variant_file(capsys, base, my_variant):
 
 # ---------------------------------------------------------------- new
 def test_new_writes_the_template_that_lints_clean_tests_and_plays(capsys, monkeypatch, tmp_path):
-    from tools.lint import lint_paths
+    from railrules.tools.lint import lint_paths
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "new", "my_game")
     assert code == 0 and "wrote my_game/" in out
@@ -534,7 +534,7 @@ def test_new_writes_the_template_that_lints_clean_tests_and_plays(capsys, monkey
 
 
 def test_new_from_a_shipped_ruleset_is_a_renamed_working_copy(capsys, monkeypatch, tmp_path):
-    from tools.lint import lint_paths
+    from railrules.tools.lint import lint_paths
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "new", "games/my_express", "--from", "chicago_express")
     assert code == 0 and "library/" in out          # says where the shared library stays
@@ -543,7 +543,7 @@ def test_new_from_a_shipped_ruleset_is_a_renamed_working_copy(capsys, monkeypatc
     assert [str(d) for d in lint_paths([str(folder)])] == []
     code, out, err = run(capsys, "play", str(folder), "--bots", "random", "--players", "3", "--seed", "2")
     assert code == 0 and "winner" in out
-    from interpreter import load_ruleset
+    from railrules.interpreter import load_ruleset
     assert load_ruleset(str(folder)).name == "my_express"
 
 
@@ -562,7 +562,7 @@ def test_new_never_overwrites_and_refuses_bad_names(capsys, monkeypatch, tmp_pat
 
 def test_the_template_is_the_readmes_first_ruleset():
     import re
-    from tools.new import TEMPLATE, templates_dir
+    from railrules.tools.new import TEMPLATE, templates_dir
     readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
     blocks = dict(re.findall(r"\*\*`([^`]+)`\*\*\s*\n\s*```[a-z]*\n(.*?)```", readme, re.S))
     for name, body in blocks.items():
@@ -665,7 +665,7 @@ def test_a_player_count_outside_the_games_range_is_a_usage_error(capsys, verb):
 
 
 def test_a_diagnostic_without_a_place_has_no_file_line_column_prefix(chicago, tmp_path):
-    from interpreter.errors import Diagnostic, Pos, RailrulesError
+    from railrules.interpreter.errors import Diagnostic, Pos, RailrulesError
     with pytest.raises(RailrulesError) as info:
         chicago.new_game(players=9)
     assert str(info.value).startswith("error RR301 chicago_express is for 2 to 6 players")
@@ -675,7 +675,7 @@ def test_a_diagnostic_without_a_place_has_no_file_line_column_prefix(chicago, tm
 
 
 def test_leaving_saves_elsewhere_when_the_save_file_cannot_be_written(chicago, monkeypatch, tmp_path):
-    from tools.play import play_human
+    from railrules.tools.play import play_human
     monkeypatch.chdir(tmp_path)
     game = chicago.new_game(3, 1)
     out = io.StringIO()
@@ -691,7 +691,7 @@ def test_leaving_saves_elsewhere_when_the_save_file_cannot_be_written(chicago, m
 def _railrules(args: list, typed: bytes, cwd: Path) -> tuple[int, str, str]:
     """Run the command as a person does, in its own process, typing ``typed`` into a pipe."""
     import subprocess
-    proc = subprocess.run([sys.executable, "-m", "tools.cli", *args], input=typed, cwd=cwd,
+    proc = subprocess.run([sys.executable, "-m", "railrules", *args], input=typed, cwd=cwd,
                           capture_output=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(HERE.parent)})
     return proc.returncode, proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
@@ -723,7 +723,7 @@ def test_play_through_a_pipe_survives_bad_input_and_saves(tmp_path):
 def own_copy(tmp_path) -> Path:
     """A user's own copy of Chicago Express, outside the checkout."""
     import shutil
-    from interpreter.paths import rulesets_dir
+    from railrules.interpreter.paths import rulesets_dir
     copy = tmp_path / "my_express"
     shutil.copytree(rulesets_dir() / "chicago_express", copy)
     return copy
@@ -749,14 +749,14 @@ def test_a_log_names_its_folder_and_a_changed_rule_is_named_before_any_replay(ca
     assert "replaying anyway" in out or "RR305" in err   # it replays, to the divergence if any
     original = tmp_path / "original"
     import shutil
-    from interpreter.paths import rulesets_dir
+    from railrules.interpreter.paths import rulesets_dir
     shutil.copytree(rulesets_dir() / "chicago_express", original)
     assert run(capsys, "replay", str(log), "--ruleset", str(original))[0] == 0
 
 
 def test_resume_takes_the_ruleset_given_beside_the_save(capsys, tmp_path, own_copy):
-    from tools.play import load_save, save
-    from interpreter import load_ruleset
+    from railrules.tools.play import load_save, save
+    from railrules.interpreter import load_ruleset
     game = load_ruleset(str(own_copy)).new_game(3, 5)
     game.apply(game.legal_actions()[0])
     saved = tmp_path / "g.save.json"
@@ -772,19 +772,19 @@ def test_resume_takes_the_ruleset_given_beside_the_save(capsys, tmp_path, own_co
 
 
 def test_version_names_the_installed_package(capsys):
-    import interpreter
+    import railrules
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0
-    assert capsys.readouterr().out.strip() == f"railrules {interpreter.__version__}"
-    assert interpreter.__version__[0].isdigit()
+    assert capsys.readouterr().out.strip() == f"railrules {railrules.__version__}"
+    assert railrules.__version__[0].isdigit()
 
 
 def test_play_shows_what_each_option_costs_as_the_ruleset_declares():
     import random as rnd
 
-    from interpreter import load_ruleset
-    from tools.play import _cost
+    from railrules.interpreter import load_ruleset
+    from railrules.tools.play import _cost
     game = load_ruleset("chicago_express").new_game(3, 2)
     r = rnd.Random(3)
     while not any(a.name == "hex" for a in game.legal_actions()):

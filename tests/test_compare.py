@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import load_ruleset
-from interpreter.errors import RulesetError, RulesRuntimeError
-from interpreter.paths import rulesets_dir
-from tools import compare, stats
-from tools.arms import ArmError, Arms
-from tools.cli import main
-from tools.simulate import simulate
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.errors import RulesetError, RulesRuntimeError
+from railrules.interpreter.paths import rulesets_dir
+from railrules.tools import compare, stats
+from railrules.tools.arms import ArmError, Arms
+from railrules.tools.cli import main
+from railrules.tools.simulate import simulate
 
 
 @pytest.fixture()
@@ -172,7 +172,7 @@ def test_the_time_limit_stops_a_game_in_the_middle(jobs, capsys):
 
 def test_ctrl_c_stops_and_prints_the_figures_so_far(coin_race):
     pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(sys.executable, ["-m", "tools.cli", "compare", coin_race, "--games", "100000",
+    child = pexpect.spawn(sys.executable, ["-m", "railrules", "compare", coin_race, "--games", "100000",
                                            "--jobs", "2"], encoding="utf-8", timeout=120,
                           cwd=str(Path(__file__).resolve().parents[1]))
     child.expect(r"\] \d+/100000")  # the progress bar of a person's terminal

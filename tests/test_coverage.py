@@ -2,9 +2,9 @@
 import json
 from collections import Counter
 
-from interpreter import load_ruleset
+from railrules.interpreter import load_ruleset
 from tests.test_language import RULESET_YAML, line_col, write_ruleset
-from tools.cli import main
+from railrules.tools.cli import main
 
 RULES = """\
 on ping(n):

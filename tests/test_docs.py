@@ -1,9 +1,9 @@
 """The documentation keeps up with the code: every builtin and every diagnostic code is documented."""
 from pathlib import Path
 
-from interpreter.dsl import builtins
-from interpreter.errors import CODES
-from tools.cli import codes_markdown
+from railrules.interpreter.dsl import builtins
+from railrules.interpreter.errors import CODES
+from railrules.tools.cli import codes_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,10 +21,10 @@ def test_the_codes_page_is_generated_from_the_registry():
 
 
 def test_the_doc_verb_lists_every_definition_with_its_citations(capsys):
-    from interpreter import load_ruleset
-    from interpreter.dsl import nodes as n
-    from interpreter.paths import shipped_rulesets
-    from tools.cli import main
+    from railrules.interpreter import load_ruleset
+    from railrules.interpreter.dsl import nodes as n
+    from railrules.interpreter.paths import shipped_rulesets
+    from railrules.tools.cli import main
     for name in shipped_rulesets():
         assert main(["doc", name]) == 0
         page = capsys.readouterr().out

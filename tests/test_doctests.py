@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-MODULES = ["interpreter", "interpreter.engine.game"]
+MODULES = ["railrules", "railrules.interpreter", "railrules.interpreter.engine.game"]
 
 
 @pytest.mark.parametrize("name", MODULES)

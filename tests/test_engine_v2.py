@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from interpreter import IllegalAction, RulesRuntimeError, load_ruleset
-from interpreter.errors import RulesetError
+from railrules.interpreter import IllegalAction, RulesRuntimeError, load_ruleset
+from railrules.interpreter.errors import RulesetError
 
 from test_language import COMPONENTS_YAML, errors_of, write_ruleset
 
@@ -249,7 +249,7 @@ def test_an_interpolated_constant_is_computed_or_refused_once(tmp_path):
 # ------------------------------------------------------------------ properties over many games
 def _property_runs():
     """200 seeded games per shipped ruleset, spread over its player counts."""
-    from interpreter.paths import shipped_rulesets
+    from railrules.interpreter.paths import shipped_rulesets
     for name in shipped_rulesets():
         ruleset = load_ruleset(name)
         counts = list(range(ruleset.players_min, ruleset.players_max + 1))
@@ -302,7 +302,7 @@ def test_engine_properties_over_200_games(name, games):
 ])
 def test_a_damaged_save_is_refused_when_loaded_with_what_is_wrong(damage, words):
     import json
-    from interpreter import BadSave, Game
+    from railrules.interpreter import BadSave, Game
     game, _ = _random_game("chicago_express", 4, seed=3, steps=20)
     state = json.loads(game.to_json())
     damage(state)

@@ -31,10 +31,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from lark.exceptions import VisitError
 from lark.indenter import DedentError
 
-from interpreter import check_ruleset
-from interpreter.errors import CODES
-from interpreter.paths import rulesets_dir
-from tools.cli import main
+from railrules.interpreter import check_ruleset
+from railrules.interpreter.errors import CODES
+from railrules.interpreter.paths import rulesets_dir
+from railrules.tools.cli import main
 
 pytestmark = pytest.mark.slow  # lints thousands of damaged files: `pytest -m "not slow"` skips it
 

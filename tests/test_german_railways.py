@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import pytest
 from game_checks import Run, conserved, replay_problems, report, result_problems, round_trip_problems
 
-from interpreter import load_ruleset
+from railrules.interpreter import load_ruleset
 
 pytestmark = pytest.mark.slow  # plays hundreds of seeded games: `pytest -m "not slow"` skips it
 

@@ -9,8 +9,8 @@ See tests/golden/README.md for when re-recording is (and is not) the answer.
 import functools
 import pytest
 
-from interpreter import load_ruleset
-from interpreter.paths import shipped_rulesets
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.paths import shipped_rulesets
 from tests.golden.record import (CHECKPOINT_EVERY, GOLDEN_DIR, RECORD_COMMAND, SEEDS,
                                  differences, golden_path, load_golden, play)
 

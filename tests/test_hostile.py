@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import IllegalAction, RulesRuntimeError, check_ruleset, load_ruleset
-from interpreter.data.yaml_source import MAX_NODES
-from tools.cli import main
+from railrules.interpreter import IllegalAction, RulesRuntimeError, check_ruleset, load_ruleset
+from railrules.interpreter.data.yaml_source import MAX_NODES
+from railrules.tools.cli import main
 
 RULESET = """\
 name: hostile
@@ -74,12 +74,12 @@ def codes(root: Path, variant: str | None = None) -> list[str]:
 
 
 def cli(*argv) -> tuple[int, str, str]:
-    import tools.play
+    from railrules.tools import play
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        importlib.reload(tools.play)   # it binds sys.stdout when imported (a BUG, see test_cli.py)
+        importlib.reload(play)   # it binds sys.stdout when imported (a BUG, see test_cli.py)
         code = main(list(argv))
-    importlib.reload(tools.play)       # bound to the streams current now, not to `out`
+    importlib.reload(play)       # bound to the streams current now, not to `out`
     return code, out.getvalue(), err.getvalue()
 
 
@@ -114,7 +114,7 @@ def test_an_alias_bomb_is_rr007(tmp_path, role, text):
 
 def test_an_alias_bomb_is_refused_after_a_bounded_number_of_nodes(tmp_path, monkeypatch):
     """The expansion stops at the node budget: count the nodes actually converted."""
-    from interpreter.data import yaml_source
+    from railrules.interpreter.data import yaml_source
     visited = []
     real = yaml_source._convert
 

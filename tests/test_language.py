@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from interpreter import (Game, IllegalAction, RulesetError, RulesRuntimeError,
-                         check_ruleset, load_ruleset)
+from railrules.interpreter import (Game, IllegalAction, RulesetError, RulesRuntimeError,
+                                   check_ruleset, load_ruleset)
 
 RULESET_YAML = """\
 name: tiny
@@ -873,7 +873,7 @@ def test_a_schema_error_hints_at_the_key_meant(tmp_path):
 
 
 def test_every_reported_code_is_registered(tmp_path):
-    from interpreter.errors import CODES
+    from railrules.interpreter.errors import CODES
     for i, rules in enumerate([UNDEFINED, ARITY, DUPLICATES, LOOP_RULES, "game:\n  x\n"]):
         _, diags = check_ruleset(str(write_ruleset(tmp_path / str(i), rules)))
         assert diags or rules is LOOP_RULES

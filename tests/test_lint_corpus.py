@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import check_ruleset
-from interpreter.errors import CODES
-from tools.lint import lint_paths
+from railrules.interpreter import check_ruleset
+from railrules.interpreter.errors import CODES
+from railrules.tools.lint import lint_paths
 
 CORPUS = Path(__file__).resolve().parent / "lint_corpus"
 BASE = CORPUS / "base"

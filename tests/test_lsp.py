@@ -21,7 +21,7 @@ class Client:
     """An editor's side of the protocol: Content-Length framed JSON-RPC on the server's pipes."""
 
     def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-m", "tools.cli", "lsp"], cwd=ROOT,
+        self.proc = subprocess.Popen([sys.executable, "-m", "railrules", "lsp"], cwd=ROOT,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.inbox: queue.Queue = queue.Queue()
         self.next_id = 0
@@ -152,6 +152,6 @@ def test_without_pygls_the_command_says_how_to_install_it(monkeypatch, capsys):
             raise ImportError(name)
         return real(name, *args, **kwargs)
     monkeypatch.setattr(py, "__import__", no_pygls)
-    from tools.cli import main
+    from railrules.tools.cli import main
     assert main(["lsp"]) == 2
     assert "pip install" in capsys.readouterr().err

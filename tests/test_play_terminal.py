@@ -12,16 +12,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_person_plays_asks_why_undoes_and_looks_at_the_map(tmp_path):
-    child = pexpect.spawn(sys.executable, ["-m", "tools.cli", "play", "chicago_express", "--players", "3",
+    child = pexpect.spawn(sys.executable, ["-m", "railrules", "play", "chicago_express", "--players", "3",
                                            "--seed", "2", "--save", str(tmp_path / "g.save.json")],
                           cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(50, 120))
     # the auction in progress: the rule waiting for the choice, its bid and who is still in
-    child.expect(r"in english_auction \(rulesets/library/auction\.rules:\d+\): .*active Player 1, "
+    child.expect(r"in english_auction \([^()]*rulesets/library/auction\.rules:\d+\): .*active Player 1, "
                  r"Player 2, Player 3; high none; price 0")
     child.expect(r"Your choice \(Player 1\):")
     child.expect("> ")
     child.sendline("why bid 999")
-    child.expect(r"'bid 999' is not allowed: .* \(rulesets/library/auction\.rules:\d+\)")
+    child.expect(r"'bid 999' is not allowed: .* \([^()]*rulesets/library/auction\.rules:\d+\)")
     child.expect("> ")
     child.sendline("bid 7")
     child.expect("Player 1 bids 7")

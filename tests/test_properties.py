@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from game_checks import replay_problems, report, result_problems, round_trip_problems
 
-from interpreter import Game
+from railrules.interpreter import Game
 
 pytestmark = pytest.mark.slow  # every ruleset's property tests play hundreds of games: `pytest -m "not slow"` skips it
 

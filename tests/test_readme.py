@@ -2,7 +2,7 @@
 import re
 from pathlib import Path
 
-from interpreter import check_ruleset, load_ruleset
+from railrules.interpreter import check_ruleset, load_ruleset
 
 ROOT = Path(__file__).resolve().parents[1]
 

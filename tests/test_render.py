@@ -1,6 +1,6 @@
 """`railrules render` and play's `map`: the board drawn from the ruleset's own render expression."""
-from tools.board_view import board_picture
-from tools.cli import main
+from railrules.tools.board_view import board_picture
+from railrules.tools.cli import main
 
 
 def test_every_chicago_express_hex_is_drawn_in_its_place(chicago):
@@ -29,7 +29,7 @@ def test_the_text_map_of_a_board_in_rows_puts_each_letter_on_a_line(capsys):
 
 
 def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
-    from tools.play import save
+    from railrules.tools.play import save
     game = chicago.new_game(players=3, seed=1)
     game.execute("add PRR to Q6.trains")
     path = tmp_path / "g.save.json"
@@ -46,11 +46,11 @@ import re  # noqa: E402
 
 import pytest  # noqa: E402
 
-from interpreter import load_ruleset  # noqa: E402
-from interpreter.paths import shipped_rulesets  # noqa: E402
+from railrules.interpreter import load_ruleset  # noqa: E402
+from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
 from tests import browser  # noqa: E402
-from tools.board_model import board_model  # noqa: E402
-from tools.svg_board import to_svg  # noqa: E402
+from railrules.tools.board_model import board_model  # noqa: E402
+from railrules.tools.svg_board import to_svg  # noqa: E402
 
 
 def _played(name: str, actions: int = 150):
@@ -112,7 +112,7 @@ def test_chromium_shows_the_board_in_colour(name, tmp_path):
 
 
 def test_render_writes_an_svg_and_refuses_what_it_cannot_do(tmp_path, capsys):
-    from tools.play import save
+    from railrules.tools.play import save
     svg = tmp_path / "b.svg"
     assert main(["render", "chicago_express", "--svg", str(svg), "--ids"]) == 0
     assert svg.read_text(encoding="utf-8").startswith("<svg")

@@ -7,11 +7,11 @@ import shutil
 
 import pytest
 
-from interpreter.paths import rulesets_dir
+from railrules.interpreter.paths import rulesets_dir
 from tests import browser
-from tools import compare
-from tools.arms import Arms
-from tools.report import to_html
+from railrules.tools import compare
+from railrules.tools.arms import Arms
+from railrules.tools.report import to_html
 
 pytest.importorskip("matplotlib", reason="the report's plots need matplotlib (pip install '.[report]')")
 

@@ -2,21 +2,15 @@
 is one test; a failing scenario reports its failures with their file:line:column."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-try:
-    import interpreter  # noqa: F401
-except ModuleNotFoundError:  # run from a source tree without installing: `pytest` in the repo
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from interpreter import load_ruleset  # noqa: E402
-from interpreter.data.yaml_source import load_yaml  # noqa: E402
-from interpreter.errors import Sink  # noqa: E402
-from interpreter.paths import rulesets_dir, shipped_rulesets  # noqa: E402
-from tools.scenarios import run_scenario, scenario_files  # noqa: E402
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.data.yaml_source import load_yaml
+from railrules.interpreter.errors import Sink
+from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
+from railrules.tools.scenarios import run_scenario, scenario_files
 
 
 def _all_scenarios() -> list:

@@ -26,7 +26,7 @@ import pytest
 from game_checks import Run, conserved, report, result_problems
 
 
-from interpreter import Game, load_ruleset
+from railrules.interpreter import Game, load_ruleset
 
 pytestmark = pytest.mark.slow  # plays hundreds of seeded games: `pytest -m "not slow"` skips it
 
@@ -313,7 +313,7 @@ def test_the_isolation_search_finds_only_ways_that_never_cross_themselves(runs):
     a line walled in on itself by a knot is isolated (issue 14). Checked for every railway on
     the board after every 7th decision of three random games."""
     import random as _random
-    from interpreter import load_ruleset
+    from railrules.interpreter import load_ruleset
     ruleset = load_ruleset("stephensons_rocket")
     routes = 0
     for seed in (1, 2, 3):

@@ -8,9 +8,9 @@ import re
 import pytest
 
 from tests import browser
-from tools.board_model import board_model
-from tools.cli import main
-from tools.replay import read_log, replay
+from railrules.tools.board_model import board_model
+from railrules.tools.cli import main
+from railrules.tools.replay import read_log, replay
 
 
 @pytest.fixture(scope="module")

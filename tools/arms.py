@@ -15,8 +15,8 @@ from pathlib import Path
 
 import yaml
 
-from interpreter import load_ruleset
-from interpreter.dsl import nodes as n
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.dsl import nodes as n
 
 
 class ArmError(ValueError):

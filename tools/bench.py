@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from interpreter import load_ruleset
+from railrules.interpreter import load_ruleset
 
 from .simulate import simulate
 
@@ -81,7 +81,7 @@ def cold_start_ms(runs: int = 3) -> float:
     times = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "tools.cli", "list"], capture_output=True, check=False)
+        subprocess.run([sys.executable, "-m", "railrules", "list"], capture_output=True, check=False)
         times.append((time.perf_counter() - t) * 1000)
     return round(min(times), 1)
 

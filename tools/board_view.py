@@ -8,7 +8,7 @@ indented by half a cell. Hexes with no grid place are listed after the grid.
 """
 from __future__ import annotations
 
-from interpreter.board.hexgrid import col_name
+from railrules.interpreter.board.hexgrid import col_name
 
 from .board_model import board_model
 

@@ -14,8 +14,8 @@ import io
 import math
 from collections import Counter
 
-from interpreter.checks.lint_coverage import unit_rule
-from interpreter.errors import RailrulesError
+from railrules.interpreter.checks.lint_coverage import unit_rule
+from railrules.interpreter.errors import RailrulesError
 
 from . import runner, stats
 from .bots import seat_bots

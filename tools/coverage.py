@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from interpreter.checks.lint_coverage import rules_of
+from railrules.interpreter.checks.lint_coverage import rules_of
 
 from .tables import Table
 

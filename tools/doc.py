@@ -2,8 +2,8 @@
 cites, so that a reader can check the rules against the rulebook line by line."""
 from __future__ import annotations
 
-from interpreter.checks._walk import walk
-from interpreter.dsl import nodes as n
+from railrules.interpreter.checks._walk import walk
+from railrules.interpreter.dsl import nodes as n
 
 _KINDS = [(n.GameDef, "Game"), (n.ProcDef, "Procedures"), (n.ActionDef, "Actions"),
           (n.HandlerDef, "Triggers"), (n.FuncDef, "Functions"), (n.ConstDef, "Constants"),

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from interpreter import check_ruleset
-from interpreter.data.ruleset import resolve_ruleset_path
-from interpreter.data.yaml_source import load_yaml, utf8_text
-from interpreter.dsl.parser import parse_rules
-from interpreter.errors import Diagnostic, Pos, Sink
-from interpreter.paths import shipped_rulesets
+from railrules.interpreter import check_ruleset
+from railrules.interpreter.data.ruleset import resolve_ruleset_path
+from railrules.interpreter.data.yaml_source import load_yaml, utf8_text
+from railrules.interpreter.dsl.parser import parse_rules
+from railrules.interpreter.errors import Diagnostic, Pos, Sink
+from railrules.interpreter.paths import shipped_rulesets
 
 
 def _ruleset_root(path: str) -> Path | None:
@@ -62,7 +62,7 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
     variants: dict = {}
     if ruleset is not None:
         if play:
-            from interpreter.checks.play_check import play_check
+            from railrules.interpreter.checks.play_check import play_check
             out += play_check(ruleset, play)
         for variant in ruleset.variants():
             variants[variant], vd = check_ruleset(root, variant)

@@ -17,11 +17,11 @@ import threading
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from interpreter.data.ruleset import check_ruleset
-from interpreter.dsl import builtins
-from interpreter.dsl import nodes as n
-from interpreter.dsl.parser import KEYWORDS
-from interpreter.paths import rulesets_dir
+from railrules.interpreter.data.ruleset import check_ruleset
+from railrules.interpreter.dsl import builtins
+from railrules.interpreter.dsl import nodes as n
+from railrules.interpreter.dsl.parser import KEYWORDS
+from railrules.interpreter.paths import rulesets_dir
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEBOUNCE = 0.15   # seconds of quiet typing before a ruleset is checked again

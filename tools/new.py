@@ -5,8 +5,8 @@ import re
 import shutil
 from pathlib import Path
 
-from interpreter.data.ruleset import resolve_ruleset_path
-from interpreter.paths import rulesets_dir, shipped_rulesets
+from railrules.interpreter.data.ruleset import resolve_ruleset_path
+from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")        # as schemas/ruleset.schema.json asks of `name:`
 TEMPLATE = "coin_race"

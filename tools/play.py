@@ -8,8 +8,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from interpreter import Game, IllegalAction
-from interpreter.errors import RailrulesError
+from railrules.interpreter import Game, IllegalAction
+from railrules.interpreter.errors import RailrulesError
 
 from .bots import seat_bots
 from .summary import standings, summary
@@ -312,7 +312,7 @@ def load_save(path: Path, ruleset_path: str | None = None):
     """The game of a save file, with its ruleset: ``ruleset_path`` if given, else the folder the
     save names if it is still there, else the shipped ruleset of its name. Raises BadSave, saying
     which rules changed if the ruleset is no longer the one the game was saved with."""
-    from interpreter.errors import BadSave, Diagnostic, Pos
+    from railrules.interpreter.errors import BadSave, Diagnostic, Pos
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("format") != "railrules-save-1":
@@ -334,7 +334,7 @@ def load_save(path: Path, ruleset_path: str | None = None):
 def find_ruleset(name: str, saved_in, variant, given: str | None = None):
     """The ruleset a save or log was made with: the one ``given``, else the folder it names if
     that folder still holds a ruleset of its name, else the shipped ruleset of its name."""
-    from interpreter import load_ruleset
+    from railrules.interpreter import load_ruleset
     if given:
         return load_ruleset(given, variant)
     if isinstance(saved_in, str) and (Path(saved_in) / "ruleset.yaml").is_file():

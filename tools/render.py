@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from interpreter.errors import CODES, Diagnostic
+from railrules.interpreter.errors import CODES, Diagnostic
 
 
 def short(d: Diagnostic) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from interpreter.data.schema import validate
-from interpreter.data.yaml_source import Positions
-from interpreter.errors import BadSave, Diagnostic, IllegalAction, Pos, Sink
+from railrules.interpreter.data.schema import validate
+from railrules.interpreter.data.yaml_source import Positions
+from railrules.interpreter.errors import BadSave, Diagnostic, IllegalAction, Pos, Sink
 
 from .play import describe_changes, find_ruleset
 

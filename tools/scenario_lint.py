@@ -13,10 +13,10 @@ import dataclasses
 import difflib
 from pathlib import Path
 
-from interpreter.data.schema import load_checked
-from interpreter.data.yaml_source import Positions, utf8_text
-from interpreter.dsl import nodes as n
-from interpreter.errors import Diagnostic, Pos, RailrulesError, Sink
+from railrules.interpreter.data.schema import load_checked
+from railrules.interpreter.data.yaml_source import Positions, utf8_text
+from railrules.interpreter.dsl import nodes as n
+from railrules.interpreter.errors import Diagnostic, Pos, RailrulesError, Sink
 
 WORDS = {"true", "false", "none"}
 
@@ -47,7 +47,7 @@ def known_words(ruleset) -> tuple[set, set]:
     first word of any label), and the words its arguments may be besides an entity: every
     text value of the YAML data and every string literal of the rules (an option may range
     over, say, a hex's goods)."""
-    from interpreter.checks._walk import walk
+    from railrules.interpreter.checks._walk import walk
     options = set()
     words = _strings([ruleset.entities, ruleset.constants, ruleset.variables], set())
     for node in walk(ruleset.definitions):
@@ -162,8 +162,8 @@ class _Steps:
                               hint=f"did you mean '{close[0]}'?" if close else None)
 
     def expression(self, text: str, where: Pos) -> None:
-        from interpreter.dsl.compiler import Compiler, _Scope
-        from interpreter.dsl.parser import parse_expression
+        from railrules.interpreter.dsl.compiler import Compiler, _Scope
+        from railrules.interpreter.dsl.parser import parse_expression
         try:
             expr = parse_expression(text, where)
         except RailrulesError as err:
@@ -173,8 +173,8 @@ class _Steps:
 
     def statement(self, text: str, where: Pos) -> None:
         """As Game.execute compiles it: one procedure body, shifted back to where the text is."""
-        from interpreter.dsl.compiler import Compiler, _Scope
-        from interpreter.dsl.parser import parse_rules
+        from railrules.interpreter.dsl.compiler import Compiler, _Scope
+        from railrules.interpreter.dsl.parser import parse_rules
         inner = Sink()
         module = parse_rules(f"procedure _setup():\n    {text}\n", where.file, inner,
                              line_offset=where.line - 2)

@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from interpreter import load_ruleset
-from interpreter.data.ruleset import variant_file
-from interpreter.data.schema import validate
-from interpreter.data.yaml_source import load_yaml
-from interpreter.errors import Diagnostic, IllegalAction, Pos, RailrulesError, Sink
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.data.ruleset import variant_file
+from railrules.interpreter.data.schema import validate
+from railrules.interpreter.data.yaml_source import load_yaml
+from railrules.interpreter.errors import Diagnostic, IllegalAction, Pos, RailrulesError, Sink
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 
-from interpreter.errors import RailrulesError
+from railrules.interpreter.errors import RailrulesError
 
 from . import runner
 from .bots import play_out, seat_bots

@@ -13,7 +13,7 @@ import html
 import json
 import os
 
-from interpreter.checks.lint_coverage import rules_of
+from railrules.interpreter.checks.lint_coverage import rules_of
 
 from .board_model import board_model
 from .svg_board import centres, mark_places, to_svg

@@ -23,8 +23,8 @@ class Game:
 
     Examples
     --------
-    >>> from interpreter import load_ruleset
-    >>> from interpreter.paths import shipped_rulesets
+    >>> from railrules.interpreter import load_ruleset
+    >>> from railrules.interpreter.paths import shipped_rulesets
     >>> game = load_ruleset(shipped_rulesets()[0]).new_game(players=3, seed=1)
     >>> game.is_over, game.current_player
     (False, 'p1')

@@ -118,7 +118,7 @@ def dumps(doc: dict) -> str:
 
 def record(name: str, log=sys.stderr) -> dict:
     """Play and write the golden games of one ruleset; returns the document written."""
-    from interpreter import load_ruleset
+    from railrules.interpreter import load_ruleset
     ruleset = load_ruleset(name)
     games = []
     started = time.perf_counter()
@@ -153,7 +153,7 @@ def record(name: str, log=sys.stderr) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from interpreter.paths import shipped_rulesets
+    from railrules.interpreter.paths import shipped_rulesets
     names = sys.argv[1:] if argv is None else argv
     shipped = shipped_rulesets()
     if any(a.startswith("-") for a in names):
