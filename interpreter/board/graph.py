@@ -30,7 +30,7 @@ class Board:
         return found
 
 
-def build_board(hexes: dict, offset: str | None) -> tuple[Board, list[str]]:
+def build_board(hexes: dict, offset: str | None) -> tuple[Board, list[tuple[str, str]]]:
     """Build the board from ``{id: record}``; records may list extra ``neighbours``.
 
     Returns the board and a list of problems (neighbours that are not hexes).

@@ -48,7 +48,7 @@ def offset_neighbours(col: int, row: int, offset: str) -> list[tuple[int, int]]:
 def grid_neighbours(hex_ids: list[str], offset: str) -> dict[str, list[str]]:
     """Neighbours of every id among ``hex_ids`` (ids that do not parse get none)."""
     present = set(hex_ids)
-    result = {}
+    result: dict[str, list[str]] = {}
     for h in hex_ids:
         rc = parse_id(h)
         if rc is None:

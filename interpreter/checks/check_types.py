@@ -7,6 +7,7 @@ reported: the checker only speaks when it is sure.
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
 from ..dsl import builtins
 from ..dsl import nodes as n
@@ -23,10 +24,10 @@ def _words(t: str) -> str:
 
 
 class _Types:
-    def __init__(self, ruleset):
+    def __init__(self, ruleset) -> None:
         self.rs = ruleset
-        self.sink = None         # a new Sink for each pass of check_types
-        self.ids = {}
+        self.sink: Any = None    # a new Sink for each pass of check_types
+        self.ids: dict[str, str] = {}
         for kind, ids in ruleset.kinds.items():
             for i in ids:
                 self.ids[i] = kind

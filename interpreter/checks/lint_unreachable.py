@@ -36,7 +36,7 @@ def lint_unreachable(ruleset, sink) -> None:
     for d in defs:
         if isinstance(d, n.HandlerDef):
             handlers.setdefault(d.event, []).append(d)
-    roots = [d for d in defs if isinstance(d, (n.GameDef, n.EndDef, n.ScoreDef, n.MetricDef))]
+    roots: list = [d for d in defs if isinstance(d, (n.GameDef, n.EndDef, n.ScoreDef, n.MetricDef))]
     seen_names, seen_events = set(), set()
     todo = list(roots)
     while todo:

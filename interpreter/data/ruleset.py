@@ -73,7 +73,8 @@ class Ruleset:
         if "_fingerprints" not in self.__dict__:
             def short(x) -> str:
                 return hashlib.sha256(repr(x).encode()).hexdigest()[:10]
-            out, seen = {}, {}
+            out: dict[str, str] = {}
+            seen: dict[str, int] = {}
             for d in self.definitions:
                 kind = n.DEFINITION_KINDS[type(d)]
                 name = getattr(d, "name", None) or getattr(d, "event", None) or kind
@@ -165,7 +166,8 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     sink = Sink()
     ruleset = _Loader(sink, derive_all=derive_all).load(name_or_path, variant)
     sink.raise_if_errors()
-    return ruleset  # a load with errors never gets here
+    assert ruleset is not None  # a load with errors never gets here
+    return ruleset
 
 
 def check_ruleset(name_or_path: str, variant: str | None = None,
@@ -247,7 +249,8 @@ class _Loader:
         if meta is None:
             return None
         comps, cpos = self.yaml(meta["components"], "components", mpos.of("components"))
-        board_data, bpos = ({"hexes": {}}, Positions("-"))
+        board_data: dict | None = {"hexes": {}}
+        bpos = Positions("-")
         if "board" in meta:
             board_data, bpos = self.yaml(meta["board"], "board", mpos.of("board"))
         if comps is None or board_data is None:

@@ -46,8 +46,8 @@ class Program:
     metrics: list = field(default_factory=list)      # (name, fn, pos)
     actions: dict = field(default_factory=dict)      # name -> OptionSpec template
     space: dict = field(default_factory=namespace)   # where all its generated code runs
-    units: dict = None                               # key -> the code unit as one function
-    counted_units: dict = None                       # the same, counting entries (Machine.counts)
+    units: dict | None = None                        # key -> the code unit as one function
+    counted_units: dict | None = None                      # the same, counting entries (Machine.counts)
 
     def __post_init__(self):
         self.units = Units(self)

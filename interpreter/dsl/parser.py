@@ -83,7 +83,7 @@ class _ToNodes(Transformer):
         return Pos(self.file, getattr(meta, "line", 0), getattr(meta, "column", 0))
 
     def _tok_pos(self, tok: Token) -> Pos:
-        return Pos(self.file, tok.line, tok.column)
+        return Pos(self.file, tok.line or 0, tok.column or 0)
 
     def _bind(self, tok) -> str:
         """A name defined, bound or read (not an option's label): keywords are refused."""
@@ -465,8 +465,8 @@ def _parse(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
             inner = getattr(err, "orig_exc", None)
             if isinstance(inner, RecursionError):
                 sink.add("RR101", "this definition is nested too deeply", Pos(file, a + 1 + line_offset, 1))
-            elif hasattr(inner, "diagnostics"):
-                sink.diagnostics += inner.diagnostics
+            elif getattr(inner, "diagnostics", None) is not None:
+                sink.diagnostics += getattr(inner, "diagnostics")
             else:
                 raise
         if broken:
@@ -516,7 +516,8 @@ def _moved(tree, lines: int, columns: int = 0):
 def _report(err: UnexpectedInput, text: str, file: str, sink: Sink, line_offset: int) -> None:
     line, col = err.line + line_offset, err.column
     if isinstance(err, UnexpectedCharacters):
-        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
+        at = err.pos_in_stream or 0
+        char = text[at] if at < len(text) else "?"
         msg = f"unexpected character {char!r}"
         hint = None
     elif isinstance(err, UnexpectedToken):

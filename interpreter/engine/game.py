@@ -121,7 +121,7 @@ class Game:
         """Whether ``player`` may read a line of the log: not one that gives away a field
         hidden from them (``log ... reveals p.cash``)."""
         reveals = getattr(line, "reveals", None)
-        return reveals is None or not self.hidden(*reveals, player)
+        return reveals is None or not self.hidden(reveals[0], reveals[1], player)
 
     @property
     def messages(self) -> Messages:
@@ -185,7 +185,7 @@ class Game:
         action = self.to_action(action)
         if self._legal is None:
             self.legal_actions()
-        if action not in self._legal:
+        if action not in (self._legal or ()):
             reason, pos = self.machine.why_illegal(action)
             who = self.state["entities"].get(self.current_player, {}).get("name") or self.current_player
             raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",
@@ -259,8 +259,8 @@ class Game:
     def estimate(self, player: str):
         """How well ``player`` stands, by the ruleset's ``estimate p = ...`` (a number, higher
         is better; None when the ruleset has none). On a finished game, the player's score."""
-        if self.is_over:
-            return self.result["scores"][player]
+        if self.state["result"] is not None:
+            return self.state["result"]["scores"][player]
         fn = self.ruleset.program.estimate
         if fn is None:
             return None

@@ -29,6 +29,8 @@ class LogLine(str):
     """A line of the log that gives away an entity's field (``log ... reveals p.cash``):
     text like any other, shown only to those who may see that field (Game.sees)."""
 
+    reveals: tuple
+
     def __new__(cls, text, reveals: tuple):
         line = super().__new__(cls, text)
         line.reveals = reveals

@@ -5,9 +5,12 @@ and locals), never in Python: the machine can be rebuilt on any state at any tim
 """
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
+from typing import Any
+
 from ..dsl.builtins import BuiltinError
-from ..errors import Diagnostic, RulesRuntimeError
+from ..errors import Diagnostic, Pos, RulesRuntimeError
 from .instructions import Choose
 from .log import Entry, LogLine, show
 from .units import position
@@ -92,7 +95,7 @@ class Machine(_Shows):
         self.depth = 0
         self.steps = 0
         self.budget = ruleset.step_budget
-        self.counts = None  # a Counter: how often each code unit fired (coverage; units.py)
+        self.counts: Counter | None = None  # a Counter: how often each code unit fired (coverage; units.py)
         self.bind(state)
 
     def bind(self, state: dict) -> None:
@@ -234,7 +237,7 @@ class Machine(_Shows):
         else computed again, noting every entity field and variable it reads."""
         if self.from_scratch:
             return run_body(self, self.program_functions[key], key, dict(zip(self.ruleset.names.functions[key].params, args)))
-        ck = (key, args)
+        ck: tuple | None = (key, args)
         try:
             entry = self.cache.get(ck)
         except TypeError:  # a list among the arguments: not cached
@@ -255,7 +258,7 @@ class Machine(_Shows):
             gdeps = tuple(dict(self.gdeps).items())
         finally:
             self.deps, self.gdeps = outer
-        if outer[0] is not None:
+        if outer[0] is not None and outer[1] is not None:
             outer[0].extend((e, f, v) for (e, f), v in deps)
             outer[1].extend(gdeps)
         if ck is not None:
@@ -338,7 +341,7 @@ class Machine(_Shows):
         out: list[Action] = []
         if not self.state["waiting"]:
             return out
-        spec = None
+        spec: Any = None  # the option being listed, for the error
         self.steps = 0
         instr, frame = self._choice()
         player = self.state["turn"]
@@ -407,7 +410,7 @@ class Machine(_Shows):
         scope.update(zip(spec.names, action.args))
         return scope
 
-    def why_illegal(self, action: Action) -> tuple[str, object]:
+    def why_illegal(self, action: Action) -> tuple[str, Pos | None]:
         """The reason an action is refused, and the position of the rule that refuses it."""
         specs = [(s, b) for s, b in self._bases() if s.name == action.name]
         if not specs:
