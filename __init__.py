@@ -17,8 +17,15 @@ __all__ = ["__version__", "load_ruleset", "check_ruleset", "shipped_rulesets", "
            "RulesRuntimeError", "BadSave"]
 
 
+# the agent-library adapters (pip install ".[agents]"): railrules.pettingzoo.env(...), railrules.openspiel.game(...)
+_ADAPTERS = {"pettingzoo": ".tools.agents.pettingzoo_env", "openspiel": ".tools.agents.openspiel_game"}
+
+
 def __getattr__(name: str):
     # Imported when first asked for, as in railrules.interpreter: `railrules --help` needs none of it.
+    if name in _ADAPTERS:
+        from importlib import import_module
+        return import_module(_ADAPTERS[name], __name__)
     if name == "shipped_rulesets":
         from .interpreter.paths import shipped_rulesets
         return shipped_rulesets

@@ -1,7 +1,7 @@
 """Diagnostics and exceptions: every problem railrules reports is one of these.
 
 A :class:`Diagnostic` is a record (code, severity, message, file, line, column, hint);
-rendering is done by :mod:`tools.render`. Codes are registered once,
+rendering is done by :mod:`railrules.tools.diagnostics`. Codes are registered once,
 in :data:`CODES`, with a kebab-case name and a one-line description.
 """
 from __future__ import annotations
@@ -13,9 +13,12 @@ from typing import NamedTuple
 
 @dataclass(frozen=True)
 class Pos:
+    """A place in a file: line and column from 1 (0: none); ``end_column``, when known, is the
+    column just after the span on the same line (diagnostics underline column..end_column-1)."""
     file: str
     line: int = 0
     column: int = 0
+    end_column: int = field(default=0, compare=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
@@ -131,7 +134,7 @@ class Diagnostic:
 
     def to_dict(self) -> dict:
         return {"file": self.pos.file, "line": self.pos.line, "column": self.pos.column,
-                "code": self.code, "name": self.name, "severity": self.severity,
+                "end_column": self.pos.end_column or None, "code": self.code, "name": self.name, "severity": self.severity,
                 "message": self.message, "hint": self.hint}
 
     @property

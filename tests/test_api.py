@@ -250,14 +250,14 @@ def _top(s):
 
 
 DAMAGED_STACKS = {
-    "unknown code unit": lambda s: _top(s).update(c="proc:no_such_procedure"),
-    "pc past the end": lambda s: _top(s).update(pc=10_000),
-    "negative pc": lambda s: _top(s).update(pc=-1),
-    "pc not a number": lambda s: _top(s).update(pc="6"),
-    "pc where no choice is": lambda s: _top(s).update(pc=0),
-    "locals not a mapping": lambda s: _top(s).update(L=[]),
+    "unknown code unit": lambda s: _top(s).update(unit="proc:no_such_procedure"),
+    "instruction past the end": lambda s: _top(s).update(at=10_000),
+    "negative instruction": lambda s: _top(s).update(at=-1),
+    "instruction not a number": lambda s: _top(s).update(at="6"),
+    "instruction where no choice is": lambda s: _top(s).update(at=0),
+    "locals not a mapping": lambda s: _top(s).update(locals=[]),
     "frame not a mapping": lambda s: s["stack"].__setitem__(0, "game"),
-    "stack not a list": lambda s: s.update(stack={"c": "game"}),
+    "stack not a list": lambda s: s.update(stack={"unit": "game"}),
 }
 
 
@@ -274,7 +274,7 @@ UNDETECTED_DAMAGE = {
     "empty stack, not over": lambda s: s.update(stack=[]),
     "not waiting, not over": lambda s: s.update(waiting=False),
     "game frame dropped": lambda s: s["stack"].pop(0),
-    "frame without its return slot": lambda s: _top(s).pop("r"),
+    "frame without its return slot": lambda s: _top(s).pop("result_to"),
 }
 
 
@@ -282,6 +282,18 @@ UNDETECTED_DAMAGE = {
 def test_from_json_rejects_a_stack_that_cannot_resume(chicago, mid_auction, damage):
     with pytest.raises(BadSave):
         Game.from_json(chicago, _mutated(mid_auction, UNDETECTED_DAMAGE[damage]))
+
+
+def test_a_save_names_the_parts_of_a_paused_rule_and_a_format_1_save_still_loads(chicago, mid_auction):
+    saved = json.loads(mid_auction)
+    assert saved["format"] == "railrules-state-2"
+    assert set(_top(saved)) == {"unit", "at", "locals", "result_to"}
+    game = Game.from_json(chicago, mid_auction)
+    old = json.dumps(game.state)       # format 1 wrote the state as it is in memory
+    assert json.loads(old)["format"] == "railrules-state-1" and "pc" in _top(json.loads(old))
+    again = Game.from_json(chicago, old)
+    assert again.to_json() == mid_auction and again.digest() == game.digest()
+    assert again.legal_actions() == game.legal_actions()
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -409,3 +421,12 @@ def test_the_package_installs_one_name_and_exposes_the_api():
     assert "chicago_express" in railrules.shipped_rulesets()
     with pytest.raises(AttributeError):
         railrules.no_such_name  # noqa: B018
+
+
+def test_every_python_package_of_the_checkout_is_installed():
+    """pyproject lists the packages by hand (the checkout's root is the package): none forgotten."""
+    import tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {"railrules." + ".".join(p.parent.relative_to(ROOT).parts)
+             for top in ("interpreter", "tools") for p in (ROOT / top).rglob("__init__.py")}
+    assert found <= listed, found - listed

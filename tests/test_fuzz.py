@@ -13,9 +13,7 @@ byte; random bytes inserted), and checks that
 The time bound is Hypothesis's per-example deadline. Run with ``-s`` to see how many
 examples ran and the slowest one.
 
-Crashes that are already known bugs (each has a strict-xfail case in tests/lint_corpus/) are
-counted and set aside, so that the fuzzer keeps looking for new ones; the summary says how
-many it met.
+Every crash fails the test: none is set aside.
 """
 from __future__ import annotations
 
@@ -28,8 +26,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from lark.exceptions import VisitError
-from lark.indenter import DedentError
 
 from railrules.interpreter import check_ruleset
 from railrules.interpreter.errors import CODES
@@ -51,23 +47,14 @@ EXAMPLES = 30  # per strategy; five strategies
 FUZZ = settings(max_examples=EXAMPLES, deadline=5000, derandomize=False,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-STATS = {"cases": 0, "slowest": 0.0, "slowest_case": "", "known_crashes": 0, "codes": set()}
-
-
-def _known_crash(err: BaseException) -> bool:
-    """Crashes already recorded as strict-xfail corpus cases (see the module docstring)."""
-    if isinstance(err, DedentError):                       # lint_corpus/rules_bad_dedent.rules
-        return True
-    if isinstance(err, VisitError) and "integer string conversion" in str(err):
-        return True                                        # lint_corpus/rules_enormous_literal.rules
-    return False
+STATS = {"cases": 0, "slowest": 0.0, "slowest_case": "", "codes": set()}
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _summary():
     yield
     print(f"\nfuzz: {STATS['cases']} cases, slowest {STATS['slowest']:.3f} s "
-          f"({STATS['slowest_case']}), known crashes set aside: {STATS['known_crashes']}, "
+          f"({STATS['slowest_case']}), "
           f"codes seen: {' '.join(sorted(STATS['codes']))}")
 
 
@@ -86,13 +73,7 @@ def _check(files: dict, what: str) -> None:
     with _write(files) as tmp:
         root = str(Path(tmp) / "chicago_express")
         start = time.perf_counter()
-        try:
-            _, diags = check_ruleset(root)
-        except Exception as err:  # noqa: BLE001 - the property is that nothing escapes
-            if _known_crash(err):
-                STATS["known_crashes"] += 1
-                return
-            raise
+        _, diags = check_ruleset(root)
         for d in diags:
             assert d.code in CODES, str(d)
             assert d.severity in ("error", "warning"), str(d)

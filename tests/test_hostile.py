@@ -6,7 +6,6 @@ no test asserts on the wall clock.
 """
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import os
@@ -74,12 +73,9 @@ def codes(root: Path, variant: str | None = None) -> list[str]:
 
 
 def cli(*argv) -> tuple[int, str, str]:
-    from railrules.tools import play
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
-        importlib.reload(play)   # it binds sys.stdout when imported (a BUG, see test_cli.py)
         code = main(list(argv))
-    importlib.reload(play)       # bound to the streams current now, not to `out`
     return code, out.getvalue(), err.getvalue()
 
 

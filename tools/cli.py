@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 
-from . import render
+from . import diagnostics
 from .bots import BOT_HELP, BotSpecError, check_specs
 from .completion import SHELLS, candidates, script
 from .runner import ClusterError
@@ -97,7 +97,7 @@ def cmd_lint(args) -> int:
     from .lint import lint_paths
     diags = lint_paths(args.paths, args.play, args.variant or [])
     shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
-    out = render.render(shown, args.format)
+    out = diagnostics.render(shown, args.format)
     if out:
         print(out)
     errors = sum(d.severity == "error" for d in diags)
@@ -274,7 +274,7 @@ def cmd_test(args) -> int:
                 failed += 1
                 print(f"FAIL  {result.file}  {result.description}")
                 for d in result.failures:
-                    print("      " + render.long(d).replace("\n", "\n      "))
+                    print("      " + diagnostics.long(d).replace("\n", "\n      "))
     print(f"{total - failed} passed, {failed} failed")
     return EXIT_FAIL if failed or not total else EXIT_OK
 
@@ -633,7 +633,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"railrules {args.command}: {err}", file=sys.stderr)
         return EXIT_FAIL
     except RailrulesError as err:
-        print(render.render(err.diagnostics, "text"), file=sys.stderr)
+        print(diagnostics.render(err.diagnostics, "text"), file=sys.stderr)
         return EXIT_FAIL
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

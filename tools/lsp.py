@@ -251,7 +251,9 @@ def _range(t, line: int, column: int, length: int):
 
 def _lsp_diagnostic(t, d):
     severity = t.DiagnosticSeverity.Error if d.severity == "error" else t.DiagnosticSeverity.Warning
-    return t.Diagnostic(range=_range(t, d.pos.line, d.pos.column, 1), message=d.message + (f" (help: {d.hint})" if d.hint else ""),
+    width = max(1, d.pos.end_column - d.pos.column)   # the whole span, when its end is known
+    return t.Diagnostic(range=_range(t, d.pos.line, d.pos.column, width),
+                        message=d.message + (f" (help: {d.hint})" if d.hint else ""),
                         severity=severity, code=d.code, source="railrules")
 
 

@@ -96,9 +96,10 @@ class Ruleset:
                 + [f"new {k}" for k in now if k not in fingerprints]
                 + [f"removed {k}" for k in fingerprints if k not in now])
 
-    def new_game(self, players: int, seed: int = 0, count_rules: bool = False):
+    def new_game(self, players: int, seed: int = 0, count_rules: bool = False, chance=None):
+        """A new game (see :meth:`Game.new` for ``count_rules`` and ``chance``)."""
         from ..engine.game import Game
-        return Game.new(self, players, seed, count_rules=count_rules)
+        return Game.new(self, players, seed, count_rules=count_rules, chance=chance)
 
     def variants(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "variants").glob("*.yaml"))

@@ -80,10 +80,14 @@ class _ToNodes(Transformer):
         self.file = file
 
     def _pos(self, meta) -> Pos:
-        return Pos(self.file, getattr(meta, "line", 0), getattr(meta, "column", 0))
+        line = getattr(meta, "line", 0)
+        same_line = getattr(meta, "end_line", None) == line
+        return Pos(self.file, line, getattr(meta, "column", 0),
+                   getattr(meta, "end_column", 0) if same_line else 0)
 
     def _tok_pos(self, tok: Token) -> Pos:
-        return Pos(self.file, tok.line or 0, tok.column or 0)
+        same_line = tok.end_line == tok.line
+        return Pos(self.file, tok.line or 0, tok.column or 0, (tok.end_column or 0) if same_line else 0)
 
     def _bind(self, tok) -> str:
         """A name defined, bound or read (not an option's label): keywords are refused."""
@@ -503,7 +507,8 @@ def _moved(tree, lines: int, columns: int = 0):
             if id(x) not in copies:
                 new = copies[id(x)] = object.__new__(type(x))
                 new.__dict__.update({k: move(v) for k, v in vars(x).items()})
-                new.pos = Pos(x.pos.file, x.pos.line + lines, x.pos.column + columns)
+                end = x.pos.end_column + columns if x.pos.end_column else 0
+                new.pos = Pos(x.pos.file, x.pos.line + lines, x.pos.column + columns, end)
             return copies[id(x)]
         if isinstance(x, list):
             return [move(v) for v in x]

@@ -15,7 +15,12 @@ ENGINE = "railrules-engine-2"  # the engine a log or save was made by
 # what a player's view holds of the state (Game.view)
 _VISIBLE = ("format", "ruleset", "variant", "hash", "players", "kinds", "entities", "globals",
             "waiting", "turn", "result")
-STATE_FORMAT = "railrules-state-1"
+STATE_FORMAT = "railrules-state-1"   # the state in memory (and in digests: logs keep them)
+# A save (Game.to_json) names a paused rule's parts in words; in memory they are short keys,
+# read at every step. A save of format 1 (short keys) still loads.
+SAVE_FORMAT = "railrules-state-2"
+_FRAME_WORDS = {"c": "unit", "pc": "at", "L": "locals", "r": "result_to"}
+_FRAME_KEYS = {word: key for key, word in _FRAME_WORDS.items()}
 
 
 class Game:
@@ -41,8 +46,12 @@ class Game:
     # ------------------------------------------------------------------ creation
     @classmethod
     def new(cls, ruleset, players: int, seed: int = 0, messages: list | None = None,
-            count_rules: bool = False) -> "Game":
-        """A new game; with ``count_rules``, its :attr:`rule_counts` counts the rules that fire."""
+            count_rules: bool = False, chance=None) -> "Game":
+        """A new game; with ``count_rules``, its :attr:`rule_counts` counts the rules that fire.
+        ``chance``: a function ``n -> a number in [0, n)`` that decides every draw instead of
+        the seeded generator (for agent libraries with chance nodes; such a game's log does not
+        replay from its seed). It stays with this game object (``game.machine.chance``), not
+        with clones."""
         if not isinstance(players, int) or not ruleset.players_min <= players <= ruleset.players_max:
             raise IllegalAction(Diagnostic(
                 "RR301", f"{ruleset.name} is for {ruleset.players_min} to {ruleset.players_max} "
@@ -65,6 +74,7 @@ class Game:
         game = cls(ruleset, state, messages)
         if count_rules:
             game.machine.counts = Counter()
+        game.machine.chance = chance
         game.machine.run()
         game.machine.commit()
         return game
@@ -327,10 +337,16 @@ class Game:
 
     # ------------------------------------------------------------------ saving
     def to_json(self) -> str:
-        return json.dumps(self.state, sort_keys=True, separators=(",", ":"))
+        """The whole state as a save: plain JSON, each paused rule's frame in words (``unit``,
+        ``at``: the instruction, ``locals``, ``result_to``: the caller's local for its result)."""
+        saved = {**self.state, "format": SAVE_FORMAT,
+                 "stack": [{_FRAME_WORDS[k]: v for k, v in frame.items()} for frame in self.state["stack"]]}
+        return json.dumps(saved, sort_keys=True, separators=(",", ":"))
 
     def digest(self) -> str:
-        return hashlib.sha256(self.to_json().encode()).hexdigest()
+        """A hash of the state as it is in memory (unchanged since format 1, so that old logs
+        still check their final state)."""
+        return hashlib.sha256(json.dumps(self.state, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
     def clone(self) -> "Game":
         """An independent copy, in microseconds: records are shared until one of the two games
@@ -344,6 +360,10 @@ class Game:
         game._legal = self._legal
         return game
 
+    def __deepcopy__(self, memo) -> "Game":
+        """``copy.deepcopy(game)`` is :meth:`clone` (libraries that copy states by deepcopy)."""
+        return self.clone()
+
     def __reduce__(self):
         # pickled as its ruleset (by folder and content hash) and its plain-data state; the
         # unpickled game has an empty message log and nothing to undo, like a clone
@@ -356,6 +376,8 @@ class Game:
             state = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as err:
             raise BadSave(Diagnostic("RR304", f"the save is not JSON: {err}")) from None
+        if isinstance(state, dict) and state.get("format") == SAVE_FORMAT:
+            state = _from_save(state)
         _check_state(ruleset, state)
         return cls(ruleset, state)
 
@@ -368,6 +390,14 @@ class Game:
                 "hash": self.ruleset.hash, "players": self.state["players"],
                 "seed": self.state["seed"], "actions": list(self.state["history"]),
                 "final_state_sha256": self.digest(), "fingerprints": self.ruleset.fingerprints}
+
+
+def _from_save(saved: dict) -> dict:
+    """A save of the current format as the state in memory (frames with short keys)."""
+    stack = saved.get("stack")
+    frames = [{_FRAME_KEYS.get(k, k): v for k, v in f.items()} if isinstance(f, dict) else f
+              for f in stack] if isinstance(stack, list) else stack
+    return {**saved, "format": STATE_FORMAT, "stack": frames}
 
 
 def _check_state(ruleset, state) -> None:

@@ -12,12 +12,15 @@ from collections.abc import Sequence
 
 
 def show(ent: dict, value) -> str:
-    """How a value reads in a message: an entity by its name, a list joined, yes/no, none."""
+    """How a value reads in a message: an entity by its name, a list joined, a map as its
+    keys with their values ("PRR 2, B&O 0"), yes/no, none."""
     if isinstance(value, str):
         rec = ent.get(value)
         return str(rec.get("name", value)) if rec else value
     if isinstance(value, list):
         return ", ".join(show(ent, v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{show(ent, k)} {show(ent, v)}" for k, v in value.items())
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value is None:

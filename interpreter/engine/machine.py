@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, Pos, RulesRuntimeError
@@ -96,6 +96,7 @@ class Machine(_Shows):
         self.steps = 0
         self.budget = ruleset.step_budget
         self.counts: Counter | None = None  # a Counter: how often each code unit fired (coverage; units.py)
+        self.chance: Callable[[int], int] | None = None  # draws decided outside (Game.new's chance)
         self.bind(state)
 
     def bind(self, state: dict) -> None:
@@ -213,7 +214,10 @@ class Machine(_Shows):
             raise OverBudget()
 
     def random_below(self, n: int) -> int:
-        """A number in [0, n) from the state's own generator (splitmix64)."""
+        """A number in [0, n) from the state's own generator (splitmix64), or from
+        :attr:`chance` when something outside decides the draws."""
+        if self.chance is not None:
+            return self.chance(n)
         x = (self.state["rng"] + 0x9E3779B97F4A7C15) & _MASK
         self.state["rng"] = x
         z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK

@@ -16,8 +16,9 @@ def long(d: Diagnostic) -> str:
     source = _source_line(d.pos.file, d.pos.line)
     if source is not None:
         text, col = _window(source.rstrip(), max(0, d.pos.column - 1))
+        width = d.pos.end_column - d.pos.column if d.pos.end_column > d.pos.column else 1
         lines.append(f"    {text}")
-        lines.append("    " + " " * col + "^")
+        lines.append("    " + " " * col + "^" * max(1, min(width, len(text) - col)))
     if d.hint:
         lines.append(f"    help: {d.hint}")
     return "\n".join(lines)
@@ -61,7 +62,8 @@ def as_sarif(diags: list[Diagnostic]) -> str:
         "message": {"text": d.message + (f" (help: {d.hint})" if d.hint else "")},
         "locations": [{"physicalLocation": {
             "artifactLocation": {"uri": Path(d.pos.file).as_posix()},
-            "region": {"startLine": max(1, d.pos.line), "startColumn": max(1, d.pos.column)}}}],
+            "region": {"startLine": max(1, d.pos.line), "startColumn": max(1, d.pos.column),
+                       **({"endColumn": d.pos.end_column} if d.pos.end_column > d.pos.column else {})}}}],
     } for d in diags]
     return json.dumps({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",

@@ -1,0 +1,219 @@
+"""An OpenSpiel game for any ruleset, registered with pyspiel as ``python_railrules``.
+
+>>> import pyspiel, railrules                                          # doctest: +SKIP
+>>> game = railrules.openspiel.game("chicago_express", players=3)       # doctest: +SKIP
+>>> game = pyspiel.load_game("python_railrules", {"ruleset": "chicago_express", "players": 3})  # doctest: +SKIP
+
+- Players are the seats in order (0 is ``p1``). Actions are the indices of :mod:`.encoding`
+  (``game.labels`` lists them); ``legal_actions()`` are ascending.
+- Chance: every draw of the rules (``draw x from xs``) is a chance node whose outcomes are the
+  positions in the list, each as likely; nothing else is random. The draws are not taken from
+  the seed (the game's ``chance`` hook asks this state), so OpenSpiel decides them.
+- Information: the information state string of a player is their view (others' secret fields
+  hidden) and every move so far (moves are public in every shipped game); the observation
+  string is the view alone; the observation tensor is :mod:`.encoding`'s vector.
+- Returns at the end from the standings: a winner gets 1/(number of winners), everybody
+  1/(number of players) less (zero-sum).
+- The game is sequential, with terminal rewards; perfect information unless the ruleset has
+  secret fields. An OpenSpiel MCTS bot searches the real state (it sees the secrets).
+Needs the optional extra: pip install ".[agents]".
+"""
+from __future__ import annotations
+
+import json
+
+try:
+    import numpy as np
+    import pyspiel
+except ImportError as err:  # pragma: no cover - the message is the point
+    raise ImportError('the OpenSpiel game needs the agents extra: pip install ".[agents]"') from err
+
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.engine.values import MAX_LIST
+
+from .encoding import Encoding, encoding
+from .pettingzoo_env import standings_rewards
+
+SHORT_NAME = "python_railrules"
+_PARAMS = {"ruleset": "", "players": 0, "variant": "", "samples": 8}
+
+
+def _game_type(information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+               chance=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=SHORT_NAME, long_name="railrules: any ruleset (ruleset=NAME or folder, players=N)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL, chance_mode=chance, information=information,
+        utility=pyspiel.GameType.Utility.ZERO_SUM, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=64, min_num_players=1,
+        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_observation_string=True, provides_observation_tensor=True,
+        parameter_specification=_PARAMS)
+
+
+def game(ruleset: str, players: int, variant: str = "", samples: int = 8) -> "RulesGame":
+    """The OpenSpiel game of a ruleset (a shipped name or a folder)."""
+    return pyspiel.load_game(SHORT_NAME, {"ruleset": ruleset, "players": players, "variant": variant,
+                                          "samples": samples})
+
+
+class _NeedChance(BaseException):
+    """A draw that OpenSpiel has not decided yet: the action is taken back (the transaction
+    rolls back on any exception) and the state becomes a chance node with ``n`` outcomes."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+
+def _has_draws(ruleset) -> bool:
+    from railrules.interpreter.checks._walk import walk
+    from railrules.interpreter.dsl import nodes as n
+    return any(isinstance(x, n.Draw) for d in ruleset.definitions for x in walk(d))
+
+
+class RulesGame(pyspiel.Game):
+    def __init__(self, params=None):
+        params = {**_PARAMS, **(params or {})}
+        if not params["ruleset"] or params["players"] < 1:
+            raise ValueError(f"{SHORT_NAME} needs ruleset=NAME (a shipped ruleset or a folder) and players=N")
+        ruleset = load_ruleset(params["ruleset"], params["variant"] or None)
+        players = int(params["players"])
+        coding = encoding(ruleset, players, samples=int(params["samples"]))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=coding.size, max_chance_outcomes=MAX_LIST,
+            num_players=players, min_utility=-1 / players, max_utility=1 - 1 / players,
+            utility_sum=0.0, max_game_length=2 * ruleset.decision_budget)
+        kind = _game_type(
+            information=pyspiel.GameType.Information.IMPERFECT_INFORMATION if ruleset.meta.get("secret")
+            else pyspiel.GameType.Information.PERFECT_INFORMATION,
+            chance=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if _has_draws(ruleset)
+            else pyspiel.GameType.ChanceMode.DETERMINISTIC)
+        super().__init__(kind, info, params)   # before any attribute: pybind11 sets the object up
+        self.ruleset, self.players, self.encoding = ruleset, players, coding
+        self.labels = coding.labels()
+
+    def new_initial_state(self):
+        return RulesState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return RulesObserver(self.encoding)
+
+
+class RulesState(pyspiel.State):
+    def __init__(self, game: RulesGame, copy_of: "RulesState | None" = None):
+        super().__init__(game)
+        if copy_of is not None:
+            self.game = copy_of.game.clone()
+            self._pending = copy_of._pending
+            self._moves = list(copy_of._moves)
+            self._legal = copy_of._legal
+            self._seen = copy_of._seen
+            return
+        self.game = None
+        self._moves: list[str] = []
+        self._pending: tuple | None = None    # (action or None for the setup, outcomes so far, n)
+        self._seen: dict = {}                  # seat -> the view as text, until the next move
+        self._try(None, [])
+
+    # ---------------------------------------------------------------- chance
+    def _try(self, action, outcomes: list[int]) -> None:
+        """Take ``action`` (None: set the game up) with the draws decided so far; a draw beyond
+        them makes this a chance node."""
+        script = iter(outcomes)
+        self._seen = {}
+
+        def chance(n: int) -> int:
+            for x in script:
+                return x
+            raise _NeedChance(n)
+
+        try:
+            if action is None:
+                self.game = self.get_game().ruleset.new_game(self.get_game().players, 0, chance=chance)
+            else:
+                self.game.machine.chance = chance
+                try:
+                    self.game.apply(action, safe=False)
+                finally:
+                    self.game.machine.chance = None
+            self._pending = None
+            self._legal = None if self.game.is_over else self.get_game().encoding.legal(self.game)[0]
+        except _NeedChance as need:
+            self._pending = (action, outcomes, need.n)
+
+    # ---------------------------------------------------------------- the pyspiel API
+    def current_player(self):
+        if self._pending is not None:
+            return pyspiel.PlayerId.CHANCE
+        if self.game.is_over:
+            return pyspiel.PlayerId.TERMINAL
+        return self.get_game().encoding.seats.index(self.game.current_player)
+
+    def _legal_actions(self, player):
+        return list(self._legal or [])
+
+    def chance_outcomes(self):
+        n = self._pending[2]
+        return [(i, 1.0 / n) for i in range(n)]
+
+    def _apply_action(self, action):
+        if self._pending is not None:
+            what, outcomes, _ = self._pending
+            self._moves.append(f"draw {action}")
+            self._try(what, outcomes + [int(action)])
+        else:
+            act = self.get_game().encoding.action_at(int(action))
+            self._moves.append(act.label)
+            self._try(act, [])
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"draw {action}"
+        return self.get_game().labels[action]
+
+    def is_terminal(self):
+        return self._pending is None and self.game.is_over
+
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0] * self.get_game().players
+        rewards = standings_rewards(self.game)
+        return [rewards[p] for p in self.get_game().encoding.seats]
+
+    def information_state_string(self, player):
+        return f"{self.observation_string(player)}\nmoves: {' | '.join(self._moves)}"
+
+    def observation_string(self, player):
+        seat = self.get_game().encoding.seats[player]
+        if seat not in self._seen:
+            self._seen[seat] = json.dumps(self.game.view(seat), sort_keys=True)
+        return self._seen[seat]
+
+    def observation_tensor(self, player):
+        return self.get_game().encoding.observe(self.game, self.get_game().encoding.seats[player])
+
+    def __str__(self):
+        return json.dumps(self.game.view(None), sort_keys=True)
+
+    def clone(self):
+        return RulesState(self.get_game(), copy_of=self)
+
+    def __deepcopy__(self, memo):
+        return self.clone()
+
+
+class RulesObserver:
+    """OpenSpiel's Python observer: the :mod:`.encoding` vector, and the view as a string."""
+
+    def __init__(self, encoding: Encoding):
+        self.encoding = encoding
+        self.tensor = np.zeros(encoding.width, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: RulesState, player: int) -> None:
+        self.tensor[:] = self.encoding.observe(state.game, self.encoding.seats[player])
+
+    def string_from(self, state: RulesState, player: int) -> str:
+        return state.observation_string(player)
+
+
+pyspiel.register_game(_game_type(), RulesGame)
