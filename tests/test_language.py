@@ -1016,3 +1016,43 @@ def test_an_unknown_field_in_a_for_where_condition_is_reported_at_it(tmp_path):
     line, col = line_col(textwrap.dedent(main), "t.colour")
     assert [(d.code, d.pos.line, d.pos.column) for d in diags if d.severity == "error"] == \
         [("RR110", line, col)]
+
+
+# ---------------------------------------------------------------- locals in a def
+DEF_BLOCK = WAITING_RULES + """
+def build_price(x):
+    let base = x * 2
+    let extra = base + counter
+    return base + extra
+
+derived kept(x):
+    let twice = build_price(x)
+    return [twice for y in range(0, x)]
+"""
+
+
+def test_a_def_block_binds_its_lets_in_order(tmp_path):
+    game = load_ruleset(str(write_ruleset(tmp_path, DEF_BLOCK))).new_game(players=2, seed=0)
+    counter = game.evaluate("counter")
+    # base = 2x, extra = base + counter: the price is 4x + counter
+    assert game.evaluate("build_price(3)") == 12 + counter
+    assert game.evaluate("kept(2)") == [8 + counter] * 2
+    assert game.evaluate("[build_price(y) for y in range(1, 3)]") == [4 + counter, 8 + counter]
+
+
+@pytest.mark.parametrize("body, code, needle", [
+    ("    let y = 1\n    let y = 2\n    return y\n", "RR103", "y = 2"),      # a local twice
+    ("    let x = 1\n    return x\n", "RR103", "x = 1"),                       # a parameter again
+    ("    let y = zz + 1\n    return y\n", "RR102", "zz"),                     # an undefined name
+    ("    let y = \"a\"\n    return y + 1\n", "RR110", "y + 1"),              # a type the local has
+    ("    set y = 1\n    return y\n", "RR101", "set"),                         # only lets, then return
+    ("    let y = 1\n\nmetric n = 1\n", "RR101", "let y"),      # no return: where the block ends
+])
+def test_bad_def_blocks_are_reported_at_their_place(tmp_path, body, code, needle):
+    rules = WAITING_RULES + "\ndef f(x):\n" + body + "\nmetric m = f(1)\n"
+    _, diags = check_ruleset(str(write_ruleset(tmp_path, rules)))
+    errors = [d for d in diags if d.severity == "error"]
+    assert [d.code for d in errors][:1] == [code]
+    start = rules.index("def f(x):")
+    line = line_col(rules, "def f(x):")[0] + rules[start:].count("\n", 0, rules[start:].index(needle))
+    assert errors[0].pos.line == line, errors[0]

@@ -134,6 +134,9 @@ class _Types:
             self.expr(e.where, inner)
         return f"list:{self.expr(e.expr, inner)}"
 
+    def t_LetIn(self, e, scope):
+        return self.expr(e.body, {**scope, e.var: self.expr(e.value, scope)})
+
     def t_Lambda(self, e, scope):
         self.expr(e.body, {**scope, e.var: "any"})
         return "fn"

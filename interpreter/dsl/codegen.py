@@ -397,6 +397,11 @@ class Codegen:
             out += f" if {self.gen(e.where, inner, walrus)}"
         return out + "]"
 
+    def g_LetIn(self, e, bound, walrus):
+        var = f"v_{e.var}"
+        body = self.gen(e.body, {**bound, e.var: var}, walrus)
+        return f"(lambda {var}: {body})({self.gen(e.value, bound, walrus)})"
+
     def g_Lambda(self, e, bound, walrus):
         var = f"v_{e.var}"
         return f"(lambda {var}: {self.gen(e.body, {**bound, e.var: var}, walrus)})"

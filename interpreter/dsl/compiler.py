@@ -530,6 +530,16 @@ class Compiler:
             return out
         return comp
 
+    def e_LetIn(self, e, scope):
+        value, var = self._closure(e.value, scope), e.var
+        body = self._closure(e.body, _Scope(scope.locals | {var}, scope.loops))
+
+        def let_in(run, loc):
+            loc2 = dict(loc)
+            loc2[var] = value(run, loc)
+            return body(run, loc2)
+        return let_in
+
     def e_Lambda(self, e, scope):
         inner = _Scope(scope.locals | {e.var}, scope.loops)
         body, var = self._closure(e.body, inner), e.var

@@ -75,6 +75,15 @@ class Lambda(Node):
 
 
 @dataclass
+class LetIn(Node):
+    """A local of a ``def`` written as a block (``let x = value`` lines, then ``return body``):
+    ``body`` sees ``var``; a def with several lets nests them."""
+    var: str
+    value: Node
+    body: Node
+
+
+@dataclass
 class BinOp(Node):
     op: str
     left: Node

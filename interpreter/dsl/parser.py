@@ -107,11 +107,35 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def func_def(self, meta, c):
-        return n.FuncDef(self._pos(meta), self._bind(c[0]), c[1] or [], c[2])
+        return n.FuncDef(self._pos(meta), self._bind(c[0]), c[1] or [], self._def_body(c[1] or [], c[2]))
 
     @v_args(meta=True)
     def derived_def(self, meta, c):
-        return n.FuncDef(self._pos(meta), self._bind(c[0]), c[1] or [], c[2], derived=True)
+        return n.FuncDef(self._pos(meta), self._bind(c[0]), c[1] or [], self._def_body(c[1] or [], c[2]),
+                         derived=True)
+
+    def _def_body(self, params: list, body):
+        """A def's expression: as written, or its block's lets nested around the returned value."""
+        if not isinstance(body, tuple):
+            return body
+        lets, value = body
+        seen = set(params)
+        for name, _, pos in lets:
+            if name in seen:
+                raise _Refused(Diagnostic("RR103", f"'{name}' is already a parameter or local of this def",
+                                          pos, hint="give the local another name"))
+            seen.add(name)
+        for name, expr, pos in reversed(lets):
+            value = n.LetIn(pos, name, expr, value)
+        return value
+
+    @v_args(meta=True)
+    def def_block(self, meta, c):
+        return (c[:-1], c[-1])
+
+    @v_args(meta=True)
+    def def_let(self, meta, c):
+        return (self._bind(c[0]), c[1], self._tok_pos(c[0]))
 
     @v_args(meta=True)
     def proc_def(self, meta, c):
