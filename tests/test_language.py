@@ -1056,3 +1056,35 @@ def test_bad_def_blocks_are_reported_at_their_place(tmp_path, body, code, needle
     start = rules.index("def f(x):")
     line = line_col(rules, "def f(x):")[0] + rules[start:].count("\n", 0, rules[start:].index(needle))
     assert errors[0].pos.line == line, errors[0]
+
+
+# ---------------------------------------------------------------- exists, and min/max defaults
+@pytest.mark.parametrize("expression, expected", [
+    ("exists t in tokens where t.value > 6", True),
+    ("exists t in tokens where t.value > 7", False),
+    ("not exists t in tokens where t.value > 7", True),
+    ("exists t in [] where t", False),
+    ("[t for t in tokens where exists u in tokens where u.value > t.value]", ["red", "blue"]),
+    ("exists t in tokens where exists u in tokens where t.value + u.value == 12", True),
+    ("max([], 5)", 5), ("min([], none)", None), ("max([3, 9], 5)", 9), ("min([4, 2], 0)", 2),
+    ("max(2, 7)", 7), ("min([t.value for t in tokens where t.value > 100], 0)", 0),
+])
+def test_exists_and_min_max_defaults(game, expression, expected):
+    assert game.evaluate(expression) == expected
+
+
+@pytest.mark.parametrize("expression, words", [
+    ("max([])", "max() of an empty list (give a default: max(xs, 0))"),
+    ("min([1], 2, 3)", "min(list, default) takes a list and at most a default"),
+    ("exists x in 3 where x", "'exists x in' needs a list, got 3"),
+])
+def test_exists_and_min_max_faults_say_what_to_write(game, expression, words):
+    with pytest.raises(RulesRuntimeError) as info:
+        game.evaluate(expression)
+    assert info.value.diagnostics[0].code == "RR302" and words in info.value.diagnostics[0].message
+
+
+def test_exists_binds_its_name_only_in_its_condition(tmp_path):
+    rules = WAITING_RULES + "\nmetric m = 1 if exists t in tokens where t.value > 1 else t\n"
+    _, diags = check_ruleset(str(write_ruleset(tmp_path, rules)))
+    assert [(d.code, d.message) for d in diags if d.severity == "error"] == [("RR102", "undefined name 't'")]

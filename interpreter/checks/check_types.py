@@ -134,6 +134,12 @@ class _Types:
             self.expr(e.where, inner)
         return f"list:{self.expr(e.expr, inner)}"
 
+    def t_Exists(self, e, scope):
+        src = self.expr(e.source, scope)
+        self._need_list(e.source, src, "'exists ... in'")
+        self.expr(e.cond, {**scope, e.var: _elem(src)})
+        return "bool"
+
     def t_LetIn(self, e, scope):
         return self.expr(e.body, {**scope, e.var: self.expr(e.value, scope)})
 

@@ -74,10 +74,19 @@ def _ordered(fname, fn, items, keys=None):
 
 def _agg(fname, fn):
     def agg(*args):
-        items = _as_list(args[0], fname) if len(args) == 1 else list(args)
-        if not items:
-            raise BuiltinError(f"{fname}() of an empty list")
-        return _ordered(fname, fn, items)
+        """min/max of a list (``fname(xs)``; ``fname(xs, d)``: ``d`` when ``xs`` is empty), or
+        of the arguments (``fname(a, b, ...)``, when the first is not a list)."""
+        if isinstance(args[0], list):
+            if len(args) > 2:
+                raise BuiltinError(f"{fname}(list, default) takes a list and at most a default, got {len(args)} arguments")
+            if not args[0]:
+                if len(args) == 2:
+                    return args[1]
+                raise BuiltinError(f"{fname}() of an empty list (give a default: {fname}(xs, 0))")
+            return _ordered(fname, fn, args[0])
+        if len(args) == 1:
+            _as_list(args[0], fname)   # one argument that is not a list: the fault says so
+        return _ordered(fname, fn, list(args))
     return agg
 
 
@@ -185,8 +194,8 @@ PURE = {
     "count": Builtin(lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list", ("list",), "int"),
     "len": Builtin(lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list", ("list",), "int"),
     "sum": Builtin(_sum, 1, 1, "sum of a list of numbers", ("list",), "int"),
-    "min": Builtin(_agg("min", min), 1, 9, "smallest of a list, or of the arguments"),
-    "max": Builtin(_agg("max", max), 1, 9, "largest of a list, or of the arguments"),
+    "min": Builtin(_agg("min", min), 1, 9, "smallest of a list (min(xs, d): d when xs is empty), or of the arguments"),
+    "max": Builtin(_agg("max", max), 1, 9, "largest of a list (max(xs, d): d when xs is empty), or of the arguments"),
     "abs": Builtin(lambda x: abs(_number(x, "abs")), 1, 1, "absolute value", ("num",), "int"),
     "ceil": Builtin(_ceil, 1, 1, "round a fraction up: ceil(22 / 3) = 8", ("num",), "int"),
     "floor": Builtin(_floor, 1, 1, "round a fraction down: floor(22 / 3) = 7", ("num",), "int"),

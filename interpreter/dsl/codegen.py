@@ -87,10 +87,10 @@ def _member(x, xs):
     raise RuleFault(f"'in' needs a list, got {describe(xs)}")
 
 
-def _items(run, xs, var):
-    """A comprehension's list, counted against the step budget."""
+def _items(run, xs, var, word="for"):
+    """A comprehension's (or an ``exists``') list, counted against the step budget."""
     if not isinstance(xs, list):
-        raise RuleFault(f"'for {var} in' needs a list, got {describe(xs)}")
+        raise RuleFault(f"'{word} {var} in' needs a list, got {describe(xs)}")
     run.tick(len(xs))
     return xs
 
@@ -396,6 +396,12 @@ class Codegen:
         if e.where is not None:
             out += f" if {self.gen(e.where, inner, walrus)}"
         return out + "]"
+
+    def g_Exists(self, e, bound, walrus):
+        source = self.gen(e.source, bound, walrus=False)
+        var = f"v_{e.var}"
+        cond = self.gen(e.cond, {**bound, e.var: var}, walrus)
+        return f"any(({cond}) for {var} in _items(run, {source}, {e.var!r}, 'exists'))"
 
     def g_LetIn(self, e, bound, walrus):
         var = f"v_{e.var}"

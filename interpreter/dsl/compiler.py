@@ -530,6 +530,23 @@ class Compiler:
             return out
         return comp
 
+    def e_Exists(self, e, scope):
+        inner = _Scope(scope.locals | {e.var}, scope.loops)
+        cond, source, var = self._closure(e.cond, inner), self._closure(e.source, scope), e.var
+
+        def exists(run, loc):
+            items = source(run, loc)
+            if not isinstance(items, list):
+                raise RuleFault(f"'exists {var} in' needs a list, got {describe(items)}")
+            run.tick(len(items))
+            loc2 = dict(loc)
+            for x in items:
+                loc2[var] = x
+                if cond(run, loc2):
+                    return True
+            return False
+        return exists
+
     def e_LetIn(self, e, scope):
         value, var = self._closure(e.value, scope), e.var
         body = self._closure(e.body, _Scope(scope.locals | {var}, scope.loops))

@@ -69,6 +69,14 @@ class Comprehension(Node):
 
 
 @dataclass
+class Exists(Node):
+    """``exists var in source where cond``: true when some item makes ``cond`` true."""
+    var: str
+    source: Node
+    cond: Node
+
+
+@dataclass
 class Lambda(Node):
     var: str
     body: Node

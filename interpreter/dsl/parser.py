@@ -62,7 +62,7 @@ def _keyword(terminal: str) -> str:
 KEYWORDS = frozenset("""const def derived procedure action by on when end_condition score estimate metric game let call set
 pay from to return break continue pass require else emit draw add remove end_game check_end log
 cite if elif for in while repeat times choose option use not and or true false none where
-reveals""".split())
+reveals exists""".split())
 
 
 class _Refused(Exception):
@@ -388,6 +388,10 @@ class _ToNodes(Transformer):
     @v_args(meta=True)
     def list_(self, meta, c):
         return n.ListLit(self._pos(meta), c[0] or [])
+
+    @v_args(meta=True)
+    def exists(self, meta, c):
+        return n.Exists(self._pos(meta), self._bind(c[0]), c[1], c[2])
 
     @v_args(meta=True)
     def comprehension(self, meta, c):
