@@ -1088,3 +1088,48 @@ def test_exists_binds_its_name_only_in_its_condition(tmp_path):
     rules = WAITING_RULES + "\nmetric m = 1 if exists t in tokens where t.value > 1 else t\n"
     _, diags = check_ruleset(str(write_ruleset(tmp_path, rules)))
     assert [(d.code, d.message) for d in diags if d.severity == "error"] == [("RR102", "undefined name 't'")]
+
+
+# ---------------------------------------------------------------- names taken from a list: (a, b)
+UNPACKING = """\
+game:
+    let (a, b) = [1, 2]
+    let (who, much) = call pair_of(players[0])
+    let total = 0
+    for (x, y) in [[1, 2], [3, 4]] where x > 1:
+        set total += x * y
+    set trace = [a, b, who, much, total, [p + q for (p, q) in [[1, 2], [5, 6]] where q > 2]]
+    choose by players[0]:
+        option stop:
+            pass
+    end_game "done"
+
+procedure pair_of(p):
+    return [p, p.cash]
+
+score p = p.cash
+"""
+
+
+def test_names_taken_from_a_list_in_let_call_for_and_comprehensions(tmp_path):
+    game = load_ruleset(str(write_ruleset(tmp_path, UNPACKING))).new_game(players=2, seed=0)
+    assert game.evaluate("trace") == [1, 2, "p1", game.evaluate("players[0].cash"), 12, [11]]
+
+
+@pytest.mark.parametrize("line, code", [
+    ("let (a, a) = [1, 2]", "RR103"),            # one name twice
+    ("let __a = 1", "RR101"),                    # __ names are the language's own
+    ("let (a) = [1]", "RR101"),                  # a pattern has two names or more
+])
+def test_bad_name_patterns_are_reported(tmp_path, line, code):
+    rules = f"game:\n    {line}\n    end_game \"done\"\n\nscore p = p.cash\n"
+    assert [d.code for d in errors_of(write_ruleset(tmp_path, rules))][:1] == [code]
+
+
+@pytest.mark.parametrize("value", ["[1, 2, 3]", "[1]", "5"])
+def test_a_list_of_the_wrong_length_is_rr302_naming_the_count(tmp_path, value):
+    rules = f"game:\n    let (a, b) = {value}\n    end_game \"done\"\n\nscore p = p.cash\n"
+    with pytest.raises(RulesRuntimeError) as info:
+        load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=2, seed=0)
+    assert "cannot take 2 names from" in info.value.diagnostics[0].message
+    assert info.value.diagnostics[0].pos.line == 2

@@ -134,6 +134,11 @@ class _Types:
             self.expr(e.where, inner)
         return f"list:{self.expr(e.expr, inner)}"
 
+    def t_Unpack(self, e, scope):
+        t = self.expr(e.expr, scope)
+        self._need_list(e.expr, t, "'let (a, b) ='")
+        return t
+
     def t_Exists(self, e, scope):
         src = self.expr(e.source, scope)
         self._need_list(e.source, src, "'exists ... in'")

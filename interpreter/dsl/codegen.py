@@ -87,6 +87,13 @@ def _member(x, xs):
     raise RuleFault(f"'in' needs a list, got {describe(xs)}")
 
 
+def unpack(value, count: int):
+    """``let (a, b) = value``: a list of exactly ``count`` items."""
+    if not isinstance(value, list) or len(value) != count:
+        raise RuleFault(f"cannot take {count} names from {describe(value)}: it needs a list of {count} items")
+    return value
+
+
 def _items(run, xs, var, word="for"):
     """A comprehension's (or an ``exists``') list, counted against the step budget."""
     if not isinstance(xs, list):
@@ -221,7 +228,7 @@ _BASE = {
     "_store": check_storable, "_augment": _augment, "_pay": _pay, "_edit": _edit, "_draw": _draw,
     "_loop_items": _loop_items, "_required": _required, "_too_deep": _too_deep,
     "_new": tuple.__new__, "_Action": Action, "_OverBudget": OverBudget,
-    "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items,
+    "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items, "_unpack": unpack,
     "_call": call_def, "_derived": _derived,
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
@@ -396,6 +403,9 @@ class Codegen:
         if e.where is not None:
             out += f" if {self.gen(e.where, inner, walrus)}"
         return out + "]"
+
+    def g_Unpack(self, e, bound, walrus):
+        return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
 
     def g_Exists(self, e, bound, walrus):
         source = self.gen(e.source, bound, walrus=False)

@@ -17,7 +17,8 @@ from ..engine.values import MAX_LIST, RuleFault, describe, get_attr, get_index, 
 from ..errors import Sink
 from . import builtins, nodes as n
 from .codegen import (Codegen, call_def, floor_div as _floor_div, fraction_div as _fraction_div,
-                      modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable)
+                      modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable,
+                      unpack)
 
 
 @dataclass
@@ -529,6 +530,10 @@ class Compiler:
                     out.append(body(run, loc2))
             return out
         return comp
+
+    def e_Unpack(self, e, scope):
+        value, count = self._closure(e.expr, scope), e.count
+        return lambda run, loc: unpack(value(run, loc), count)
 
     def e_Exists(self, e, scope):
         inner = _Scope(scope.locals | {e.var}, scope.loops)

@@ -69,6 +69,13 @@ class Comprehension(Node):
 
 
 @dataclass
+class Unpack(Node):
+    """The list ``expr`` gives, checked to hold ``count`` items (``let (a, b) = expr``)."""
+    expr: Node
+    count: int
+
+
+@dataclass
 class Exists(Node):
     """``exists var in source where cond``: true when some item makes ``cond`` true."""
     var: str

@@ -65,6 +65,13 @@ cite if elif for in while repeat times choose option use not and or true false n
 reveals exists""".split())
 
 
+class _Pattern:
+    """``(a, b)`` where one name would go: the names, bound to a list's items in order."""
+
+    def __init__(self, names: list, pos: Pos):
+        self.names, self.pos = names, pos
+
+
 class _Refused(Exception):
     """A parse that is valid Lark but not valid railrules (a keyword used as a name...)."""
 
@@ -93,6 +100,9 @@ class _ToNodes(Transformer):
         """A name defined, bound or read (not an option's label): keywords are refused."""
         if str(tok) in KEYWORDS:
             raise _Refused(Diagnostic("RR101", f"'{tok}' is a keyword and cannot be used as a name",
+                                      self._tok_pos(tok), hint="choose another name"))
+        if str(tok).startswith("__"):
+            raise _Refused(Diagnostic("RR101", f"'{tok}': names starting with __ are the language's own",
                                       self._tok_pos(tok), hint="choose another name"))
         return str(tok)
 
@@ -180,7 +190,37 @@ class _ToNodes(Transformer):
         return n.Domain(self._pos(meta), self._bind(c[0]), c[1])
 
     def block(self, c):
-        return list(c)
+        out = []
+        for s in c:   # a statement that unpacks names is several statements
+            out += s if isinstance(s, list) else [s]
+        return out
+
+    # ---- names taken from a list: (a, b)
+    @v_args(meta=True)
+    def pattern(self, meta, c):
+        names = [self._bind(t) for t in c]
+        for i, t in enumerate(c):
+            if str(t) in names[:i]:
+                raise _Refused(Diagnostic("RR103", f"'{t}' is named twice in ({', '.join(names)})",
+                                          self._tok_pos(t), hint="give each item its own name"))
+        return _Pattern(names, self._pos(meta))
+
+    @staticmethod
+    def _unpacked(pattern: "_Pattern", value: n.Node, pos: Pos) -> tuple[str, list]:
+        """The hidden local that holds the list, and a ``let`` of each name from it."""
+        hidden = "__" + "_".join(pattern.names)   # no rule can write it: __ starts no name
+        lets = [n.Let(pos, name, n.Index(pos, n.Var(pos, hidden), n.Int(pos, i)))
+                for i, name in enumerate(pattern.names)]
+        return hidden, lets
+
+    def _each_name(self, pattern, expr: n.Node) -> n.Node:
+        """``expr`` with the names of ``pattern`` bound around it (a comprehension's parts)."""
+        if not isinstance(pattern, _Pattern):
+            return expr
+        hidden = "__" + "_".join(pattern.names)
+        for i, name in reversed(list(enumerate(pattern.names))):
+            expr = n.LetIn(pattern.pos, name, n.Index(pattern.pos, n.Var(pattern.pos, hidden), n.Int(pattern.pos, i)), expr)
+        return expr
 
     def args(self, c):
         return list(c)
@@ -188,11 +228,20 @@ class _ToNodes(Transformer):
     # ---- statements
     @v_args(meta=True)
     def let_stmt(self, meta, c):
-        return n.Let(self._pos(meta), self._bind(c[0]), c[1])
+        pos = self._pos(meta)
+        if isinstance(c[0], _Pattern):
+            hidden, lets = self._unpacked(c[0], c[1], pos)
+            return [n.Let(pos, hidden, n.Unpack(pos, c[1], len(c[0].names)))] + lets
+        return n.Let(pos, self._bind(c[0]), c[1])
 
     @v_args(meta=True)
     def let_call(self, meta, c):
-        return n.LetCall(self._pos(meta), self._bind(c[0]), str(c[1]), c[2] or [])
+        pos = self._pos(meta)
+        if isinstance(c[0], _Pattern):
+            hidden, lets = self._unpacked(c[0], None, pos)
+            check = n.Let(pos, hidden, n.Unpack(pos, n.Var(pos, hidden), len(c[0].names)))
+            return [n.LetCall(pos, hidden, str(c[1]), c[2] or []), check] + lets
+        return n.LetCall(pos, self._bind(c[0]), str(c[1]), c[2] or [])
 
     @v_args(meta=True)
     def set_stmt(self, meta, c):
@@ -275,6 +324,10 @@ class _ToNodes(Transformer):
         pos, (name, source, cond, body) = self._pos(meta), c
         if cond is not None:
             body = [n.If(cond.pos, [(cond, body)], None)]
+        if isinstance(name, _Pattern):
+            hidden, lets = self._unpacked(name, None, pos)
+            check = n.Let(pos, hidden, n.Unpack(pos, n.Var(pos, hidden), len(name.names)))
+            return n.For(pos, hidden, source, [check] + lets + body)
         return n.For(pos, self._bind(name), source, body)
 
     @v_args(meta=True)
@@ -395,7 +448,14 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def comprehension(self, meta, c):
-        return n.Comprehension(self._pos(meta), c[0], self._bind(c[1]), c[2], c[3])
+        expr, name, source, where = c
+        if isinstance(name, _Pattern):
+            hidden = "__" + "_".join(name.names)
+            unpacked = n.Unpack(name.pos, n.Var(name.pos, hidden), len(name.names))
+            expr = n.LetIn(name.pos, hidden, unpacked, self._each_name(name, expr))
+            where = n.LetIn(name.pos, hidden, unpacked, self._each_name(name, where)) if where else None
+            return n.Comprehension(self._pos(meta), expr, hidden, source, where)
+        return n.Comprehension(self._pos(meta), expr, self._bind(name), source, where)
 
 
 def _unquote(text: str) -> str:
