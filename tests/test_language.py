@@ -1133,3 +1133,39 @@ def test_a_list_of_the_wrong_length_is_rr302_naming_the_count(tmp_path, value):
         load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=2, seed=0)
     assert "cannot take 2 names from" in info.value.diagnostics[0].message
     assert info.value.diagnostics[0].pos.line == 2
+
+
+# ---------------------------------------------------------------- map literals and keys()
+@pytest.mark.parametrize("expression, expected", [
+    ("{red: 1, \"label\": 2}", {"red": 1, "label": 2}),
+    ("{t: t.value for t in tokens where t.value > 4}", {"green": 7, "blue": 5}),
+    ("{}", {}),
+    ("{1: 2, 1: 3}", {"1": 3}),                                  # a later key wins; numbers as text
+    ("{\"hex\": 4, \"good\": \"coal\"}.good", "coal"),               # a record
+    ("keys({t: 0 for t in tokens})", ["blue", "green", "red"]),    # sorted, as a save keeps them
+    ("keys({10: 0, 9: 0, \"a\": 0})", ["9", "10", "a"]),
+    ("count(keys({}))", 0),
+    ("{a: b for (a, b) in [[\"x\", 1], [\"y\", 2]]}", {"x": 1, "y": 2}),
+])
+def test_map_literals(game, expression, expected):
+    assert game.evaluate(expression) == expected
+
+
+@pytest.mark.parametrize("expression, words", [
+    ("{[1]: 2}", "a map's key is a name, an entity or a whole number, not a list"),
+    ("{true: 2}", "not true"),
+    ("keys(3)", "keys() needs a map, got a number"),
+])
+def test_bad_map_literals_are_rr302(game, expression, words):
+    with pytest.raises(RulesRuntimeError) as info:
+        game.evaluate(expression)
+    assert info.value.diagnostics[0].code == "RR302" and words in info.value.diagnostics[0].message
+
+
+def test_a_map_literal_is_stored_and_survives_a_save(tmp_path):
+    rules = WAITING_RULES.replace("game:\n", "game:\n    set trace = [{t: t.value for t in tokens}]\n", 1)
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules)))
+    game = ruleset.new_game(players=2, seed=0)
+    again = Game.from_json(ruleset, game.to_json())
+    assert again.evaluate("trace[0].green") == 7
+    assert again.evaluate("keys(trace[0])") == game.evaluate("keys(trace[0])") == ["blue", "green", "red"]

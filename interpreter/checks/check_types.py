@@ -134,6 +134,11 @@ class _Types:
             self.expr(e.where, inner)
         return f"list:{self.expr(e.expr, inner)}"
 
+    def t_MapOf(self, e, scope):
+        pairs = self.expr(e.pairs, scope)
+        value = pairs.split(":", 2)[2] if pairs.startswith("list:list:") else "any"
+        return f"map:{value}" if value != "any" else "map"
+
     def t_Unpack(self, e, scope):
         t = self.expr(e.expr, scope)
         self._need_list(e.expr, t, "'let (a, b) ='")

@@ -16,6 +16,8 @@ from typing import Callable, NamedTuple
 
 import networkx as nx
 
+from ..engine.values import sorted_keys
+
 
 class Builtin(NamedTuple):
     """A builtin function, declared once: its implementation (a context builtin's takes the
@@ -88,6 +90,12 @@ def _agg(fname, fn):
             _as_list(args[0], fname)   # one argument that is not a list: the fault says so
         return _ordered(fname, fn, list(args))
     return agg
+
+
+def _keys(m):
+    if not isinstance(m, dict):
+        raise BuiltinError(f"keys() needs a map, got {_kind(m)}")
+    return sorted_keys(m)
 
 
 def _sum(xs):
@@ -191,6 +199,7 @@ def _duplicates(xs):
 
 
 PURE = {
+    "keys": Builtin(_keys, 1, 1, "the keys of a map, sorted (to loop over a map: for k in keys(m))", ("any",), "list"),
     "count": Builtin(lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list", ("list",), "int"),
     "len": Builtin(lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list", ("list",), "int"),
     "sum": Builtin(_sum, 1, 1, "sum of a list of numbers", ("list",), "int"),

@@ -87,6 +87,18 @@ def _member(x, xs):
     raise RuleFault(f"'in' needs a list, got {describe(xs)}")
 
 
+def map_of(pairs: list) -> dict:
+    """The map of [key, value] pairs: a key is a name, an entity or a number (kept as text)."""
+    out = {}
+    for key, value in pairs:
+        if isinstance(key, bool) or not isinstance(key, (str, int)):
+            raise RuleFault(f"a map's key is a name, an entity or a whole number, not {describe(key)}")
+        out[map_key(key)] = value
+    if len(out) > MAX_LIST:
+        raise RuleFault(f"a map with more than {MAX_LIST} keys")
+    return out
+
+
 def unpack(value, count: int):
     """``let (a, b) = value``: a list of exactly ``count`` items."""
     if not isinstance(value, list) or len(value) != count:
@@ -228,7 +240,7 @@ _BASE = {
     "_store": check_storable, "_augment": _augment, "_pay": _pay, "_edit": _edit, "_draw": _draw,
     "_loop_items": _loop_items, "_required": _required, "_too_deep": _too_deep,
     "_new": tuple.__new__, "_Action": Action, "_OverBudget": OverBudget,
-    "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items, "_unpack": unpack,
+    "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items, "_unpack": unpack, "_map_of": map_of,
     "_call": call_def, "_derived": _derived,
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
@@ -403,6 +415,9 @@ class Codegen:
         if e.where is not None:
             out += f" if {self.gen(e.where, inner, walrus)}"
         return out + "]"
+
+    def g_MapOf(self, e, bound, walrus):
+        return f"_map_of({self.gen(e.pairs, bound, walrus)})"
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"

@@ -18,7 +18,7 @@ from ..errors import Sink
 from . import builtins, nodes as n
 from .codegen import (Codegen, call_def, floor_div as _floor_div, fraction_div as _fraction_div,
                       modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable,
-                      unpack)
+                      map_of, unpack)
 
 
 @dataclass
@@ -530,6 +530,10 @@ class Compiler:
                     out.append(body(run, loc2))
             return out
         return comp
+
+    def e_MapOf(self, e, scope):
+        pairs = self._closure(e.pairs, scope)
+        return lambda run, loc: map_of(pairs(run, loc))
 
     def e_Unpack(self, e, scope):
         value, count = self._closure(e.expr, scope), e.count

@@ -69,6 +69,13 @@ class Comprehension(Node):
 
 
 @dataclass
+class MapOf(Node):
+    """A map literal ``{k: v, ...}`` or ``{k: v for x in xs}``: the map of a list of [key, value]
+    pairs (a later pair with the same key wins)."""
+    pairs: Node
+
+
+@dataclass
 class Unpack(Node):
     """The list ``expr`` gives, checked to hold ``count`` items (``let (a, b) = expr``)."""
     expr: Node

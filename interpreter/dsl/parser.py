@@ -443,19 +443,36 @@ class _ToNodes(Transformer):
         return n.ListLit(self._pos(meta), c[0] or [])
 
     @v_args(meta=True)
+    def pair(self, meta, c):
+        return n.ListLit(self._pos(meta), [c[0], c[1]])
+
+    @v_args(meta=True)
+    def map_(self, meta, c):
+        pairs = [p for p in c if p is not None]
+        return n.MapOf(self._pos(meta), n.ListLit(self._pos(meta), pairs))
+
+    @v_args(meta=True)
+    def map_comprehension(self, meta, c):
+        # {k: v for x in xs where c} is the map of the list [[k, v] for x in xs where c]
+        return n.MapOf(self._pos(meta), self._comprehension(self._pos(meta), c))
+
+    @v_args(meta=True)
     def exists(self, meta, c):
         return n.Exists(self._pos(meta), self._bind(c[0]), c[1], c[2])
 
     @v_args(meta=True)
     def comprehension(self, meta, c):
+        return self._comprehension(self._pos(meta), c)
+
+    def _comprehension(self, pos: Pos, c) -> n.Comprehension:
         expr, name, source, where = c
         if isinstance(name, _Pattern):
             hidden = "__" + "_".join(name.names)
             unpacked = n.Unpack(name.pos, n.Var(name.pos, hidden), len(name.names))
             expr = n.LetIn(name.pos, hidden, unpacked, self._each_name(name, expr))
             where = n.LetIn(name.pos, hidden, unpacked, self._each_name(name, where)) if where else None
-            return n.Comprehension(self._pos(meta), expr, hidden, source, where)
-        return n.Comprehension(self._pos(meta), expr, self._bind(name), source, where)
+            return n.Comprehension(pos, expr, hidden, source, where)
+        return n.Comprehension(pos, expr, self._bind(name), source, where)
 
 
 def _unquote(text: str) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .values import sorted_keys
+
 
 def show(ent: dict, value) -> str:
     """How a value reads in a message: an entity by its name, a list joined, a map as its
@@ -20,7 +22,7 @@ def show(ent: dict, value) -> str:
     if isinstance(value, list):
         return ", ".join(show(ent, v) for v in value)
     if isinstance(value, dict):
-        return ", ".join(f"{show(ent, k)} {show(ent, v)}" for k, v in value.items())
+        return ", ".join(f"{show(ent, k)} {show(ent, value[k])}" for k in sorted_keys(value))
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value is None:

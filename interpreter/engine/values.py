@@ -63,6 +63,12 @@ def map_key(key):
     return key if isinstance(key, str) else str(key)
 
 
+def sorted_keys(m: dict) -> list:
+    """A map's keys in the one order that does not depend on how the map was made or whether
+    the game was saved (a save writes keys sorted): whole numbers first, by value, then text."""
+    return sorted(m, key=lambda k: (0, int(k), "") if k.isdigit() else (1, 0, k))
+
+
 def get_index(obj, key):
     if isinstance(obj, dict):
         try:
