@@ -8,9 +8,10 @@ Agents are the player ids (``p1``, ``p2``...). Actions are indices into a fixed 
 the ruleset (:mod:`.encoding` says how labels map to indices; ``env.labels`` lists them).
 ``observe(agent)`` gives ``{"observation": float32 vector, "action_mask": int8 vector}``: the
 vector is the agent's view (secrets of others hidden), encoded as :mod:`.encoding` documents
-(``env.describe_observation()`` names each slot); ``infos[agent]`` holds the whole structured
-view (``"view"``), the legal action labels (``"legal"``) and how many legal actions fall
-outside the space (``"unmapped"``). Rewards come at the end, from the standings: a winner gets
+(``env.describe_observation()`` names each slot). ``infos[agent]`` holds, as of the agent's
+last turn to act (and for everyone at the end), the whole structured view (``"view"``), the
+legal action labels (``"legal"``) and how many legal actions fall outside the space
+(``"unmapped"``). Rewards come at the end, from the standings: a winner gets
 1/(number of winners), everybody 1/(number of players) less, so that they sum to 0.
 Needs the optional extra: pip install ".[agents]".
 """
@@ -108,10 +109,10 @@ class RulesEnv(AECEnv):
                 raise RuntimeError(f"every legal action ({', '.join(labels)}) falls outside the action "
                                    "space: make the environment with more samples")
             self.agent_selection = game.current_player
-        for a in self.agents:
-            mine = a == self.agent_selection and not game.is_over
-            self.infos[a] = {"view": game.view(a), "legal": labels if mine else [],
-                             "unmapped": unmapped if mine else 0}
+        # the structured view of the agent to act (of every agent at the end): a view is a copy
+        # of the state, too dear to make for everybody at every step
+        for a in self.agents if game.is_over else [self.agent_selection]:
+            self.infos[a] = {"view": game.view(a), "legal": labels, "unmapped": unmapped}
 
     def step(self, action) -> None:
         agent = self.agent_selection
