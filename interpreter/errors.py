@@ -76,6 +76,9 @@ CODES = {
                "procedure turn(p): with no cite", "add cite \"the rulebook words this implements\""),
     "RR110": Code("type-mismatch", "a value of the wrong type is used",
                "frontier(3)", "pass a value of the kind the function expects"),
+    "RR111": Code("undeclared-hook", "a library file calls a definition it neither defines nor declares with needs",
+               "library/network.rules calls build_price with no `needs def build_price(c, h)`",
+               "add the needs line at the top of the library file"),
     # across files
     "RR201": Code("unknown-entity", "a reference names no entity",
                "home: Philadelfia", "name an entity id or alias that exists"),
@@ -93,6 +96,9 @@ CODES = {
                "rules/extra.rules, not in ruleset.yaml's rules: list", "list the file under rules: (or in a variant), or delete it"),
     "RR208": Code("scenario-reference", "a scenario names an option, player or player count the ruleset does not have",
                "do: \"bild Red\" where the option is build", "name an option the rules define and players the scenario has"),
+    "RR210": Code("library-need-unmet", "the rules do not give a definition a library file needs",
+               "library/network.rules needs def build_price(c, h); the game defines none",
+               "define it, of that kind (def or procedure) and with as many parameters"),
     "RR209": Code("coverage-reference", "ruleset.yaml's coverage: unfired names no rule of the ruleset",
                "coverage: {unfired: {big_netwrok: ...}}", "name a procedure, action, option, end condition or trigger (on EVENT #k) as `railrules coverage` lists them"),
     # run time

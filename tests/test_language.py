@@ -1169,3 +1169,52 @@ def test_a_map_literal_is_stored_and_survives_a_save(tmp_path):
     again = Game.from_json(ruleset, game.to_json())
     assert again.evaluate("trace[0].green") == 7
     assert again.evaluate("keys(trace[0])") == game.evaluate("keys(trace[0])") == ["blue", "green", "red"]
+
+
+# ---------------------------------------------------------------- a library file's contract (needs)
+ROOT = Path(__file__).resolve().parents[1]
+_CE = ROOT / "rulesets" / "chicago_express"
+_BUILD = (_CE / "rules" / "build.rules").resolve()
+_NETWORK = (ROOT / "rulesets" / "library" / "network.rules").resolve()
+
+
+def _edited(path: Path, old: str, new: str) -> dict:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    return {path: text.replace(old, new)}
+
+
+def _errors_with(texts: dict) -> list:
+    _, diags = check_ruleset(str(_CE), texts=texts)
+    return [d for d in diags if d.severity == "error"]
+
+
+def test_a_need_the_rules_do_not_meet_is_reported_in_the_games_ruleset_yaml():
+    errors = _errors_with(_edited(_BUILD, "def build_price(c, h) =", "def build_cost(c, h) ="))
+    # the library's own call is not reported again (the game's own calls still are)
+    assert not [d for d in errors if Path(d.pos.file).resolve() == _NETWORK]
+    need = [d for d in errors if d.code == "RR210"]
+    assert len(need) == 1
+    assert "library/network.rules needs def build_price(c, h), which the rules do not define" in need[0].message
+    line = line_col((_CE / "ruleset.yaml").read_text(encoding="utf-8"), "library/network.rules")[0]
+    assert need[0].pos.file.endswith("ruleset.yaml") and need[0].pos.line == line
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("def build_price(c, h) =", "def build_price(c, h, x) =", "with 2 parameter(s); this one takes 3"),
+    ("procedure hex_built(p, c, h, price):", "procedure hex_built(p, c, h, price, extra):", "this one takes 5"),
+])
+def test_a_need_met_with_other_parameters_is_reported_at_the_games_definition(old, new, words):
+    errors = _errors_with(_edited(_BUILD, old, new))
+    assert not [d for d in errors if Path(d.pos.file).resolve() == _NETWORK]
+    need = [d for d in errors if d.code == "RR210"]
+    assert len(need) == 1 and words in need[0].message
+    assert Path(need[0].pos.file).resolve() == _BUILD
+    assert need[0].pos.line == line_col(_BUILD.read_text(encoding="utf-8"), old)[0]
+
+
+def test_a_library_call_without_a_need_is_rr111_in_the_library():
+    errors = _errors_with(_edited(_NETWORK, "needs def build_price(c, h)", "# (no need declared)"))
+    assert [d.code for d in errors] == ["RR111"]
+    assert "calls 'build_price', which it neither defines nor declares" in errors[0].message
+    assert Path(errors[0].pos.file).resolve() == _NETWORK

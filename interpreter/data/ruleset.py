@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..board.graph import Board, build_board
+from ..checks.library_contract import check_contracts
 from ..dsl import nodes as n
 from ..dsl.compiler import Compiler, Names, Program
 from ..dsl.parser import parse_expression, parse_rules
@@ -195,6 +196,7 @@ class _Loader:
         self.derive_all = derive_all
         self.generate = generate  # compile expressions to Python code too (not needed to lint)
         self.digest = hashlib.sha256()
+        self.files: list = []     # (name in ruleset.yaml, its position, shown path, module): parsed rules
         self.root: Path = Path(".")
         self.places: dict = {}
 
@@ -322,6 +324,7 @@ class _Loader:
             "limits", {}).get("steps", DEFAULT_STEPS)))
         program = compiler.compile(defs)
         functions, tracked = compiler.functions()
+        check_contracts(self.files, defs, self.sink)   # after every body is compiled: see its doc
         conserve = []
         for cname, text in (comps.get("conserve") or {}).items():
             try:
@@ -415,13 +418,15 @@ class _Loader:
     def parse(self, files: list[str], positions: dict, broken: set, base: Path | None = None) -> list:
         defs = []
         for rel in files:
-            text, shown = self.read(rel, positions.get(rel, Pos(rel, 0, 0)), base)
+            entry = positions.get(rel, Pos(rel, 0, 0))
+            text, shown = self.read(rel, entry, base)
             if text is None:
                 broken.update(("game", "score"))  # it may have held them: no follow-on RR107
             else:
                 module = parse_rules(text, shown, self.sink)
                 defs += module.definitions
                 broken |= module.broken
+                self.files.append((rel, entry, shown, module))
         return defs
 
     def merge(self, base: list, replacements: list) -> list:

@@ -372,9 +372,19 @@ class GameDef(Node):
 
 
 @dataclass
+class Needs(Node):
+    """``needs def NAME(a, b)`` / ``needs procedure NAME(a)`` in a library file: a definition
+    the game that uses the file must give (a hook)."""
+    kind: str      # "def" or "procedure"
+    name: str
+    params: list
+
+
+@dataclass
 class Module(Node):
     definitions: list = field(default_factory=list)
     broken: set = field(default_factory=set)  # names of definitions that failed to parse
+    needs: list = field(default_factory=list)  # Needs: the file's contract with the game
 
 
 DEFINITION_KINDS = {

@@ -62,7 +62,7 @@ def _keyword(terminal: str) -> str:
 KEYWORDS = frozenset("""const def derived procedure action by on when end_condition score estimate metric game let call set
 pay from to return break continue pass require else emit draw add remove end_game check_end log
 cite if elif for in while repeat times choose option use not and or true false none where
-reveals exists""".split())
+reveals exists needs""".split())
 
 
 class _Pattern:
@@ -109,7 +109,13 @@ class _ToNodes(Transformer):
     # ---- definitions
     @v_args(meta=True)
     def start(self, meta, items):
-        return n.Module(self._pos(meta), [i for i in items if isinstance(i, n.Node)])
+        nodes = [i for i in items if isinstance(i, n.Node)]
+        return n.Module(self._pos(meta), [i for i in nodes if not isinstance(i, n.Needs)],
+                        needs=[i for i in nodes if isinstance(i, n.Needs)])
+
+    @v_args(meta=True)
+    def needs_def(self, meta, c):
+        return n.Needs(self._pos(meta), str(c[0]), self._bind(c[1]), c[2] or [])
 
     @v_args(meta=True)
     def const_def(self, meta, c):
@@ -559,7 +565,9 @@ def _parse(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
         broken = (m.group(1) or m.group(2)) if m else None
         try:
             tree = _lark().parse(chunk)
-            module.definitions += _ToNodes(file).transform(tree).definitions
+            part = _ToNodes(file).transform(tree)
+            module.definitions += part.definitions
+            module.needs += part.needs
             continue
         except UnexpectedInput as err:
             _report(err, chunk, file, sink, line_offset)
