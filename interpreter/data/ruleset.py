@@ -240,103 +240,40 @@ class _Loader:
 
     # ------------------------------------------------------------------ stages
     def load(self, name_or_path: str, variant: str | None) -> Ruleset | None:
-        root = resolve_ruleset_path(name_or_path)
+        """The stages, in order: find the folder; read its YAML files; lay the variant over
+        them; build entities and the board; parse the rules; name everything; compile; check
+        that a game and a score exist; put the ruleset together. A stage that cannot go on
+        returns None (its diagnostics say why)."""
+        root = self.find(name_or_path)
         if root is None:
-            from ..paths import shipped_rulesets
-            self.sink.add("RR206", f"no ruleset '{name_or_path}'", Pos(name_or_path, 0, 0),
-                          f"shipped rulesets: {', '.join(shipped_rulesets())}; or give a folder "
-                          "that holds ruleset.yaml")
             return None
-        self.root = root
-        meta, mpos = self.yaml("ruleset.yaml", "ruleset", Pos("ruleset.yaml", 1, 1))
-        if meta is None:
+        files = self.read_files()
+        if files is None:
             return None
-        comps, cpos = self.yaml(meta["components"], "components", mpos.of("components"))
-        board_data: dict | None = {"hexes": {}}
-        bpos = Positions("-")
-        if "board" in meta:
-            board_data, bpos = self.yaml(meta["board"], "board", mpos.of("board"))
-        if comps is None or board_data is None:
-            return None
+        meta, mpos, comps, cpos, board_data, bpos = files
         rules_files = list(meta["rules"])
         rules_pos = {f: mpos.of("rules", i) for i, f in enumerate(rules_files)}
-        var_rules: list[str] = []
-        var_base: Path | None = None
-        if variant:
-            vfile = variant_file(variant)
-            if vfile is not None:      # a variant file of the user's, anywhere: a path always wins
-                var_base = vfile.parent
-                if not vfile.is_file():
-                    self.sink.add("RR205", f"no variant file '{variant}'", Pos(variant, 0, 0),
-                                  hint="give the path of a variant YAML file, or the name of one "
-                                  "of the ruleset's variants")
-                    return None
-                variant = str(vfile)
-                over, vpos = self.yaml(vfile.name, "variant", Pos(variant, 0, 0), var_base)
-            else:
-                over, vpos = self.yaml(f"variants/{variant}.yaml", "variant", Pos("variants", 0, 0))
-            if over is None:
-                if vfile is None and not (root / "variants" / f"{variant}.yaml").is_file():
-                    self.sink.diagnostics[-1] = Diagnostic(
-                        "RR205", f"no variant '{variant}' in {meta['name']}", Pos(str(root), 0, 0),
-                        hint=f"variants: {', '.join(sorted(p.stem for p in (root / 'variants').glob('*.yaml'))) or 'none'}"
-                        "; or give the path of a variant file")
-                return None
-            self.overlay(comps, board_data, over, vpos)
-            var_rules = list(over.get("rules", []))
-            for i, f in enumerate(var_rules):
-                rules_pos[f] = vpos.of("rules", i)
+        layered = self.apply_variant(variant, meta, comps, board_data, rules_pos)
+        if layered is None:
+            return None
+        variant, var_rules, var_base = layered
         # A variant file is hashed by its content (read above) and its stem, not by where it is.
         self.digest.update(f"variant={Path(variant).stem if variant else None}".encode())
-        entities, kinds, aliases = self.entities(comps, cpos, board_data, bpos)
-        # A value that names an entity by its alias is stored as the entity's id (display
-        # fields, name and alias, are text and stay as written).
-        for rec in entities.values():
-            for key, value in rec.items():
-                if key not in ("alias", "name"):
-                    rec[key] = _unalias(value, aliases)
-        comps["constants"] = _unalias(comps.get("constants", {}), aliases)
-        board, problems = _board({h: entities[h] for h in kinds.get("hexes", [])},
-                                 (board_data.get("layout") or {}).get("offset"))
-        for h, x in problems:
-            self.sink.add("RR203", f"hex {h} names neighbour '{x}', which is not a hex",
-                          bpos.of("hexes", h, "neighbours"))
+        entities, kinds, aliases, board = self.data(comps, cpos, board_data, bpos)
         broken: set = set()
-        base_defs = self.parse(rules_files, rules_pos, broken)
-        defs = self.merge(base_defs, self.parse(var_rules, rules_pos, broken, var_base))
+        defs = self.merge(self.parse(rules_files, rules_pos, broken),
+                          self.parse(var_rules, rules_pos, broken, var_base))
         if self.derive_all:  # copies: parsed modules are shared
             defs = [dataclasses.replace(d, derived=True) if isinstance(d, n.FuncDef) else d for d in defs]
-        names = Names(constants=dict(comps.get("constants", {})),
-                      variables=set(comps.get("variables", {})),
-                      entities={**{i: i for i in entities}, **aliases},
-                      kinds=kinds, broken=broken)
-        for d in defs:
-            if isinstance(d, n.FuncDef):
-                names.functions[d.name] = d
-            elif isinstance(d, n.ProcDef):
-                names.procedures[d.name] = d
-            elif isinstance(d, n.ActionDef):
-                names.actions[d.name] = d
-            elif isinstance(d, n.HandlerDef):
-                names.events.setdefault(d.event, []).append(d)
+        names = _names(defs, comps, entities, aliases, kinds, broken)
         compiler = Compiler(names, self.sink, generate=self.generate)
         self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
             "limits", {}).get("steps", DEFAULT_STEPS)))
         program = compiler.compile(defs)
         functions, tracked = compiler.functions()
         check_contracts(self.files, defs, self.sink)   # after every body is compiled: see its doc
-        conserve = []
-        for cname, text in (comps.get("conserve") or {}).items():
-            try:
-                expr = parse_expression(text, cpos.value_of("conserve", cname))
-            except RulesetError as err:
-                self.sink.diagnostics += err.diagnostics
-                continue
-            conserve.append((cname, compiler.expr(expr, _empty_scope())))
-        if not any(isinstance(d, n.GameDef) for d in defs) and "game" not in broken:
-            self.sink.add("RR107", "the rules define no 'game:' block", mpos.of("rules"))
-        if program.score is None and "score" not in broken:
-            self.sink.add("RR107", "the rules define no 'score p = ...'", mpos.of("rules"))
+        conserve = self.conserve(comps, cpos, compiler)
+        self.check_complete(defs, program, broken, mpos)
         limits = meta.get("limits", {})
         return Ruleset(
             name=meta["name"], title=meta["title"], root=root, variant=variant, meta=meta,
@@ -350,6 +287,100 @@ class _Loader:
             decision_budget=limits.get("decisions", DEFAULT_DECISIONS),
             names=names, places=self.places, warnings=[d for d in self.sink.diagnostics if d.severity != "error"],
             definitions=defs)
+
+    def find(self, name_or_path: str) -> Path | None:
+        """The ruleset's folder: a shipped name or a path (RR206 when neither)."""
+        root = resolve_ruleset_path(name_or_path)
+        if root is None:
+            from ..paths import shipped_rulesets
+            self.sink.add("RR206", f"no ruleset '{name_or_path}'", Pos(name_or_path, 0, 0),
+                          f"shipped rulesets: {', '.join(shipped_rulesets())}; or give a folder "
+                          "that holds ruleset.yaml")
+            return None
+        self.root = root
+        return root
+
+    def read_files(self) -> tuple | None:
+        """ruleset.yaml, the components and the board (if any), each checked by its schema."""
+        meta, mpos = self.yaml("ruleset.yaml", "ruleset", Pos("ruleset.yaml", 1, 1))
+        if meta is None:
+            return None
+        comps, cpos = self.yaml(meta["components"], "components", mpos.of("components"))
+        board_data: dict | None = {"hexes": {}}
+        bpos = Positions("-")
+        if "board" in meta:
+            board_data, bpos = self.yaml(meta["board"], "board", mpos.of("board"))
+        if comps is None or board_data is None:
+            return None
+        return meta, mpos, comps, cpos, board_data, bpos
+
+    def apply_variant(self, variant, meta, comps, board_data, rules_pos) -> tuple | None:
+        """Lay a variant (a name in variants/ or a file anywhere) over the data; returns the
+        variant as kept (a path for a user's file), its rules files and their folder."""
+        if not variant:
+            return variant, [], None
+        var_base: Path | None = None
+        vfile = variant_file(variant)
+        if vfile is not None:      # a variant file of the user's, anywhere: a path always wins
+            var_base = vfile.parent
+            if not vfile.is_file():
+                self.sink.add("RR205", f"no variant file '{variant}'", Pos(variant, 0, 0),
+                              hint="give the path of a variant YAML file, or the name of one "
+                              "of the ruleset's variants")
+                return None
+            variant = str(vfile)
+            over, vpos = self.yaml(vfile.name, "variant", Pos(variant, 0, 0), var_base)
+        else:
+            over, vpos = self.yaml(f"variants/{variant}.yaml", "variant", Pos("variants", 0, 0))
+        if over is None:
+            root = self.root
+            if vfile is None and not (root / "variants" / f"{variant}.yaml").is_file():
+                self.sink.diagnostics[-1] = Diagnostic(
+                    "RR205", f"no variant '{variant}' in {meta['name']}", Pos(str(root), 0, 0),
+                    hint=f"variants: {', '.join(sorted(p.stem for p in (root / 'variants').glob('*.yaml'))) or 'none'}"
+                    "; or give the path of a variant file")
+            return None
+        self.overlay(comps, board_data, over, vpos)
+        var_rules = list(over.get("rules", []))
+        for i, f in enumerate(var_rules):
+            rules_pos[f] = vpos.of("rules", i)
+        return variant, var_rules, var_base
+
+    def data(self, comps, cpos, board_data, bpos) -> tuple:
+        """The entities (aliases resolved to ids), their kinds and aliases, and the board."""
+        entities, kinds, aliases = self.entities(comps, cpos, board_data, bpos)
+        # A value that names an entity by its alias is stored as the entity's id (display
+        # fields, name and alias, are text and stay as written).
+        for rec in entities.values():
+            for key, value in rec.items():
+                if key not in ("alias", "name"):
+                    rec[key] = _unalias(value, aliases)
+        comps["constants"] = _unalias(comps.get("constants", {}), aliases)
+        board, problems = _board({h: entities[h] for h in kinds.get("hexes", [])},
+                                 (board_data.get("layout") or {}).get("offset"))
+        for h, x in problems:
+            self.sink.add("RR203", f"hex {h} names neighbour '{x}', which is not a hex",
+                          bpos.of("hexes", h, "neighbours"))
+        return entities, kinds, aliases, board
+
+    def conserve(self, comps, cpos, compiler: Compiler) -> list:
+        """The quantities components.yaml says are conserved, compiled: (name, expression)."""
+        out = []
+        for cname, text in (comps.get("conserve") or {}).items():
+            try:
+                expr = parse_expression(text, cpos.value_of("conserve", cname))
+            except RulesetError as err:
+                self.sink.diagnostics += err.diagnostics
+                continue
+            out.append((cname, compiler.expr(expr, _empty_scope())))
+        return out
+
+    def check_complete(self, defs: list, program: Program, broken: set, mpos) -> None:
+        """A ruleset needs a game: block and a score (RR107), unless a parse error hid them."""
+        if not any(isinstance(d, n.GameDef) for d in defs) and "game" not in broken:
+            self.sink.add("RR107", "the rules define no 'game:' block", mpos.of("rules"))
+        if program.score is None and "score" not in broken:
+            self.sink.add("RR107", "the rules define no 'score p = ...'", mpos.of("rules"))
 
     def overlay(self, comps, board_data, over, vpos) -> None:
         """Apply a variant: it may only change constants, variables and fields that exist."""
@@ -466,6 +497,25 @@ class _Loader:
                 except Exception as err:  # a constant that cannot be computed at load
                     names.broken.add(d.name)
                     self.sink.add("RR302", f"constant '{d.name}' cannot be computed: {err}", d.pos)
+
+
+def _names(defs: list, comps: dict, entities: dict, aliases: dict, kinds: dict, broken: set) -> Names:
+    """Every name the rules may use: constants, variables, entities (and aliases), kinds, and
+    the definitions by kind."""
+    names = Names(constants=dict(comps.get("constants", {})),
+                  variables=set(comps.get("variables", {})),
+                  entities={**{i: i for i in entities}, **aliases},
+                  kinds=kinds, broken=broken)
+    for d in defs:
+        if isinstance(d, n.FuncDef):
+            names.functions[d.name] = d
+        elif isinstance(d, n.ProcDef):
+            names.procedures[d.name] = d
+        elif isinstance(d, n.ActionDef):
+            names.actions[d.name] = d
+        elif isinstance(d, n.HandlerDef):
+            names.events.setdefault(d.event, []).append(d)
+    return names
 
 
 _BOARDS: dict = {}   # (offset, each hex's id and listed neighbours) -> (board, problems)
