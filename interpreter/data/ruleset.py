@@ -54,7 +54,6 @@ class Ruleset:
     names: object = None
     places: dict = field(default_factory=dict)   # entity id -> (Positions, YAML path) for diagnostics
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
-    warnings: list = field(default_factory=list)
     definitions: list = field(default_factory=list)
 
     @property
@@ -285,8 +284,7 @@ class _Loader:
             hash=self.digest.hexdigest()[:16],
             step_budget=limits.get("steps", DEFAULT_STEPS),
             decision_budget=limits.get("decisions", DEFAULT_DECISIONS),
-            names=names, places=self.places, warnings=[d for d in self.sink.diagnostics if d.severity != "error"],
-            definitions=defs)
+            names=names, places=self.places, definitions=defs)
 
     def find(self, name_or_path: str) -> Path | None:
         """The ruleset's folder: a shipped name or a path (RR206 when neither)."""
