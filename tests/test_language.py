@@ -1218,3 +1218,43 @@ def test_a_library_call_without_a_need_is_rr111_in_the_library():
     assert [d.code for d in errors] == ["RR111"]
     assert "calls 'build_price', which it neither defines nor declares" in errors[0].message
     assert Path(errors[0].pos.file).resolve() == _NETWORK
+
+
+# ---------------------------------------------------------------- scoped variables
+SCOPED_RULES = """\
+game:
+    repeat 3 times:
+        call round()
+    end_game "done"
+
+procedure round():
+    set spent += 2
+    set trace += [spent, doubled()]
+    call inner()
+
+procedure inner():
+    set spent += 1
+
+def doubled() = spent * 2
+
+score p = p.cash
+"""
+
+
+def test_a_scoped_variable_starts_afresh_at_each_call_of_its_procedure(tmp_path):
+    components = COMPONENTS_YAML + "scoped:\n  round:\n    spent: 10\n"
+    game = load_ruleset(str(write_ruleset(tmp_path, SCOPED_RULES, components))).new_game(players=1, seed=0)
+    # each round starts at 10 (not at the 13 the inner call left), defs read it like any variable
+    assert game.evaluate("trace") == [12, 24, 12, 24, 12, 24]
+    assert game.evaluate("spent") == 13
+
+
+@pytest.mark.parametrize("scoped, code, words", [
+    ("scoped:\n  rond:\n    spent: 0\n", "RR102", "scoped: no procedure 'rond'"),
+    ("scoped:\n  round:\n    counter: 0\n", "RR103", "variable 'counter' is declared twice"),
+])
+def test_bad_scoped_variables_are_reported_in_components_yaml(tmp_path, scoped, code, words):
+    rules = SCOPED_RULES.replace("spent", "counter") if code == "RR103" else SCOPED_RULES
+    diags = errors_of(write_ruleset(tmp_path, rules, COMPONENTS_YAML + scoped))
+    found = [d for d in diags if d.code == code]
+    assert found and words in found[0].message and found[0].pos.file.endswith("components.yaml")

@@ -7,6 +7,7 @@ stops the stages after it, and :func:`load_ruleset` raises one
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -259,6 +260,7 @@ class _Loader:
         # A variant file is hashed by its content (read above) and its stem, not by where it is.
         self.digest.update(f"variant={Path(variant).stem if variant else None}".encode())
         entities, kinds, aliases, board = self.data(comps, cpos, board_data, bpos)
+        scoped = self.scoped(comps, cpos)
         broken: set = set()
         defs = self.merge(self.parse(rules_files, rules_pos, broken),
                           self.parse(var_rules, rules_pos, broken, var_base))
@@ -269,6 +271,7 @@ class _Loader:
         self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
             "limits", {}).get("steps", DEFAULT_STEPS)))
         program = compiler.compile(defs)
+        program.resets = self.resets(scoped, names, cpos)
         functions, tracked = compiler.functions()
         check_contracts(self.files, defs, self.sink)   # after every body is compiled: see its doc
         conserve = self.conserve(comps, cpos, compiler)
@@ -360,6 +363,32 @@ class _Loader:
             self.sink.add("RR203", f"hex {h} names neighbour '{x}', which is not a hex",
                           bpos.of("hexes", h, "neighbours"))
         return entities, kinds, aliases, board
+
+    def scoped(self, comps, cpos) -> dict:
+        """components.yaml's ``scoped:`` (procedure -> {variable: starting value}): variables
+        like the others, which each call of the procedure starts afresh."""
+        scoped = comps.get("scoped") or {}
+        variables = comps.setdefault("variables", {})
+        for proc, values in scoped.items():
+            for name, value in values.items():
+                if name in variables:
+                    self.sink.add("RR103", f"variable '{name}' is declared twice (variables: and scoped:)",
+                                  cpos.of("scoped", proc, name), hint="keep one of them")
+                else:
+                    variables[name] = value
+        return scoped
+
+    def resets(self, scoped: dict, names: Names, cpos) -> dict:
+        """The code unit of each procedure with scoped variables -> their starting values."""
+        out = {}
+        for proc, values in scoped.items():
+            if proc not in names.procedures:
+                close = difflib.get_close_matches(proc, list(names.procedures), n=1)
+                self.sink.add("RR102", f"scoped: no procedure '{proc}'", cpos.of("scoped", proc),
+                              hint=f"did you mean '{close[0]}'?" if close else "name a procedure of the rules")
+            elif values:
+                out[f"proc:{proc}"] = dict(values)
+        return out
 
     def conserve(self, comps, cpos, compiler: Compiler) -> list:
         """The quantities components.yaml says are conserved, compiled: (name, expression)."""

@@ -49,6 +49,7 @@ class Program:
     space: dict = field(default_factory=namespace)   # where all its generated code runs
     units: dict | None = None                        # key -> the code unit as one function
     counted_units: dict | None = None                      # the same, counting entries (Machine.counts)
+    resets: dict = field(default_factory=dict)       # procedure's code key -> {scoped variable: start}
 
     def __post_init__(self):
         self.units = Units(self)

@@ -109,7 +109,10 @@ class _Writer:
     def push(self, key: str, dest) -> str:
         """The line that pushes a frame of unit ``key`` with arguments ``_a0``, ``_a1``..."""
         params = ", ".join(f"{p!r}: _a{j}" for j, p in enumerate(self.program.codes[key].params))
-        return f"run.state['stack'].append({{'c': {key!r}, 'pc': 0, 'L': {{{params}}}, 'r': {dest!r}}})"
+        push = f"run.state['stack'].append({{'c': {key!r}, 'pc': 0, 'L': {{{params}}}, 'r': {dest!r}}})"
+        if key in self.program.resets:   # the procedure's scoped variables start afresh
+            return f"run.globals_w().update(run.program.resets[{key!r}]); {push}"
+        return push
 
     # ------------------------------------------------------------ the function
     def leaders(self) -> list:
