@@ -2,7 +2,7 @@
 cites, so that a reader can check the rules against the rulebook line by line."""
 from __future__ import annotations
 
-from railrules.interpreter.checks._walk import walk
+from railrules.interpreter.dsl.nodes import walk
 from railrules.interpreter.dsl import nodes as n
 
 _KINDS = [(n.GameDef, "Game"), (n.ProcDef, "Procedures"), (n.ActionDef, "Actions"),

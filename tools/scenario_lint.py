@@ -47,7 +47,7 @@ def known_words(ruleset) -> tuple[set, set]:
     first word of any label), and the words its arguments may be besides an entity: every
     text value of the YAML data and every string literal of the rules (an option may range
     over, say, a hex's goods)."""
-    from railrules.interpreter.checks._walk import walk
+    from railrules.interpreter.dsl.nodes import walk
     options = set()
     words = _strings([ruleset.entities, ruleset.constants, ruleset.variables], set())
     for node in walk(ruleset.definitions):

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..dsl import builtins
 from ..dsl import nodes as n
 from ..errors import Diagnostic, Sink
-from ._walk import walk
+from ..dsl.nodes import walk
 
 _KIND = {"def": n.FuncDef, "procedure": n.ProcDef}
 

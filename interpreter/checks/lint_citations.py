@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..dsl import nodes as n
-from ._walk import walk
+from ..dsl.nodes import walk
 
 
 def lint_citations(ruleset, sink) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..dsl import nodes as n
-from ._walk import walk
+from ..dsl.nodes import walk
 
 
 def trigger_name(event: str, index: int) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..dsl import nodes as n
 from ..paths import rulesets_dir
-from ._walk import walk
+from ..dsl.nodes import walk
 
 
 def _in(file: str, folder: str) -> bool:

@@ -751,24 +751,11 @@ def _strip_requires(body: list) -> list:
 def _assigned(body) -> set:
     """Every local name a block binds (let, for, draw, choose domains, let ... = call)."""
     found = set()
-
-    def walk(stmts):
-        for s in stmts:
-            if isinstance(s, (n.Let, n.LetCall, n.Draw)):
-                found.add(s.name)
-            elif isinstance(s, n.For):
-                found.add(s.var)
-                walk(s.body)
-            elif isinstance(s, (n.While, n.Repeat)):
-                walk(s.body)
-            elif isinstance(s, n.If):
-                for _, b in s.branches:
-                    walk(b)
-                walk(s.otherwise or [])
-            elif isinstance(s, n.Choose):
-                for o in s.options:
-                    if isinstance(o, n.Option):
-                        found.update(d.var for d in o.domains)
-                        walk(o.body)
-    walk(body)
+    for node in n.walk(body):
+        if isinstance(node, (n.Let, n.LetCall, n.Draw)):
+            found.add(node.name)
+        elif isinstance(node, n.For):
+            found.add(node.var)
+        elif isinstance(node, n.Option):
+            found.update(d.var for d in node.domains)
     return found

@@ -392,3 +392,16 @@ DEFINITION_KINDS = {
     HandlerDef: "on", EndDef: "end_condition", ScoreDef: "score", EstimateDef: "estimate", MetricDef: "metric",
     GameDef: "game",
 }
+
+
+def walk(x):
+    """Yield every node in ``x`` (a node, a list, or a tuple), depth first, in source order:
+    the one traversal every check and the compiler use."""
+    stack = [x]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Node):
+            yield item
+            stack.extend(reversed(vars(item).values()))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))

@@ -36,7 +36,7 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from railrules.interpreter.checks._walk import walk
+from railrules.interpreter.dsl.nodes import walk
 from railrules.interpreter.dsl import nodes as n
 
 

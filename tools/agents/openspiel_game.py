@@ -65,7 +65,7 @@ class _NeedChance(BaseException):
 
 
 def _has_draws(ruleset) -> bool:
-    from railrules.interpreter.checks._walk import walk
+    from railrules.interpreter.dsl.nodes import walk
     from railrules.interpreter.dsl import nodes as n
     return any(isinstance(x, n.Draw) for d in ruleset.definitions for x in walk(d))
 
