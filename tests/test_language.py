@@ -1258,3 +1258,20 @@ def test_bad_scoped_variables_are_reported_in_components_yaml(tmp_path, scoped, 
     diags = errors_of(write_ruleset(tmp_path, rules, COMPONENTS_YAML + scoped))
     found = [d for d in diags if d.code == code]
     assert found and words in found[0].message and found[0].pos.file.endswith("components.yaml")
+
+
+# ---------------------------------------------------------------- every pass handles every node
+def test_every_pass_handles_every_node_of_its_kind():
+    """A new expression or statement must be taught to each pass (nodes.EXPRESSIONS and
+    nodes.STATEMENTS list them once); nothing else may be missing or left over."""
+    from railrules.interpreter.checks.check_types import _Types
+    from railrules.interpreter.dsl import nodes as n
+    from railrules.interpreter.dsl.codegen import Codegen
+    from railrules.interpreter.dsl.compiler import Compiler
+    for cls, prefix, kinds in [(Compiler, "e_", n.EXPRESSIONS), (Codegen, "g_", n.EXPRESSIONS),
+                               (_Types, "t_", n.EXPRESSIONS), (Compiler, "s_", n.STATEMENTS)]:
+        handled = set(n.handlers(cls, prefix, kinds))
+        assert handled == set(kinds), (cls.__name__, prefix, set(kinds) - handled)
+        strays = [m for m in vars(cls) if m.startswith(prefix) and getattr(n, m[len(prefix):], None) not in kinds]
+        assert not strays, (cls.__name__, strays)
+    assert not set(n.EXPRESSIONS) & set(n.STATEMENTS)

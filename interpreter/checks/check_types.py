@@ -315,7 +315,7 @@ class _Types:
         return self.expr(node, scope)
 
 
-_EXPR = {getattr(n, name[2:]): method for name, method in vars(_Types).items() if name.startswith("t_")}
+_EXPR = n.handlers(_Types, "t_", n.EXPRESSIONS)   # expression node -> _Types.t_...
 
 
 def _elem(t: str) -> str:

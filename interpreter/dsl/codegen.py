@@ -22,7 +22,7 @@ from fractions import Fraction
 from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
                              get_attr, get_index, map_key, run_body)
 from ..errors import RailrulesError
-from . import builtins
+from . import builtins, nodes as n
 
 
 class _Unsupported(Exception):
@@ -353,10 +353,10 @@ class Codegen:
     def gen(self, e, bound: dict, walrus: bool) -> str:
         """``bound``: comprehension and lambda variables -> their Python names. ``walrus``:
         False inside a comprehension's iterable, where Python refuses ``:=``."""
-        method = getattr(self, "g_" + type(e).__name__, None)
+        method = _GENERATE.get(type(e))
         if method is None:
             raise _Unsupported
-        return method(e, bound, walrus)
+        return method(self, e, bound, walrus)
 
     def g_Int(self, e, bound, walrus):
         return repr(e.value)
@@ -503,3 +503,6 @@ class Codegen:
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
+
+
+_GENERATE = n.handlers(Codegen, "g_", n.EXPRESSIONS)    # expression node -> Codegen.g_...

@@ -147,8 +147,7 @@ class Compiler:
             self.stmt(s, scope, out)
 
     def stmt(self, s, scope, out):
-        method = getattr(self, "s_" + type(s).__name__)
-        method(s, scope, out)
+        _STATEMENT[type(s)](self, s, scope, out)
 
     def s_Let(self, s, scope, out):
         fn, name = self.value(s.expr, scope), s.name
@@ -444,7 +443,7 @@ class Compiler:
         return slow
 
     def _closure(self, e, scope):
-        return getattr(self, "e_" + type(e).__name__)(e, scope)
+        return _EXPRESSION[type(e)](self, e, scope)
 
     def e_Int(self, e, scope):
         v = e.value
@@ -741,6 +740,10 @@ def _leading_requires(body: list) -> list:
             break
         out.append(s)
     return out
+
+
+_STATEMENT = n.handlers(Compiler, "s_", n.STATEMENTS)    # statement node -> Compiler.s_...
+_EXPRESSION = n.handlers(Compiler, "e_", n.EXPRESSIONS)  # expression node -> Compiler.e_...
 
 
 def _strip_requires(body: list) -> list:

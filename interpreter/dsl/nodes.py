@@ -405,3 +405,18 @@ def walk(x):
             stack.extend(reversed(vars(item).values()))
         elif isinstance(item, (list, tuple)):
             stack.extend(reversed(item))
+
+
+# The node kinds, each listed once: every pass over expressions (the compiler's closures, the
+# generated code, the type checker) and over statements (the compiler) handles all of its kind
+# (tests/test_language.py checks it), through a table :func:`handlers` builds.
+EXPRESSIONS = (Int, Str, Const, Var, Attr, Index, Call, ListLit, Comprehension, MapOf, Unpack, Exists,
+               Lambda, LetIn, BinOp, Compare, BoolOp, Not, Neg, Conditional)
+STATEMENTS = (Let, LetCall, Set, Pay, CallStmt, Return, Break, Continue, Pass, Require, Emit, Draw,
+              Add, Remove, EndGame, CheckEnd, Log, Cite, If, For, While, Repeat, Choose)
+
+
+def handlers(cls: type, prefix: str, kinds: tuple) -> dict:
+    """Node class -> the method of ``cls`` named ``prefix`` + the class's name, for each of
+    ``kinds`` that has one (a pass names its methods after the nodes it handles)."""
+    return {kind: getattr(cls, prefix + kind.__name__) for kind in kinds if hasattr(cls, prefix + kind.__name__)}
