@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from railrules.interpreter.paths import rulesets_dir
 from railrules.interpreter import (Game, IllegalAction, RulesetError, RulesRuntimeError,
                                    check_ruleset, load_ruleset)
 
@@ -1175,7 +1176,9 @@ def test_a_map_literal_is_stored_and_survives_a_save(tmp_path):
 ROOT = Path(__file__).resolve().parents[1]
 _CE = ROOT / "rulesets" / "chicago_express"
 _BUILD = (_CE / "rules" / "build.rules").resolve()
-_NETWORK = (ROOT / "rulesets" / "library" / "network.rules").resolve()
+# the shared library the loader reads: the installed package's, which is not the checkout's when
+# the tests run against an installed railrules (as CI does)
+_NETWORK = (rulesets_dir() / "library" / "network.rules").resolve()
 
 
 def _edited(path: Path, old: str, new: str) -> dict:

@@ -77,7 +77,10 @@ def load_yaml(text: str, file: str, sink: Sink):
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        sink.add("RR002", f"YAML: {err.problem or err.context}", Pos(file, line, col))
+        if "nesting depth" in (err.problem or ""):  # PyYAML's own limit (6.0.3 and later)
+            sink.add("RR007", "the document is nested too deeply", Pos(file, 1, 1))
+        else:
+            sink.add("RR002", f"YAML: {err.problem or err.context}", Pos(file, line, col))
         return None, positions
     except yaml.YAMLError as err:
         sink.add("RR002", f"YAML: {err}", Pos(file, 1, 1))
