@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
 import shutil
 import sys
 import time
@@ -50,6 +51,17 @@ def test_bootstrap_is_seeded_and_brackets_the_mean():
     assert stats.bootstrap(xs) == (low, high) and low < stats.mean(xs) < high
     assert stats.paired([x + 3 for x in xs], xs)["significant"]
     assert not stats.paired(xs, xs)["significant"]
+
+
+def test_many_games_take_the_normal_interval_which_the_bootstrap_agrees_with():
+    assert stats._normal_quantile(0.975) == pytest.approx(1.959964, abs=1e-6)
+    rng = random.Random(3)
+    xs = [rng.choice([0, 0, 1, 2, 7]) for _ in range(stats.BOOTSTRAP_UP_TO)]
+    resampled, normal = stats.bootstrap(xs), stats.normal_interval(xs)
+    assert resampled == pytest.approx(normal, abs=0.05 * (normal[1] - normal[0]) + 0.02)
+    many = xs * 5  # past the bootstrap's size: the normal interval, narrower by about sqrt(5)
+    assert stats.bootstrap(many) == stats.normal_interval(many)
+    assert stats.bootstrap(many)[1] - stats.bootstrap(many)[0] < (normal[1] - normal[0]) / 2
 
 
 # ------------------------------------------------------------------ arms
