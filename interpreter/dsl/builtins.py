@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import deque
+from collections import Counter, deque
 from fractions import Fraction
 from functools import lru_cache
 from typing import Callable, NamedTuple
@@ -148,8 +148,13 @@ def _key(x):
 
 
 def _unique(xs):
+    xs = _as_list(xs, "unique")
+    try:  # items that hash (entities, numbers, text): their own keys
+        return list(dict.fromkeys(xs))
+    except TypeError:  # lists among the items: compared by value
+        pass
     seen, out = set(), []
-    for x in _as_list(xs, "unique"):
+    for x in xs:
         k = _key(x)
         if k not in seen:
             seen.add(k)
@@ -186,13 +191,24 @@ def _flatten(xss):
 
 
 def _intersect(xs, ys):
-    keep = set(map(_key, _as_list(ys, "intersect")))
-    return [x for x in _as_list(xs, "intersect") if _key(x) in keep]
+    xs, ys = _as_list(xs, "intersect"), _as_list(ys, "intersect")
+    try:
+        keep = set(ys)
+        return [x for x in xs if x in keep]
+    except TypeError:  # lists among the items: compared by value
+        keep = set(map(_key, ys))
+        return [x for x in xs if _key(x) in keep]
 
 
 def _duplicates(xs):
+    xs = _as_list(xs, "duplicates")
+    try:
+        counts = Counter(xs)
+        return [x for x, n in counts.items() if n > 1]
+    except TypeError:  # lists among the items: compared by value
+        pass
     seen, twice = set(), set()
-    for x in _as_list(xs, "duplicates"):
+    for x in xs:
         k = _key(x)
         (twice if k in seen else seen).add(k)
     return [x for x in _unique(xs) if _key(x) in twice]

@@ -269,6 +269,30 @@ _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
 _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
 _INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
+_LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
+INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
+INLINE_DEPTH = 3    # ...up to this many defs deep
+
+
+def inlinable(functions: dict) -> set:
+    """The defs whose bodies generated code writes where they are called instead of calling
+    them (a Python call with its budget and depth checks costs more than a small body): small
+    ones that neither are kept (``derived``) nor call themselves, directly or through others."""
+    calls = {name: {x.name for x in n.walk(d.expr) if isinstance(x, n.Call) and x.name in functions}
+             for name, d in functions.items()}
+
+    def recursive(start: str) -> bool:
+        seen, todo = set(), list(calls[start])
+        while todo:
+            name = todo.pop()
+            if name == start:
+                return True
+            if name not in seen:
+                seen.add(name)
+                todo.extend(calls[name])
+        return False
+    return {name for name, d in functions.items() if not d.derived and not recursive(name)
+            and sum(1 for _ in n.walk(d.expr)) <= INLINE_NODES}
 
 
 class Codegen:
@@ -278,6 +302,7 @@ class Codegen:
         self.names = names
         self.tracking = tracking
         self.space = space  # the ruleset's namespace, shared by all its generated code
+        self.inlining = 0   # how many defs deep the code being written is inlined
 
     def source(self, e, locals_: set, bound: dict | None = None):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
@@ -491,7 +516,8 @@ class Codegen:
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
             if not self.tracking:  # the def as a Python function (define); none while constants
-                return f"_def_{name}(run{''.join(', ' + a for a in args)})"  # are computed: refused
+                inline = self.inline(d, args) if walrus else None  # are computed: refused
+                return inline or f"_def_{name}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             return f"_call(run, run.tracked_functions, {name!r}, {{{params}}})"
         entry = builtins.ALL.get(name)
@@ -503,6 +529,33 @@ class Codegen:
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
+
+
+    def inline(self, d, args: list) -> str | None:
+        """Def ``d``'s body written in place for a call with ``args`` (Python sources), or None
+        when it is not to be inlined. An argument that is more than a name, a literal or a
+        local is computed once, into a temporary, before the body runs. The body sees only its
+        parameters and the ruleset's global names, never the caller's locals."""
+        # (nothing is inlined before the rules are compiled: a constant cannot call a def)
+        if self.inlining >= INLINE_DEPTH or d.name not in self.space.get("_inlinable", ()):
+            return None
+        params, first = {}, []
+        for p, a in zip(d.params, args):
+            if _PLAIN.fullmatch(a) or _LOCAL.fullmatch(a) or _INT.fullmatch(a):
+                params[p] = a
+            else:
+                params[p] = t = self.temp()
+                first.append(f"({t} := {a})")
+        outer, self.locals = self.locals, set()
+        self.inlining += 1
+        try:
+            body = self.gen(d.expr, params, walrus=True)
+        except _Unsupported:
+            return None
+        finally:
+            self.locals = outer
+            self.inlining -= 1
+        return f"({', '.join(first)}, {body})[-1]" if first else f"({body})"
 
 
 _GENERATE = n.handlers(Codegen, "g_", n.EXPRESSIONS)    # expression node -> Codegen.g_...

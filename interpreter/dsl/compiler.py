@@ -16,7 +16,7 @@ from ..engine.units import Units
 from ..engine.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
 from ..errors import Sink
 from . import builtins, nodes as n
-from .codegen import (Codegen, call_def, floor_div as _floor_div, fraction_div as _fraction_div,
+from .codegen import (Codegen, call_def, inlinable, floor_div as _floor_div, fraction_div as _fraction_div,
                       modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable,
                       map_of, unpack)
 
@@ -82,6 +82,8 @@ class Compiler:
     # ------------------------------------------------------------------ entry
     def compile(self, definitions: list) -> Program:
         p = self.program
+        if self.generate:  # from now on generated code writes small defs in place (codegen.inline)
+            self.space["_inlinable"] = inlinable(self.names.functions)
         game = [d for d in definitions if isinstance(d, n.GameDef)]
         for d in definitions:
             if isinstance(d, n.ActionDef):
