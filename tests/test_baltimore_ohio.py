@@ -1,0 +1,218 @@
+"""Baltimore & Ohio: the authored map, and properties of 200 seeded random games (50 seeds for
+each of 3, 4, 5 and 6 players).
+
+The map tests are fast: every home city reaches every other, the thick black lines (Chesapeake
+Bay, Long Island Sound) and the lakes really cut the board, the five coal hexes lie in the
+Appalachian coal fields, and building across the Appalachians costs more than on the plains.
+
+The property tests play each (players, seed) game once per session with ``random.Random(seed)``
+choosing uniformly among the legal actions and check after every action that money, shares,
+cards, cubes and coal are conserved, that the Valuation Track, the tech level and the piles of
+markers stay within their bounds, and that a railroad's cubes are one connected network; at the
+end, that the winner is the richest player (cash + shares at their value) with the lowest Player
+Order card among equals, that the log replays byte for byte and that saved states load with the
+same legal actions. A failure names the player count and the seeds and decisions where it broke.
+"""
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass, field
+
+import networkx as nx
+import pytest
+from game_checks import Run, conserved, replay_problems, report, round_trip_problems
+
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.board.hexgrid import grid_neighbours
+
+RULESET = "baltimore_ohio"
+PLAYER_COUNTS = [3, 4, 5, 6]
+SEEDS = range(50)                 # 4 x 50 = 200 games
+SNAPSHOTS = 2
+END_REASONS = {"share_at_375", "tech_level_6", "no_railroad_can_run"}
+
+
+@pytest.fixture(scope="module")
+def ruleset():
+    return load_ruleset(RULESET)
+
+
+def _hexes(ruleset, **where):
+    return [h for h in ruleset.kinds["hexes"]
+            if all(ruleset.entities[h].get(k) == v for k, v in where.items())]
+
+
+def _alias(ruleset, name):
+    return next(h for h in ruleset.kinds["hexes"] if ruleset.entities[h].get("alias") == name)
+
+
+# ------------------------------------------------------------------------------------- the map
+def test_the_map_has_35_cities_with_six_revenues_and_every_home_is_one(ruleset):
+    cities = _hexes(ruleset, city=True)
+    assert len(cities) == 35
+    assert all(len(ruleset.entities[h]["revenue"]) == 6 for h in cities)
+    homes = [ruleset.entities[r]["home"] for r in ruleset.kinds["railroads"]]
+    assert len(set(homes)) == 10 and set(homes) <= set(cities)
+
+
+def test_every_home_reaches_every_other(ruleset):
+    graph = ruleset.board.graph
+    homes = [ruleset.entities[r]["home"] for r in ruleset.kinds["railroads"]]
+    assert nx.is_connected(graph)
+    for a in homes:
+        reach = nx.node_connected_component(graph, a)
+        assert set(homes) <= reach, a
+
+
+def test_the_thick_black_lines_and_the_lakes_cut_the_board(ruleset):
+    """The board's own neighbours are the grid's minus the edges across the Chesapeake Bay and
+    Long Island Sound: going round the bay or through New York takes longer than the grid."""
+    graph = ruleset.board.graph
+    ids = list(ruleset.kinds["hexes"])
+    grid = nx.Graph()
+    grid.add_nodes_from(ids)
+    grid.add_edges_from((h, x) for h, near in grid_neighbours(ids, "odd-q").items() for x in near)
+    assert set(graph.edges) < set(grid.edges)     # only cuts, nothing added
+    cut = [(a, b) for a, b in grid.edges if not graph.has_edge(a, b)]
+    assert len(cut) == 11
+    baltimore, dover = _alias(ruleset, "Baltimore"), _alias(ruleset, "Dover")
+    norfolk, new_haven = _alias(ruleset, "Norfolk"), _alias(ruleset, "NewHaven")
+    assert nx.shortest_path_length(graph, baltimore, dover) > nx.shortest_path_length(grid, baltimore, dover)
+    # Norfolk is reached from Richmond's side only, not across the mouth of the bay
+    richmond = _alias(ruleset, "Richmond")
+    assert all(nx.shortest_path_length(graph, richmond, x) <= 2 for x in graph.adj[norfolk])
+    # Long Island: from New Haven across the Sound on the grid, round by New York on the board
+    island = [h for h in grid.adj[new_haven] if not graph.has_edge(new_haven, h)]
+    assert island and all(nx.shortest_path_length(graph, new_haven, h) > 1 for h in island)
+    # Lake Erie is off the board: Cleveland and Buffalo are joined along its southern shore only
+    cleveland, buffalo = _alias(ruleset, "Cleveland"), _alias(ruleset, "Buffalo")
+    assert len(graph.adj[buffalo]) < 6 and len(graph.adj[cleveland]) < 6
+
+
+def test_five_coal_hexes_in_the_appalachians(ruleset):
+    coal = _hexes(ruleset, coal=True)
+    assert len(coal) == 5
+    assert all(not ruleset.entities[h]["city"] and ruleset.entities[h]["terrain"] in ("hill", "mountain")
+               for h in coal)
+
+
+def test_crossing_the_appalachians_costs_more(ruleset):
+    """The cheapest track from Baltimore to Pittsburgh costs more a hex than from Chicago to
+    Fort Wayne (price of entering a hex: its cost)."""
+    graph = ruleset.board.graph
+
+    def per_hex(a, b):
+        path = nx.shortest_path(graph, _alias(ruleset, a), _alias(ruleset, b),
+                                weight=lambda u, v, d: ruleset.entities[v]["cost"])
+        return sum(ruleset.entities[h]["cost"] for h in path[1:]) / (len(path) - 1)
+    assert per_hex("Baltimore", "Pittsburgh") > per_hex("Chicago", "FortWayne")
+    costs = {ruleset.entities[h]["terrain"]: ruleset.entities[h]["cost"] for h in ruleset.kinds["hexes"]}
+    assert costs["plain"] < costs["hill"] < costs["mountain"]
+
+
+# ------------------------------------------------------------------------- random games
+@dataclass
+class GameRun(Run):
+    problems: list = field(default_factory=list)
+    receiverships: int = 0
+
+
+def _step_problems(ruleset, game, run: GameRun, where: str) -> list:
+    ents, glob = game.state["entities"], game.state["globals"]
+    out = []
+    now = conserved(ruleset, game)
+    changed = {k: (run.conserve_start[k], v) for k, v in now.items() if v != run.conserve_start[k]}
+    if changed:
+        out.append(f"{where}: conserved quantities changed (start, now) = {changed}")
+    if not 1 <= glob["tech"] <= 6:
+        out.append(f"{where}: tech level {glob['tech']}")
+    track = len(ruleset.constants["valuation"])
+    graph = ruleset.board.graph
+    for r in ruleset.kinds["railroads"]:
+        e = ents[r]
+        if not 0 <= e["step"] < track:
+            out.append(f"{where}: {r} is off the Valuation Track ({e['step']})")
+        held = sum(ents[p]["shares"][r] for p in game.players)
+        if e["status"] == "running":
+            top = max(ents[p]["shares"][r] for p in game.players)
+            if held == 0 or e["president"] is None or ents[e["president"]]["shares"][r] != top:
+                out.append(f"{where}: {r}'s president {e['president']} does not hold the most shares")
+        elif held or e["cards"] or e["cash"]:
+            out.append(f"{where}: {r} is {e['status']} with shares, cards or money")
+        if e["network"] and not nx.is_connected(graph.subgraph(e["network"])):
+            out.append(f"{where}: {r}'s cubes are not one network")
+        for h in e["network"]:
+            if r not in ents[h]["trains"]:
+                out.append(f"{where}: {r} lists {h} but has no cube there")
+    return out
+
+
+def play(ruleset, players: int, seed: int) -> GameRun:
+    run = GameRun.start(ruleset, players, seed)
+    game, rng = run.game, random.Random(seed)
+    pick = random.Random(f"snapshots-{players}-{seed}")
+    i = 0
+    while not game.is_over and game.decisions < ruleset.decision_budget:
+        legal = game.legal_actions()
+        run.offer_snapshot(i, legal, SNAPSHOTS, pick)
+        action = rng.choice(legal)
+        game.apply(action, safe=False)
+        run.actions.append(action.to_json())
+        run.problems += _step_problems(ruleset, game, run, f"after decision {i} ({action.label})")
+        i += 1
+    run.receiverships = game.state["globals"]["receiverships"]
+    return run
+
+
+@pytest.fixture(scope="module")
+def runs(ruleset):
+    return functools.cache(lambda players, seed: play(ruleset, players, seed))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_random_games_end_with_the_richest_lowest_card_winning(ruleset, runs, players):
+    failures = []
+    for seed in SEEDS:
+        run = runs(players, seed)
+        game = run.game
+        if not game.is_over:
+            failures.append(f"{run.name}: not over after {game.decisions} decisions")
+            continue
+        failures += [f"{run.name}, {p}" for p in run.problems]
+        result = game.result
+        if not result["reasons"] or not set(result["reasons"]) <= END_REASONS:
+            failures.append(f"{run.name}: end reasons {result['reasons']}")
+        wealth = {p: game.evaluate(f"wealth({p})") for p in game.players}
+        card = {p: game.state["globals"]["order"].index(p) + 1 for p in game.players}
+        best = max(wealth.values())
+        expected = min((p for p in game.players if wealth[p] == best), key=card.get)
+        if result["winners"] != [expected]:
+            failures.append(f"{run.name}: winners {result['winners']}, wealth {wealth}, cards {card}")
+        if any(result["scores"][p] // 10 != wealth[p] for p in game.players):
+            failures.append(f"{run.name}: scores {result['scores']} are not 10 x wealth {wealth} + card digit")
+        if game.legal_actions():
+            failures.append(f"{run.name}: a finished game still offers actions")
+    assert not failures, report(failures)
+
+
+@pytest.mark.slow
+def test_receivership_and_more_than_one_end_happen(runs):
+    """Random play puts railroads into receivership, and ends games more than one way."""
+    games = [runs(n, s) for n in PLAYER_COUNTS for s in SEEDS]
+    assert sum(r.receiverships for r in games) > 0
+    reasons = {x for r in games for x in r.game.result["reasons"]}
+    assert len(reasons) >= 2, reasons
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_logs_replay_and_saves_load_with_the_same_legal_actions(ruleset, runs, players):
+    failures = []
+    for seed in SEEDS:
+        run = runs(players, seed)
+        failures += replay_problems(ruleset, run.name, run.game, run.start_json, run.actions)
+        failures += round_trip_problems(ruleset, run.name, run.game, run.snapshots, run.actions,
+                                        play_on="last")
+    assert not failures, report(failures)
