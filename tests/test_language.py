@@ -1223,6 +1223,52 @@ def test_a_library_call_without_a_need_is_rr111_in_the_library():
     assert Path(errors[0].pos.file).resolve() == _NETWORK
 
 
+# ---------------------------------------------------------------- tiebreak
+TIE_RULES = """\
+game:
+    choose by players[0]:
+        option stop:
+            pass
+    end_game "done"
+
+score p = p.cash // 10
+"""
+
+
+def _tied_game(tmp_path, extra: str):
+    game = load_ruleset(str(write_ruleset(tmp_path / "tie", TIE_RULES + extra))).new_game(3, 1)
+    for p, cash in (("p1", 12), ("p2", 15), ("p3", 5)):
+        game.execute(f"set {p}.cash = {cash}")
+    game.apply("stop")
+    return game
+
+
+def test_without_a_tiebreak_the_best_score_is_shared(tmp_path):
+    result = _tied_game(tmp_path, "").result
+    assert result["winners"] == ["p1", "p2"] and "tiebreaks" not in result
+
+
+def test_a_tiebreak_decides_among_the_best_scores_only(tmp_path):
+    result = _tied_game(tmp_path, "tiebreak p = p.cash").result
+    assert result["scores"] == {"p1": 1, "p2": 1, "p3": 0}
+    assert result["tiebreaks"] == {"p1": 12, "p2": 15, "p3": 5}
+    assert result["winners"] == ["p2"]
+    # p3 has the highest tiebreak but not the best score: it does not win
+    assert _tied_game(tmp_path, "tiebreak p = 20 - p.cash").result["winners"] == ["p1"]
+
+
+def test_a_tiebreak_that_is_not_a_whole_number_says_so(tmp_path):
+    with pytest.raises(RulesRuntimeError) as err:
+        _tied_game(tmp_path, "tiebreak p = p.cash / 7")
+    assert "a tiebreak must be a whole number" in str(err.value)
+
+
+def test_two_tiebreaks_are_refused_and_tiebreak_is_a_keyword(tmp_path):
+    codes = [d.code for d in errors_of(write_ruleset(tmp_path / "two", TIE_RULES + "tiebreak p = 1\ntiebreak q = 2\n"))]
+    assert codes == ["RR103"]
+    assert errors_of(write_ruleset(tmp_path / "kw", TIE_RULES + "def tiebreak(x) = x\n"))
+
+
 # ---------------------------------------------------------------- scoped variables
 SCOPED_RULES = """\
 game:

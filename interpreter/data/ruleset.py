@@ -577,7 +577,7 @@ def _def_key(d):
         return ("name", d.name)
     if isinstance(d, (n.EndDef, n.MetricDef)):
         return (n.DEFINITION_KINDS[type(d)], d.name)
-    if isinstance(d, n.ScoreDef):  # score, or estimate
+    if isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
         kind = n.DEFINITION_KINDS[type(d)]
         return (kind, kind)
     if isinstance(d, n.GameDef):

@@ -44,6 +44,7 @@ class Program:
     score: object = None                             # fn(run, player) -> int
     estimate: object = None                          # fn(run, player) -> number, or None
     estimate_pos: object = None
+    tiebreak: object = None                          # fn(run, player) -> int, or None
     metrics: list = field(default_factory=list)      # (name, fn, pos)
     actions: dict = field(default_factory=dict)      # name -> OptionSpec template
     space: dict = field(default_factory=namespace)   # where all its generated code runs
@@ -102,12 +103,14 @@ class Compiler:
                 p.end_conditions.append((d.name, self.expr(d.expr, _Scope(set()))))
             elif isinstance(d, n.MetricDef):
                 p.metrics.append((d.name, self.expr(d.expr, _Scope(set())), d.pos))
-            elif isinstance(d, n.ScoreDef):  # score, or estimate
+            elif isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
                 fn = self.expr(d.expr, _Scope({d.player}))
                 var = d.player
                 fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})  # noqa: E731
                 if isinstance(d, n.EstimateDef):
                     p.estimate, p.estimate_pos = fn, d.pos
+                elif isinstance(d, n.TiebreakDef):
+                    p.tiebreak = fn
                 else:
                     p.score = fn
         if game:

@@ -367,6 +367,11 @@ class EstimateDef(ScoreDef):
 
 
 @dataclass
+class TiebreakDef(ScoreDef):
+    """Among the players with the best score, those with the highest value of this win."""
+
+
+@dataclass
 class GameDef(Node):
     body: list
 
@@ -389,7 +394,7 @@ class Module(Node):
 
 DEFINITION_KINDS = {
     ConstDef: "const", FuncDef: "def", ProcDef: "procedure", ActionDef: "action",
-    HandlerDef: "on", EndDef: "end_condition", ScoreDef: "score", EstimateDef: "estimate", MetricDef: "metric",
+    HandlerDef: "on", EndDef: "end_condition", ScoreDef: "score", EstimateDef: "estimate", TiebreakDef: "tiebreak", MetricDef: "metric",
     GameDef: "game",
 }
 

@@ -59,7 +59,7 @@ def _keyword(terminal: str) -> str:
     return terminal
 
 
-KEYWORDS = frozenset("""const def derived procedure action by on when end_condition score estimate metric game let call set
+KEYWORDS = frozenset("""const def derived procedure action by on when end_condition score tiebreak estimate metric game let call set
 pay from to return break continue pass require else emit draw add remove end_game check_end log
 cite if elif for in while repeat times choose option use not and or true false none where
 reveals exists needs""".split())
@@ -176,6 +176,10 @@ class _ToNodes(Transformer):
     @v_args(meta=True)
     def metric_def(self, meta, c):
         return n.MetricDef(self._pos(meta), self._bind(c[0]), c[1])
+
+    @v_args(meta=True)
+    def tiebreak_def(self, meta, c):
+        return n.TiebreakDef(self._pos(meta), self._bind(c[0]), c[1])
 
     @v_args(meta=True)
     def estimate_def(self, meta, c):

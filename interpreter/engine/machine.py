@@ -184,17 +184,25 @@ class Machine(_Shows):
         if frame["r"] is not None and stack:
             stack[-1]["L"][frame["r"]] = check_storable(value)
 
+    def _whole_numbers(self, fn, players: list, what: str) -> dict:
+        out = {}
+        for p in players:
+            s = fn(self, p)
+            if isinstance(s, Fraction) or not isinstance(s, int) or isinstance(s, bool):
+                raise RuleFault(f"a {what} must be a whole number, got {s!r}")
+            out[p] = s
+        return out
+
     def end_game(self, reasons: list) -> None:
         players = self.state["kinds"]["players"]
-        scores = {}
-        for p in players:
-            s = self.program.score(self, p)
-            if isinstance(s, Fraction) or not isinstance(s, int) or isinstance(s, bool):
-                raise RuleFault(f"a score must be a whole number, got {s!r}")
-            scores[p] = s
+        scores = self._whole_numbers(self.program.score, players, "score")
         best = max(scores.values())
-        self.state["result"] = {"reasons": [str(r) for r in reasons], "scores": scores,
-                                "winners": [p for p in players if scores[p] == best]}
+        winners = [p for p in players if scores[p] == best]
+        result = {"reasons": [str(r) for r in reasons], "scores": scores, "winners": winners}
+        if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
+            result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
+            result["winners"] = [p for p in winners if ties[p] == max(ties[w] for w in winners)]
+        self.state["result"] = result
         self.state["stack"] = []
         self.state["waiting"] = False
         self.state["turn"] = None
