@@ -1223,6 +1223,35 @@ def test_a_library_call_without_a_need_is_rr111_in_the_library():
     assert Path(errors[0].pos.file).resolve() == _NETWORK
 
 
+# ---------------------------------------------------------------- blocked edges
+GRID_BOARD = """\
+layout: {offset: odd-q}
+fields: {terrain: plain}
+blocked:
+  - [A1, A2]
+hexes:
+  A1: {}
+  A2: {}
+  A3: {}
+  B1: {}
+  B2: {}
+"""
+
+
+def test_a_blocked_edge_cuts_neighbours_steps_and_paths(tmp_path):
+    root = write_ruleset(tmp_path / "grid", WAITING_RULES, ruleset=RULESET_YAML + "board: board.yaml\n")
+    (root / "board.yaml").write_text(GRID_BOARD, encoding="utf-8")
+    game = load_ruleset(str(root)).new_game(2, 1)
+    assert game.evaluate("neighbours(A1)") == ["B1"]
+    assert game.evaluate("step(A1, 3)") is None          # south of A1 is A2, across the edge
+    assert game.evaluate("step(A2, 3)") == "A3"
+    assert game.evaluate("distance(A1, A2)") == 2        # around by B1
+    assert game.evaluate("reach([A1], 1)") == ["A1", "B1"]
+    # without the blocked edge, A1 and A2 are neighbours on the grid
+    (root / "board.yaml").write_text(GRID_BOARD.replace("blocked:\n  - [A1, A2]\n", ""), encoding="utf-8")
+    assert load_ruleset(str(root)).new_game(2, 1).evaluate("neighbours(A1)") == ["A2", "B1"]
+
+
 # ---------------------------------------------------------------- tiebreak
 TIE_RULES = """\
 game:

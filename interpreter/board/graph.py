@@ -30,10 +30,13 @@ class Board:
         return found
 
 
-def build_board(hexes: dict, offset: str | None) -> tuple[Board, list[tuple[str, str]]]:
-    """Build the board from ``{id: record}``; records may list extra ``neighbours``.
+def build_board(hexes: dict, offset: str | None,
+                blocked: list | tuple = ()) -> tuple[Board, list[tuple[str, str, str]]]:
+    """Build the board from ``{id: record}``; records may list extra ``neighbours``;
+    ``blocked`` pairs of neighbouring hexes have no way between them (a lake, a sound).
 
-    Returns the board and a list of problems (neighbours that are not hexes).
+    Returns the board and a list of problems: (where, hex, what is wrong), where is
+    ``neighbours`` (a neighbour that is not a hex) or ``blocked`` (its index).
     """
     ids = list(hexes)
     graph = nx.Graph()
@@ -45,7 +48,15 @@ def build_board(hexes: dict, offset: str | None) -> tuple[Board, list[tuple[str,
     for h, record in hexes.items():
         for x in record.get("neighbours", []) or []:
             if x not in hexes:
-                problems.append((h, x))
+                problems.append(("neighbours", h, f"hex {h} names neighbour '{x}', which is not a hex"))
             else:
                 graph.add_edge(h, x)
+    for i, (a, b) in enumerate(blocked):
+        missing = [x for x in (a, b) if x not in hexes]
+        if missing:
+            problems.append(("blocked", i, f"blocked edge {a}-{b}: '{missing[0]}' is not a hex"))
+        elif not graph.has_edge(a, b):
+            problems.append(("blocked", i, f"blocked edge {a}-{b}: the two hexes are not neighbours"))
+        else:
+            graph.remove_edge(a, b)
     return Board(graph, ids, offset), problems

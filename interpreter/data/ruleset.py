@@ -358,10 +358,11 @@ class _Loader:
                     rec[key] = _unalias(value, aliases)
         comps["constants"] = _unalias(comps.get("constants", {}), aliases)
         board, problems = _board({h: entities[h] for h in kinds.get("hexes", [])},
-                                 (board_data.get("layout") or {}).get("offset"))
-        for h, x in problems:
-            self.sink.add("RR203", f"hex {h} names neighbour '{x}', which is not a hex",
-                          bpos.of("hexes", h, "neighbours"))
+                                 (board_data.get("layout") or {}).get("offset"),
+                                 tuple(tuple(_unalias(pair, aliases)) for pair in board_data.get("blocked") or ()))
+        for where, key, message in problems:
+            self.sink.add("RR203", message, bpos.of("hexes", key, "neighbours") if where == "neighbours"
+                          else bpos.of("blocked", key))
         return entities, kinds, aliases, board
 
     def scoped(self, comps, cpos) -> dict:
@@ -545,17 +546,17 @@ def _names(defs: list, comps: dict, entities: dict, aliases: dict, kinds: dict, 
     return names
 
 
-_BOARDS: dict = {}   # (offset, each hex's id and listed neighbours) -> (board, problems)
+_BOARDS: dict = {}   # (offset, blocked edges, each hex's id and listed neighbours) -> (board, problems)
 
 
-def _board(hexes: dict, offset: str | None) -> tuple[Board, list]:
-    """build_board, once per process for the same hexes, neighbours and layout (every variant
-    of a ruleset has the same board): the board is shared, so nothing may change it."""
-    key = (offset, tuple((h, tuple(r.get("neighbours") or ())) for h, r in hexes.items()))
+def _board(hexes: dict, offset: str | None, blocked: tuple) -> tuple[Board, list]:
+    """build_board, once per process for the same hexes, neighbours, blocked edges and layout
+    (every variant of a ruleset has the same board): the board is shared, so nothing may change it."""
+    key = (offset, blocked, tuple((h, tuple(r.get("neighbours") or ())) for h, r in hexes.items()))
     if key not in _BOARDS:
         if len(_BOARDS) > 64:
             _BOARDS.clear()
-        _BOARDS[key] = build_board(hexes, offset)
+        _BOARDS[key] = build_board(hexes, offset, blocked)
     return _BOARDS[key]
 
 

@@ -379,7 +379,7 @@ def _step(run, h, d):
     if not run.board.offset:
         raise BuiltinError("step() needs a board with a grid layout")
     x = _step_on_grid(h, d, run.board.offset)
-    return x if x in run.board.adj else None
+    return x if x in run.board.adj[h] else None  # off the board, or across a blocked edge
 
 
 def _direction(run, a, b):
@@ -451,7 +451,7 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
         here, facing = state
         for turn in (range(6) if facing is None else ((facing - 1) % 6, facing, (facing + 1) % 6)):
             there = _step_on_grid(here, turn, offset)
-            if there not in adj or on_way(state, there):
+            if there not in adj[here] or on_way(state, there):  # off the board, or blocked
                 continue
             if there in targets:
                 return way(state, there)
