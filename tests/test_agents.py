@@ -5,11 +5,12 @@ OpenSpiel MCTS bot playing a whole game. The library tests skip, saying why, wit
 from __future__ import annotations
 
 import random
+import shutil
 
 import pytest
 
 import railrules
-from railrules.interpreter.paths import shipped_rulesets
+from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 from railrules.tools.agents.encoding import encoding
 
 RULESETS = shipped_rulesets()
@@ -147,6 +148,22 @@ def test_openspiel_draws_are_chance_nodes():
     a.apply_action(outcomes[0][0])
     b.apply_action(outcomes[-1][0])
     assert state.is_chance_node()                       # the clones changed, not the original
+
+
+def test_a_draw_before_the_first_decision_is_a_chance_node_at_the_start(tmp_path):
+    pyspiel = pytest.importorskip("pyspiel", reason='the agents extra is not installed: pip install ".[agents]"')
+    root = tmp_path / "drawn_start"
+    shutil.copytree(rulesets_dir() / "templates" / "coin_race", root)
+    game_rules = next((root / "rules").glob("*.rules"))
+    text = game_rules.read_text(encoding="utf-8")
+    game_rules.write_text(text.replace("    let p = players[0]\n", "    draw p from players\n"), encoding="utf-8")
+    game = railrules.openspiel.game(str(root), players=3)
+    state = game.new_initial_state()
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 3
+    assert state.clone().is_chance_node() and state.observation_string(0) == ""
+    state.apply_action(2)                    # the third player starts
+    assert state.current_player() == 2
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
 
 
 def test_an_openspiel_mcts_bot_plays_a_whole_game():

@@ -101,8 +101,8 @@ class RulesGame(pyspiel.Game):
 class RulesState(pyspiel.State):
     def __init__(self, game: RulesGame, copy_of: "RulesState | None" = None):
         super().__init__(game)
-        if copy_of is not None:
-            self.game = copy_of.game.clone()
+        if copy_of is not None:  # (no game yet while the setup waits for its first draw)
+            self.game = copy_of.game.clone() if copy_of.game is not None else None
             self._pending = copy_of._pending
             self._moves = list(copy_of._moves)
             self._legal = copy_of._legal
@@ -112,6 +112,7 @@ class RulesState(pyspiel.State):
         self._moves: list[str] = []
         self._pending: tuple | None = None    # (action or None for the setup, outcomes so far, n)
         self._seen: dict = {}                  # seat -> the view as text, until the next move
+        self._legal = None
         self._try(None, [])
 
     # ---------------------------------------------------------------- chance
@@ -184,14 +185,20 @@ class RulesState(pyspiel.State):
 
     def observation_string(self, player):
         seat = self.get_game().encoding.seats[player]
+        if self.game is None:  # the setup draws before there is anything to see
+            return ""
         if seat not in self._seen:
             self._seen[seat] = json.dumps(self.game.view(seat), sort_keys=True)
         return self._seen[seat]
 
     def observation_tensor(self, player):
+        if self.game is None:  # the setup draws before there is anything to see
+            return [0.0] * self.get_game().encoding.width
         return self.get_game().encoding.observe(self.game, self.get_game().encoding.seats[player])
 
     def __str__(self):
+        if self.game is None:
+            return "setting up: drawing"
         return json.dumps(self.game.view(None), sort_keys=True)
 
     def clone(self):
@@ -210,7 +217,7 @@ class RulesObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: RulesState, player: int) -> None:
-        self.tensor[:] = self.encoding.observe(state.game, self.encoding.seats[player])
+        self.tensor[:] = state.observation_tensor(player)
 
     def string_from(self, state: RulesState, player: int) -> str:
         return state.observation_string(player)
