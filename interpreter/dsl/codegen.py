@@ -526,6 +526,11 @@ class Codegen:
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()
             return f"(len({t}) if ({t} := {args[0]}).__class__ is list else _b_{name}({t}))"
+        if name in ("min", "max") and len(args) == 2 and walrus:  # min(a, b) of two whole numbers
+            a, b = self.temp(), self.temp()
+            keep = ">=" if name == "max" else "<="
+            return (f"(({a} if {a} {keep} {b} else {b}) if (({a} := {args[0]}).__class__ is int)"
+                    f" & (({b} := {args[1]}).__class__ is int) else _b_{name}({a}, {b}))")
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
