@@ -7,6 +7,7 @@ import io
 import json
 import random
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -184,9 +185,12 @@ def test_the_time_limit_stops_a_game_in_the_middle(jobs, capsys):
 
 def test_ctrl_c_stops_and_prints_the_figures_so_far(coin_race):
     pexpect = pytest.importorskip("pexpect")
+    # Ctrl-C reaches the command as in a person's terminal even when the tests themselves run
+    # in the background of a script, which starts them with SIGINT ignored (the child would inherit it)
     child = pexpect.spawn(sys.executable, ["-m", "railrules", "compare", coin_race, "--games", "100000",
                                            "--jobs", "2"], encoding="utf-8", timeout=120,
-                          cwd=str(Path(__file__).resolve().parents[1]))
+                          cwd=str(Path(__file__).resolve().parents[1]),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     child.expect(r"\] \d+/100000")  # the progress bar of a person's terminal
     time.sleep(1)
     child.sendintr()

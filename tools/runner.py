@@ -165,7 +165,16 @@ class _Cluster:
                     pass
 
 
+_LAST_BAR = [0.0]   # when the bar was last drawn
+
+
 def _bar(done: int, total: int) -> None:
+    """The progress bar, drawn at most ten times a second (and at the end): a terminal redrawn
+    for every one of thousands of short games keeps the run waiting on its output."""
+    now = time.monotonic()
+    if done < total and now - _LAST_BAR[0] < 0.1:
+        return
+    _LAST_BAR[0] = now
     width = 30
     filled = width * done // total
     print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
