@@ -50,7 +50,9 @@ from railrules.interpreter import load_ruleset  # noqa: E402
 from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
 from tests import browser  # noqa: E402
 from railrules.tools.board_model import board_model  # noqa: E402
-from railrules.tools.svg_board import to_svg  # noqa: E402
+from railrules.tools.svg_board import R, centres, to_svg  # noqa: E402
+import shutil  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 
 def _played(name: str, actions: int = 150):
@@ -93,6 +95,24 @@ def test_german_railways_is_drawn_in_its_shape():
     model = board_model(load_ruleset("german_railways").new_game(3, 1))
     at = {h.id: (h.col, h.row) for h in model.hexes}  # (letter index, number)
     assert at["Kiel"][0] < at["Muenchen"][0] and at["Koeln"][1] < at["Breslau"][1]
+
+
+def test_a_blocked_edge_is_drawn_on_the_edge_the_two_hexes_share(tmp_path):
+    root = tmp_path / "lake"
+    shutil.copytree(Path(__file__).parent / "lint_corpus" / "base", root)
+    board = (root / "board.yaml").read_text(encoding="utf-8")
+    (root / "board.yaml").write_text(board.replace("hexes:\n", "blocked:\n  - [A1, A2]\nhexes:\n"),
+                                     encoding="utf-8")
+    meta = (root / "ruleset.yaml").read_text(encoding="utf-8")
+    (root / "ruleset.yaml").write_text(meta + "render: {hex: '\"x\"'}\n", encoding="utf-8")
+    model = board_model(load_ruleset(str(root)).new_game(2, 1))
+    assert model.blocked == [("A1", "A2")]
+    svg = to_svg(model)
+    [line] = re.findall(r'<line class="blocked" x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"', svg)
+    x1, y1, x2, y2 = map(float, line)
+    a, b = centres(model)["A1"], centres(model)["A2"]     # A2 is below A1: the edge is level
+    assert y1 == y2 == pytest.approx((a[1] + b[1]) / 2, abs=0.1)
+    assert abs(x2 - x1) == pytest.approx(R, abs=0.2) and (x1 + x2) / 2 == pytest.approx(a[0], abs=0.1)
 
 
 def test_secret_fields_are_not_drawn():

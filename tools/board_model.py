@@ -45,6 +45,7 @@ class BoardModel:
     offset: str              # "odd-q"/"even-q": which columns sit half a hex lower; "-r": rows
     hexes: list = field(default_factory=list)
     owners: dict = field(default_factory=dict)   # entity id -> (name, colour), in order of first mark
+    blocked: list = field(default_factory=list)  # (hex id, hex id): an impassable edge between them
     panels: list = field(default_factory=list)   # (title, header, rows)
 
 
@@ -68,6 +69,7 @@ def board_model(game) -> BoardModel:
                 label=_text(per_hex["label"](h=h)) if "label" in per_hex else "",
                 text=_text(per_hex["hex"](h=h)) if "hex" in per_hex else "",
                 marks=[str(m) for m in marks]))
+        model.blocked = list(board.blocked)
     model.owners = _owners(game, spec, [m for hv in model.hexes for m in hv.marks])
     model.panels = _panels(game)
     return model

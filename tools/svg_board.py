@@ -62,6 +62,7 @@ def to_svg(model, ids: bool = False, marks: bool = True, panels: bool = True) ->
         x, y = at[hv.id]
         body.append(_hex(hv, x, y, ids, model.owners, pointy, marks))
         width, height = max(width, x + R + 4), max(height, y + H / 2 + 4)
+    body += [_blocked_edge(at[a], at[b]) for a, b in model.blocked if a in at and b in at]
     if not marks:
         body.append('<g id="marks"></g>')
     legend_x = width + 20
@@ -103,6 +104,17 @@ def _hex(hv, x: float, y: float, ids: bool, owners: dict, pointy: bool, marks: b
                      f'r="{MARK}" fill={quoteattr(colour)} stroke="black" stroke-width="0.6"/>')
     parts.append("</g>")
     return "".join(parts)
+
+
+def _blocked_edge(a: tuple, b: tuple) -> str:
+    """A thick line on the edge two neighbouring hexes (centred at ``a`` and ``b``) share: the
+    edge is R long, across the middle of the line between the centres."""
+    mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    scale = R / 2 / math.hypot(dx, dy)
+    return (f'<line class="blocked" x1="{mx - dy * scale:.1f}" y1="{my + dx * scale:.1f}" '
+            f'x2="{mx + dy * scale:.1f}" y2="{my - dx * scale:.1f}" stroke="#1f4e8c" stroke-width="3" '
+            'stroke-linecap="round"/>')
 
 
 def _legend(owners: dict, x: float, y: float) -> str:

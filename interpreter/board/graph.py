@@ -15,9 +15,11 @@ class Board:
     its neighbours in board order (a plain dict, for speed); ``order`` maps a hex to its index.
     """
 
-    def __init__(self, graph: nx.Graph, order: list[str], offset: str | None = None):
+    def __init__(self, graph: nx.Graph, order: list[str], offset: str | None = None,
+                 blocked: tuple = ()):
         self.graph = graph
         self.offset = offset
+        self.blocked = blocked   # (a, b) pairs of neighbouring hexes with no way between them
         self.order = {h: i for i, h in enumerate(order)}
         self.adj = {h: sorted(graph.adj[h], key=self.order.__getitem__) for h in order}
         self._distances: dict = {}
@@ -51,6 +53,7 @@ def build_board(hexes: dict, offset: str | None,
                 problems.append(("neighbours", h, f"hex {h} names neighbour '{x}', which is not a hex"))
             else:
                 graph.add_edge(h, x)
+    cut = []
     for i, (a, b) in enumerate(blocked):
         missing = [x for x in (a, b) if x not in hexes]
         if missing:
@@ -59,4 +62,5 @@ def build_board(hexes: dict, offset: str | None,
             problems.append(("blocked", i, f"blocked edge {a}-{b}: the two hexes are not neighbours"))
         else:
             graph.remove_edge(a, b)
-    return Board(graph, ids, offset), problems
+            cut.append((a, b))
+    return Board(graph, ids, offset, tuple(cut)), problems
