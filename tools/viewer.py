@@ -71,8 +71,8 @@ _PAGE = """<!doctype html>
 body {{ font-family: sans-serif; margin: 12px; }}
 #bar {{ display: flex; gap: 8px; align-items: center; margin-bottom: 8px; }}
 #slider {{ width: 420px; }}
-#main {{ display: flex; gap: 16px; align-items: flex-start; }}
-#side {{ max-width: 420px; font-size: 13px; }}
+#main {{ display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }}
+#side {{ flex: 1 1 320px; max-width: 520px; font-size: 13px; overflow-wrap: anywhere; }}
 #log {{ white-space: pre-wrap; background: #f6f6f6; padding: 6px; max-height: 260px; overflow: auto; }}
 table {{ border-collapse: collapse; font-size: 12px; margin-top: 8px; }}
 td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: left; }}
