@@ -13,7 +13,11 @@ import railrules
 from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 from railrules.tools.agents.encoding import encoding
 
-RULESETS = shipped_rulesets()
+# Stephenson's Rocket's action space (2,195) and observation (9,117 numbers) make the libraries'
+# own checks of it take most of a minute: they run in the full suite, not in `-m "not slow"`.
+_LARGE = {"stephensons_rocket"}
+NAMES = shipped_rulesets()
+RULESETS = [pytest.param(name, marks=pytest.mark.slow) if name in _LARGE else name for name in NAMES]
 
 
 @pytest.fixture(scope="module", params=RULESETS)
@@ -136,7 +140,7 @@ def test_openspiel_random_simulation_test(name):
 
 def test_openspiel_draws_are_chance_nodes():
     pyspiel = pytest.importorskip("pyspiel", reason='the agents extra is not installed: pip install ".[agents]"')
-    draws = [n for n in RULESETS if railrules.openspiel.game(n, players=3).get_type().chance_mode
+    draws = [n for n in NAMES if railrules.openspiel.game(n, players=3).get_type().chance_mode
              == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC]
     assert draws, "no shipped ruleset draws: nothing to check"
     state = railrules.openspiel.game(draws[0], players=3).new_initial_state()

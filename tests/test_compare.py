@@ -209,6 +209,7 @@ def test_a_local_dask_cluster_gives_the_same_figures(coin_race):
     assert json.dumps(on_cluster) == json.dumps(here)
 
 
+@pytest.mark.slow  # Dask waits out its 10 s connection timeout
 def test_a_cluster_that_does_not_answer_is_said_plainly(coin_race, capsys):
     pytest.importorskip("distributed", reason="--cluster needs Dask distributed (pip install '.[cluster]')")
     assert main(["compare", coin_race, "--games", "2", "--cluster", "tcp://127.0.0.1:9"]) == 1
