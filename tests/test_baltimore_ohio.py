@@ -10,14 +10,15 @@ The property tests (slow) play each (players, seed) game once per session with
 ``random.Random(seed)`` choosing uniformly among the legal actions and check after every action
 that money (bank, players, treasuries), shares, cards, cubes and coal are conserved, that the
 Valuation Track and the tech level stay within their bounds and the tech level is the highest
-level bought, that the kept list of running railroads (live) is right, that every running railroad's
-president holds the most shares and a railroad
-that is not running has no share, card, money or president, and that a railroad's cubes are one
-connected network holding its home; at the end, that the winner is the richest player (cash +
-shares at their value) with the lowest Player Order card among equals, that the log replays
-byte for byte and that saved states load with the same legal actions; and, with every def kept
-as a derived value, that each kept value equals its computation from scratch after every action.
-A failure names the player count and the seeds and decisions where it broke.
+level bought, that the kept list of running railroads (live) is right, that every running
+railroad's president holds the most shares and a railroad that is not running has no share,
+card, money or president, and that a railroad's cubes are one connected network holding its
+home; that no market decision has pass or done as its one legal action; at the end, that the
+winner is the richest player (cash + shares at their value) with the lowest Player Order card
+among equals, that the log replays byte for byte and that saved states load with the same
+legal actions; and, with every def kept as a derived value, that each kept value equals its
+computation from scratch after every action. A failure names the player count and the seeds
+and decisions where it broke.
 """
 from __future__ import annotations
 
