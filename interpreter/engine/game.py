@@ -31,8 +31,8 @@ class Game:
     >>> from railrules.interpreter import load_ruleset
     >>> from railrules.interpreter.paths import shipped_rulesets
     >>> game = load_ruleset(shipped_rulesets()[0]).new_game(players=3, seed=1)
-    >>> game.is_over, game.current_player
-    (False, 'p1')
+    >>> game.is_over, game.current_player in game.players
+    (False, True)
     """
 
     def __init__(self, ruleset, state: dict, messages: list | None = None):
