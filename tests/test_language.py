@@ -1223,6 +1223,28 @@ def test_a_library_call_without_a_need_is_rr111_in_the_library():
     assert Path(errors[0].pos.file).resolve() == _NETWORK
 
 
+# ---------------------------------------------------------------- defs inlined
+def test_a_def_written_into_its_caller_keeps_its_own_names(tmp_path):
+    """Generated code writes small defs where they are called: a caller's comprehension variable
+    passed as an argument must stay distinct from the def's own comprehension variable of the
+    same name, and the def must not see the caller's locals."""
+    rules = """\
+game:
+    let t = 7
+    set trace = [same(x) for x in tokens]
+    set counter = sum([shadow(x) for x in tokens])
+    end_game "done"
+
+def same(t) = count([x for x in tokens where x == t])
+def shadow(x) = count([t for t in tokens where t != x])
+
+score p = p.cash
+"""
+    game = load_ruleset(str(write_ruleset(tmp_path / "inline", rules))).new_game(1, 1)
+    assert game.state["globals"]["trace"] == [1, 1, 1]
+    assert game.state["globals"]["counter"] == 6
+
+
 # ---------------------------------------------------------------- blocked edges
 GRID_BOARD = """\
 layout: {offset: odd-q}

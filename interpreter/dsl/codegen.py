@@ -535,18 +535,19 @@ class Codegen:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
 
-
     def inline(self, d, args: list) -> str | None:
         """Def ``d``'s body written in place for a call with ``args`` (Python sources), or None
-        when it is not to be inlined. An argument that is more than a name, a literal or a
-        local is computed once, into a temporary, before the body runs. The body sees only its
-        parameters and the ruleset's global names, never the caller's locals."""
+        when it is not to be inlined. An argument that is more than a literal, a rule local or
+        a helper's name is computed once, into a temporary, before the body runs; so is a
+        caller's comprehension or lambda variable (``v_x``), which the body's own variable of
+        the same name would hide. The body sees only its parameters and the ruleset's global
+        names, never the caller's locals."""
         # (nothing is inlined before the rules are compiled: a constant cannot call a def)
         if self.inlining >= INLINE_DEPTH or d.name not in self.space.get("_inlinable", ()):
             return None
         params, first = {}, []
         for p, a in zip(d.params, args):
-            if _PLAIN.fullmatch(a) or _LOCAL.fullmatch(a) or _INT.fullmatch(a):
+            if _LOCAL.fullmatch(a) or _INT.fullmatch(a) or (_PLAIN.fullmatch(a) and not a.startswith("v_")):
                 params[p] = a
             else:
                 params[p] = t = self.temp()
