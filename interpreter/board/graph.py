@@ -58,6 +58,8 @@ def build_board(hexes: dict, offset: str | None,
         missing = [x for x in (a, b) if x not in hexes]
         if missing:
             problems.append(("blocked", i, f"blocked edge {a}-{b}: '{missing[0]}' is not a hex"))
+        elif (a, b) in cut or (b, a) in cut:
+            problems.append(("blocked", i, f"blocked edge {a}-{b} is listed twice"))
         elif not graph.has_edge(a, b):
             problems.append(("blocked", i, f"blocked edge {a}-{b}: the two hexes are not neighbours"))
         else:
