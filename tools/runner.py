@@ -58,8 +58,8 @@ def _alarm(seconds: float | None):
 def settled_heap():
     """While games run, what is alive when they start (the rulesets and their compiled code,
     which outlive every game) is kept out of the cyclic garbage collector's full collections,
-    which would otherwise walk it again and again: a quarter of a random Chicago Express
-    playout's time (BENCHMARKS.md). Put back afterwards, so nothing stays uncollectable."""
+    which would otherwise walk it again and again: a quarter of a random playout's time in
+    the ruleset measured (BENCHMARKS.md). Put back afterwards, so nothing stays uncollectable."""
     gc.freeze()
     try:
         yield

@@ -15,7 +15,7 @@ from .values import sorted_keys
 
 def show(ent: dict, value) -> str:
     """How a value reads in a message: an entity by its name, a list joined, a map as its
-    keys with their values ("PRR 2, B&O 0"), yes/no, none."""
+    keys with their values ("Alpha 2, Beta 0"), yes/no, none."""
     if isinstance(value, str):
         rec = ent.get(value)
         return str(rec.get("name", value)) if rec else value

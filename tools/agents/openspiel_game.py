@@ -1,8 +1,10 @@
 """An OpenSpiel game for any ruleset, registered with pyspiel as ``python_railrules``.
 
 >>> import pyspiel, railrules                                          # doctest: +SKIP
->>> game = railrules.openspiel.game("chicago_express", players=3)       # doctest: +SKIP
->>> game = pyspiel.load_game("python_railrules", {"ruleset": "chicago_express", "players": 3})  # doctest: +SKIP
+>>> from railrules.interpreter.paths import shipped_rulesets
+>>> name = shipped_rulesets()[0]                                         # any ruleset name or folder
+>>> game = railrules.openspiel.game(name, players=3)                    # doctest: +SKIP
+>>> game = pyspiel.load_game("python_railrules", {"ruleset": name, "players": 3})  # doctest: +SKIP
 
 - Players are the seats in order (0 is ``p1``). Actions are the indices of :mod:`.encoding`
   (``game.labels`` lists them); ``legal_actions()`` are ascending.

@@ -1,7 +1,8 @@
 """A PettingZoo AEC environment for any ruleset: ``railrules.pettingzoo.env(ruleset, players=...)``.
 
 >>> import railrules
->>> env = railrules.pettingzoo.env("chicago_express", players=3)   # doctest: +SKIP
+>>> from railrules.interpreter.paths import shipped_rulesets
+>>> env = railrules.pettingzoo.env(shipped_rulesets()[0], players=3)   # doctest: +SKIP
 >>> env.reset(seed=7)                                                # doctest: +SKIP
 
 Agents are the player ids (``p1``, ``p2``...). Actions are indices into a fixed space made from
