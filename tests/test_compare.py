@@ -55,7 +55,8 @@ def test_bootstrap_is_seeded_and_brackets_the_mean():
 
 
 def test_many_games_take_the_normal_interval_which_the_bootstrap_agrees_with():
-    assert stats._normal_quantile(0.975) == pytest.approx(1.959964, abs=1e-6)
+    # [0, 2] four times: mean 1, standard deviation 1.069, standard error 0.378; z(97.5 %) = 1.959964
+    assert stats.normal_interval([0, 2] * 4) == pytest.approx((1 - 1.959964 * 0.377964, 1 + 1.959964 * 0.377964), abs=1e-5)
     rng = random.Random(3)
     xs = [rng.choice([0, 0, 1, 2, 7]) for _ in range(stats.BOOTSTRAP_UP_TO)]
     resampled, normal = stats.bootstrap(xs), stats.normal_interval(xs)

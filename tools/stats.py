@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 
 RESAMPLES = 2000
 # Beyond this many games the interval is the normal one (mean ± 1.96 standard errors): the
@@ -33,22 +34,9 @@ def bootstrap(xs: list, seed: int = 0, level: float = 0.95) -> tuple[float, floa
 
 def normal_interval(xs: list, level: float = 0.95) -> tuple[float, float]:
     """Mean ± z standard errors (z for ``level``, two-sided), for many values."""
-    n, m = len(xs), mean(xs)
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-    z = _normal_quantile(1 - (1 - level) / 2)
-    return m - z * sd / math.sqrt(n), m + z * sd / math.sqrt(n)
-
-
-def _normal_quantile(p: float) -> float:
-    """The standard normal's p-quantile, by bisection on erf (exact enough for intervals)."""
-    low, high = -10.0, 10.0
-    for _ in range(80):
-        mid = (low + high) / 2
-        if (1 + math.erf(mid / math.sqrt(2))) / 2 < p:
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2
+    m, error = mean(xs), statistics.stdev(xs) / math.sqrt(len(xs))
+    z = statistics.NormalDist().inv_cdf(1 - (1 - level) / 2)
+    return m - z * error, m + z * error
 
 
 def summary(xs: list, seed: int = 0) -> dict:
