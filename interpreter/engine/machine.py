@@ -201,7 +201,8 @@ class Machine(_Shows):
         result = {"reasons": [str(r) for r in reasons], "scores": scores, "winners": winners}
         if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
             result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
-            result["winners"] = [p for p in winners if ties[p] == max(ties[w] for w in winners)]
+            top = max(ties[w] for w in winners)
+            result["winners"] = [p for p in winners if ties[p] == top]
         self.state["result"] = result
         self.state["stack"] = []
         self.state["waiting"] = False
