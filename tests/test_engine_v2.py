@@ -311,3 +311,93 @@ def test_a_damaged_save_is_refused_when_loaded_with_what_is_wrong(damage, words)
     d = err.value.diagnostics[0]
     assert d.code == "RR304" and words in d.message, d.message
     Game.from_json(game.ruleset, game.to_json())  # the undamaged save loads
+
+
+# ------------------------------------------------------------------ straight procedures
+STRAIGHT_RULES = """\
+procedure add_twice(n):
+    call add_once(n)
+    call add_once(n)
+    return counter
+
+procedure add_once(n):
+    set counter += n
+    emit added(n)
+
+on added(n):
+    add n to trace
+
+on added(n) when n > 2:
+    set red.value += 1
+
+procedure asks():
+    choose by players[0]:
+        option more:
+            set counter += 100
+        option less:
+            pass
+
+procedure countdown(n):
+    if n > 0:
+        set counter += 1
+        call countdown(n - 1)
+
+procedure broken(n):
+    set counter += 1
+    set blue.value = n // 0
+
+game:
+    while true:
+        choose by players[0]:
+            option go(x in range(1, 4)):
+                let total = call add_twice(x)
+                set green.value = total
+            option ask:
+                call asks()
+            option down:
+                call countdown(3)
+            option fail:
+                call broken(1)
+            option stop:
+                break
+    end_game "done"
+
+score p = counter
+"""
+
+
+def test_procedures_that_never_pause_are_found(tmp_path):
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, STRAIGHT_RULES)))
+    straight = ruleset.program.straight
+    assert {"proc:add_twice", "proc:add_once", "proc:broken", "on:added:0", "on:added:1"} <= straight
+    # a choice in it, a call of itself, or the game: frames on the stack as before
+    assert not {"proc:asks", "proc:countdown", "game"} & straight
+
+
+def test_a_straight_procedure_runs_as_a_frame_would(tmp_path):
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, STRAIGHT_RULES)))
+    game = ruleset.new_game(players=1, seed=0, count_rules=True)
+    for label in ["go 1", "go 3", "down", "ask", "more"]:
+        game.apply(label)
+    assert game.evaluate("[counter, trace, red.value, green.value]") == [1 * 2 + 3 * 2 + 3 + 100, [1, 1, 3, 3], 5, 8]
+    # every call counted, the handlers' guards where they held
+    counts = game.rule_counts
+    assert (counts["proc:add_twice"], counts["proc:add_once"], counts["on:added:0"], counts["on:added:1"],
+            counts["proc:countdown"]) == (2, 4, 4, 2, 4)
+    # a save holds only the paused frames: it loads and plays on alike
+    copy = type(game).from_json(ruleset, game.to_json())
+    for g in (game, copy):
+        g.apply("go 2")
+    assert copy.to_json() == game.to_json()
+
+
+def test_a_fault_in_a_straight_procedure_names_it_and_its_line(tmp_path):
+    root = write_ruleset(tmp_path, STRAIGHT_RULES)
+    game = load_ruleset(str(root)).new_game(players=1, seed=0)
+    before = game.to_json()
+    with pytest.raises(RulesRuntimeError) as caught:
+        game.apply("fail")
+    d = caught.value.diagnostics[0]
+    line = STRAIGHT_RULES.splitlines().index("    set blue.value = n // 0") + 1
+    assert d.code == "RR302" and "in proc:broken" in d.message and (d.pos.line, d.pos.file) == (line, str(root / "main.rules"))
+    assert game.to_json() == before

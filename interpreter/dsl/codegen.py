@@ -108,9 +108,11 @@ def unpack(value, count: int):
 
 def _items(run, xs, var, word="for"):
     """A comprehension's (or an ``exists``') list, counted against the step budget."""
-    if not isinstance(xs, list):
+    if xs.__class__ is not list and not isinstance(xs, list):
         raise RuleFault(f"'{word} {var} in' needs a list, got {describe(xs)}")
-    run.tick(len(xs))
+    run.steps += len(xs)  # run.tick, written out: the run says what going over means
+    if run.steps > run.budget:
+        run.tick(0)
     return xs
 
 
@@ -427,7 +429,14 @@ class Codegen:
         return f"(_E[{t}][{e.name!r}] if ({t} := {obj}).__class__ is str else _get_attr(run, {t}, {e.name!r}))"
 
     def g_Index(self, e, bound, walrus):
-        return f"_get_index({self.gen(e.obj, bound, walrus)}, {self.gen(e.key, bound, walrus)})"
+        obj, key = self.gen(e.obj, bound, walrus), self.gen(e.key, bound, walrus)
+        if not walrus:
+            return f"_get_index({obj}, {key})"
+        # a map by a text key, or a list by a whole number, read directly; a missing key or an
+        # index out of range raises, and the checked closure words the fault
+        o, k = self.temp(), self.temp()
+        return (f"({o}[{k}] if ((({o} := {obj}).__class__ is dict) & (({k} := {key}).__class__ is str))"
+                f" or ({o}.__class__ is list and {k}.__class__ is int) else _get_index({o}, {k}))")
 
     def g_ListLit(self, e, bound, walrus):
         return "[" + ", ".join(self.gen(x, bound, walrus) for x in e.items) + "]"
@@ -516,7 +525,7 @@ class Codegen:
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
             if not self.tracking:  # the def as a Python function (define); none while constants
-                inline = self.inline(d, args) if walrus else None  # are computed: refused
+                inline = self.inline(d, args, walrus)  # are computed: refused
                 return inline or f"_def_{name}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             return f"_call(run, run.tracked_functions, {name!r}, {{{params}}})"
@@ -535,13 +544,14 @@ class Codegen:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
 
-    def inline(self, d, args: list) -> str | None:
+    def inline(self, d, args: list, walrus: bool) -> str | None:
         """Def ``d``'s body written in place for a call with ``args`` (Python sources), or None
         when it is not to be inlined. An argument that is more than a literal, a rule local or
         a helper's name is computed once, into a temporary, before the body runs; so is a
         caller's comprehension or lambda variable (``v_x``), which the body's own variable of
         the same name would hide. The body sees only its parameters and the ruleset's global
-        names, never the caller's locals."""
+        names, never the caller's locals. Where ``walrus`` is False (a comprehension's iterable)
+        there are no temporaries: only a call whose arguments need none is inlined."""
         # (nothing is inlined before the rules are compiled: a constant cannot call a def)
         if self.inlining >= INLINE_DEPTH or d.name not in self.space.get("_inlinable", ()):
             return None
@@ -549,13 +559,15 @@ class Codegen:
         for p, a in zip(d.params, args):
             if _LOCAL.fullmatch(a) or _INT.fullmatch(a) or (_PLAIN.fullmatch(a) and not a.startswith("v_")):
                 params[p] = a
+            elif not walrus:
+                return None
             else:
                 params[p] = t = self.temp()
                 first.append(f"({t} := {a})")
         outer, self.locals = self.locals, set()
         self.inlining += 1
         try:
-            body = self.gen(d.expr, params, walrus=True)
+            body = self.gen(d.expr, params, walrus)
         except _Unsupported:
             return None
         finally:

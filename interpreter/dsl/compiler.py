@@ -9,10 +9,11 @@ from __future__ import annotations
 import difflib
 import operator
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 
 from ..engine import instructions as ins
-from ..engine.units import Units
+from ..engine.units import Units, straight
 from ..engine.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
 from ..errors import Sink
 from . import builtins, nodes as n
@@ -50,11 +51,21 @@ class Program:
     space: dict = field(default_factory=namespace)   # where all its generated code runs
     units: dict | None = None                        # key -> the code unit as one function
     counted_units: dict | None = None                      # the same, counting entries (Machine.counts)
+    direct_units: dict | None = None                 # key -> a straight unit, called directly
+    counted_direct: dict | None = None               # the same, counting entries
     resets: dict = field(default_factory=dict)       # procedure's code key -> {scoped variable: start}
 
     def __post_init__(self):
         self.units = Units(self)
         self.counted_units = Units(self, counting=True)
+        self.direct_units = Units(self, direct=True)
+        self.counted_direct = Units(self, counting=True, direct=True)
+
+    @cached_property
+    def straight(self) -> frozenset:
+        """The code units that never pause, called directly (units.py); worked out when the
+        first unit is written, once every unit is compiled."""
+        return straight(self.codes, self.handlers)
 
 
 class _Scope:

@@ -190,22 +190,25 @@ class Game:
 
         ``safe`` is kept for old callers: every apply is safe, at no measurable cost.
         """
-        if self.is_over:
+        state = self.state
+        if state["result"] is not None:
             raise IllegalAction(Diagnostic("RR301", "the game is over"))
-        action = self.to_action(action)
+        if action.__class__ is not Action:
+            action = self.to_action(action)
         if self._legal is None:
             self.legal_actions()
         if action not in (self._legal or ()):
             reason, pos = self.machine.why_illegal(action)
-            who = self.state["entities"].get(self.current_player, {}).get("name") or self.current_player
+            who = state["entities"].get(self.current_player, {}).get("name") or self.current_player
             raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",
                                            pos or Pos("<action>", 0, 0)))
         machine = self.machine
         machine.begin()
-        self.state["history"].append(action.to_json())
+        history = state["history"]
+        history.append([action.name, *action.args])  # Action.to_json, written out
         self._legal = None
         try:
-            if len(self.state["history"]) > self.ruleset.decision_budget:
+            if len(history) > self.ruleset.decision_budget:
                 raise RulesRuntimeError(Diagnostic(
                     "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
             machine.resume(action)

@@ -100,6 +100,9 @@ class CallProc(Instr):
         self.pos, self.proc, self.args, self.dest = pos, proc, args, dest
 
     def source(self, g, i):
+        if g.straight([self.proc]):
+            store = [f"L[{self.dest!r}] = _store(_v)"] if self.dest is not None else []
+            return [*g.values(self.args), g.call(self.proc), *store, *g.goto(i + 1)]
         return [*g.values(self.args), f"F['pc'] = {i + 1}", g.push(self.proc, self.dest), "return 0"]
 
 
@@ -112,7 +115,7 @@ class Return(Instr):
 
     def source(self, g, i):
         value = g.value(self.expr, "_v") if self.expr else ["_v = None"]
-        return [*value, "run.pop(_v)", "return 0"]
+        return [*value, "return _v"] if g.direct else [*value, "run.pop(_v)", "return 0"]
 
 
 class Emit(Instr):
@@ -123,9 +126,11 @@ class Emit(Instr):
         self.pos, self.event, self.args = pos, event, args
 
     def source(self, g, i):
-        handlers = reversed(g.program.handlers.get(self.event, []))
-        return [*g.values(self.args), f"F['pc'] = {i + 1}", *(g.push(key, None) for key in handlers),
-                "return 0"]
+        handlers = g.program.handlers.get(self.event, [])
+        if g.straight(handlers):  # each runs to its end, in order
+            return [*g.values(self.args), *(g.call(key) for key in handlers), *g.goto(i + 1)]
+        return [*g.values(self.args), f"F['pc'] = {i + 1}",
+                *(g.push(key, None) for key in reversed(handlers)), "return 0"]
 
 
 class Assert(Instr):

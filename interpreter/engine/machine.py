@@ -13,7 +13,7 @@ from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from .instructions import Choose
 from .log import Entry, LogLine, show
-from .units import position
+from .units import fault_site
 from .values import Action, OverBudget, RuleFault, check_storable, run_body, word
 
 _MASK = (1 << 64) - 1
@@ -322,9 +322,9 @@ class Machine(_Shows):
                     return
                 stack = state["stack"]
         except OverBudget as err:
-            raise self._over_budget(position(err)) from None
+            raise self._over_budget(fault_site(err)[1]) from None
         except _FAULTS as err:
-            raise self._fault(err, position(err)) from None
+            raise self._fault(err, *reversed(fault_site(err))) from None
         if state["result"] is None:
             raise RulesRuntimeError(Diagnostic("RR302", "the game block finished without end_game",
                                                self.program.codes["game"].pos))
@@ -334,8 +334,9 @@ class Machine(_Shows):
             "RR303", f"more than {self.budget} steps without a decision (a loop that never ends?)",
             pos, hint="raise limits.steps in ruleset.yaml if the rules are right"))
 
-    def _fault(self, err, pos) -> RulesRuntimeError:
-        where = self.state["stack"][-1]["c"] if self.state["stack"] else "game"
+    def _fault(self, err, pos, where: str | None = None) -> RulesRuntimeError:
+        """RR302 for ``err``, raised at ``pos`` in unit ``where`` (by default the top frame's)."""
+        where = where or (self.state["stack"][-1]["c"] if self.state["stack"] else "game")
         msg = str(err) if isinstance(err, (RuleFault, BuiltinError)) else f"{type(err).__name__}: {err}"
         return RulesRuntimeError(Diagnostic("RR302", f"in {where}: {msg}", pos))
 
@@ -356,7 +357,8 @@ class Machine(_Shows):
             return out
         spec: Any = None  # the option being listed, for the error
         self.steps = 0
-        instr, frame = self._choice()
+        frame = self.state["stack"][-1]
+        instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
         player = self.state["turn"]
         try:
             for spec in instr.options:
@@ -449,15 +451,18 @@ class Machine(_Shows):
 
     def resume(self, action: Action) -> None:
         """Apply a legal action (the caller has checked legality) and run on."""
-        self.own_top()
-        instr, frame = self._choice()
-        spec = instr.option(action.name)
         state = self.state
+        stack = state["stack"]
+        if len(stack) <= self._shared:  # own_top, written out: this runs at every decision
+            stack[-1] = copy_frame(stack[-1])
+            self._shared = len(stack) - 1
+        frame = stack[-1]
+        spec = self.program.codes[frame["c"]].instrs[frame["pc"]].option(action.name)
         player = state["turn"]
         state["waiting"] = False
         state["turn"] = None
         if spec.action:
-            frame["pc"] = instr.end
+            frame["pc"] = self.program.codes[frame["c"]].instrs[frame["pc"]].end
             self.push(spec.action, [player, *action.args], None)
         else:
             frame["L"].update(zip(spec.names, action.args))

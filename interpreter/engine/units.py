@@ -12,15 +12,22 @@ Counting units (``Units(program, counting=True)``, run when ``Machine.counts`` i
 add one to ``run.counts[key]`` each time the unit is entered afresh (``pc`` 0), or, for a
 trigger with a ``when`` guard, each time the guard holds: which rules fired, for coverage.
 
+A *straight* unit (:func:`straight`: one that can never pause, because neither it nor anything
+it calls or emits chooses or ends the game) is also written as ``unit(run, L)``, called directly
+by the units that call it (``Units(program, direct=True)``): it runs to its end and returns its
+value, with no frame on the stack. A pause can never find it under way, so where the rules are
+paused, and every save, is the same either way.
+
 Where the rules are paused stays plain data: ``pc`` is an instruction's index, as before. A
 fault's position is found from the line of the unit's function that raised it
-(:func:`position`): each line of the source belongs to one instruction.
+(:func:`fault_site`): each line of the source belongs to one instruction.
 """
 from __future__ import annotations
 
 import re
 
 from ..dsl.codegen import add
+from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame
 
 _SAFE = re.compile(r"-?\d+|'[^'\\]*'|None|True|False|_k\d+")
 
@@ -28,18 +35,46 @@ _SAFE = re.compile(r"-?\d+|'[^'\\]*'|None|True|False|_k\d+")
 class Units(dict):
     """A program's unit functions by code key, each written the first time it runs."""
 
-    def __init__(self, program, counting: bool = False):
+    def __init__(self, program, counting: bool = False, direct: bool = False):
         super().__init__()
-        self.program, self.counting = program, counting
+        self.program, self.counting, self.direct = program, counting, direct
 
     def __missing__(self, key):
-        fn = self[key] = write(self.program.codes[key], self.program, self.counting)
+        fn = self[key] = write(self.program.codes[key], self.program, self.counting, self.direct)
         return fn
 
 
-def write(code, program, counting: bool = False):
-    """The function ``unit(run, F)`` of ``code`` (see the module's note)."""
-    w = _Writer(code, program, counting)
+def straight(codes: dict, handlers: dict) -> frozenset:
+    """The keys of the units that can never pause: no choice, end of the game or end test in
+    them, nor in any unit they call or any handler of an event they emit; and in no cycle of
+    calls (a recursive procedure keeps its frames)."""
+    callees: dict = {}  # key -> the units it calls, or None when it pauses itself
+    for key, code in codes.items():
+        out: list = []
+        for ins in code.instrs:
+            if isinstance(ins, CallProc):
+                out.append(ins.proc)
+            elif isinstance(ins, Emit):
+                out += handlers.get(ins.event, [])
+        pauses = any(isinstance(ins, (Choose, EndGame, CheckEnd)) for ins in code.instrs)
+        callees[key] = None if pauses else out
+    known: dict = {}  # key -> straight or not; None while being looked at (a cycle back to it)
+
+    def visit(key) -> bool:
+        if key in known:
+            return known[key] is True
+        known[key] = None
+        calls = callees.get(key)
+        known[key] = ok = calls is not None and all([visit(k) for k in calls])
+        return ok
+
+    return frozenset(k for k in codes if visit(k))
+
+
+def write(code, program, counting: bool = False, direct: bool = False):
+    """The function of ``code``: ``unit(run, F)``, or ``unit(run, L)`` when ``direct`` (see the
+    module's note)."""
+    w = _Writer(code, program, counting, direct)
     lines, owners = w.function()
     source = "\n".join(lines) + "\n"
     space = code.space
@@ -50,16 +85,16 @@ def write(code, program, counting: bool = False):
     return fn
 
 
-def position(err):
-    """The ruleset position of the instruction whose line of a unit raised ``err`` (None if no
-    unit's line is in its traceback)."""
-    tb, found = err.__traceback__, None
+def fault_site(err) -> tuple:
+    """The key of the innermost unit whose line raised ``err``, and the ruleset position of that
+    line's instruction ((None, None) if no unit's line is in its traceback)."""
+    tb, found = err.__traceback__, (None, None)
     while tb is not None:
         frame = tb.tb_frame
         where = frame.f_globals.get("__units__", {}).get(frame.f_code)
         if where is not None:
             code, owners = where
-            found = code.instrs[owners[tb.tb_lineno - 1]].pos
+            found = code.key, code.instrs[owners[tb.tb_lineno - 1]].pos
         tb = tb.tb_next
     return found
 
@@ -67,9 +102,9 @@ def position(err):
 class _Writer:
     """Writes the source; instructions call back (``value``, ``goto``, ``push``...)."""
 
-    def __init__(self, code, program, counting: bool = False):
+    def __init__(self, code, program, counting: bool = False, direct: bool = False):
         self.code, self.program, self.space = code, program, code.space
-        self.counting = counting
+        self.counting, self.direct = counting, direct
         self.names: dict = {}  # id(object) -> its name in the namespace
 
     # ------------------------------------------------------------ for the instructions
@@ -106,13 +141,28 @@ class _Writer:
     def goto(target: int) -> list:
         return [f"pc = {target}", "continue"]
 
+    def _args(self, key: str) -> str:
+        """The locals of a call of unit ``key`` with arguments ``_a0``, ``_a1``..., as a dict."""
+        return "{" + ", ".join(f"{p!r}: _a{j}" for j, p in enumerate(self.program.codes[key].params)) + "}"
+
+    def _resets(self, key: str) -> str:
+        """What starts a call of ``key``: its scoped variables afresh, if it has any."""
+        return f"run.globals_w().update(run.program.resets[{key!r}]); " if key in self.program.resets else ""
+
     def push(self, key: str, dest) -> str:
         """The line that pushes a frame of unit ``key`` with arguments ``_a0``, ``_a1``..."""
-        params = ", ".join(f"{p!r}: _a{j}" for j, p in enumerate(self.program.codes[key].params))
-        push = f"run.state['stack'].append({{'c': {key!r}, 'pc': 0, 'L': {{{params}}}, 'r': {dest!r}}})"
-        if key in self.program.resets:   # the procedure's scoped variables start afresh
-            return f"run.globals_w().update(run.program.resets[{key!r}]); {push}"
-        return push
+        return (self._resets(key) + f"run.state['stack'].append({{'c': {key!r}, 'pc': 0, "
+                f"'L': {self._args(key)}, 'r': {dest!r}}})")
+
+    def straight(self, keys) -> bool:
+        """Whether the units ``keys`` are called directly (they never pause)."""
+        return all(k in self.program.straight for k in keys)
+
+    def call(self, key: str) -> str:
+        """The line that runs straight unit ``key`` to its end, its value in ``_v``."""
+        program = self.program
+        units = self.obj(program.counted_direct if self.counting else program.direct_units)
+        return self._resets(key) + f"_v = {units}[{key!r}](run, {self._args(key)})"
 
     # ------------------------------------------------------------ the function
     def leaders(self) -> list:
@@ -162,10 +212,14 @@ class _Writer:
     def function(self) -> tuple[list, list]:
         starts = self.leaders()
         blocks = list(zip(starts, starts[1:] + [len(self.code.instrs)]))
-        entry = [("if pc == 0:", 0), ("    " + self.count(), 0)] \
-            if self.counting and not self.code.guarded else []
-        body = [("L = F['L']", 0), ("_E = run.ent", 0), ("_B = run.budget", 0), ("pc = F['pc']", 0),
-                *entry, ("while True:", 0), *[("    " + line, i) for line, i in self.tree(blocks)]]
-        lines = ["def unit(run, F):"] + ["    " + line for line, _ in body]
+        count = self.counting and not self.code.guarded
+        if self.direct:  # always entered afresh
+            head = [("pc = 0", 0), *([(self.count(), 0)] if count else [])]
+        else:
+            head = [("L = F['L']", 0), ("pc = F['pc']", 0),
+                    *([("if pc == 0:", 0), ("    " + self.count(), 0)] if count else [])]
+        body = [("_E = run.ent", 0), ("_B = run.budget", 0), *head,
+                ("while True:", 0), *[("    " + line, i) for line, i in self.tree(blocks)]]
+        lines = [f"def unit(run, {'L' if self.direct else 'F'}):"] + ["    " + line for line, _ in body]
         owners = [0] + [i for _, i in body]
         return lines, owners
