@@ -79,6 +79,9 @@ CODES = {
     "RR111": Code("undeclared-hook", "a library file calls a definition it neither defines nor declares with needs",
                "library/network.rules calls build_price with no `needs def build_price(c, h)`",
                "add the needs line at the top of the library file"),
+    "RR112": Code("turn-order", "an `each ... in turn` loop cannot end as written, or a `pass turn` in it counts for nothing",
+               "each p in turn until all pass: with no `pass turn` in it",
+               "say `pass turn` (or `drop out`) where a player passes; `pass turn` counts only `until all pass`"),
     # across files
     "RR201": Code("unknown-entity", "a reference names no entity",
                "home: Philadelfia", "name an entity id or alias that exists"),

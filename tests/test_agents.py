@@ -160,7 +160,7 @@ def test_a_draw_before_the_first_decision_is_a_chance_node_at_the_start(tmp_path
     shutil.copytree(rulesets_dir() / "templates" / "coin_race", root)
     game_rules = next((root / "rules").glob("*.rules"))
     text = game_rules.read_text(encoding="utf-8")
-    game_rules.write_text(text.replace("    let p = players[0]\n", "    draw p from players\n"), encoding="utf-8")
+    game_rules.write_text(text.replace("    each p in turn:\n", "    draw first from players\n    each p in turn from first:\n"), encoding="utf-8")
     game = railrules.openspiel.game(str(root), players=3)
     state = game.new_initial_state()
     assert state.is_chance_node() and len(state.chance_outcomes()) == 3

@@ -1375,3 +1375,229 @@ def test_every_pass_handles_every_node_of_its_kind():
         strays = [m for m in vars(cls) if m.startswith(prefix) and getattr(n, m[len(prefix):], None) not in kinds]
         assert not strays, (cls.__name__, strays)
     assert not set(n.EXPRESSIONS) & set(n.STATEMENTS)
+
+
+# ---------------------------------------------------------------- taking turns: each p in turn
+TURN_RULES = """\
+procedure auction(first):
+    cite "An English auction: a player who passes is out; the last bidder wins."
+    let high = none
+    let price = 0
+    each p in turn from first until all others pass:
+        choose by p:
+            option bid:
+                set high = p
+                set price += 1
+            option out:
+                drop out
+    return [high, price]
+
+game:
+    cite "An auction, then a market round until all pass, then once around, then for ever."
+    set trace = call auction(players[1])
+    each p in turn of reverse(players) until all pass:
+        choose by p:
+            option act:
+                add p to trace
+            option skip:
+                pass turn
+    each p in turn from players[2] once around:
+        add p to trace
+    each p in turn from players[1]:
+        choose by p:
+            option go:
+                set counter += 1
+            option stop:
+                end_game "stopped"
+
+score p = p.cash
+"""
+
+
+def _play(game, labels):
+    seen = []
+    for label in labels.split():
+        seen.append(game.current_player)
+        game.apply(label)
+    return seen
+
+
+def test_each_player_in_turn_until_all_pass_and_once_around(tmp_path):
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, TURN_RULES)))
+    game = ruleset.new_game(players=3, seed=0)
+    # the auction from p2: a player who is out is not asked again; the last bidder is not asked
+    # once all the others are out
+    assert _play(game, "bid out bid bid out") == ["p2", "p3", "p1", "p2", "p1"]
+    assert game.evaluate("trace") == ["p2", 3]
+    # from the list's first (p3): round and round until every player has passed since the last act
+    assert _play(game, "act skip skip act skip skip") == ["p3", "p2", "p1", "p3", "p2", "p1"]
+    # a save in the middle of a turn loop goes on exactly where it was
+    again = Game.from_json(ruleset, game.to_json())
+    assert _play(again, "skip go go go") == ["p3", "p2", "p3", "p1"]
+    assert again.evaluate("trace") == ["p2", 3, "p3", "p3", "p3", "p1", "p2"]   # once around from p3
+    assert again.evaluate("counter") == 3 and again.current_player == "p2"
+    again.apply("stop")
+    assert again.is_over
+
+
+def test_nobody_bidding_asks_everyone_and_an_empty_turn_ends_at_once(tmp_path):
+    game = load_ruleset(str(write_ruleset(tmp_path, TURN_RULES))).new_game(players=3, seed=0)
+    assert _play(game, "out out bid") == ["p2", "p3", "p1"]          # the last one in may still bid
+    assert game.evaluate("trace") == ["p1", 1]
+    rules = TURN_RULES.replace("players[1])\n", "players[1])\n    each p in turn of []:\n        add p to trace\n", 1)
+    game = load_ruleset(str(write_ruleset(tmp_path / "b", rules))).new_game(players=2, seed=0)
+    assert game.current_player == "p2"
+
+
+def test_turns_from_a_player_not_in_turn_is_rr302_saying_who_is(tmp_path):
+    rules = TURN_RULES.replace("each p in turn from players[2] once around", "each p in turn of [players[0]] from players[2] once around")
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules)))
+    game = ruleset.new_game(players=3, seed=0)
+    _play(game, "out out out skip skip")
+    with pytest.raises(RulesRuntimeError) as err:
+        game.apply("skip")
+    d = err.value.diagnostics[0]
+    assert d.code == "RR302" and "'p3' is not in turn (the players in turn are: p1)" in d.message
+    assert d.pos.line == line_col(rules, "each p in turn of [")[0]
+
+
+@pytest.mark.parametrize("line,code", [
+    ("    pass turn\n", "RR105"),
+    ("    drop out\n", "RR105"),
+])
+def test_pass_turn_and_drop_out_outside_a_turn_loop_are_rr105(tmp_path, line, code):
+    rules = "game:\n" + line + '    end_game "x"\n\nscore p = p.cash\n'
+    assert [(d.code, d.pos.line, d.pos.column) for d in errors_of(write_ruleset(tmp_path, rules))] == [(code, 2, 5)]
+
+
+def test_turn_words_remain_names_elsewhere(tmp_path):
+    rules = """\
+    procedure turn(each):
+        cite "Names: the words of `each p in turn` are names everywhere else."
+        let out = [each]
+        let all = count(out)
+        let once = all([true])
+        set trace = [out, all, once]
+
+    game:
+        cite "x"
+        call turn(1)
+        end_game "done"
+
+    score p = p.cash
+    """
+    game = load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=1, seed=0)
+    assert game.evaluate("trace") == [[1], 1, True]
+
+
+# ---------------------------------------------------------------- set x = call
+def test_set_takes_a_procedures_result_into_any_target(tmp_path):
+    rules = """\
+    procedure echo(x):
+        cite "x"
+        return x
+
+    game:
+        cite "x"
+        let mine = 0
+        set mine = call echo(4)
+        set counter = call echo(10)
+        set counter += call echo(mine)
+        set red.value = call echo(8)
+        set trace = call echo([mine, counter, red.value])
+        end_game "done"
+
+    score p = p.cash
+    """
+    game = load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=1, seed=0)
+    assert game.evaluate("trace") == [4, 14, 8]
+
+
+def test_set_call_of_an_unknown_procedure_or_constant_is_reported(tmp_path):
+    rules = 'procedure echo(x):\n    return x\n\ngame:\n    set base = call echo(1)\n    set counter = call ehco(1)\n    end_game "x"\n\nscore p = p.cash\n'
+    assert [(d.code, d.pos.line) for d in errors_of(write_ruleset(tmp_path, rules))] == [("RR105", 5), ("RR106", 6)]
+
+
+# ---------------------------------------------------------------- definitions as values
+VALUE_RULES = """\
+def worth(t) = t.value * 2
+def best(xs, key) = max_by(xs, key)
+def twice(f, x) = f(f(x))
+def inc(x) = x + 1
+def plus(a, b) = a + b
+def apply2(f, a, b) = f(a, b)
+derived cached(t) = t.value
+
+procedure note(n):
+    cite "x"
+    add n to trace
+
+procedure note_twice(n):
+    cite "x"
+    add [n, n] to trace
+    return n
+
+procedure run(then, n):
+    cite "A procedure passed as a value is run with `call`."
+    call then(n)
+    set counter = call then(n + 1)
+
+game:
+    cite "x"
+    set trace = [sort(tokens, worth), best(tokens, worth), best(tokens, t => 0 - t.value), twice(inc, 3),
+                 apply2(plus, 3, 4), sort(tokens, cached), twice(x => x * 3, 1)]
+    call run(note, 1)
+    call run(note_twice, 5)
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_a_def_is_a_function_value_and_a_procedure_a_callable_name(tmp_path):
+    root = write_ruleset(tmp_path, VALUE_RULES)
+    game = load_ruleset(str(root)).new_game(players=1, seed=0)
+    assert game.evaluate("trace") == [["red", "blue", "green"], "green", "red", 5, 7, ["red", "blue", "green"], 9,
+                                      1, 2, [5, 5], [6, 6]]
+    assert game.evaluate("counter") == 6
+    assert game.evaluate("twice(inc, 10)") == 12 and game.evaluate("note") == "note"
+    # the same in a game that keeps every def as a derived value (the tracking compile)
+    game = load_ruleset(str(root), derive_all=True).new_game(players=1, seed=0)
+    assert game.evaluate("trace")[:5] == [["red", "blue", "green"], "green", "red", 5, 7]
+
+
+@pytest.mark.parametrize("expression,words", [
+    ("apply2(worth, 1, 2)", "'worth' takes 1 argument(s), 2 given"),
+    ("apply2(x => x, 1, 2)", "'f' holds a function of one value (x => ...), called with 2"),
+    ("twice(3, 1)", "'f' is not a function: it holds 3"),
+    ("twice(note, 1)", "'f' is not a function: it holds 'note' (a procedure is run with 'call')"),
+])
+def test_calling_what_is_not_a_function_is_rr302(tmp_path, expression, words):
+    game = load_ruleset(str(write_ruleset(tmp_path, VALUE_RULES))).new_game(players=1, seed=0)
+    with pytest.raises(RulesRuntimeError) as err:
+        game.evaluate(expression)
+    assert err.value.diagnostics[0].code == "RR302" and words in err.value.diagnostics[0].message
+
+
+@pytest.mark.parametrize("call,words", [
+    ("call run(3, 1)", "'call then(...)': then holds 3, which is not a procedure"),
+    ("call run(run, 1)", "procedure 'run' takes 2 argument(s), 1 given"),
+])
+def test_calling_what_is_not_a_procedure_is_rr302_at_the_call(tmp_path, call, words):
+    rules = VALUE_RULES.replace("    call run(note, 1)\n", f"    {call}\n")
+    with pytest.raises(RulesRuntimeError) as err:
+        load_ruleset(str(write_ruleset(tmp_path, rules))).new_game(players=1, seed=0)
+    d = err.value.diagnostics[0]
+    assert d.code == "RR302" and words in d.message and d.pos.line == line_col(VALUE_RULES, "call then(n)")[0]
+
+
+def test_a_function_value_cannot_be_kept(tmp_path):
+    rules = VALUE_RULES.replace("    call run(note, 1)\n", "    let f = sort\n    let g = first([worth])\n    set counter = g\n")
+    root = write_ruleset(tmp_path, rules)
+    _, diags = check_ruleset(str(root))
+    # a builtin is no value (RR102); lint sees a function kept in a local or stored (RR110)
+    assert [(d.code, d.pos.line) for d in diags if d.severity == "error"] == [("RR102", 27), ("RR110", 28), ("RR110", 29)]
+    rules = VALUE_RULES.replace("    call run(note, 1)\n", "    let g = [worth, 1][0]\n")
+    with pytest.raises(RulesRuntimeError) as err:
+        load_ruleset(str(write_ruleset(tmp_path / "b", rules))).new_game(players=1, seed=0)
+    assert err.value.diagnostics[0].code == "RR302" and "function" in err.value.diagnostics[0].message

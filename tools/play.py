@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from railrules.interpreter import Game, IllegalAction
+from railrules.interpreter.dsl import turns
 from railrules.interpreter.errors import RailrulesError
 
 from .bots import seat_bots
@@ -69,7 +70,9 @@ def paused_in(game: Game) -> str:
         return ""
     frame = game.state["stack"][-1]
     code = game.ruleset.program.codes.get(frame["c"])
-    values = [f"{k} {game.machine.show(v)}" for k, v in frame["L"].items() if not k.startswith("$")]
+    values = [f"{k} {game.machine.show(v)}" if not k.startswith("$") else turns.shown(k, v, game.machine.show)
+              for k, v in frame["L"].items() if not k.startswith("__")]
+    values = [v for v in values if v]
     if code is None or not values:
         return ""
     name = frame["c"].split(":", 1)[-1]

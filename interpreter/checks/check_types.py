@@ -20,7 +20,7 @@ def _words(t: str) -> str:
     if t.startswith("map"):
         return "a mapping"
     return {"int": "a number", "bool": "true/false", "str": "a string", "fraction": "a fraction",
-            "none": "none", "fn": "a function"}.get(t, t)
+            "none": "none", "fn": "a function", "proc": "a procedure"}.get(t, t)
 
 
 class _Types:
@@ -96,6 +96,10 @@ class _Types:
             return "list:entity:players"
         if name in self.rs.kinds:
             return f"list:entity:{name}"
+        if name in self.names.functions:
+            return "fn"
+        if name in self.names.procedures:
+            return "proc"
         return "any"
 
     def t_Attr(self, e, scope):
@@ -213,6 +217,12 @@ class _Types:
         if e.name in ("min", "max"):  # of a list, or of the arguments
             return _elem(args[0]) if len(args) == 1 else "int"
         sig = builtins.ALL.get(e.name)
+        if sig is None and e.name in scope:   # a local holding a function: key(x)
+            t = scope[e.name]
+            if t not in ("fn", "any"):
+                self.error(e, f"'{e.name}' is called, but it holds {_words(t)}, not a function",
+                           "a procedure is run with 'call'" if t == "proc" else None)
+            return "any"
         if sig is None:
             return "any"
         result = sig.result
@@ -242,9 +252,10 @@ class _Types:
     def stmt(self, s, scope):
         if isinstance(s, n.Let):
             t = self.expr(s.expr, scope)
+            self._not_a_function(s.expr, t, "kept in a local")
             scope[s.name] = t if scope.get(s.name, t) == t else "any"
         elif isinstance(s, n.LetCall):
-            self.calls.setdefault(s.proc, []).append([self.expr(a, scope) for a in s.args])
+            self._call(s, scope)
             scope[s.name] = "any"
         elif isinstance(s, n.Set):
             target = self.target(s.target, scope)
@@ -255,6 +266,7 @@ class _Types:
                 self.error(s.expr, f"'{s.op}' needs a number, not {_words(value)}")
             if s.op == "=" and _clash(target, value) and target != "none":
                 self.error(s.expr, f"this stores {_words(value)} where {_words(target)} was")
+            self._not_a_function(s.expr, value, "stored")
         elif isinstance(s, n.Pay):
             amount = self.expr(s.amount, scope)
             if amount not in ("int", "any"):
@@ -271,6 +283,13 @@ class _Types:
         elif isinstance(s, n.For):
             src = self.expr(s.source, scope)
             self._need_list(s.source, src, "for")
+            scope[s.var] = _elem(src)
+            self.block(s.body, scope)
+        elif isinstance(s, n.Turns):
+            src = self.expr(s.source, scope) if s.source is not None else "list:entity:players"
+            self._need_list(s.source or s, src, "'each ... in turn of'")
+            if s.first is not None:
+                self.expr(s.first, scope)
             scope[s.var] = _elem(src)
             self.block(s.body, scope)
         elif isinstance(s, n.Draw):
@@ -298,9 +317,28 @@ class _Types:
             x = getattr(s, "expr", None) or getattr(s, "reason", None)
             if x is not None:
                 self.expr(x, scope)
-        elif isinstance(s, (n.CallStmt, n.Emit)):
-            key = s.proc if isinstance(s, n.CallStmt) else f"on:{s.event}"
-            self.calls.setdefault(key, []).append([self.expr(a, scope) for a in s.args])
+        elif isinstance(s, n.CallStmt):
+            self._call(s, scope)
+        elif isinstance(s, n.Emit):
+            args = [self.expr(a, scope) for a in s.args]
+            for node, t in zip(s.args, args):
+                self._not_a_function(node, t, "passed to a handler")
+            self.calls.setdefault(f"on:{s.event}", []).append(args)
+
+    def _call(self, s, scope):
+        """``call f(args)``: a procedure's arguments wait in the saved game: no function among them."""
+        args = [self.expr(a, scope) for a in s.args]
+        for node, t in zip(s.args, args):
+            self._not_a_function(node, t, "passed to a procedure")
+        if s.proc in self.names.procedures:
+            self.calls.setdefault(s.proc, []).append(args)
+        elif s.proc in scope and scope[s.proc] not in ("proc", "str", "any"):
+            self.error(s, f"'call {s.proc}(...)': {s.proc} holds {_words(scope[s.proc])}, not a procedure")
+
+    def _not_a_function(self, node, t, what):
+        if t == "fn":
+            self.error(node, f"a function cannot be {what}: the saved game holds only data",
+                       "pass a procedure's name to 'call', or use the function where it is needed")
 
     def domains(self, domains, scope):
         for d in domains:

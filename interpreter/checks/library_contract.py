@@ -61,6 +61,7 @@ def _check_calls(module: n.Module, sink: Sink) -> None:
     own = {d.name for d in module.definitions if isinstance(d, (n.FuncDef, n.ProcDef, n.ActionDef))}
     needed = {need.name for need in module.needs}
     for d in module.definitions:
+        local = _locals(d)
         for node in walk(d):
             if isinstance(node, n.Call):
                 name, kind = node.name, "def"
@@ -70,10 +71,20 @@ def _check_calls(module: n.Module, sink: Sink) -> None:
                 name, kind = node.proc, "procedure"
             else:
                 continue
-            if name not in own and name not in needed:
+            if name not in own and name not in needed and name not in local:
                 sink.add("RR111", f"this library file calls '{name}', which it neither defines nor "
                          "declares", node.pos, hint=f"add a line `needs {kind} {name}(...)` at its top")
                 needed.add(name)   # once per name
+
+
+def _locals(d) -> set:
+    """The names a definition binds itself: a call of one runs the function or procedure it holds."""
+    from ..dsl.compiler import _assigned
+    params = set(getattr(d, "params", None) or [])
+    if isinstance(d, n.ActionDef):
+        params = {d.player} | {x.var for x in d.domains}
+    names = params | _assigned(getattr(d, "body", None) or [])
+    return names | {x.var for x in walk(d) if isinstance(x, (n.Lambda, n.Comprehension, n.Exists, n.LetIn))}
 
 
 def _about(d: Diagnostic, missing: dict) -> bool:

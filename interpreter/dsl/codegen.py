@@ -23,6 +23,7 @@ from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_stor
                              get_attr, get_index, map_key, run_body)
 from ..errors import RailrulesError
 from . import builtins, nodes as n
+from .functions import call_value, def_value
 
 
 class _Unsupported(Exception):
@@ -415,6 +416,10 @@ class Codegen:
             return "run.state['kinds']['players']"
         if name in names.kinds:
             return f"list({self.const(names.kinds[name])})"
+        if name in names.functions:   # a def as a value (interpreter.dsl.functions)
+            return f"{self.const(def_value(names.functions[name], self.tracking))}(run)"
+        if name in names.procedures:  # a procedure as a value: its name
+            return repr(name)
         raise _Unsupported  # undefined: reported by the closure compiler
 
     def g_Attr(self, e, bound, walrus):
@@ -530,6 +535,9 @@ class Codegen:
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             return f"_call(run, run.tracked_functions, {name!r}, {{{params}}})"
         entry = builtins.ALL.get(name)
+        if entry is None and (name in bound or name in self.locals):  # a local holding a function
+            f = self.gen(n.Var(e.pos, name), bound, walrus)
+            return f"{self.const(call_value)}({name!r}, {f}, [{', '.join(args)}])"
         if entry is None or not entry[1] <= len(args) <= entry[2]:
             raise _Unsupported
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list

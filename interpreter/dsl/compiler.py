@@ -16,7 +16,7 @@ from ..engine import instructions as ins
 from ..engine.units import Units, straight
 from ..engine.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
 from ..errors import Sink
-from . import builtins, nodes as n
+from . import builtins, functions as _functions, nodes as n, turns as _turns
 from .codegen import (Codegen, call_def, inlinable, floor_div as _floor_div, fraction_div as _fraction_div,
                       modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable,
                       map_of, unpack)
@@ -72,6 +72,7 @@ class _Scope:
     def __init__(self, locals_: set, loops: list | None = None):
         self.locals = locals_
         self.loops = loops if loops is not None else []
+        self.turns: list = []   # the enclosing `each ... in turn` loops: (hidden slot, end)
         self.counter = 0
 
 
@@ -170,12 +171,19 @@ class Compiler:
         out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), f"L[{name!r}] = _store(_v)"]))
 
     def s_LetCall(self, s, scope, out):
-        self._check_call(s.proc, s.args, s.pos)
-        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", [self.value(a, scope) for a in s.args], s.name))
+        self._call(s, scope, out, s.name)
 
     def s_CallStmt(self, s, scope, out):
+        self._call(s, scope, out, None)
+
+    def _call(self, s, scope, out, dest):
+        args = [self.value(a, scope) for a in s.args]
+        if s.proc not in self.names.procedures and s.proc in scope.locals:
+            # `call f(...)` where the local f holds a procedure's name (a procedure as a value)
+            out.append(_CallValue(s.pos, s.proc, self.value(n.Var(s.pos, s.proc), scope), args, dest))
+            return
         self._check_call(s.proc, s.args, s.pos)
-        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", [self.value(a, scope) for a in s.args]))
+        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", args, dest))
 
     def _check_call(self, proc, args, pos):
         d = self.names.procedures.get(proc)
@@ -344,6 +352,47 @@ class Compiler:
         out.append(test)
         test.target = self._body_and_back(s, scope, out, head)
 
+    def s_Turns(self, s, scope, out):
+        """``each p in turn ...``: its state in a hidden local (see :mod:`interpreter.dsl.turns`),
+        a test at the head of each turn that ends the last one and picks the next player."""
+        scope.counter += 1
+        slot, var, end = f"{_turns.SLOT}{scope.counter}@{s.pos.line}", s.var, s.end
+        source = self.value(s.source, scope) if s.source is not None else None
+        first = self.value(s.first, scope) if s.first is not None else None
+        start = (lambda g: g.value(source, "_a0")) if source else (lambda g: ["_a0 = run.state['kinds']['players']"])
+        pick = (lambda g: g.value(first, "_a1")) if first else (lambda g: ["_a1 = None"])
+        out.append(ins.Exec(s.pos, lambda g: [*start(g), *pick(g), f"L[{slot!r}] = {g.obj(_turns.start)}"
+                                              f"(_a0, _a1, {first is not None}, {end!r})"]))
+        head = len(out)
+        step = ins.JumpIfNot(s.pos, lambda run, loc: _turns.next_turn(loc, slot, var, end))
+        out.append(step)
+        if end in (_turns.ALL, _turns.OTHERS) and not any(
+                isinstance(x, (n.PassTurn, n.DropOut, n.Break, n.Return, n.EndGame)) for x in n.walk(s.body)):
+            self.sink.add("RR112", f"this loop ends when all{' others' if end == _turns.OTHERS else ''} pass, "
+                          "but nothing in it says 'pass turn' or 'drop out'", s.pos, severity="warning",
+                          hint="say 'pass turn' where a player passes")
+        scope.turns.append((slot, end))
+        step.target = self._body_and_back(s, scope, out, head)
+        scope.turns.pop()
+        out.append(ins.Exec(s.pos, lambda g: [f"L.pop({slot!r}, None)"]))
+
+    def s_PassTurn(self, s, scope, out):
+        self._turn_mark(s, scope, out, "pass turn", _turns.pass_turn)
+
+    def s_DropOut(self, s, scope, out):
+        self._turn_mark(s, scope, out, "drop out", _turns.drop_out)
+
+    def _turn_mark(self, s, scope, out, word, fn):
+        if not scope.turns:
+            self.sink.add("RR105", f"'{word}' outside an 'each ... in turn' loop", s.pos,
+                          hint="it says what the turn of an 'each p in turn' loop did")
+            return
+        slot, end = scope.turns[-1]
+        if word == "pass turn" and end not in (_turns.ALL, _turns.OTHERS):
+            self.sink.add("RR112", "'pass turn' counts only in a loop that ends 'until all pass' or "
+                          "'until all others pass'", s.pos, severity="warning")
+        out.append(ins.Exec(s.pos, lambda g: [f"L[{slot!r}] = {g.obj(fn)}(L[{slot!r}])"]))
+
     def s_Choose(self, s, scope, out):
         choose = ins.Choose(s.pos, self.value(s.player, scope), [])
         out.append(choose)
@@ -503,8 +552,14 @@ class Compiler:
         if name in self.names.kinds:
             v = self.names.kinds[name]
             return lambda run, loc: list(v)
+        if name in self.names.functions:   # a def as a value: sort(xs, income)
+            make = _functions.def_value(self.names.functions[name], self.tracking)
+            return lambda run, loc: make(run)
+        if name in self.names.procedures:  # a procedure as a value: its name, for `call f(...)`
+            return lambda run, loc: name
         self._undefined(name, e.pos, set(scope.locals) | self.names.variables
-                        | set(self.names.constants) | set(self.names.entities) | set(self.names.kinds))
+                        | set(self.names.constants) | set(self.names.entities) | set(self.names.kinds)
+                        | set(self.names.functions) | set(self.names.procedures))
         return lambda run, loc: None
 
     def e_Attr(self, e, scope):
@@ -684,6 +739,12 @@ class Compiler:
                 return lambda run, loc: None
             return self._user_function(d, args)
         entry = builtins.ALL.get(name)
+        if entry is None and name in scope.locals:   # a local holding a function: key(x)
+            f = self._closure(n.Var(e.pos, name), scope)
+            if len(args) == 1:
+                (a0,) = args
+                return lambda run, loc: _functions.call_value(name, f(run, loc), [a0(run, loc)])
+            return lambda run, loc: _functions.call_value(name, f(run, loc), [a(run, loc) for a in args])
         if entry is None:
             if name in self.names.procedures:
                 self.sink.add("RR105", f"'{name}' is a procedure: use 'call {name}(...)' as a "
@@ -747,6 +808,24 @@ class Compiler:
         self.sink.add(code, f"undefined {what} '{name}'", pos, hint)
 
 
+class _CallValue(ins.Instr):
+    """``call f(args)`` where the local ``f`` holds a procedure's name: the procedure is found
+    (and its arguments counted) when the call runs."""
+    __slots__ = ("name", "fn", "args", "dest")
+    ends = True
+
+    def __init__(self, pos, name, fn, args, dest=None):
+        self.pos, self.name, self.fn, self.args, self.dest = pos, name, fn, args, dest
+
+    def source(self, g, i):
+        values = ", ".join(f"_a{j}" for j in range(len(self.args)))
+        return [*g.values(self.args), *g.value(self.fn, "_v"),
+                f"_u = {g.obj(_functions.procedure_key)}(run, _v, {self.name!r}, {len(self.args)})",
+                f"F['pc'] = {i + 1}",
+                "if _u in run.program.resets:", "    run.globals_w().update(run.program.resets[_u])",
+                f"run.push(_u, [{values}], {self.dest!r})", "return 0"]
+
+
 def _leading_requires(body: list) -> list:
     out = []
     for s in body:
@@ -773,7 +852,7 @@ def _assigned(body) -> set:
     for node in n.walk(body):
         if isinstance(node, (n.Let, n.LetCall, n.Draw)):
             found.add(node.name)
-        elif isinstance(node, n.For):
+        elif isinstance(node, (n.For, n.Turns)):
             found.add(node.var)
         elif isinstance(node, n.Option):
             found.update(d.var for d in node.domains)

@@ -280,6 +280,29 @@ class Repeat(Node):
 
 
 @dataclass
+class Turns(Node):
+    """``each var in turn [of source] [from first] [until ...]: body``: the players of ``source``
+    (the players in seat order when None) take turns, from ``first`` (the list's first when
+    None). ``end``: None (round and round), "all" (until all pass), "others" (until all
+    others pass) or "once" (once around)."""
+    var: str
+    source: Node | None
+    first: Node | None
+    end: str | None
+    body: list
+
+
+@dataclass
+class PassTurn(Node):
+    """``pass turn``: the turn of the innermost ``each ... in turn`` loop counts as a pass."""
+
+
+@dataclass
+class DropOut(Node):
+    """``drop out``: the player whose turn it is leaves the innermost ``each ... in turn`` loop."""
+
+
+@dataclass
 class Domain(Node):
     var: str
     source: Node
@@ -418,7 +441,8 @@ def walk(x):
 EXPRESSIONS = (Int, Str, Const, Var, Attr, Index, Call, ListLit, Comprehension, MapOf, Unpack, Exists,
                Lambda, LetIn, BinOp, Compare, BoolOp, Not, Neg, Conditional)
 STATEMENTS = (Let, LetCall, Set, Pay, CallStmt, Return, Break, Continue, Pass, Require, Emit, Draw,
-              Add, Remove, EndGame, CheckEnd, Log, Cite, If, For, While, Repeat, Choose)
+              Add, Remove, EndGame, CheckEnd, Log, Cite, If, For, While, Repeat, Choose, Turns, PassTurn,
+              DropOut)
 
 
 def handlers(cls: type, prefix: str, kinds: tuple) -> dict:

@@ -258,6 +258,14 @@ class _ToNodes(Transformer):
         return n.Set(self._pos(meta), c[0], str(c[1]), c[2])
 
     @v_args(meta=True)
+    def set_call(self, meta, c):
+        # `set t = call f(a)` is `let __call = call f(a)` then `set t = __call`: the procedure's
+        # result arrives in a local of the caller's frame, as every result does
+        pos = self._pos(meta)
+        hidden = "__call"
+        return [n.LetCall(pos, hidden, str(c[2]), c[3] or []), n.Set(pos, c[0], str(c[1]), n.Var(pos, hidden))]
+
+    @v_args(meta=True)
     def pay_stmt(self, meta, c):
         return n.Pay(self._pos(meta), c[0], c[1], c[2])
 
@@ -347,6 +355,28 @@ class _ToNodes(Transformer):
     @v_args(meta=True)
     def repeat_stmt(self, meta, c):
         return n.Repeat(self._pos(meta), c[0], c[1])
+
+    @v_args(meta=True)
+    def turns_stmt(self, meta, c):
+        name, source, first, end, body = c
+        return n.Turns(self._pos(meta), self._bind(name), source, first, end, body)
+
+    def until_all_pass(self, c):
+        return "all"
+
+    def until_others_pass(self, c):
+        return "others"
+
+    def once_around(self, c):
+        return "once"
+
+    @v_args(meta=True)
+    def pass_turn_stmt(self, meta, c):
+        return n.PassTurn(self._pos(meta))
+
+    @v_args(meta=True)
+    def drop_out_stmt(self, meta, c):
+        return n.DropOut(self._pos(meta))
 
     @v_args(meta=True)
     def choose_stmt(self, meta, c):
