@@ -346,6 +346,9 @@ procedure broken(n):
     set counter += 1
     set blue.value = n // 0
 
+procedure relay(then):
+    call then(1)
+
 game:
     while true:
         choose by players[0]:
@@ -356,6 +359,8 @@ game:
                 call asks()
             option down:
                 call countdown(3)
+            option relayed:
+                call relay(add_once)
             option fail:
                 call broken(1)
             option stop:
@@ -370,20 +375,21 @@ def test_procedures_that_never_pause_are_found(tmp_path):
     ruleset = load_ruleset(str(write_ruleset(tmp_path, STRAIGHT_RULES)))
     straight = ruleset.program.straight
     assert {"proc:add_twice", "proc:add_once", "proc:broken", "on:added:0", "on:added:1"} <= straight
-    # a choice in it, a call of itself, or the game: frames on the stack as before
-    assert not {"proc:asks", "proc:countdown", "game"} & straight
+    # a choice in it, a call of itself, a call of a procedure held by a local, or the game:
+    # frames on the stack as before
+    assert not {"proc:asks", "proc:countdown", "proc:relay", "game"} & straight
 
 
 def test_a_straight_procedure_runs_as_a_frame_would(tmp_path):
     ruleset = load_ruleset(str(write_ruleset(tmp_path, STRAIGHT_RULES)))
     game = ruleset.new_game(players=1, seed=0, count_rules=True)
-    for label in ["go 1", "go 3", "down", "ask", "more"]:
+    for label in ["go 1", "go 3", "down", "ask", "more", "relayed"]:
         game.apply(label)
-    assert game.evaluate("[counter, trace, red.value, green.value]") == [1 * 2 + 3 * 2 + 3 + 100, [1, 1, 3, 3], 5, 8]
+    assert game.evaluate("[counter, trace, red.value, green.value]") == [1 * 2 + 3 * 2 + 3 + 100 + 1, [1, 1, 3, 3, 1], 5, 8]
     # every call counted, the handlers' guards where they held
     counts = game.rule_counts
     assert (counts["proc:add_twice"], counts["proc:add_once"], counts["on:added:0"], counts["on:added:1"],
-            counts["proc:countdown"]) == (2, 4, 4, 2, 4)
+            counts["proc:countdown"]) == (2, 5, 5, 2, 4)
     # a save holds only the paused frames: it loads and plays on alike
     copy = type(game).from_json(ruleset, game.to_json())
     for g in (game, copy):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from ..dsl.codegen import add
-from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame
+from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, Return
 
 _SAFE = re.compile(r"-?\d+|'[^'\\]*'|None|True|False|_k\d+")
 
@@ -45,9 +45,9 @@ class Units(dict):
 
 
 def straight(codes: dict, handlers: dict) -> frozenset:
-    """The keys of the units that can never pause: no choice, end of the game or end test in
-    them, nor in any unit they call or any handler of an event they emit; and in no cycle of
-    calls (a recursive procedure keeps its frames)."""
+    """The keys of the units that can never pause: no choice, end of the game, end test or call
+    of a procedure held by a local in them, nor in any unit they call or any handler of an event
+    they emit; and in no cycle of calls (a recursive procedure keeps its frames)."""
     callees: dict = {}  # key -> the units it calls, or None when it pauses itself
     for key, code in codes.items():
         out: list = []
@@ -56,7 +56,10 @@ def straight(codes: dict, handlers: dict) -> frozenset:
                 out.append(ins.proc)
             elif isinstance(ins, Emit):
                 out += handlers.get(ins.event, [])
-        pauses = any(isinstance(ins, (Choose, EndGame, CheckEnd)) for ins in code.instrs)
+        # a choice, an end, or any other instruction that leaves the unit (a call whose
+        # procedure is known only when it runs) may pause
+        pauses = any(isinstance(ins, (Choose, EndGame, CheckEnd))
+                     or (ins.ends and not isinstance(ins, (Jump, CallProc, Emit, Return))) for ins in code.instrs)
         callees[key] = None if pauses else out
     known: dict = {}  # key -> straight or not; None while being looked at (a cycle back to it)
 
