@@ -10,6 +10,8 @@ from railrules.interpreter.dsl.parser import parse_rules
 from railrules.interpreter.errors import Diagnostic, Pos, Sink
 from railrules.interpreter.paths import shipped_rulesets
 
+from .heap import settled_heap
+
 
 def _ruleset_root(path: str) -> Path | None:
     found = resolve_ruleset_path(path)
@@ -30,6 +32,11 @@ def lint_paths(paths: list[str], play: int = 0, variants: list[str] = ()) -> lis
     also parsed on its own, so that its syntax errors are reported. ``variants`` (names or
     paths of variant files) are checked over each ruleset as its shipped variants are.
     """
+    with settled_heap():
+        return _lint_paths(paths, play, variants)
+
+
+def _lint_paths(paths: list[str], play: int, variants: list[str]) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
     seen: set[Path] = set()
     for path in paths or shipped_rulesets():

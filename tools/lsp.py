@@ -23,6 +23,8 @@ from railrules.interpreter.dsl import nodes as n
 from railrules.interpreter.dsl.parser import KEYWORDS
 from railrules.interpreter.paths import rulesets_dir
 
+from .heap import settled_heap
+
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEBOUNCE = 0.15   # seconds of quiet typing before a ruleset is checked again
 
@@ -60,7 +62,8 @@ class Rules:
 
     def check(self, texts: dict) -> dict:
         """Path -> [Diagnostic] for every file of the ruleset (empty lists clear old ones)."""
-        ruleset, diags = check_ruleset(str(self.root), texts=texts)
+        with settled_heap():
+            ruleset, diags = check_ruleset(str(self.root), texts=texts)
         if ruleset is not None:
             self.definitions = _definitions(ruleset)
         out: dict = {p: [] for p in self.files}

@@ -11,7 +11,6 @@ installed.
 """
 from __future__ import annotations
 
-import contextlib
 import gc
 import multiprocessing
 import os
@@ -19,6 +18,8 @@ import signal
 import sys
 import threading
 import time
+
+from .heap import settled_heap
 
 _WORK: dict = {}   # in a worker: what the initializer sent (rulesets, the game function)
 _IN_FLIGHT = 64    # tasks sent to a cluster ahead of the results
@@ -52,19 +53,6 @@ def _alarm(seconds: float | None):
         finally:  # even if it rang just now: the handler is put back
             signal.signal(signal.SIGALRM, old)
     return cancel
-
-
-@contextlib.contextmanager
-def settled_heap():
-    """While games run, what is alive when they start (the rulesets and their compiled code,
-    which outlive every game) is kept out of the cyclic garbage collector's full collections,
-    which would otherwise walk it again and again: a quarter of a random playout's time in
-    the ruleset measured (BENCHMARKS.md). Put back afterwards, so nothing stays uncollectable."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def _init(fn, shared) -> None:
