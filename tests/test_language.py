@@ -1274,6 +1274,25 @@ def test_a_blocked_edge_cuts_neighbours_steps_and_paths(tmp_path):
     assert load_ruleset(str(root)).new_game(2, 1).evaluate("neighbours(A1)") == ["A2", "B1"]
 
 
+
+def test_a_frontier_is_kept_and_the_kept_one_equals_a_fresh_one(tmp_path):
+    from railrules.interpreter.dsl import builtins
+    root = write_ruleset(tmp_path / "grid", WAITING_RULES, ruleset=RULESET_YAML + "board: board.yaml\n")
+    (root / "board.yaml").write_text(GRID_BOARD, encoding="utf-8")
+    game = load_ruleset(str(root)).new_game(2, 1)
+    board = game.ruleset.board
+    groups = ["[A1]", "[A2, A3]", "[A3, A2]", "[B1, B2, A1]", "[]", "[A1, A1]"]
+    fresh = [game.evaluate(f"frontier({g})") for g in groups]
+    assert fresh[:3] == [["B1"], ["B1", "B2"], ["B1", "B2"]]   # A1-A2 is blocked
+    assert [game.evaluate(f"frontier({g})") for g in groups] == fresh    # the kept ones
+    kept = game.evaluate("frontier([A1])")
+    kept.append("A3")                      # a caller's list is its own: the kept one stays
+    assert game.evaluate("frontier([A1])") == ["B1"]
+    board.frontiers.clear()
+    assert [game.evaluate(f"frontier({g})") for g in groups] == fresh
+    # the board keeps a bounded number of them
+    assert 0 < len(board.frontiers) <= builtins._KEPT_FRONTIERS
+
 # ---------------------------------------------------------------- tiebreak
 TIE_RULES = """\
 game:

@@ -23,6 +23,7 @@ class Board:
         self.order = {h: i for i, h in enumerate(order)}
         self.adj = {h: sorted(graph.adj[h], key=self.order.__getitem__) for h in order}
         self._distances: dict = {}
+        self.frontiers: dict = {}   # tuple of hexes -> their frontier (builtins._frontier)
 
     def distances_to(self, h: str) -> dict:
         """Fewest steps from every hex that has a way to ``h`` (kept: the board never changes)."""

@@ -269,17 +269,31 @@ def _neighbours(run, h):
     return list(run.board.adj[_hex(run, h, "neighbours")])
 
 
+_KEPT_FRONTIERS = 4096
+
+
 def _frontier(run, hexes):
-    """Hexes adjacent to the group ``hexes`` and not in it, in board order."""
-    inside = set(_as_list(hexes, "frontier"))
-    adj = run.board.adj
+    """Hexes adjacent to the group ``hexes`` and not in it, in board order. The same groups come
+    back again and again (a line's places, the stations on the map): the board keeps the
+    frontiers of the last few thousand."""
+    group = _as_list(hexes, "frontier")
+    board = run.board
+    key = tuple(group)
+    found = board.frontiers.get(key)  # (lists among the items: refused here, as by set())
+    if found is not None:
+        return list(found)
+    inside = set(group)
+    adj = board.adj
     out = set()
     for h in inside:
         near = adj.get(h)
         out.update(near if near is not None else adj[_hex(run, h, "frontier")])
     out -= inside
-    order = run.board.order
-    return sorted(out, key=order.__getitem__)
+    found = sorted(out, key=board.order.__getitem__)
+    if len(board.frontiers) >= _KEPT_FRONTIERS:
+        board.frontiers.clear()
+    board.frontiers[key] = found
+    return list(found)
 
 
 def _adjacent(run, a, b):
