@@ -407,3 +407,34 @@ def test_a_fault_in_a_straight_procedure_names_it_and_its_line(tmp_path):
     line = STRAIGHT_RULES.splitlines().index("    set blue.value = n // 0") + 1
     assert d.code == "RR302" and "in proc:broken" in d.message and (d.pos.line, d.pos.file) == (line, str(root / "main.rules"))
     assert game.to_json() == before
+
+
+# ------------------------------------------------------------------ requires tested early
+EARLY_RULES = """\
+game:
+    choose by players[0]:
+        option pick(a in range(0, 5), b in range(0, 5)):
+            require a % 2 == 0 else "{a} is odd"
+            require b > a else "{b} is not above {a}"
+            require counter == 0 else "too late"
+            require [x for x in [b] where x > 0] != [] or a > 9 else "never"
+        option stop:
+            pass
+    end_game "done"
+
+score p = counter
+"""
+
+
+def test_a_require_is_tested_as_soon_as_its_parameters_have_values(tmp_path):
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, EARLY_RULES)))
+    spec = next(s for s in ruleset.program.codes["game"].instrs[0].options if s.name == "pick")
+    # the first parameter's requires (and the one that reads none) with it; the others with b
+    assert spec.levels == (0, 1, 0, 1)
+    game = ruleset.new_game(players=1, seed=0)
+    picks = [a.args for a in game.legal_actions() if a.name == "pick"]
+    assert picks == [(a, b) for a in range(5) for b in range(5) if a % 2 == 0 and b > a and b > 0]
+    # a refusal still gives the reason of the first require that fails, in the rules' order
+    for label, words in (("pick 1 3", "1 is odd"), ("pick 2 1", "1 is not above 2")):
+        with pytest.raises(IllegalAction, match=words):
+            game.apply(label)

@@ -138,10 +138,15 @@ class Compiler:
             d.domains, _leading_requires(d.body), scope)
 
     def _with_choices(self, spec, domains, requires, scope):
-        """Give an option generated code that lists its last parameter's legal values."""
-        if domains and requires and self.generate:
+        """Say which parameters each require reads (:attr:`OptionSpec.tests_at`), and give the
+        option generated code that lists its last parameter's legal values."""
+        params = [d.var for d in domains]
+        spec.levels = tuple(max((params.index(x.name) for x in n.walk(r.cond)
+                                 if isinstance(x, n.Var) and x.name in params), default=0) for r in requires)
+        last = [r.cond for r, level in zip(requires, spec.levels) if level == len(domains) - 1]
+        if domains and last and self.generate:
             spec.choices = Codegen(self.names, False, self.space).choices(
-                domains[-1].var, [r.cond for r in requires], scope.locals, spec.pos)
+                domains[-1].var, last, scope.locals, spec.pos)
         return spec
 
     def _code(self, key, params, body, pos, when=None):

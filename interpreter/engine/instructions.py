@@ -174,14 +174,25 @@ class OptionSpec:
     action: str | None     # the key of a used action's code unit
     player_var: str | None  # the action's `by p` name
     pos: Pos
-    # generated code for the last parameter: the actions of its values that pass every require
-    # (or None): choices(run, L, items, name, head values)
+    # generated code for the last parameter: the actions of its values that pass the requires
+    # tested with it (tests_at[-1]), or None: choices(run, L, items, name, head values)
     choices: object = None
+    levels: tuple = ()     # for each require, the index of the last parameter it reads (0: none)
 
     @cached_property
     def tests(self) -> tuple:
         """The require conditions."""
         return tuple(cond for cond, _, _ in self.requires)
+
+    @cached_property
+    def tests_at(self) -> tuple:
+        """For each parameter, the require conditions tested once it has its value: each as soon
+        as every parameter it reads has one, so that a require of the first parameter alone is
+        not tested again for every value of the second (without ``levels``: all with the last)."""
+        last = max(len(self.domains) - 1, 0)
+        levels = self.levels or (last,) * len(self.requires)
+        return tuple(tuple(cond for (cond, _, _), level in zip(self.requires, levels) if level == i)
+                     for i in range(last + 1))
 
     @cached_property
     def names(self) -> tuple:

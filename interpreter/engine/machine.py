@@ -398,22 +398,28 @@ class Machine(_Shows):
                     raise
                 except Exception:  # noqa: BLE001 - listed again one by one, to say what is wrong
                     pass
-            if not spec.requires:
+            tests = spec.tests_at[i]
+            if not tests:
                 out += [_new(Action, (name, head + (v,))) for v in items]
                 return
             loc = dict(loc)
             for v in items:
                 loc[var] = v
-                for cond in spec.tests:
+                for cond in tests:
                     if not cond(self, loc):
                         break
                 else:
                     out.append(_new(Action, (name, head + (v,))))
             return
         loc = dict(loc)
+        tests = spec.tests_at[i]  # the requires that read no later parameter
         for v in items:
             loc[var] = v
-            self._enumerate(spec, i + 1, loc, head + (v,), out)
+            for cond in tests:
+                if not cond(self, loc):
+                    break
+            else:
+                self._enumerate(spec, i + 1, loc, head + (v,), out)
 
     def scope_of(self, action: Action) -> dict:
         """The names an option's body sees for ``action``: the paused rule's locals (for an
