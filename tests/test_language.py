@@ -1379,6 +1379,19 @@ def test_bad_scoped_variables_are_reported_in_components_yaml(tmp_path, scoped, 
     assert found and words in found[0].message and found[0].pos.file.endswith("components.yaml")
 
 
+
+def test_notes_are_variables_left_out_of_the_summary(tmp_path):
+    from railrules.tools.summary import summary
+    components = COMPONENTS_YAML + "notes:\n  spent: 0\n  seen: [1, 2]\n"
+    game = load_ruleset(str(write_ruleset(tmp_path, SCOPED_RULES, components))).new_game(players=1, seed=0)
+    assert game.evaluate("[spent, seen, counter]") == [9, [1, 2], 0]   # read and set as any variable
+    text = summary(game)
+    assert "counter=0" in text and "spent" not in text and "seen" not in text
+    assert game.view(None)["globals"]["spent"] == 9                    # a view keeps them
+    diags = errors_of(write_ruleset(tmp_path / "twice", SCOPED_RULES, COMPONENTS_YAML + "notes:\n  counter: 1\n"))
+    found = [d for d in diags if d.code == "RR103"]
+    assert found and "(variables: and notes:)" in found[0].message and found[0].pos.file.endswith("components.yaml")
+
 # ---------------------------------------------------------------- every pass handles every node
 def test_every_pass_handles_every_node_of_its_kind():
     """A new expression or statement must be taught to each pass (nodes.EXPRESSIONS and

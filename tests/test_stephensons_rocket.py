@@ -326,7 +326,7 @@ def test_the_isolation_search_finds_only_ways_that_never_cross_themselves(runs):
             for c in ruleset.kinds["railways"]:
                 if game.evaluate(f"{c}.loco") is None:
                     continue
-                way = game.evaluate(f"route_ahead({c}.loco, {c}.facing, board.free, board.places)")
+                way = game.evaluate(f"route_ahead({c}.loco, {c}.facing, free_hexes, place_hexes)")
                 start = game.evaluate(f"{c}.loco")
                 assert len(way) == len(set(way)) and start not in way, (seed, c, start, way)
                 routes += bool(way)

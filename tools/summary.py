@@ -29,7 +29,7 @@ def summary(game, viewer: str | None = None, kinds: list[str] | None = None) -> 
             text = "  ".join(f"{f}={_fmt(game, rec[f])}" for f in names if f in rec)
             mark = " <" if i == game.current_player else ""
             lines.append(f"  {rec.get('name', i):<12} {text}{mark}")
-    glob = game.state["globals"]
+    glob = {k: v for k, v in game.state["globals"].items() if k not in game.ruleset.notes}
     if glob:
         lines.append("  ".join(f"{k}={_fmt(game, v)}" for k, v in glob.items()))
     return "\n".join(lines)

@@ -40,7 +40,7 @@ class Ruleset:
     players_min: int
     players_max: int
     constants: dict
-    variables: dict
+    variables: dict            # every variable (notes and scoped ones too) -> its starting value
     player_fields: dict
     entities: dict             # id -> starting record (with "id" and "kind")
     kinds: dict                # kind -> ids, in file order
@@ -56,6 +56,7 @@ class Ruleset:
     places: dict = field(default_factory=dict)   # entity id -> (Positions, YAML path) for diagnostics
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
     definitions: list = field(default_factory=list)
+    notes: frozenset = frozenset()   # the variables of components.yaml's notes: (not summarised)
 
     @property
     def start(self) -> dict:
@@ -281,6 +282,7 @@ class _Loader:
             name=meta["name"], title=meta["title"], root=root, variant=variant, meta=meta,
             players_min=meta["players"]["min"], players_max=meta["players"]["max"],
             constants=names.constants, variables=dict(comps.get("variables", {})),
+            notes=frozenset(comps.get("notes") or {}),
             player_fields=dict(comps.get("player", {})), entities=entities, kinds=kinds,
             meta_places={"components": cpos, "ruleset": mpos, "board": bpos},
             board=board, program=program, functions=functions, tracked=tracked, conserve=conserve,
@@ -366,15 +368,18 @@ class _Loader:
         return entities, kinds, aliases, board
 
     def scoped(self, comps, cpos) -> dict:
-        """components.yaml's ``scoped:`` (procedure -> {variable: starting value}): variables
-        like the others, which each call of the procedure starts afresh."""
-        scoped = comps.get("scoped") or {}
+        """components.yaml's ``notes:`` (working variables, left out of state summaries) and
+        ``scoped:`` (procedure -> {variable: starting value}: variables that each call of the
+        procedure starts afresh), added to the variables; returns ``scoped``."""
         variables = comps.setdefault("variables", {})
-        for proc, values in scoped.items():
+        scoped = comps.get("scoped") or {}
+        sections = [("notes", (), comps.get("notes") or {}),
+                    *(("scoped", (proc,), values) for proc, values in scoped.items())]
+        for section, path, values in sections:
             for name, value in values.items():
                 if name in variables:
-                    self.sink.add("RR103", f"variable '{name}' is declared twice (variables: and scoped:)",
-                                  cpos.of("scoped", proc, name), hint="keep one of them")
+                    self.sink.add("RR103", f"variable '{name}' is declared twice (variables: and {section}:)",
+                                  cpos.of(section, *path, name), hint="keep one of them")
                 else:
                     variables[name] = value
         return scoped
