@@ -2,7 +2,8 @@
 
 Types are strings: ``int``, ``bool``, ``str``, ``fraction``, ``none``, ``fn``, ``any``,
 ``entity:KIND``, ``list:T`` and ``map:T``. What cannot be known is ``any`` and never
-reported: the checker only speaks when it is sure.
+reported: the checker only speaks when it is sure. What a name means is
+:mod:`interpreter.dsl.scope`'s answer, the compiler's.
 """
 from __future__ import annotations
 
