@@ -18,10 +18,10 @@ from ..engine.units import Units, straight
 from ..engine.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
 from ..errors import Sink
 from . import builtins, functions as _functions, nodes as n, turns as _turns
-from .scope import Kind, Names, candidates, resolve, resolve_call, resolve_procedure
 from .codegen import (Codegen, call_def, inlinable, floor_div as _floor_div, fraction_div as _fraction_div,
                       modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable,
                       map_of, unpack)
+from .scope import Kind, Names, candidates, resolve, resolve_call, resolve_procedure
 
 
 @dataclass
@@ -778,10 +778,11 @@ class Compiler:
         return out[0], out[1]
 
     # ------------------------------------------------------------------ errors
-    def _undefined(self, name, pos, candidates, code="RR102", what="name"):
+    def _undefined(self, name, pos, known, code="RR102", what="name"):
+        """RR102 (or ``code``): ``name`` is none of the names ``known``; the closest is the hint."""
         if name in self.names.broken:
             return  # its definition has a syntax error, reported already
-        close = difflib.get_close_matches(name, sorted(map(str, candidates)), n=1)
+        close = difflib.get_close_matches(name, sorted(map(str, known)), n=1)
         hint = f"did you mean '{close[0]}'?" if close else None
         self.sink.add(code, f"undefined {what} '{name}'", pos, hint)
 
