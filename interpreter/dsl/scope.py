@@ -53,29 +53,25 @@ class Resolved(NamedTuple):
     value: object = None
 
 
-LOCAL, VARIABLE, PLAYERS, UNDEFINED = (Resolved(k) for k in (Kind.LOCAL, Kind.VARIABLE, Kind.PLAYERS,
-                                                             Kind.UNDEFINED))
-
-
 def resolve(names: Names, name: str, locals_) -> Resolved:
     """What ``name`` means where it is read as a value."""
     if name in locals_:
-        return LOCAL
+        return Resolved(Kind.LOCAL)
     if name in names.variables:
-        return VARIABLE
+        return Resolved(Kind.VARIABLE)
     if name in names.constants:
         return Resolved(Kind.CONSTANT, names.constants[name])
     if name in names.entities:
         return Resolved(Kind.ENTITY, names.entities[name])
     if name == "players":
-        return PLAYERS
+        return Resolved(Kind.PLAYERS)
     if name in names.kinds:
         return Resolved(Kind.KIND, names.kinds[name])
     if name in names.functions:
         return Resolved(Kind.FUNCTION, names.functions[name])
     if name in names.procedures:
         return Resolved(Kind.PROCEDURE, names.procedures[name])
-    return UNDEFINED
+    return Resolved(Kind.UNDEFINED)
 
 
 def resolve_call(names: Names, name: str, locals_) -> Resolved:
@@ -87,10 +83,10 @@ def resolve_call(names: Names, name: str, locals_) -> Resolved:
     if entry is not None:
         return Resolved(Kind.BUILTIN, entry)
     if name in locals_:
-        return LOCAL
+        return Resolved(Kind.LOCAL)
     if name in names.procedures:
         return Resolved(Kind.PROCEDURE, names.procedures[name])
-    return UNDEFINED
+    return Resolved(Kind.UNDEFINED)
 
 
 def resolve_procedure(names: Names, name: str, locals_) -> Resolved:
@@ -98,8 +94,8 @@ def resolve_procedure(names: Names, name: str, locals_) -> Resolved:
     if name in names.procedures:
         return Resolved(Kind.PROCEDURE, names.procedures[name])
     if name in locals_:
-        return LOCAL
-    return UNDEFINED
+        return Resolved(Kind.LOCAL)
+    return Resolved(Kind.UNDEFINED)
 
 
 def candidates(names: Names, locals_=(), kind: Kind | None = None) -> set:
