@@ -2,15 +2,16 @@
 
 Types are strings: ``int``, ``bool``, ``str``, ``fraction``, ``none``, ``fn``, ``any``,
 ``entity:KIND``, ``list:T`` and ``map:T``. What cannot be known is ``any`` and never
-reported: the checker only speaks when it is sure.
+reported: the checker only speaks when it is sure. What a name means is
+:mod:`interpreter.dsl.scope`'s answer, the compiler's.
 """
 from __future__ import annotations
 
 import difflib
 from typing import Any
 
-from ..dsl import builtins
 from ..dsl import nodes as n
+from ..dsl.scope import Kind, resolve, resolve_call, resolve_procedure
 
 def _words(t: str) -> str:
     if t.startswith("entity:"):
@@ -83,22 +84,21 @@ class _Types:
 
     def t_Var(self, e, scope):
         name = e.name
-        if name in scope:
+        kind, v = resolve(self.names, name, scope)
+        if kind is Kind.LOCAL:
             return scope[name]
-        if name in self.names.variables:
+        if kind is Kind.VARIABLE:
             value = self.rs.variables.get(name)
             return self.of_value(value) if value is not None else "any"
-        if name in self.names.constants:
-            return self.of_value(self.names.constants[name])
-        if name in self.names.entities:
-            return f"entity:{self.ids.get(self.names.entities[name], 'any')}"
-        if name == "players":
-            return "list:entity:players"
-        if name in self.rs.kinds:
+        if kind is Kind.CONSTANT:
+            return self.of_value(v)
+        if kind is Kind.ENTITY:
+            return f"entity:{self.ids.get(v, 'any')}"
+        if kind is Kind.PLAYERS or kind is Kind.KIND:
             return f"list:entity:{name}"
-        if name in self.names.functions:
+        if kind is Kind.FUNCTION:
             return "fn"
-        if name in self.names.procedures:
+        if kind is Kind.PROCEDURE:
             return "proc"
         return "any"
 
@@ -211,20 +211,20 @@ class _Types:
 
     def t_Call(self, e, scope):
         args = [self.expr(a, scope) for a in e.args]
-        if e.name in self.names.functions:
+        kind, sig = resolve_call(self.names, e.name, scope)
+        if kind is Kind.FUNCTION:
             self.calls.setdefault(e.name, []).append(args)
             return "any"
-        if e.name in ("min", "max"):  # of a list, or of the arguments
-            return _elem(args[0]) if len(args) == 1 else "int"
-        sig = builtins.ALL.get(e.name)
-        if sig is None and e.name in scope:   # a local holding a function: key(x)
+        if kind is Kind.LOCAL:   # a local holding a function: key(x)
             t = scope[e.name]
             if t not in ("fn", "any"):
                 self.error(e, f"'{e.name}' is called, but it holds {_words(t)}, not a function",
                            "a procedure is run with 'call'" if t == "proc" else None)
             return "any"
-        if sig is None:
+        if kind is not Kind.BUILTIN:
             return "any"
+        if e.name in ("min", "max"):  # of a list, or of the arguments
+            return _elem(args[0]) if len(args) == 1 else "int"
         result = sig.result
         for node, want, got in zip(e.args, sig.args, args):
             if want == "list":
@@ -330,9 +330,10 @@ class _Types:
         args = [self.expr(a, scope) for a in s.args]
         for node, t in zip(s.args, args):
             self._not_a_function(node, t, "passed to a procedure")
-        if s.proc in self.names.procedures:
+        kind = resolve_procedure(self.names, s.proc, scope).kind
+        if kind is Kind.PROCEDURE:
             self.calls.setdefault(s.proc, []).append(args)
-        elif s.proc in scope and scope[s.proc] not in ("proc", "str", "any"):
+        elif kind is Kind.LOCAL and scope[s.proc] not in ("proc", "str", "any"):
             self.error(s, f"'call {s.proc}(...)': {s.proc} holds {_words(scope[s.proc])}, not a procedure")
 
     def _not_a_function(self, node, t, what):

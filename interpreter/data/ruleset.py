@@ -16,8 +16,9 @@ from pathlib import Path
 from ..board.graph import Board, build_board
 from ..checks.library_contract import check_contracts
 from ..dsl import nodes as n
-from ..dsl.compiler import Compiler, Names, Program
+from ..dsl.compiler import Compiler, Program
 from ..dsl.parser import parse_expression, parse_rules
+from ..dsl.scope import Names
 from ..engine.machine import ConstantRun
 from ..engine.values import check_storable
 from ..errors import Diagnostic, Pos, RulesetError, Sink

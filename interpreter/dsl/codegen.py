@@ -24,6 +24,7 @@ from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_stor
 from ..errors import RailrulesError
 from . import builtins, nodes as n
 from .functions import call_value, def_value
+from .scope import Kind, resolve, resolve_call
 
 
 class _Unsupported(Exception):
@@ -401,24 +402,25 @@ class Codegen:
             else f"''.join([{', '.join(parts)}])"
 
     def g_Var(self, e, bound, walrus):
-        name, names = e.name, self.names
-        if name in bound:
+        name = e.name
+        if name in bound:  # a local of a comprehension or lambda: a Python name
             return bound[name]
-        if name in self.locals:
+        kind, v = resolve(self.names, name, self.locals)
+        if kind is Kind.LOCAL:
             return f"L[{name!r}]"
-        if name in names.variables:
+        if kind is Kind.VARIABLE:
             return f"_tracked_variable(run, {name!r})" if self.tracking else f"run.glob[{name!r}]"
-        if name in names.constants:
-            return self.const(names.constants[name])
-        if name in names.entities:
-            return repr(names.entities[name])
-        if name == "players":
+        if kind is Kind.CONSTANT:
+            return self.const(v)
+        if kind is Kind.ENTITY:
+            return repr(v)
+        if kind is Kind.PLAYERS:
             return "run.state['kinds']['players']"
-        if name in names.kinds:
-            return f"list({self.const(names.kinds[name])})"
-        if name in names.functions:   # a def as a value (interpreter.dsl.functions)
-            return f"{self.const(def_value(names.functions[name], self.tracking))}(run)"
-        if name in names.procedures:  # a procedure as a value: its name
+        if kind is Kind.KIND:
+            return f"list({self.const(v)})"
+        if kind is Kind.FUNCTION:   # a def as a value (interpreter.dsl.functions)
+            return f"{self.const(def_value(v, self.tracking))}(run)"
+        if kind is Kind.PROCEDURE:  # a procedure as a value: its name
             return repr(name)
         raise _Unsupported  # undefined: reported by the closure compiler
 
@@ -521,10 +523,10 @@ class Codegen:
                 f"else {self.gen(e.otherwise, bound, walrus)})")
 
     def g_Call(self, e, bound, walrus):
-        name, names = e.name, self.names
+        name = e.name
         args = [self.gen(a, bound, walrus) for a in e.args]
-        if name in names.functions:
-            d = names.functions[name]
+        kind, d = resolve_call(self.names, name, bound.keys() | self.locals)  # d: a def or a builtin
+        if kind is Kind.FUNCTION:
             if len(d.params) != len(args):
                 raise _Unsupported
             if d.derived:
@@ -534,11 +536,10 @@ class Codegen:
                 return inline or f"_def_{name}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             return f"_call(run, run.tracked_functions, {name!r}, {{{params}}})"
-        entry = builtins.ALL.get(name)
-        if entry is None and (name in bound or name in self.locals):  # a local holding a function
+        if kind is Kind.LOCAL:  # a local holding a function
             f = self.gen(n.Var(e.pos, name), bound, walrus)
             return f"{self.const(call_value)}({name!r}, {f}, [{', '.join(args)}])"
-        if entry is None or not entry[1] <= len(args) <= entry[2]:
+        if kind is not Kind.BUILTIN or not d.lo <= len(args) <= d.hi:
             raise _Unsupported
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()

@@ -1,8 +1,9 @@
 """Compiler: syntax tree -> Python closures and flat instruction lists, once per load.
 
 Expressions become closures ``fn(run, locals)``; statements become the instructions of
-:mod:`interpreter.engine.instructions`. Name resolution and arity checks happen here, so a
-loaded ruleset never meets an undefined name at run time. Problems go to the sink.
+:mod:`interpreter.engine.instructions`. Every name is resolved here (what it means is
+:mod:`interpreter.dsl.scope`'s answer) and every call's arguments counted, so a loaded ruleset
+never meets an undefined name at run time. Problems go to the sink.
 """
 from __future__ import annotations
 
@@ -20,20 +21,7 @@ from . import builtins, functions as _functions, nodes as n, turns as _turns
 from .codegen import (Codegen, call_def, inlinable, floor_div as _floor_div, fraction_div as _fraction_div,
                       modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable,
                       map_of, unpack)
-
-
-@dataclass
-class Names:
-    """Everything a rule may name besides its own locals."""
-    constants: dict            # name -> value
-    variables: set             # global mutable variables
-    entities: dict             # id or alias -> id
-    kinds: dict                # kind -> list of ids ("players" is filled per game)
-    functions: dict = field(default_factory=dict)   # def name -> FuncDef
-    procedures: dict = field(default_factory=dict)  # name -> ProcDef
-    actions: dict = field(default_factory=dict)     # name -> ActionDef
-    events: dict = field(default_factory=dict)      # event -> [HandlerDef]
-    broken: set = field(default_factory=set)        # names whose definition did not parse
+from .scope import Kind, Names, candidates, resolve, resolve_call, resolve_procedure
 
 
 @dataclass
@@ -183,20 +171,18 @@ class Compiler:
 
     def _call(self, s, scope, out, dest):
         args = [self.value(a, scope) for a in s.args]
-        if s.proc not in self.names.procedures and s.proc in scope.locals:
+        kind, d = resolve_procedure(self.names, s.proc, scope.locals)
+        if kind is Kind.LOCAL:
             # `call f(...)` where the local f holds a procedure's name (a procedure as a value)
             out.append(_CallValue(s.pos, s.proc, self.value(n.Var(s.pos, s.proc), scope), args, dest))
             return
-        self._check_call(s.proc, s.args, s.pos)
-        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", args, dest))
-
-    def _check_call(self, proc, args, pos):
-        d = self.names.procedures.get(proc)
-        if d is None:
-            self._undefined(proc, pos, self.names.procedures, code="RR106", what="procedure")
+        if kind is Kind.UNDEFINED:
+            self._undefined(s.proc, s.pos, candidates(self.names, kind=Kind.PROCEDURE), code="RR106",
+                            what="procedure")
         elif len(d.params) != len(args):
-            self.sink.add("RR104", f"procedure '{proc}' takes {len(d.params)} argument(s), "
-                          f"{len(args)} given", pos)
+            self.sink.add("RR104", f"procedure '{s.proc}' takes {len(d.params)} argument(s), "
+                          f"{len(args)} given", s.pos)
+        out.append(ins.CallProc(s.pos, f"proc:{s.proc}", args, dest))
 
     def s_Set(self, s, scope, out):
         target, fn, op = self.target(s.target, scope), self.value(s.expr, scope), s.op
@@ -435,35 +421,35 @@ class Compiler:
         entity's record or the globals copied once per transaction (:meth:`Machine.record`), and
         every list or map on the way copied, since stored values are never changed in place."""
         name = t.name
-        local = name in scope.locals
-        variable = not local and name in self.names.variables
+        meaning = resolve(self.names, name, scope.locals).kind
         if not t.path:
-            if name in self.names.constants and not local and not variable:
+            if meaning is Kind.CONSTANT:
                 self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos)
-            elif variable:
+            elif meaning is Kind.VARIABLE:
                 return lambda g: [f"_c, _k = run.globals_w(), {name!r}"]
-            elif not local:
-                self._undefined(name, t.pos, scope.locals | self.names.variables, what="variable")
+            elif meaning is not Kind.LOCAL:
+                self._undefined(name, t.pos, candidates(self.names, scope.locals, Kind.VARIABLE),
+                                what="variable")
             return lambda g: [f"_c, _k = L, {name!r}"]
         base = self.value(n.Var(t.pos, name), scope)
-        resolve = self._resolver(t, scope, base, local, variable)
+        locate = self._resolver(t, scope, base, meaning)
         if len(t.path) == 1 and t.path[0][0] == "attr":
             # an entity's field, the common case, inline; anything else through the resolver
             field = t.path[0][1]
             return lambda g: [*g.value(base, "_o"), f"_c, _k = (run.record(_o), {field!r}) if "
-                              f"_o.__class__ is str and {field!r} in _E.get(_o, ()) else {g.obj(resolve)}(run, L)"]
-        return lambda g: [f"_c, _k = {g.obj(resolve)}(run, L)"]
+                              f"_o.__class__ is str and {field!r} in _E.get(_o, ()) else {g.obj(locate)}(run, L)"]
+        return lambda g: [f"_c, _k = {g.obj(locate)}(run, L)"]
 
-    def _resolver(self, t: n.Target, scope, base, local, variable):
+    def _resolver(self, t: n.Target, scope, base, meaning: Kind):
         """``fn(run, loc) -> (container, key)`` for a target with a path (see :meth:`target`)."""
         name = t.name
-        if not local and not variable and name in self.names.constants:
+        if meaning is Kind.CONSTANT:
             self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos,
                           hint="declare it under variables: in components.yaml if the rules change it")
         steps = [(kind, x if kind == "attr" else self.expr(x, scope)) for kind, x in t.path]
-        root0 = "L" if local else "G" if variable else None
+        root0 = {Kind.LOCAL: "L", Kind.VARIABLE: "G"}.get(meaning)
 
-        def resolve(run, loc):
+        def locate(run, loc):
             obj = base(run, loc)
             root, keys = root0, [name]
             for kind, x in steps:
@@ -493,7 +479,7 @@ class Compiler:
                 container[key] = child
                 container = child
             return container, keys[-1]
-        return resolve
+        return locate
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e, scope):
@@ -535,36 +521,30 @@ class Compiler:
 
     def e_Var(self, e, scope):
         name = e.name
-        if name in scope.locals:
+        kind, v = resolve(self.names, name, scope.locals)
+        if kind is Kind.LOCAL:
             def local(run, loc):
                 try:
                     return loc[name]
                 except KeyError:
                     raise RuleFault(f"'{name}' is used before it is set") from None
             return local
-        if name in self.names.variables:
+        if kind is Kind.VARIABLE:
             if self.tracking:
                 return lambda run, loc: tracked_variable(run, name)
             return lambda run, loc: run.glob[name]
-        if name in self.names.constants:
-            v = self.names.constants[name]
+        if kind is Kind.CONSTANT or kind is Kind.ENTITY:
             return lambda run, loc: v
-        if name in self.names.entities:
-            v = self.names.entities[name]
-            return lambda run, loc: v
-        if name == "players":
+        if kind is Kind.PLAYERS:
             return lambda run, loc: run.state["kinds"]["players"]
-        if name in self.names.kinds:
-            v = self.names.kinds[name]
+        if kind is Kind.KIND:
             return lambda run, loc: list(v)
-        if name in self.names.functions:   # a def as a value: sort(xs, income)
-            make = _functions.def_value(self.names.functions[name], self.tracking)
+        if kind is Kind.FUNCTION:   # a def as a value: sort(xs, income)
+            make = _functions.def_value(v, self.tracking)
             return lambda run, loc: make(run)
-        if name in self.names.procedures:  # a procedure as a value: its name, for `call f(...)`
+        if kind is Kind.PROCEDURE:  # a procedure as a value: its name, for `call f(...)`
             return lambda run, loc: name
-        self._undefined(name, e.pos, set(scope.locals) | self.names.variables
-                        | set(self.names.constants) | set(self.names.entities) | set(self.names.kinds)
-                        | set(self.names.functions) | set(self.names.procedures))
+        self._undefined(name, e.pos, candidates(self.names, scope.locals))
         return lambda run, loc: None
 
     def e_Attr(self, e, scope):
@@ -736,29 +716,27 @@ class Compiler:
     def e_Call(self, e, scope):
         name = e.name
         args = [self._closure(a, scope) for a in e.args]
-        if name in self.names.functions:
-            d = self.names.functions[name]
-            if len(d.params) != len(args):
-                self.sink.add("RR104", f"'{name}' takes {len(d.params)} argument(s), "
+        kind, found = resolve_call(self.names, name, scope.locals)
+        if kind is Kind.FUNCTION:
+            if len(found.params) != len(args):
+                self.sink.add("RR104", f"'{name}' takes {len(found.params)} argument(s), "
                               f"{len(args)} given", e.pos)
                 return lambda run, loc: None
-            return self._user_function(d, args)
-        entry = builtins.ALL.get(name)
-        if entry is None and name in scope.locals:   # a local holding a function: key(x)
+            return self._user_function(found, args)
+        if kind is Kind.LOCAL:   # a local holding a function: key(x)
             f = self._closure(n.Var(e.pos, name), scope)
             if len(args) == 1:
                 (a0,) = args
                 return lambda run, loc: _functions.call_value(name, f(run, loc), [a0(run, loc)])
             return lambda run, loc: _functions.call_value(name, f(run, loc), [a(run, loc) for a in args])
-        if entry is None:
-            if name in self.names.procedures:
-                self.sink.add("RR105", f"'{name}' is a procedure: use 'call {name}(...)' as a "
-                              "statement or 'let x = call ...'", e.pos)
-            else:
-                self._undefined(name, e.pos, set(builtins.ALL) | set(self.names.functions),
-                                what="function")
+        if kind is Kind.PROCEDURE:
+            self.sink.add("RR105", f"'{name}' is a procedure: use 'call {name}(...)' as a "
+                          "statement or 'let x = call ...'", e.pos)
             return lambda run, loc: None
-        fn, lo, hi = entry.fn, entry.lo, entry.hi
+        if kind is Kind.UNDEFINED:
+            self._undefined(name, e.pos, candidates(self.names, kind=Kind.FUNCTION), what="function")
+            return lambda run, loc: None
+        fn, lo, hi = found.fn, found.lo, found.hi
         if not lo <= len(args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             self.sink.add("RR104", f"'{name}' takes {want} argument(s), {len(args)} given", e.pos)
@@ -805,10 +783,11 @@ class Compiler:
         return out[0], out[1]
 
     # ------------------------------------------------------------------ errors
-    def _undefined(self, name, pos, candidates, code="RR102", what="name"):
+    def _undefined(self, name, pos, known, code="RR102", what="name"):
+        """RR102 (or ``code``): ``name`` is none of the names ``known``; the closest is the hint."""
         if name in self.names.broken:
             return  # its definition has a syntax error, reported already
-        close = difflib.get_close_matches(name, sorted(map(str, candidates)), n=1)
+        close = difflib.get_close_matches(name, sorted(map(str, known)), n=1)
         hint = f"did you mean '{close[0]}'?" if close else None
         self.sink.add(code, f"undefined {what} '{name}'", pos, hint)
 
