@@ -324,7 +324,8 @@ class Machine(_Shows):
         except OverBudget as err:
             raise self._over_budget(fault_site(err)[1]) from None
         except _FAULTS as err:
-            raise self._fault(err, *reversed(fault_site(err))) from None
+            where, pos = fault_site(err)
+            raise self._fault(err, pos, where) from None
         if state["result"] is None:
             raise RulesRuntimeError(Diagnostic("RR302", "the game block finished without end_game",
                                                self.program.codes["game"].pos))
@@ -463,12 +464,13 @@ class Machine(_Shows):
             stack[-1] = copy_frame(stack[-1])
             self._shared = len(stack) - 1
         frame = stack[-1]
-        spec = self.program.codes[frame["c"]].instrs[frame["pc"]].option(action.name)
+        instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
+        spec = instr.option(action.name)
         player = state["turn"]
         state["waiting"] = False
         state["turn"] = None
         if spec.action:
-            frame["pc"] = self.program.codes[frame["c"]].instrs[frame["pc"]].end
+            frame["pc"] = instr.end
             self.push(spec.action, [player, *action.args], None)
         else:
             frame["L"].update(zip(spec.names, action.args))
