@@ -1366,6 +1366,10 @@ def test_a_scoped_variable_starts_afresh_at_each_call_of_its_procedure(tmp_path)
     # each round starts at 10 (not at the 13 the inner call left), defs read it like any variable
     assert game.evaluate("trace") == [12, 24, 12, 24, 12, 24]
     assert game.evaluate("spent") == 13
+    # the same when the procedure is called through a local that holds its name
+    by_name = SCOPED_RULES.replace("        call round()", "        let r = round\n        call r()")
+    game = load_ruleset(str(write_ruleset(tmp_path / "by_name", by_name, components))).new_game(players=1, seed=0)
+    assert game.evaluate("[trace, spent]") == [[12, 24, 12, 24, 12, 24], 13]
 
 
 @pytest.mark.parametrize("scoped, code, words", [

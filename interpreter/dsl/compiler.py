@@ -725,9 +725,6 @@ class Compiler:
             return self._user_function(found, args)
         if kind is Kind.LOCAL:   # a local holding a function: key(x)
             f = self._closure(n.Var(e.pos, name), scope)
-            if len(args) == 1:
-                (a0,) = args
-                return lambda run, loc: _functions.call_value(name, f(run, loc), [a0(run, loc)])
             return lambda run, loc: _functions.call_value(name, f(run, loc), [a(run, loc) for a in args])
         if kind is Kind.PROCEDURE:
             self.sink.add("RR105", f"'{name}' is a procedure: use 'call {name}(...)' as a "
@@ -805,9 +802,7 @@ class _CallValue(ins.Instr):
         values = ", ".join(f"_a{j}" for j in range(len(self.args)))
         return [*g.values(self.args), *g.value(self.fn, "_v"),
                 f"_u = {g.obj(_functions.procedure_key)}(run, _v, {self.name!r}, {len(self.args)})",
-                f"F['pc'] = {i + 1}",
-                "if _u in run.program.resets:", "    run.globals_w().update(run.program.resets[_u])",
-                f"run.push(_u, [{values}], {self.dest!r})", "return 0"]
+                f"F['pc'] = {i + 1}", f"run.push(_u, [{values}], {self.dest!r})", "return 0"]
 
 
 def _leading_requires(body: list) -> list:

@@ -165,7 +165,10 @@ class Machine(_Shows):
 
     # ------------------------------------------------------------ used by instructions
     def push(self, key: str, args: list, dest: str | None) -> None:
+        """Call unit ``key``: a frame for it on the stack, its scoped variables afresh."""
         code = self.program.codes[key]
+        if key in self.program.resets:
+            self.globals_w().update(self.program.resets[key])
         self.state["stack"].append({"c": key, "pc": 0, "L": dict(zip(code.params, args)), "r": dest})
 
     def own_top(self) -> dict:
