@@ -417,7 +417,7 @@ class Codegen:
         if kind is Kind.PLAYERS:
             return "run.state['kinds']['players']"
         if kind is Kind.KIND:
-            return f"list({self.const(v)})"
+            return self.const(v)  # a list, shared: values are never changed in place
         if kind is Kind.FUNCTION:   # a def as a value (interpreter.dsl.functions)
             return f"{self.const(def_value(v, self.tracking))}(run)"
         if kind is Kind.PROCEDURE:  # a procedure as a value: its name
@@ -470,9 +470,13 @@ class Codegen:
         return f"any(({cond}) for {var} in _items(run, {source}, {e.var!r}, 'exists'))"
 
     def g_LetIn(self, e, bound, walrus):
+        value = self.gen(e.value, bound, walrus)
+        if walrus:  # the local in a temporary: no function call
+            t = self.temp()
+            return _after([(t, value)], self.gen(e.body, {**bound, e.var: t}, walrus))
         var = f"v_{e.var}"
         body = self.gen(e.body, {**bound, e.var: var}, walrus)
-        return f"(lambda {var}: {body})({self.gen(e.value, bound, walrus)})"
+        return f"(lambda {var}: {body})({value})"
 
     def g_Lambda(self, e, bound, walrus):
         var = f"v_{e.var}"
@@ -572,7 +576,7 @@ class Codegen:
                 return None
             else:
                 params[p] = t = self.temp()
-                first.append(f"({t} := {a})")
+                first.append((t, a))
         outer, self.locals = self.locals, set()
         self.inlining += 1
         try:
@@ -582,7 +586,15 @@ class Codegen:
         finally:
             self.locals = outer
             self.inlining -= 1
-        return f"({', '.join(first)}, {body})[-1]" if first else f"({body})"
+        return _after(first, body)
+
+
+def _after(sets: list, body: str) -> str:
+    """``body`` evaluated after each temporary of ``sets`` (pairs of a temporary and its
+    value) is set: ``(body if (t := x) is t else None)``, cheaper than a tuple or a call."""
+    if not sets:
+        return f"({body})"
+    return f"({body} if {' and '.join(f'(({t} := {x}) is {t})' for t, x in sets)} else None)"
 
 
 _GENERATE = n.handlers(Codegen, "g_", n.EXPRESSIONS)    # expression node -> Codegen.g_...
