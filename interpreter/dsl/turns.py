@@ -55,9 +55,11 @@ def next_turn(loc: dict, slot: str, var: str, end) -> bool:
             index += 1
         if left is not None:
             left -= 1
+    # (the players in passed are distinct: all have passed only if there are as many of them)
     done = not rotation or left == 0 or (
-        end == ALL and all(q in passed for q in rotation)) or (
-        end == OTHERS and all(q in passed or q == last for q in rotation))
+        end == ALL and len(passed) >= len(rotation) and all(q in passed for q in rotation)) or (
+        end == OTHERS and len(passed) + 1 >= len(rotation)
+        and all(q in passed or q == last for q in rotation))
     if done:
         return False
     index %= len(rotation)
