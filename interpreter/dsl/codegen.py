@@ -274,6 +274,7 @@ _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
 _INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
+_NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound variable
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
 INLINE_DEPTH = 3    # ...up to this many defs deep
 
@@ -366,8 +367,10 @@ class Codegen:
             tests = " and ".join(f"({self.gen(c, bound, walrus=True)})" for c in conds)
         except _Unsupported:
             return None
-        source = (f"def choices(run, L, items, name, head):\n    _E = run.ent\n"
-                  f"    return [_new(_Action, (name, head + (v_{var},))) for v_{var} in items if {tests}]\n")
+        # a loop, not a comprehension: the tests' temporaries stay plain locals (see _loop)
+        source = (f"def choices(run, L, items, name, head):\n    _E = run.ent\n    out = []\n"
+                  f"    for v_{var} in items:\n        if {tests}:\n"
+                  f"            out.append(_new(_Action, (name, head + (v_{var},))))\n    return out\n")
         exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
         return self.space.pop("choices")
 
@@ -449,13 +452,14 @@ class Codegen:
         return "[" + ", ".join(self.gen(x, bound, walrus) for x in e.items) + "]"
 
     def g_Comprehension(self, e, bound, walrus):
-        source = self.gen(e.source, bound, walrus=False)
-        var = f"v_{e.var}"
+        items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r})"
+        var, start = f"v_{e.var}", self.temps
         inner = {**bound, e.var: var}
-        out = f"[{self.gen(e.expr, inner, walrus)} for {var} in _items(run, {source}, {e.var!r})"
-        if e.where is not None:
-            out += f" if {self.gen(e.where, inner, walrus)}"
-        return out + "]"
+        item = f"add({self.gen(e.expr, inner, True)})"
+        where = self.gen(e.where, inner, True) if e.where is not None else None
+        body = [f"    if {where}:", f"        {item}"] if where else [f"    {item}"]
+        return self._loop(items, ["out = []", "add = out.append", f"for {var} in xs:", *body,
+                                  "return out"], start, bound, e.pos)
 
     def g_MapOf(self, e, bound, walrus):
         return f"_map_of({self.gen(e.pairs, bound, walrus)})"
@@ -464,10 +468,26 @@ class Codegen:
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
 
     def g_Exists(self, e, bound, walrus):
-        source = self.gen(e.source, bound, walrus=False)
-        var = f"v_{e.var}"
-        cond = self.gen(e.cond, {**bound, e.var: var}, walrus)
-        return f"any(({cond}) for {var} in _items(run, {source}, {e.var!r}, 'exists'))"
+        items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r}, 'exists')"
+        var, start = f"v_{e.var}", self.temps
+        cond = self.gen(e.cond, {**bound, e.var: var}, True)
+        return self._loop(items, [f"for {var} in xs:", f"    if {cond}:", "        return True",
+                                  "return False"], start, bound, e.pos)
+
+    def _loop(self, items: str, lines: list, start: int, bound: dict, pos) -> str:
+        """A call of a new function of the namespace whose body ``lines`` loops over ``xs``, the
+        list ``items`` (a comprehension or an ``exists``, written as a loop). Not a Python
+        comprehension: a temporary set (``:=``) in one is a cell of the function around it,
+        slower to make and to read. The caller's temporaries (those up to ``start``) and
+        comprehension or lambda variables (``bound``) that the body reads are passed in."""
+        body = "\n".join(lines)
+        outer = {f"_t{i}" for i in range(1, start + 1)} | set(bound.values())
+        free = sorted(set(_NAME.findall(body)) & outer)
+        source = (f"def loop(run, L, xs{''.join(', ' + x for x in free)}):\n    _E = run.ent\n"
+                  + "".join(f"    {line}\n" for line in lines))
+        exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
+        name = add(self.space, "_c", self.space.pop("loop"))
+        return f"{name}(run, L, {items}{''.join(', ' + x for x in free)})"
 
     def g_LetIn(self, e, bound, walrus):
         value = self.gen(e.value, bound, walrus)
