@@ -10,6 +10,7 @@ import random
 import pytest
 
 from railrules.interpreter import IllegalAction, RulesRuntimeError, load_ruleset
+from railrules.interpreter.paths import shipped_rulesets
 from railrules.interpreter.errors import RulesetError
 
 from test_language import COMPONENTS_YAML, errors_of, write_ruleset
@@ -438,3 +439,25 @@ def test_a_require_is_tested_as_soon_as_its_parameters_have_values(tmp_path):
     for label, words in (("pick 1 3", "1 is odd"), ("pick 2 1", "1 is not above 2")):
         with pytest.raises(IllegalAction, match=words):
             game.apply(label)
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_generated_code_never_falls_back_for_a_mistake_of_its_own(name):
+    """Generated code falls back on the checked closures for any error it does not word itself
+    (a wrong type in the rules, worded properly by the closure). A Python name error is never
+    the rules' doing but a mistake of the generator, which the fallback would hide as a slowdown:
+    here it is raised instead, over random games of each shipped ruleset."""
+    ruleset = load_ruleset(name)
+    space = ruleset.program.space
+    said = space["_SAID"]
+    space["_SAID"] = (*said, NameError)  # re-raised by every generated function, not fallen back on
+    try:
+        for seed in range(1, 4):
+            game = ruleset.new_game(ruleset.players_min, seed)
+            rng = random.Random(seed)
+            while not game.is_over:
+                game.apply(rng.choice(game.legal_actions()))
+            for p in game.players:
+                game.estimate(p)
+    finally:
+        space["_SAID"] = said

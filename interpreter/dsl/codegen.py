@@ -334,7 +334,7 @@ class Codegen:
                   f"    run.steps = _s = run.steps + 1\n"
                   f"    if _s > run.budget:\n        raise _OverBudget()\n"
                   f"    if run.depth >= 200:\n        _too_deep({d.name!r})\n"
-                  f"    run.depth += 1\n    _E = run.ent\n"
+                  f"    run.depth += 1\n    _E = run.ent\n    L = None\n"  # no rule locals (see _loop)
                   f"    try:\n        return {body}\n    except _SAID:\n        raise\n"
                   f"    except Exception:\n        return {add(self.space, '_x', slow)}(run, {{{loc}}})\n"
                   f"    finally:\n        run.depth -= 1\n")
@@ -482,12 +482,12 @@ class Codegen:
         comprehension or lambda variables (``bound``) that the body reads are passed in."""
         body = "\n".join(lines)
         outer = {f"_t{i}" for i in range(1, start + 1)} | set(bound.values())
-        free = sorted(set(_NAME.findall(body)) & outer)
-        source = (f"def loop(run, L, xs{''.join(', ' + x for x in free)}):\n    _E = run.ent\n"
+        args = "".join(", " + x for x in sorted(set(_NAME.findall(body)) & outer))
+        source = (f"def loop(run, L, xs{args}):\n    _E = run.ent\n"
                   + "".join(f"    {line}\n" for line in lines))
         exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
         name = add(self.space, "_c", self.space.pop("loop"))
-        return f"{name}(run, L, {items}{''.join(', ' + x for x in free)})"
+        return f"{name}(run, L, {items}{args})"
 
     def g_LetIn(self, e, bound, walrus):
         value = self.gen(e.value, bound, walrus)
