@@ -255,6 +255,7 @@ _BASE = {
 }
 _SAID = (RuleFault, builtins.BuiltinError, OverBudget, RailrulesError)
 _BASE["_SAID"] = _SAID
+_BASE["_EMPTY"] = {}  # a record to look into when there is none (never changed)
 
 
 def namespace() -> dict:

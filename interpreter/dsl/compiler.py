@@ -438,6 +438,14 @@ class Compiler:
             field = t.path[0][1]
             return lambda g: [*g.value(base, "_o"), f"_c, _k = (run.record(_o), {field!r}) if "
                               f"_o.__class__ is str and {field!r} in _E.get(_o, ()) else {g.obj(locate)}(run, L)"]
+        if len(t.path) == 2 and t.path[0][0] == "attr" and t.path[1][0] == "index":
+            # an entry of an entity's map (p.shares[c]) inline, the map copied into the record
+            field, key = t.path[0][1], self.value(t.path[1][1], scope)
+            return lambda g: [*g.value(base, "_o"), *g.value(key, "_k"),
+                              f"if _o.__class__ is str and _k.__class__ is str and "
+                              f"(_c := _E.get(_o, _EMPTY).get({field!r})).__class__ is dict and _k in _c:",
+                              f"    _c = run.record(_o)[{field!r}] = dict(_c)",
+                              "else:", f"    _c, _k = {g.obj(locate)}(run, L)"]
         return lambda g: [f"_c, _k = {g.obj(locate)}(run, L)"]
 
     def _resolver(self, t: n.Target, scope, base, meaning: Kind):
