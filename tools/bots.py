@@ -86,7 +86,8 @@ class GreedyBot(RandomBot):
 class MctsBot(RandomBot):
     """Monte Carlo tree search (UCT), one tree per decision, over imagined copies of the game
     (information-set MCTS: each iteration imagines the hidden part afresh). See tools/search.py."""
-    settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5, "widen": 1.0}
+    settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
+                "widen": 1.0}
 
     def __init__(self, seed: int, iterations: int = 200, depth: int = 0, explore: float = 0.7,
                  seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0):
@@ -105,8 +106,8 @@ class MctsBot(RandomBot):
 BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": MctsBot}
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
-            "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1); one for all seats, or "
-            "one per seat separated by commas (mcts,random,random)")
+            "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1); "
+            "one for all seats, or one per seat separated by commas (mcts,random,random)")
 
 
 def make_bot(spec: str, seed: int):

@@ -105,17 +105,20 @@ class _Node:
 class Mcts:
     """UCT over imagined copies (information-set MCTS with one tree per decision).
 
-    Each iteration imagines the game afresh and walks down the tree. At a node reached for the
-    first time the actions are put in the order a one-decision look-ahead rates them for the
-    seat deciding there (the greedy bot's rating: standing, then lead, by the estimate; ties at
-    random). A node visited n times may have ``ceil(widen * sqrt(n + 1))`` children (all with
-    ``widen`` 0): while it has fewer, the next action in that order becomes a new child and the
-    walk stops; else the walk goes on to the child with the best upper confidence bound for the
-    seat deciding there (among the actions legal in this copy). From the new node it plays on
-    at random for ``depth`` decisions (to the end when the ruleset has no estimate; then the
-    actions are tried in random order and every one may be a child) and credits every node on
-    the way with what the seat that moved into it gets (:func:`credits`, ``lead`` its weight).
-    The answer is the most visited action (ties: the best credited, then the first in order).
+    Each iteration imagines the game afresh and walks down the tree. At the root, and at the
+    searching seat's next decision if it is the one to decide right after, the actions are put
+    in the order a one-decision look-ahead rates them (the greedy bot's rating: standing, then
+    lead, by the estimate; ties at random), and a node visited n times may have ``ceil(widen *
+    sqrt(n + 1))`` children: while it has fewer, the next action in that order becomes a new
+    child and the walk stops. (Rating every action at every node costs a decision's width in
+    estimates per node: measured, up to eight times as long a search.) Elsewhere, and with
+    ``widen`` 0 or without an estimate, the actions are tried in random order, each once before
+    any twice. Once every allowed action has a child, the walk goes on to the child with the
+    best upper confidence bound for the seat deciding there (among the actions legal in this
+    copy). From the new node it plays on at random for ``depth`` decisions (to the end when the
+    ruleset has no estimate) and credits every node on the way with what the seat that moved
+    into it gets (:func:`credits`, ``lead`` its weight). The answer is the most visited action
+    (ties: the best credited, then the first in order).
     ``seconds`` > 0 stops early when the time is up (then the choice depends on the machine)."""
 
     def __init__(self, rng, iterations: int, depth: int, explore: float, seconds: float,
@@ -172,7 +175,8 @@ class Mcts:
         if node.order is None:
             node.ranked = planning and self.widen > 0 and len(legal) > 1 \
                 and game.ruleset.program.estimate is not None
-            node.order = self._order(game, legal, seat) if node.ranked else self.rng.sample(legal, len(legal))
+            node.order = (self._order(game, legal, seat) if node.ranked
+                          else self.rng.sample(legal, len(legal)))
         elif len(legal) > 1:
             known = set(node.order)
             node.order.extend(a for a in legal if a not in known)  # imagined chance may differ
