@@ -189,3 +189,60 @@ def test_simulate_times_each_bot_and_counts_every_choice(chicago):
     assert all(b["seconds_per_game"] > 0 for b in r["bots"].values())
     forced = simulate(chicago, 2, 5, 3, "random", forced=True)
     assert forced["bots"]["random"]["choices"] < forced["decisions_mean"] * forced["finished"]
+
+
+# ------------------------------------------------------------------ how the search ranks and credits
+def test_credits_are_standings_with_a_bounded_lead_that_breaks_ties(tmp_path):
+    from railrules.tools.search import credits
+    game = load_ruleset(str(_coin_race(tmp_path))).new_game(3, 1)
+    game.execute("set p1.cash = 9")
+    game.execute("set p2.cash = 1")
+    game.execute("set p3.cash = 0")
+    assert credits(game, 0.0) == standings(game)
+    near, far = credits(game, 0.5), None
+    assert all(0 <= v <= 1 for v in near.values())
+    assert near["p1"] > near["p2"] > near["p3"]
+    game.execute("set p2.cash = 0")
+    far = credits(game, 0.5)
+    # p2 and p3 both trail p1 (rank alone: the same for both games); the lead term tells that p2
+    # trails by less in the first
+    assert standings(game)["p2"] == 0.25 and near["p2"] > far["p2"]
+
+
+@pytest.mark.parametrize("cash, best", [(0, "take 3"), (8, "take 2")])
+def test_mcts_tries_first_what_a_one_decision_look_ahead_rates_best(tmp_path, cash, best):
+    game = load_ruleset(str(_coin_race(tmp_path))).new_game(2, 1)
+    game.execute(f"set p1.cash = {cash}")
+    for seed in range(5):
+        assert make_bot("mcts:iterations=1", seed).choose(game).label == best
+        assert make_bot("mcts:iterations=3", seed).choose(game).label == best
+    # without the ranking (widen=0) one iteration tries a random action
+    picks = {make_bot("mcts:iterations=1:widen=0", seed).choose(game).label for seed in range(12)}
+    assert len(picks) > 1
+
+
+@pytest.mark.parametrize("name", ["baltimore_ohio", "chicago_express", "stephensons_rocket"])
+def test_with_one_iteration_mcts_plays_as_greedy_rates(name):
+    from railrules.tools.search import rating
+    game = _mid_game(name, 3, 40)
+    while len(game.legal_actions()) < 2:
+        game.apply(game.legal_actions()[0])
+    seat = game.current_player
+
+    def rated(action):
+        after = game.clone()
+        after.apply(action)
+        return rating(after, seat)
+    top = max(rated(a) for a in game.legal_actions())
+    assert rated(make_bot("mcts:iterations=1", 3).choose(game)) == top
+
+
+def test_mcts_is_the_same_for_the_same_seed_with_every_setting():
+    game = _mid_game("baltimore_ohio", 3, 40)
+    for spec in ("mcts:iterations=40", "mcts:iterations=40:depth=4:lead=0:widen=0"):
+        assert len({make_bot(spec, 5).choose(game) for _ in range(3)}) == 1
+
+
+def test_lead_must_be_a_weight():
+    with pytest.raises(BotSpecError, match="between 0 and 1"):
+        make_bot("mcts:lead=2", 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 
-from .search import Mcts, imagine, lead, standing
+from .search import Mcts, imagine, rating, standing
 
 
 class BotSpecError(ValueError):
@@ -73,7 +73,7 @@ class GreedyBot(RandomBot):
         after = seen.clone()
         after.apply(action)
         if after.is_over or after.estimate(me) is not None:
-            return standing(after, me), lead(after, me)
+            return rating(after, me)
         total = 0.0
         for _ in range(self.playouts):
             out = after.clone()
@@ -86,12 +86,15 @@ class GreedyBot(RandomBot):
 class MctsBot(RandomBot):
     """Monte Carlo tree search (UCT), one tree per decision, over imagined copies of the game
     (information-set MCTS: each iteration imagines the hidden part afresh). See tools/search.py."""
-    settings = {"iterations": 200, "depth": 12, "explore": 0.7, "seconds": 0.0}
+    settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
+                "widen": 1.0}
 
-    def __init__(self, seed: int, iterations: int = 200, depth: int = 12, explore: float = 0.7,
-                 seconds: float = 0.0):
+    def __init__(self, seed: int, iterations: int = 200, depth: int = 0, explore: float = 0.7,
+                 seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0):
         super().__init__(seed)
-        self.search = Mcts(self.rng, iterations, depth, explore, seconds)
+        if lead > 1:
+            raise BotSpecError(f"mcts: lead must be between 0 and 1, not {lead}")
+        self.search = Mcts(self.rng, iterations, depth, explore, seconds, lead, widen)
 
     def choose(self, game):
         legal = game.legal_actions()
@@ -103,8 +106,8 @@ class MctsBot(RandomBot):
 BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": MctsBot}
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
-            "(settings as mcts:iterations=400:depth=12:explore=0.7:seconds=0); one for all seats, or "
-            "one per seat separated by commas (mcts,random,random)")
+            "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1); "
+            "one for all seats, or one per seat separated by commas (mcts,random,random)")
 
 
 def make_bot(spec: str, seed: int):
