@@ -55,7 +55,7 @@ def credits(game, weight: float) -> dict:
     """What the search credits each seat with for how a game stands, from 0 to 1: with
     ``weight`` 0 its standing (:func:`standings`); else ``(1 - weight) * standing + weight *
     (1 + tanh(lead / scale)) / 2``, where lead is how far the seat's estimate is above the best
-    of the others' (:func:`lead`) and scale the players' mean estimate in absolute value. Rank
+    of the others' and scale the players' mean estimate in absolute value. Rank
     alone gives every action the same credit when a seat trails (or leads) by more than a
     short search can change, and the search then plays at random; the lead term, bounded and
     smooth, still tells the better action from the worse. Without an estimate: the standing."""
@@ -65,11 +65,14 @@ def credits(game, weight: float) -> dict:
     if weight <= 0 or len(players) < 2 or None in values.values():
         return stand
     scale = float(sum(abs(v) for v in values.values())) / len(players) or 1.0
-    out = {}
-    for p in players:
-        ahead = float(values[p] - max(v for q, v in values.items() if q != p))
-        out[p] = (1 - weight) * stand[p] + weight * (1 + math.tanh(ahead / scale)) / 2
-    return out
+    return {p: (1 - weight) * stand[p] + weight * (1 + math.tanh(_ahead(values, p) / scale)) / 2
+            for p in players}
+
+
+def _ahead(values: dict, seat: str):
+    """How far ``seat``'s value is above the best of the others' (below: < 0)."""
+    mine = values[seat]
+    return mine - max((v for p, v in values.items() if p != seat), default=mine)
 
 
 def standing(game, seat: str) -> float:
@@ -80,15 +83,8 @@ def rating(game, seat: str) -> tuple:
     """(standing, lead) of ``seat``, each estimate read once: how the greedy bot compares the
     results of its actions, and the order in which the search tries them."""
     values = {p: game.estimate(p) for p in game.players}
-    mine = values[seat]
-    ahead = 0 if mine is None else mine - max((v for p, v in values.items() if p != seat), default=mine)
+    ahead = 0 if values[seat] is None else _ahead(values, seat)
     return _standings(game.players, values)[seat], ahead
-
-
-def lead(game, seat: str):
-    """How far ``seat``'s estimate (or score) is above the best of the others' (below: < 0)."""
-    mine = game.estimate(seat)
-    return mine - max((game.estimate(p) for p in game.players if p != seat), default=mine)
 
 
 class _Node:
