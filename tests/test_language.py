@@ -1637,3 +1637,50 @@ def test_a_function_value_cannot_be_kept(tmp_path):
     with pytest.raises(RulesRuntimeError) as err:
         load_ruleset(str(write_ruleset(tmp_path / "b", rules))).new_game(players=1, seed=0)
     assert err.value.diagnostics[0].code == "RR302" and "function" in err.value.diagnostics[0].message
+
+
+# ---------------------------------------------------------------- types learned through calls
+CHAIN = WAITING_RULES + """
+def first(x):
+    return x.colour
+
+def second(y):
+    return first(y)
+
+def third(z):
+    return second(z)
+
+metric m = third(tokens[0])
+"""
+
+
+def test_a_parameter_type_learned_through_three_calls_finds_the_unknown_field(tmp_path):
+    # each pass of the type check carries the token one call further back: from the metric to
+    # third, then second, then first, whose field read is checked only at the fourth pass
+    _, diags = check_ruleset(str(write_ruleset(tmp_path, CHAIN)))
+    line, col = line_col(CHAIN, "x.colour")
+    assert [(d.code, d.pos.line, d.pos.column) for d in diags if d.severity == "error"] == \
+        [("RR110", line, col)]
+
+
+def test_a_caller_passing_another_type_leaves_the_parameter_unknown(tmp_path):
+    _, diags = check_ruleset(str(write_ruleset(tmp_path, CHAIN + "metric n = third(7)\n")))
+    assert [d for d in diags if d.severity == "error"] == []
+
+
+def test_walk_lists_a_definition_the_same_when_its_nodes_are_kept():
+    from railrules.interpreter.dsl import nodes as n
+    from railrules.interpreter.dsl.parser import parse_rules
+    from railrules.interpreter.errors import Sink
+    module = parse_rules(textwrap.dedent(CHAIN), "main.rules", Sink())
+
+    def by_hand(x):  # the traversal walk promises: depth first, in source order
+        if isinstance(x, n.Node):
+            return [x] + by_hand(list(vars(x).values()))
+        if isinstance(x, (list, tuple)):
+            return [y for item in x for y in by_hand(item)]
+        return []
+    expected = by_hand(module.definitions)
+    assert len(expected) > 3 * len(module.definitions)
+    for _ in range(2):  # the second walk reads the kept nodes
+        assert [id(x) for x in n.walk(module.definitions)] == [id(x) for x in expected]

@@ -387,17 +387,40 @@ def _agreed(calls: list, arity: int) -> list:
 
 def check_types(ruleset, sink) -> None:
     """Learn parameter types from the calls, pass after pass, until they settle (at most six
-    passes); report what the last pass found."""
+    passes); report what the last pass found. A pass checks again only the definitions whose
+    parameter types the calls of the pass before changed: the others would find the same."""
     from ..errors import Sink
     types = _Types(ruleset)
+    defs = ruleset.definitions
+    keys = [_calls_key(d) for d in defs]
+
+    def typed(i, calls):  # the parameter types definition i is checked with
+        return keys[i] and _agreed(calls.get(keys[i], []), len(defs[i].params))
+
+    found: list = [((), {})] * len(defs)   # each definition's diagnostics and calls
     params: dict = {}
+    todo: list = list(range(len(defs)))
     for _ in range(6):
-        types.sink, types.calls, types.params = Sink(), {}, params
-        _check(types, ruleset)
-        if types.calls == params:
+        for i in todo:
+            types.sink, types.calls, types.params = Sink(), {}, params
+            _check(types, defs[i])
+            found[i] = (types.sink.diagnostics, types.calls)
+        calls: dict = {}
+        for _, made in found:
+            for name, args in made.items():
+                calls.setdefault(name, []).extend(args)
+        todo = [i for i in range(len(defs)) if typed(i, calls) != typed(i, params)]
+        params = calls
+        if not todo:
             break
-        params = types.calls
-    sink.diagnostics += types.sink.diagnostics
+    sink.diagnostics += [d for said, _ in found for d in said]
+
+
+def _calls_key(d) -> str | None:
+    """The key of the calls whose arguments give definition ``d``'s parameters their types."""
+    if isinstance(d, (n.ProcDef, n.FuncDef)):
+        return d.name
+    return f"on:{d.event}" if isinstance(d, n.HandlerDef) else None
 
 
 def _param_scope(types, key, params) -> dict:
@@ -405,24 +428,23 @@ def _param_scope(types, key, params) -> dict:
     return dict(zip(params, agreed))
 
 
-def _check(types, ruleset) -> None:
-    for d in ruleset.definitions:
-        if isinstance(d, n.ProcDef):
-            types.block(d.body, _param_scope(types, d.name, d.params))
-        elif isinstance(d, n.ActionDef):
-            scope = {d.player: "entity:players"}
-            types.domains(d.domains, scope)
-            types.block(d.body, scope)
-        elif isinstance(d, n.HandlerDef):
-            scope = _param_scope(types, f"on:{d.event}", d.params)
-            if d.when:
-                types.expr(d.when, scope)
-            types.block(d.body, scope)
-        elif isinstance(d, n.GameDef):
-            types.block(d.body, {})
-        elif isinstance(d, n.FuncDef):
-            types.expr(d.expr, _param_scope(types, d.name, d.params))
-        elif isinstance(d, (n.EndDef, n.ConstDef, n.MetricDef)):
-            types.expr(d.expr, {})
-        elif isinstance(d, n.ScoreDef):
-            types.expr(d.expr, {d.player: "entity:players"})
+def _check(types, d) -> None:
+    if isinstance(d, n.ProcDef):
+        types.block(d.body, _param_scope(types, d.name, d.params))
+    elif isinstance(d, n.ActionDef):
+        scope = {d.player: "entity:players"}
+        types.domains(d.domains, scope)
+        types.block(d.body, scope)
+    elif isinstance(d, n.HandlerDef):
+        scope = _param_scope(types, f"on:{d.event}", d.params)
+        if d.when:
+            types.expr(d.when, scope)
+        types.block(d.body, scope)
+    elif isinstance(d, n.GameDef):
+        types.block(d.body, {})
+    elif isinstance(d, n.FuncDef):
+        types.expr(d.expr, _param_scope(types, d.name, d.params))
+    elif isinstance(d, (n.EndDef, n.ConstDef, n.MetricDef)):
+        types.expr(d.expr, {})
+    elif isinstance(d, n.ScoreDef):
+        types.expr(d.expr, {d.player: "entity:players"})

@@ -15,6 +15,7 @@ file, line and column from the statement that runs it.
 """
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from fractions import Fraction
@@ -263,6 +264,18 @@ def namespace() -> dict:
     return dict(_BASE)
 
 
+@functools.lru_cache(maxsize=8192)
+def _compiled(source: str, filename: str):
+    return compile(source, filename, "exec")
+
+
+def define(space: dict, source: str, filename: str) -> None:
+    """Run generated ``source`` (our own: definitions only) in ``space``. Its code object is
+    kept by source: a ruleset loaded again, or a variant that leaves a rule as it was, writes
+    the same source, and compiling is most of what writing it costs."""
+    exec(_compiled(source, filename), space)  # noqa: S102 - our own source
+
+
 def add(space: dict, prefix: str, value) -> str:
     """Put ``value`` into ``space`` under a new name (names are never removed, so the size of
     the namespace makes it unique) and return the name."""
@@ -339,7 +352,7 @@ class Codegen:
                   f"    try:\n        return {body}\n    except _SAID:\n        raise\n"
                   f"    except Exception:\n        return {add(self.space, '_x', slow)}(run, {{{loc}}})\n"
                   f"    finally:\n        run.depth -= 1\n")
-        exec(compile(source, f"<rules {d.pos.file}:{d.pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
+        define(self.space, source, f"<rules {d.pos.file}:{d.pos.line}>")
 
     def function(self, e, locals_: set, slow):
         """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
@@ -353,7 +366,7 @@ class Codegen:
         source = (f"def fast(run, L):\n    _E = run.ent\n    try:\n        return {body}\n"
                   f"    except _SAID:\n        raise\n"
                   f"    except Exception:\n        return {slow_name}(run, L)\n")
-        exec(compile(source, f"<rules {e.pos.file}:{e.pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
+        define(self.space, source, f"<rules {e.pos.file}:{e.pos.line}>")
         return self.space.pop("fast")
 
     def choices(self, var: str, conds: list, locals_: set, pos):
@@ -372,7 +385,7 @@ class Codegen:
         source = (f"def choices(run, L, items, name, head):\n    _E = run.ent\n    out = []\n"
                   f"    for v_{var} in items:\n        if {tests}:\n"
                   f"            out.append(_new(_Action, (name, head + (v_{var},))))\n    return out\n")
-        exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
+        define(self.space, source, f"<rules {pos.file}:{pos.line}>")
         return self.space.pop("choices")
 
     # ------------------------------------------------------------------ pieces
@@ -486,7 +499,7 @@ class Codegen:
         args = "".join(", " + x for x in sorted(set(_NAME.findall(body)) & outer))
         source = (f"def loop(run, L, xs{args}):\n    _E = run.ent\n"
                   + "".join(f"    {line}\n" for line in lines))
-        exec(compile(source, f"<rules {pos.file}:{pos.line}>", "exec"), self.space)  # noqa: S102 - our own source
+        define(self.space, source, f"<rules {pos.file}:{pos.line}>")
         name = add(self.space, "_c", self.space.pop("loop"))
         return f"{name}(run, L, {items}{args})"
 

@@ -424,15 +424,31 @@ DEFINITION_KINDS = {
 
 def walk(x):
     """Yield every node in ``x`` (a node, a list, or a tuple), depth first, in source order:
-    the one traversal every check and the compiler use."""
+    the one traversal every check and the compiler use. A definition's nodes are listed once
+    and kept (parsed modules are shared and never change): lint walks the same definitions in
+    the ruleset and in each of its variants."""
     stack = [x]
     while stack:
         item = stack.pop()
-        if isinstance(item, Node):
+        if type(item) in DEFINITION_KINDS:
+            yield from _definition_nodes(item)
+        elif isinstance(item, Node):
             yield item
             stack.extend(reversed(vars(item).values()))
         elif isinstance(item, (list, tuple)):
             stack.extend(reversed(item))
+
+
+_NODES: dict = {}  # id(definition) -> (the definition, kept alive so its id stays its own; its nodes)
+
+
+def _definition_nodes(d) -> tuple:
+    kept = _NODES.get(id(d))
+    if kept is None or kept[0] is not d:
+        if len(_NODES) >= 20_000:
+            _NODES.clear()
+        kept = _NODES[id(d)] = (d, (d, *walk(list(vars(d).values()))))
+    return kept[1]
 
 
 # The node kinds, each listed once: every pass over expressions (the compiler's closures, the

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ..dsl.codegen import add
+from ..dsl.codegen import add, define
 from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, Return
 
 _SAFE = re.compile(r"-?\d+|'[^'\\]*'|None|True|False|_k\d+")
@@ -81,7 +81,7 @@ def write(code, program, counting: bool = False, direct: bool = False):
     lines, owners = w.function()
     source = "\n".join(lines) + "\n"
     space = code.space
-    exec(compile(source, f"<unit {code.key}>", "exec"), space)  # noqa: S102 - our own source
+    define(space, source, f"<unit {code.key}>")
     fn = space.pop("unit")
     # for position(): the namespace knows its units' code objects, their Code and line owners
     space.setdefault("__units__", {})[fn.__code__] = (code, owners)
