@@ -82,19 +82,21 @@ class _Refused(Exception):
 class _ToNodes(Transformer):
     """Rebuilds the Lark tree as dataclasses from :mod:`nodes`, one method per rule."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str, lines: int = 0):
         super().__init__()
         self.file = file
+        self.lines = lines  # how far down the file the parsed text starts
 
     def _pos(self, meta) -> Pos:
         line = getattr(meta, "line", 0)
         same_line = getattr(meta, "end_line", None) == line
-        return Pos(self.file, line, getattr(meta, "column", 0),
+        return Pos(self.file, line + self.lines if line else 0, getattr(meta, "column", 0),
                    getattr(meta, "end_column", 0) if same_line else 0)
 
     def _tok_pos(self, tok: Token) -> Pos:
         same_line = tok.end_line == tok.line
-        return Pos(self.file, tok.line or 0, tok.column or 0, (tok.end_column or 0) if same_line else 0)
+        return Pos(self.file, tok.line + self.lines if tok.line else 0, tok.column or 0,
+                   (tok.end_column or 0) if same_line else 0)
 
     def _bind(self, tok) -> str:
         """A name defined, bound or read (not an option's label): keywords are refused."""
@@ -594,17 +596,19 @@ def _parse(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
     starts = [i for i, line in enumerate(lines) if line[:1] not in ("", " ", "\t", "#")]
     starts.append(len(lines))
     for a, b in zip(starts, starts[1:]):
-        chunk = "\n" * a + "\n".join(lines[a:b]) + "\n"
+        # parsed on its own and its positions moved down by ``a`` lines (not behind ``a`` empty
+        # lines: the lexer would cross them again for every definition)
+        chunk = "\n".join(lines[a:b]) + "\n"
         m = _DEF_NAME.match(lines[a])
         broken = (m.group(1) or m.group(2)) if m else None
         try:
             tree = _lark().parse(chunk)
-            part = _ToNodes(file).transform(tree)
+            part = _ToNodes(file, a).transform(tree)
             module.definitions += part.definitions
             module.needs += part.needs
             continue
         except UnexpectedInput as err:
-            _report(err, chunk, file, sink, line_offset)
+            _report(err, chunk, file, sink, line_offset + a)
         except DedentError:
             sink.add("RR101", "the indentation does not match any outer block", _dedent_pos(
                 lines, a, b, file, line_offset), "indent with the same spaces as the block it ends")
