@@ -331,3 +331,27 @@ def test_the_isolation_search_finds_only_ways_that_never_cross_themselves(runs):
                 assert len(way) == len(set(way)) and start not in way, (seed, c, start, way)
                 routes += bool(way)
     assert routes > 20, "too few ways found to show anything"
+
+
+def test_the_quick_site_test_agrees_with_the_list_of_station_sites():
+    """is_station_site (one hex, for has_station_site, which stops at the first site) holds for
+    exactly the hexes station_sites lists, for a station from the supply and for every station
+    on the map, after every 8th decision of two random games."""
+    import random as _random
+    ruleset = load_ruleset("stephensons_rocket")
+    seen = {"sites": 0, "refused": 0}
+    for seed in (4, 5):
+        game = ruleset.new_game(4, seed)
+        rng = _random.Random(seed)
+        while not game.is_over:
+            game.apply(rng.choice(game.legal_actions()))
+            if game.decisions % 8:
+                continue
+            for moving in ["none", *game.evaluate("stations_on_map()")]:
+                listed = game.evaluate(f"station_sites({moving})")
+                quick = game.evaluate(f"[h for h in free_hexes where is_station_site(h, {moving})]")
+                assert quick == listed, (seed, game.decisions, moving)
+                assert game.evaluate(f"has_station_site({moving})") == bool(listed)
+                seen["sites"] += len(listed)
+                seen["refused"] += game.evaluate("count(free_hexes)") - len(listed)
+    assert seen["sites"] > 1000 and seen["refused"] > 1000, seen
