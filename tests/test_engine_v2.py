@@ -461,3 +461,43 @@ def test_generated_code_never_falls_back_for_a_mistake_of_its_own(name):
                 game.estimate(p)
     finally:
         space["_SAID"] = said
+
+
+# ------------------------------------------------------------------ kept actions
+KEPT_RULES = """\
+game:
+    while true:
+        choose by players[0]:
+            option pick(x in [1, true, 2, "a"]):
+                set counter += 1
+            option pair(x in [[1, 2], [1]]):
+                set counter += 10
+            option checked(x in [1, true, 3]):
+                require counter < 100 or x == 3 else "only 3 past 100"
+                set counter += 100
+            option stop:
+                break
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_an_action_listed_again_is_the_same_one_and_equal_values_keep_their_own(tmp_path):
+    """An option's Actions are made once and listed again (OptionSpec.made), by the very value:
+    1 and true are equal keys but stay two actions, and list values have no key at all. Options
+    with and without requires are listed by different code (codegen's choices, the machine)."""
+    game = load_ruleset(str(write_ruleset(tmp_path, KEPT_RULES))).new_game(players=1, seed=0)
+    picks = ["pick 1", "pick true", "pick 2", "pick a", "pair [1, 2]", "pair [1]"]
+    first = game.legal_actions()
+    assert [a.label for a in first] == picks + ["checked 1", "checked true", "checked 3", "stop"]
+    for label in ("pick true", "pick 1", "pair [1]", "checked true"):
+        game.apply(next(a for a in game.legal_actions() if a.label == label))
+    assert game.evaluate("counter") == 112
+    again = game.legal_actions()
+    assert [a.label for a in again] == picks + ["checked 3", "stop"]
+    assert again[:6] == first[:6] and again[2] is first[2] and again[3] is first[3]
+    # 1 and true share a key, so each listing makes them again (right, if not kept)
+    assert [type(a.args[0]) for a in again[:2]] == [int, bool]
+    game.apply(again[1])  # pick true, not pick 1
+    assert game.state["history"][-1] == ["pick", True] and game.evaluate("counter") == 113

@@ -370,7 +370,7 @@ class Codegen:
         return self.space.pop("fast")
 
     def choices(self, var: str, conds: list, locals_: set, pos):
-        """``f(run, L, items, name, head)``: the legal actions (``name``, ``head`` + a value) of the
+        """``f(run, L, items, name, head, made)``: the legal actions (``name``, ``head`` + a value) of the
         values ``items`` of an option's last parameter ``var``: those that pass every require
         condition, in one comprehension. It has no fallback of its own: the machine lists the
         values one by one, checked, when it raises."""
@@ -382,9 +382,14 @@ class Codegen:
         except _Unsupported:
             return None
         # a loop, not a comprehension: the tests' temporaries stay plain locals (see _loop)
-        source = (f"def choices(run, L, items, name, head):\n    _E = run.ent\n    out = []\n"
+        # an Action once made is kept in ``made`` and listed again while its value is the very
+        # same object (machine._kept_action, written out)
+        source = (f"def choices(run, L, items, name, head, made):\n    _E = run.ent\n    out = []\n"
                   f"    for v_{var} in items:\n        if {tests}:\n"
-                  f"            out.append(_new(_Action, (name, head + (v_{var},))))\n    return out\n")
+                  f"            a = made.get(v_{var})\n"
+                  f"            if a is None or a[1][-1] is not v_{var}:\n"
+                  f"                a = made[v_{var}] = _new(_Action, (name, head + (v_{var},)))\n"
+                  f"            out.append(a)\n    return out\n")
         define(self.space, source, f"<rules {pos.file}:{pos.line}>")
         return self.space.pop("choices")
 

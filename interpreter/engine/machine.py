@@ -33,6 +33,38 @@ def _span(items: list) -> str:
     return f"one of {shown}{', ...' if len(items) > 8 else ''}"
 
 
+def _kept(spec, head: tuple) -> dict:
+    """The Actions ``spec`` has listed after the values ``head``, by last value (OptionSpec.made);
+    a throwaway dict when ``head`` holds a list (no key)."""
+    made = spec.made
+    try:
+        kept = made.get(head)
+    except TypeError:
+        return {}
+    if kept is None:
+        if len(made) >= 4096:
+            made.clear()
+        kept = made[head] = {}
+    return kept
+
+
+def _kept_actions(made: dict, name: str, head: tuple, values: list) -> list:
+    """``name(*head, v)`` for each of ``values``, each Action made once and kept in ``made``. A
+    kept Action is used only when its value is the very object ``v`` (1 and true are equal keys,
+    and so are 2 and 4/2); the generated listings (codegen's choices) write the same loop."""
+    out = []
+    get = made.get
+    try:
+        for v in values:
+            a = get(v)
+            if a is None or a[1][-1] is not v:
+                a = made[v] = _new(Action, (name, head + (v,)))
+            out.append(a)
+    except TypeError:  # a value that is a list: no key
+        return [_new(Action, (name, head + (v,))) for v in values]
+    return out
+
+
 def copy_frame(frame: dict) -> dict:
     """A frame that shares nothing changeable with ``frame``: a frame and its locals are changed
     in place (pc, let); the values in the locals never are."""
@@ -394,9 +426,10 @@ class Machine(_Shows):
         self.tick(len(items))  # every combination tried counts: a huge product stops (RR303)
         name = spec.name
         if i + 1 == len(spec.domains):  # the last parameter: test each value here, no recursion
+            made = _kept(spec, head)
             if spec.choices is not None:
                 try:
-                    out += spec.choices(self, loc, items, name, head)
+                    out += spec.choices(self, loc, items, name, head, made)
                     return
                 except OverBudget:
                     raise
@@ -404,7 +437,7 @@ class Machine(_Shows):
                     pass
             tests = spec.tests_at[i]
             if not tests:
-                out += [_new(Action, (name, head + (v,))) for v in items]
+                out += _kept_actions(made, name, head, items)
                 return
             loc = dict(loc)
             for v in items:
