@@ -1293,6 +1293,23 @@ def test_a_frontier_is_kept_and_the_kept_one_equals_a_fresh_one(tmp_path):
     # the board keeps a bounded number of them
     assert 0 < len(board.frontiers) <= builtins._KEPT_FRONTIERS
 
+def test_a_frontier_on_a_large_board_is_every_neighbour_outside_the_group_in_board_order():
+    """frontier() reads groups as bits, many bytes wide on a board of 265 hexes: checked against
+    the definition on the board's neighbour lists, for groups of 1 to 60 hexes anywhere."""
+    import random as _random
+    game = load_ruleset("stephensons_rocket").new_game(3, 1)
+    board = game.ruleset.board
+    hexes = list(board.order)
+    rng = _random.Random(7)
+    for _ in range(200):
+        group = rng.sample(hexes, rng.randint(1, 60))
+        near = {x for h in group for x in board.adj[h]} - set(group)
+        expected = sorted(near, key=board.order.__getitem__)
+        board.frontiers.clear()
+        assert game.evaluate(f"frontier([{', '.join(group)}])") == expected
+    assert len(hexes) > 8 * 30
+
+
 # ---------------------------------------------------------------- tiebreak
 TIE_RULES = """\
 game:

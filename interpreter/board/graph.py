@@ -24,6 +24,25 @@ class Board:
         self.adj = {h: sorted(graph.adj[h], key=self.order.__getitem__) for h in order}
         self._distances: dict = {}
         self.frontiers: dict = {}   # tuple of hexes -> their frontier (builtins._frontier)
+        # A group of hexes as one whole number, bit i for the hex of index i: a group's
+        # neighbours are an or of its hexes' ``near_bits``, read back in board order by bytes.
+        self.bits = {h: 1 << i for h, i in self.order.items()}
+        self.near_bits = {h: sum(self.bits[x] for x in near) for h, near in self.adj.items()}
+        self._ids = list(order)
+        self._width = (len(order) + 7) // 8
+        self._by_byte: list = [{} for _ in range(self._width)]  # byte index -> byte -> its hexes
+
+    def hexes_in(self, bits: int) -> list:
+        """The hexes of the bits set in ``bits``, in board order."""
+        out: list = []
+        for i, byte in enumerate(bits.to_bytes(self._width, "little")):
+            if byte:
+                names = self._by_byte[i].get(byte)
+                if names is None:
+                    names = self._by_byte[i][byte] = tuple(
+                        self._ids[8 * i + k] for k in range(8) if byte >> k & 1)
+                out += names
+        return out
 
     def distances_to(self, h: str) -> dict:
         """Fewest steps from every hex that has a way to ``h`` (kept: the board never changes)."""

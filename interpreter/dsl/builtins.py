@@ -282,14 +282,15 @@ def _frontier(run, hexes):
     found = board.frontiers.get(key)  # (lists among the items: refused here, as by set())
     if found is not None:
         return list(found)
-    inside = set(group)
-    adj = board.adj
-    out = set()
-    for h in inside:
-        near = adj.get(h)
-        out.update(near if near is not None else adj[_hex(run, h, "frontier")])
-    out -= inside
-    found = sorted(out, key=board.order.__getitem__)
+    near_bits, bits = board.near_bits, board.bits
+    inside = out = 0
+    for h in group:
+        near = near_bits.get(h)
+        if near is None:
+            near = near_bits[_hex(run, h, "frontier")]
+        out |= near
+        inside |= bits[h]
+    found = board.hexes_in(out & ~inside)
     if len(board.frontiers) >= _KEPT_FRONTIERS:
         board.frontiers.clear()
     board.frontiers[key] = found
