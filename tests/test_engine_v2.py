@@ -475,6 +475,9 @@ game:
             option checked(x in [1, true, 3]):
                 require counter < 100 or x == 3 else "only 3 past 100"
                 set counter += 100
+            option listed(x in [[1, 2], [3]]):
+                require counter < 1000 else "no more"
+                set counter += 1000
             option stop:
                 break
     end_game "done"
@@ -490,12 +493,13 @@ def test_an_action_listed_again_is_the_same_one_and_equal_values_keep_their_own(
     game = load_ruleset(str(write_ruleset(tmp_path, KEPT_RULES))).new_game(players=1, seed=0)
     picks = ["pick 1", "pick true", "pick 2", "pick a", "pair [1, 2]", "pair [1]"]
     first = game.legal_actions()
-    assert [a.label for a in first] == picks + ["checked 1", "checked true", "checked 3", "stop"]
+    listed = ["listed [1, 2]", "listed [3]"]
+    assert [a.label for a in first] == picks + ["checked 1", "checked true", "checked 3", *listed, "stop"]
     for label in ("pick true", "pick 1", "pair [1]", "checked true"):
         game.apply(next(a for a in game.legal_actions() if a.label == label))
     assert game.evaluate("counter") == 112
     again = game.legal_actions()
-    assert [a.label for a in again] == picks + ["checked 3", "stop"]
+    assert [a.label for a in again] == picks + ["checked 3", *listed, "stop"]
     assert again[:6] == first[:6] and again[2] is first[2] and again[3] is first[3]
     # 1 and true share a key, so each listing makes them again (right, if not kept)
     assert [type(a.args[0]) for a in again[:2]] == [int, bool]

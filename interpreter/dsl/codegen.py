@@ -383,12 +383,16 @@ class Codegen:
             return None
         # a loop, not a comprehension: the tests' temporaries stay plain locals (see _loop)
         # an Action once made is kept in ``made`` and listed again while its value is the very
-        # same object (machine._kept_action, written out)
+        # same object (machine._kept_actions, written out); a list value has no key
+        v = f"v_{var}"
         source = (f"def choices(run, L, items, name, head, made):\n    _E = run.ent\n    out = []\n"
-                  f"    for v_{var} in items:\n        if {tests}:\n"
-                  f"            a = made.get(v_{var})\n"
-                  f"            if a is None or a[1][-1] is not v_{var}:\n"
-                  f"                a = made[v_{var}] = _new(_Action, (name, head + (v_{var},)))\n"
+                  f"    for {v} in items:\n        if {tests}:\n"
+                  f"            try:\n"
+                  f"                a = made.get({v})\n"
+                  f"                if a is None or a[1][-1] is not {v}:\n"
+                  f"                    a = made[{v}] = _new(_Action, (name, head + ({v},)))\n"
+                  f"            except TypeError:\n"
+                  f"                a = _new(_Action, (name, head + ({v},)))\n"
                   f"            out.append(a)\n    return out\n")
         define(self.space, source, f"<rules {pos.file}:{pos.line}>")
         return self.space.pop("choices")
