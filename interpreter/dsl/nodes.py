@@ -445,7 +445,7 @@ _NODES: dict = {}  # id(definition) -> (the definition, kept alive so its id sta
 def _definition_nodes(d) -> tuple:
     kept = _NODES.get(id(d))
     if kept is None or kept[0] is not d:
-        if len(_NODES) >= 20_000:
+        if len(_NODES) >= 4096:  # bounded: an editor parses file after file, edit after edit
             _NODES.clear()
         kept = _NODES[id(d)] = (d, (d, *walk(list(vars(d).values()))))
     return kept[1]
