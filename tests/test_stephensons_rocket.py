@@ -312,46 +312,42 @@ def test_the_isolation_search_finds_only_ways_that_never_cross_themselves(runs):
     """route_ahead (the isolation test's search) never enters a hex twice, its start included:
     a line walled in on itself by a knot is isolated (issue 14). Checked for every railway on
     the board after every 7th decision of three random games."""
-    import random as _random
-    from railrules.interpreter import load_ruleset
     ruleset = load_ruleset("stephensons_rocket")
     routes = 0
-    for seed in (1, 2, 3):
-        game = ruleset.new_game(3, seed)
-        rng = _random.Random(seed)
+    for seed, game in _every_nth_decision(ruleset, 3, (1, 2, 3), 7):
+        for c in ruleset.kinds["railways"]:
+            if game.evaluate(f"{c}.loco") is None:
+                continue
+            way = game.evaluate(f"route_ahead({c}.loco, {c}.facing, free_hexes, place_hexes)")
+            start = game.evaluate(f"{c}.loco")
+            assert len(way) == len(set(way)) and start not in way, (seed, c, start, way)
+            routes += bool(way)
+    assert routes > 20, "too few ways found to show anything"
+
+
+def _every_nth_decision(ruleset, players: int, seeds, n: int):
+    """(seed, game) after every ``n``-th decision of a uniformly random game for each seed."""
+    for seed in seeds:
+        game = ruleset.new_game(players, seed)
+        rng = random.Random(seed)
         while not game.is_over:
             game.apply(rng.choice(game.legal_actions()))
-            if game.decisions % 7:
-                continue
-            for c in ruleset.kinds["railways"]:
-                if game.evaluate(f"{c}.loco") is None:
-                    continue
-                way = game.evaluate(f"route_ahead({c}.loco, {c}.facing, free_hexes, place_hexes)")
-                start = game.evaluate(f"{c}.loco")
-                assert len(way) == len(set(way)) and start not in way, (seed, c, start, way)
-                routes += bool(way)
-    assert routes > 20, "too few ways found to show anything"
+            if game.decisions % n == 0:
+                yield seed, game
 
 
 def test_the_quick_site_test_agrees_with_the_list_of_station_sites():
     """is_station_site (one hex, for has_station_site, which stops at the first site) holds for
     exactly the hexes station_sites lists, for a station from the supply and for every station
     on the map, after every 8th decision of two random games."""
-    import random as _random
     ruleset = load_ruleset("stephensons_rocket")
     seen = {"sites": 0, "refused": 0}
-    for seed in (4, 5):
-        game = ruleset.new_game(4, seed)
-        rng = _random.Random(seed)
-        while not game.is_over:
-            game.apply(rng.choice(game.legal_actions()))
-            if game.decisions % 8:
-                continue
-            for moving in ["none", *game.evaluate("stations_on_map()")]:
-                listed = game.evaluate(f"station_sites({moving})")
-                quick = game.evaluate(f"[h for h in free_hexes where is_station_site(h, {moving})]")
-                assert quick == listed, (seed, game.decisions, moving)
-                assert game.evaluate(f"has_station_site({moving})") == bool(listed)
-                seen["sites"] += len(listed)
-                seen["refused"] += game.evaluate("count(free_hexes)") - len(listed)
+    for seed, game in _every_nth_decision(ruleset, 4, (4, 5), 8):
+        for moving in ["none", *game.evaluate("stations_on_map()")]:
+            listed = game.evaluate(f"station_sites({moving})")
+            quick = game.evaluate(f"[h for h in free_hexes where is_station_site(h, {moving})]")
+            assert quick == listed, (seed, game.decisions, moving)
+            assert game.evaluate(f"has_station_site({moving})") == bool(listed)
+            seen["sites"] += len(listed)
+            seen["refused"] += game.evaluate("count(free_hexes)") - len(listed)
     assert seen["sites"] > 1000 and seen["refused"] > 1000, seen
