@@ -167,9 +167,94 @@ def test_an_imagined_game_does_not_depend_on_what_the_seat_cannot_see():
     b = imagine(poor, seat, random.Random(3))
     assert json.dumps(a.state, sort_keys=True) == json.dumps(b.state, sort_keys=True)
     assert a.state["rng"] != rich.state["rng"]  # the future of chance is drawn afresh
-    own = game.state["entities"][seat]["cash"]
-    assert all(a.state["entities"][p]["cash"] == own for p in game.players)
+    assert a.state["entities"][seat]["cash"] == game.state["entities"][seat]["cash"]
     assert rich.state["entities"][game.players[(game.players.index(seat) + 1) % 3]]["cash"] == 90000
+
+
+def _secret_coin_race(tmp_path, guess: str = ""):
+    """The coin race with each player's cash secret (the bank's is public: the coins taken)."""
+    root = _coin_race(tmp_path)
+    meta = root / "ruleset.yaml"
+    meta.write_text(meta.read_text(encoding="utf-8") + "secret: {players: [cash]}\n" + guess,
+                    encoding="utf-8")
+    return load_ruleset(str(root))
+
+
+def _sampled(game, seat, draws=30):
+    """``draws`` imagined copies of ``game`` for ``seat``; each shows the seat its own view."""
+    rng = random.Random(7)
+    worlds = [imagine(game, seat, rng) for _ in range(draws)]
+    for world in worlds:
+        assert world.view(seat) == game.view(seat)
+        assert world.current_player != seat or world.legal_actions() == game.legal_actions()
+    return [{p: w.state["entities"][p]["cash"] for p in game.players if p != seat} for w in worlds]
+
+
+@pytest.mark.parametrize("decisions", [40, 150, 400])
+def test_a_sampled_world_never_contradicts_the_seats_view(decisions):
+    game = _mid_game("stephensons_rocket", 3, decisions, seed=decisions)
+    for seat in game.players:
+        own = game.state["entities"][seat]["cash"]
+        draws = _sampled(game, seat)
+        # the documented prior: a whole number from 0 to twice what the seat knows (its own)
+        assert all(0 <= v <= 2 * own for d in draws for v in d.values())
+        assert own == 0 or len({v for d in draws for v in d.values()}) > 1
+
+
+def test_hidden_cash_shares_the_public_total_the_ruleset_declares(tmp_path):
+    ruleset = _secret_coin_race(tmp_path, 'guess: {players: {cash: {total: "0 - bank.cash", high: "goal - 1"}}}\n')
+    rng = random.Random(2)
+    for seed in range(5):
+        game = ruleset.new_game(4, seed)
+        while game.decisions < 9 and not game.is_over:
+            game.apply(rng.choice(game.legal_actions()))
+        taken = -game.state["entities"]["bank"]["cash"]
+        for seat in game.players:
+            own = game.state["entities"][seat]["cash"]
+            draws = _sampled(game, seat)
+            assert all(sum(d.values()) == taken - own and min(d.values()) >= 0
+                       and max(d.values()) < 10 for d in draws)
+            assert len({tuple(d.values()) for d in draws}) > 1
+
+
+def test_every_split_of_a_public_total_is_equally_likely(tmp_path):
+    from itertools import product
+
+    from scipy.stats import chisquare
+    ruleset = _secret_coin_race(tmp_path, 'guess: {players: {cash: {total: "0 - bank.cash", low: 1}}}\n')
+    game = ruleset.new_game(4, 1)
+    for label in ("take 3", "take 2", "take 3", "take 1", "take 3"):  # p1 holds 6, 12 taken
+        game.apply(label)
+    assert game.current_player == "p2"
+    rng = random.Random(5)
+    counts: dict = {}
+    for _ in range(1500):
+        world = imagine(game, "p2", rng).state["entities"]
+        split = tuple(world[p]["cash"] for p in ("p1", "p3", "p4"))
+        counts[split] = counts.get(split, 0) + 1
+    # p2 holds 2 of the 12 taken: the others share 10, at least 1 each
+    splits = [s for s in product(range(1, 9), repeat=3) if sum(s) == 10]
+    assert set(counts) == set(splits)
+    assert chisquare([counts[s] for s in splits]).pvalue > 0.001
+
+
+def test_mcts_plays_on_sampled_worlds_to_the_end(tmp_path):
+    ruleset = _secret_coin_race(tmp_path, 'guess: {players: {cash: {total: "0 - bank.cash", high: "goal - 1"}}}\n')
+    for seed in range(2):
+        game = ruleset.new_game(3, seed)
+        bots = seat_bots("mcts:iterations=15,greedy,random", game.players, seed)
+        while not game.is_over:
+            game.apply(bots[game.current_player].choose(game))
+        assert game.result["winners"]
+
+
+def test_a_guess_that_is_no_rules_expression_says_where(tmp_path):
+    ruleset = _secret_coin_race(tmp_path, 'guess: {players: {cash: {high: "bank.cash +"}}}\n')
+    game = ruleset.new_game(2, 1)
+    game.apply("take 3")
+    with pytest.raises(RulesetError) as err:
+        imagine(game, "p2", random.Random(1))
+    assert "guess.players.cash.high" in str(err.value.diagnostics[0].pos)
 
 
 @pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=25"])

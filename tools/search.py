@@ -2,39 +2,121 @@
 
 A bot must decide on what its seat may see (``game.view(seat)``), not on the real state. So it
 searches copies made by :func:`imagine`: the future of chance is drawn afresh (the copy gets a
-generator state of the bot's own), and every field hidden from the seat is replaced by a guess
-made from what the seat sees. Two games that differ only in what the seat cannot see give the
-same imagined copies, so the bot's choices cannot depend on it.
+generator state of the bot's own), and every field hidden from the seat is drawn from what the
+seat sees (:func:`imagine` says how). Two games that differ only in what the seat cannot see
+give the same imagined copies, so the bot's choices cannot depend on it.
 """
 from __future__ import annotations
 
 import math
 import time
+from fractions import Fraction
+
+from ..interpreter.engine.values import Action
+from ..interpreter.errors import Pos
 
 
 def imagine(game, seat: str, rng):
-    """A copy of ``game`` as ``seat`` may picture it. A hidden field is guessed as the seat's own
-    value of the same field when it has one (another player's secret cash: as much as mine),
-    else as the entity's value when the ruleset starts. The paused rules' locals are kept as they
+    """A copy of ``game`` as ``seat`` may picture it, each hidden field drawn afresh from ``rng``.
+
+    For each secret field of a kind (``secret`` in ruleset.yaml), the values hidden from the seat
+    are drawn as the ruleset's ``guess`` for that field says, read from the copy once every hidden
+    value in it is replaced by its point guess (so the draw never reads the truth):
+
+    - ``total: EXPR``: the field's sum over the kind's entities is public (a rules expression,
+      such as what left a public pile); the hidden values share what the visible ones leave of
+      it, every split into whole numbers from ``low`` to ``high`` (if given) equally likely.
+    - else each hidden value is a whole number drawn uniformly between ``low`` and ``high``
+      (expressions or numbers). Undeclared, ``low`` is 0 and ``high`` is ``2 * mean - low``,
+      with ``mean`` the point guess: the prior has the mean of what the seat knows.
+
+    The point guess is the mean (rounded down) of the field's values the seat sees in entities
+    of the same kind (another player's secret cash: my own), else the entity's value when the
+    ruleset starts. A value that is no whole number, a total the visible values already exceed
+    (or that 1,000 draws could not split under ``high``), or a ``high`` below ``low``, keeps the
+    point guess. A ruleset whose legal actions depend on a secret value declares the bounds
+    within which the game goes on (a hidden value past them can leave a player no option). The paused rules' locals are kept as they
     are: a ruleset should keep secrets in secret fields."""
     copy = game.clone()
-    state = copy.state
-    state["rng"] = rng.getrandbits(64)
+    copy.state["rng"] = rng.getrandbits(64)
     secret = game.ruleset.meta.get("secret")
-    if secret:
-        entities = state["entities"]
-        own = entities.get(seat, {})
-        start = game.ruleset.entities
-        for kind, names in secret.items():
-            ids = state["kinds"].get(kind) or game.ruleset.kinds.get(kind, ())
-            for eid in ids:
-                record = entities[eid]
-                fields = [f for f in names if f in record and game.hidden(eid, f, seat)]
-                if fields:
-                    record = entities[eid] = dict(record)  # records are shared: never change one
-                    for f in fields:
-                        record[f] = own[f] if f in own else start.get(eid, {}).get(f, record[f])
+    if not secret:
+        return copy
+    entities = copy.state["entities"]
+    hidden: dict = {}  # (kind, field) -> [(entity, its point guess)]
+    for kind, fields in secret.items():
+        ids = copy.state["kinds"].get(kind) or game.ruleset.kinds.get(kind, ())
+        for f in fields:
+            unseen = [e for e in ids if f in entities[e] and game.hidden(e, f, seat)]
+            if unseen:
+                known = [entities[e][f] for e in ids if f in entities[e] and e not in unseen]
+                hidden[kind, f] = [(e, _point(game, kind, e, f, known)) for e in unseen]
+                for e, value in hidden[kind, f]:
+                    _put(entities, e, f, value)
+    guesses = game.ruleset.meta.get("guess") or {}
+    for (kind, f), unseen in hidden.items():
+        drawn = _draw(copy, guesses.get(kind, {}).get(f, {}), kind, f, unseen, rng)
+        for (e, _), value in zip(unseen, drawn):
+            _put(entities, e, f, value)
     return copy
+
+
+_TRIES = 1000  # draws of a split of a public total before a bot keeps the point guesses
+
+
+def _put(entities: dict, eid: str, field: str, value) -> None:
+    entities[eid] = {**entities[eid], field: value}  # records are shared: never change one
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _point(game, kind: str, eid: str, field: str, known: list):
+    """The mean of the visible values (rounded down), else the entity's starting value."""
+    if known and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in known):
+        mean = Fraction(sum(known), len(known))
+        return math.floor(mean) if all(map(_whole, known)) else mean
+    start = game.ruleset.start["player"] if kind == "players" else game.ruleset.entities.get(eid, {})
+    return start.get(field)
+
+
+def _draw(copy, guess: dict, kind: str, field: str, unseen: list, rng) -> list:
+    """The drawn values of ``field`` for ``unseen`` ([(entity, point guess)]), in order."""
+    points = [v for _, v in unseen]
+    if not all(map(_whole, points)):
+        return points
+    where = f"{kind}.{field}"
+    low = _bound(copy, guess, "low", where, 0)
+    if "total" in guess:
+        entities, hidden, n = copy.state["entities"], {e for e, _ in unseen}, len(unseen)
+        ids = copy.state["kinds"].get(kind) or copy.ruleset.kinds.get(kind, ())
+        seen = sum(entities[e][field] for e in ids if field in entities[e] and e not in hidden)
+        left = _bound(copy, guess, "total", where, None) - seen - low * n
+        high = _bound(copy, guess, "high", where, None)
+        if not _whole(left) or left < 0:
+            return points
+        for _ in range(_TRIES):  # a split with a part above high is drawn again
+            # stars and bars: n - 1 bars among left + n - 1 places, every split equally likely
+            edges = [-1, *sorted(rng.sample(range(left + n - 1), n - 1)), left + n - 1]
+            split = [low + edges[i + 1] - edges[i] - 1 for i in range(n)]
+            if high is None or max(split) <= high:
+                return split
+        return points
+    out = []
+    for point in points:
+        high = _bound(copy, guess, "high", where, 2 * point - low)
+        out.append(rng.randint(low, high) if _whole(low) and _whole(high) and low <= high else point)
+    return out
+
+
+def _bound(copy, guess: dict, key: str, where: str, default):
+    """The value of ``guess[key]`` (a number, or a rules expression read on ``copy``)."""
+    text = guess.get(key)
+    if text is None or not isinstance(text, str):
+        return default if text is None else text
+    pos = Pos(f"{copy.ruleset.root}/ruleset.yaml: guess.{where}.{key}", 1, 1)
+    return copy.compile_expression(text, (), pos)()
 
 
 def standings(game) -> dict:
