@@ -257,7 +257,7 @@ def test_a_guess_that_is_no_rules_expression_says_where(tmp_path):
     assert "guess.players.cash.high" in str(err.value.diagnostics[0].pos)
 
 
-@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=25"])
+@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=25", "mcts:iterations=25:keep=1"])
 def test_a_bots_choice_does_not_change_with_hidden_information(spec):
     game = _mid_game("stephensons_rocket", 3, 40)
     seat = game.current_player
@@ -328,6 +328,81 @@ def test_mcts_is_the_same_for_the_same_seed_with_every_setting():
         assert len({make_bot(spec, 5).choose(game) for _ in range(3)}) == 1
 
 
-def test_lead_must_be_a_weight():
-    with pytest.raises(BotSpecError, match="between 0 and 1"):
-        make_bot("mcts:lead=2", 1)
+def test_lead_and_keep_must_be_weights():
+    for spec in ("mcts:lead=2", "mcts:keep=1.5"):
+        with pytest.raises(BotSpecError, match="between 0 and 1"):
+            make_bot(spec, 1)
+
+
+# ------------------------------------------------------------------ a tree kept between decisions
+@pytest.mark.parametrize("keep", [1.0, 0.5])
+def test_the_kept_root_is_the_node_the_actions_since_lead_to(keep):
+    from railrules.interpreter.engine.values import Action
+    game = _mid_game("chicago_express", 3, 20)
+    bot = make_bot(f"mcts:iterations=30:keep={keep}", 5)  # one bot plays every seat
+    followed = 0
+    for _ in range(15):
+        seat = game.current_player
+        expected = 0
+        if seat in bot.search.trees:
+            _, before, node = bot.search.trees[seat]
+            for entry in game.state["history"][len(before):]:
+                node = node.children.get(Action(entry[0], tuple(entry[1:])), (None, None))[1]
+                if node is None:
+                    break
+            if node is not None and all(s == seat for s, _ in node.children.values()):
+                expected = node.visits * keep
+        if len(game.legal_actions()) == 1:
+            game.apply(game.legal_actions()[0])  # no search: the tree stays for the next
+            continue
+        game.apply(bot.choose(game))
+        assert bot.search.kept == expected
+        followed += expected > 0
+    assert followed > 0
+
+
+def test_a_kept_tree_plays_the_same_for_the_same_seed():
+    runs = []
+    for _ in range(2):
+        game = _mid_game("chicago_express", 3, 20)
+        bots = seat_bots("mcts:iterations=20:keep=1", game.players, 8)
+        for _ in range(10):
+            game.apply(bots[game.current_player].choose(game))
+        runs.append(game.state["history"])
+    assert runs[0] == runs[1]
+
+
+def _twins(seed):
+    """A bot that keeps its tree and one that does not, with the same seed."""
+    return make_bot("mcts:iterations=25:keep=1", seed), make_bot("mcts:iterations=25", seed)
+
+
+def test_an_empty_kept_tree_chooses_as_a_fresh_search():
+    game = _mid_game("chicago_express", 3, 20)
+    keeper, fresh = _twins(6)
+    assert keeper.choose(game) == fresh.choose(game)  # nothing kept yet
+    # another game (another seed): the kept tree is dropped
+    other = _mid_game("chicago_express", 3, 24, seed=2)
+    while len(other.legal_actions()) < 2:
+        other.apply(other.legal_actions()[0])
+    fresh.rng.setstate(keeper.rng.getstate())
+    assert keeper.choose(other) == fresh.choose(other) and keeper.search.kept == 0
+
+
+def test_a_kept_tree_is_dropped_when_the_game_went_elsewhere():
+    game = _mid_game("chicago_express", 3, 20)
+    while len(game.legal_actions()) < 3:
+        game.apply(game.legal_actions()[0])
+    keeper, fresh = _twins(4)
+    seat = game.current_player
+    keeper.search.iterations = 1  # one child: the action the look-ahead rates best
+    keeper.choose(game)
+    root = keeper.search.trees[seat][2]
+    game.apply(next(a for a in game.legal_actions() if a not in root.children))  # not imagined
+    rng = random.Random(2)
+    while game.current_player != seat or len(game.legal_actions()) < 2:
+        game.apply(rng.choice(game.legal_actions()))
+    keeper.search.iterations = 25
+    fresh.rng.setstate(keeper.rng.getstate())
+    assert keeper.choose(game) == fresh.choose(game) and keeper.search.kept == 0
+

@@ -84,17 +84,19 @@ class GreedyBot(RandomBot):
 
 
 class MctsBot(RandomBot):
-    """Monte Carlo tree search (UCT), one tree per decision, over imagined copies of the game
-    (information-set MCTS: each iteration imagines the hidden part afresh). See tools/search.py."""
+    """Monte Carlo tree search (UCT) over imagined copies of the game (information-set MCTS:
+    each iteration imagines the hidden part afresh); with ``keep`` > 0, the part of the tree the
+    game went on to is kept for the seat's next decision. See tools/search.py."""
     settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
-                "widen": 1.0}
+                "widen": 1.0, "keep": 0.0}
 
     def __init__(self, seed: int, iterations: int = 200, depth: int = 0, explore: float = 0.7,
-                 seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0):
+                 seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0, keep: float = 0.0):
         super().__init__(seed)
-        if lead > 1:
-            raise BotSpecError(f"mcts: lead must be between 0 and 1, not {lead}")
-        self.search = Mcts(self.rng, iterations, depth, explore, seconds, lead, widen)
+        for name, value in (("lead", lead), ("keep", keep)):
+            if value > 1:
+                raise BotSpecError(f"mcts: {name} must be between 0 and 1, not {value}")
+        self.search = Mcts(self.rng, iterations, depth, explore, seconds, lead, widen, keep)
 
     def choose(self, game):
         legal = game.legal_actions()
@@ -106,7 +108,7 @@ class MctsBot(RandomBot):
 BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": MctsBot}
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
-            "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1); "
+            "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0); "
             "one for all seats, or one per seat separated by commas (mcts,random,random)")
 
 

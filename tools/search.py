@@ -180,6 +180,22 @@ class _Node:
         self.ranked = False        # whether that order is the look-ahead's (and the node widens)
 
 
+def _game_key(game) -> tuple:
+    """What tells one game from another that may have the same history."""
+    state = game.state
+    return state["hash"], state["variant"], state["players"], state["seed"]
+
+
+def _scale(node: _Node, factor: float) -> None:
+    """Multiply the visits and credits of ``node`` and all below it by ``factor``."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        n.visits *= factor
+        n.value *= factor
+        stack.extend(child for _, child in n.children.values())
+
+
 class Mcts:
     """UCT over imagined copies (information-set MCTS with one tree per decision).
 
@@ -197,21 +213,35 @@ class Mcts:
     ruleset has no estimate) and credits every node on the way with what the seat that moved
     into it gets (:func:`credits`, ``lead`` its weight). The answer is the most visited action
     (ties: the best credited, then the first in order).
-    ``seconds`` > 0 stops early when the time is up (then the choice depends on the machine)."""
+    ``seconds`` > 0 stops early when the time is up (then the choice depends on the machine).
+
+    With ``keep`` > 0 the tree outlives the decision: at the seat's next decision in the same
+    game (same ruleset, players and seed, and the history then begins with the history now), the
+    actions played since are followed down the tree, and the node they lead to, if the search
+    had made it (and the seat decides there), is the new root, its statistics multiplied by
+    ``keep`` (1: as they are); ``iterations`` more are run on it. Elsewhere the tree is dropped.
+    The actions followed are the ones every seat saw played: the choice still depends only on
+    what the seat saw. One tree is kept per seat (one bot may play every seat)."""
 
     def __init__(self, rng, iterations: int, depth: int, explore: float, seconds: float,
-                 lead: float = 0.0, widen: float = 0.0):
+                 lead: float = 0.0, widen: float = 0.0, keep: float = 0.0):
         self.rng, self.iterations, self.depth = rng, iterations, depth
         self.explore, self.seconds, self.lead, self.widen = explore, seconds, lead, widen
+        self.keep = keep
+        self.trees: dict = {}  # seat -> (the game's key, its history at the root, the root)
+        self.kept = 0          # the visits the last search's root started with (0: afresh)
 
     def best(self, game, legal: list):
         me = game.current_player
-        root = _Node()
+        root = self._kept_root(game, me)
+        self.kept = root.visits
         deadline = time.perf_counter() + self.seconds if self.seconds else None
         for _ in range(self.iterations):
             self._iterate(imagine(game, me, self.rng), root, me)
             if deadline and time.perf_counter() > deadline:
                 break
+        if self.keep > 0:
+            self.trees[me] = (_game_key(game), list(game.state["history"]), root)
         rank = {a: i for i, a in enumerate(root.order or ())}
         tried = [a for a in legal if a in root.children]
         if not tried:
@@ -221,6 +251,28 @@ class Mcts:
             child = root.children[a][1]
             return child.visits, child.value / max(child.visits, 1), -rank.get(a, len(rank))
         return max(tried, key=merit)
+
+    def _kept_root(self, game, me: str) -> _Node:
+        """The node of the seat's kept tree the actions played since lead to, else a new one."""
+        kept = self.trees.pop(me, None)
+        if kept is None:
+            return _Node()
+        key, before, node = kept
+        history = game.state["history"]
+        if key != _game_key(game) or history[:len(before)] != before:
+            return _Node()
+        for entry in history[len(before):]:
+            step = node.children.get(Action(entry[0], tuple(entry[1:])))
+            if step is None:
+                return _Node()
+            node = step[1]
+        if any(seat != me for seat, _ in node.children.values()):
+            return _Node()  # in the imagined games another seat decided here
+        if self.keep < 1:
+            _scale(node, self.keep)
+        if not node.ranked:
+            node.order = None  # ordered afresh, as a new root would be
+        return node
 
     def _iterate(self, game, root: _Node, me: str) -> None:
         node, path = root, []
