@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import random
 import shutil
-from fractions import Fraction
 
 import pytest
 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.errors import RulesetError, RulesRuntimeError
 from railrules.interpreter.paths import rulesets_dir
+from railrules.interpreter.runtime.rationals import Fraction
 from railrules.tools.bots import BotSpecError, GreedyBot, MctsBot, make_bot, seat_bots
 from railrules.tools.cli import main
 from railrules.tools.search import imagine, standings

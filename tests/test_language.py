@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import textwrap
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 from railrules.interpreter.paths import rulesets_dir
 from railrules.interpreter import (Game, IllegalAction, RulesetError, RulesRuntimeError,
                                    check_ruleset, load_ruleset)
+from railrules.interpreter.runtime.rationals import Fraction
 
 RULESET_YAML = """\
 name: tiny

@@ -10,13 +10,13 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, deque
-from fractions import Fraction
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
 import networkx as nx
 
 from ..engine.values import sorted_keys
+from ..runtime.rationals import Fraction
 
 
 class Builtin(NamedTuple):

@@ -18,11 +18,11 @@ from __future__ import annotations
 import functools
 import operator
 import re
-from fractions import Fraction
 
 from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
                              get_attr, get_index, map_key, run_body)
 from ..errors import RailrulesError
+from ..runtime.rationals import Fraction
 from . import builtins, nodes as n
 from .functions import call_value, def_value
 from .scope import Kind, resolve, resolve_call

@@ -4,9 +4,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from fractions import Fraction
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
+from ..runtime.rationals import Fraction
 from .log import Messages
 from .machine import Action, Machine
 

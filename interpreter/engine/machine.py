@@ -6,11 +6,11 @@ and locals), never in Python: the machine can be rebuilt on any state at any tim
 from __future__ import annotations
 
 from collections import Counter
-from fractions import Fraction
 from typing import Any, Callable
 
 from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, Pos, RulesRuntimeError
+from ..runtime.rationals import Fraction
 from .instructions import Choose
 from .log import Entry, LogLine, show
 from .units import fault_site

@@ -1,8 +1,9 @@
 """How rule values are read and written in the game state (shared by compiler and engine)."""
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import NamedTuple
+
+from ..runtime.rationals import Fraction
 
 
 MAX_STORED = 10 ** 18
