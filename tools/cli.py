@@ -234,7 +234,8 @@ def cmd_compare(args) -> int:
         with Arms(args.ruleset, args.variant or [], args.set or []) as arms:
             players = _players(arms[0].ruleset, args.players)
             result = run(arms, args.games, players, args.bot, args.seed, args.jobs, args.time_limit,
-                         progress=sys.stderr.isatty() and not args.json, cluster=args.cluster)
+                         progress=sys.stderr.isatty() and not args.json, cluster=args.cluster,
+                         correction="fdr" if args.fdr else "holm")
     except ArmError as err:
         raise Usage(str(err)) from None
     for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r)))):
@@ -461,8 +462,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Arms: the base ruleset, each --variant, and each value of each "
                        "--set NAME=V1,V2,... (a sweep). Game i of every arm uses the same seed, bot "
                        "seating (rotated game by game) and bot seeds. Per metric: each arm's mean with "
-                       "a bootstrap 95%% interval, and the paired change to the base arm (* when its "
-                       "interval excludes 0). Ctrl-C or --time-limit stops early and reports the games "
+                       "a 95%% interval, and the paired change to the base arm with its effect size; * "
+                       "marks a change that stays significant after correcting for the number of "
+                       "metrics (Holm, or --fdr). Ctrl-C or --time-limit stops early and reports the games "
                        "finished, marked partial (exit 130).")
     p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
     p.add_argument("--variant", action="append", metavar="VARIANT", help="an arm: " + VARIANT_HELP + " (repeatable)")
@@ -480,6 +482,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="FILE", help="also write a self-contained report with plots to "
                    "FILE (plots need matplotlib: pip install \".[report]\")")
     p.add_argument("--force", action="store_true", help="allow --csv and --html to overwrite existing files")
+    p.add_argument("--fdr", action="store_true", help="correct the verdicts with Benjamini-Hochberg (the "
+                   "expected share of false verdicts at most 5%%) instead of Holm (the chance of any "
+                   "false verdict per arm at most 5%%)")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("coverage", help="which rules, actions, options, triggers and end conditions "

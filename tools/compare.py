@@ -73,7 +73,8 @@ def _leader(game):
 
 
 def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int = 1,
-        time_limit: float | None = None, progress: bool = False, cluster: str | None = None) -> dict:
+        time_limit: float | None = None, progress: bool = False, cluster: str | None = None,
+        correction: str = "holm") -> dict:
     """Play every arm's games; return the records and the figures as one JSON-ready dict."""
     tasks = [(i, k, seed + i, players, specs) for i in range(games) for k in range(len(arms))]
     done, stopped = runner.run(play_game, [a.ruleset for a in arms], tasks, jobs, time_limit, progress, cluster)
@@ -82,7 +83,8 @@ def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int =
     records = {a.label: [done[tasks[i * len(arms) + k]] for i in complete] for k, a in enumerate(arms)}
     return {"ruleset": arms[0].ruleset.name, "arms": [a.label for a in arms], "games": games,
             "compared": len(complete), "partial": stopped, "players": players, "bots": specs,
-            "seed": seed, "metrics": figures(records, [a.label for a in arms], players),
+            "seed": seed, "correction": correction,
+            "metrics": figures(records, [a.label for a in arms], players, correction),
             "records": records}
 
 
@@ -130,8 +132,9 @@ def _order(name: str) -> tuple:
     return (1 + next((i for i, g in enumerate(_GROUPS) if name.startswith(g)), len(_GROUPS)), 0, name)
 
 
-def figures(records: dict, labels: list, players: int) -> dict:
-    """Per metric and arm: mean and interval, and (not for the base) the paired change."""
+def figures(records: dict, labels: list, players: int, correction: str = "holm", alpha: float = 0.05) -> dict:
+    """Per metric and arm: mean and interval, and (not for the base) the paired change with its
+    p-value corrected over the metrics of that arm (``holm`` or ``fdr``)."""
     per_arm = {label: _per_game(records[label], players) for label in labels}
     names = sorted({name for label in labels for name in per_arm[label]}, key=_order)
     out = {}
@@ -145,9 +148,14 @@ def figures(records: dict, labels: list, players: int) -> dict:
             both = [(x, b) for x, b in zip(xs, base or [0.0] * len(xs)) if x is not None and b is not None]
             cell = stats.summary([x for x, _ in both] if label != labels[0] else [x for x in xs if x is not None])
             if label != labels[0]:
-                cell["change"] = stats.paired([x for x, _ in both], [b for _, b in both])
+                cell["change"] = stats.paired_test([x for x, _ in both], [b for _, b in both])
             row[label] = cell
         out[name] = row
+    for label in labels[1:]:
+        changes = [out[name][label]["change"] for name in names]
+        adjusted, rejected = stats.CORRECTIONS[correction]([c["p"] for c in changes], alpha)
+        for c, a, r in zip(changes, adjusted, rejected):
+            c.update(p_corrected=a, significant=bool(r))
     for label in labels:
         wins = [sum(x for x in per_arm[label][f"seat p{k} wins"] if x is not None) for k in range(1, players + 1)]
         chi2, p = stats.chi_square_equal(wins)
@@ -158,14 +166,30 @@ def figures(records: dict, labels: list, players: int) -> dict:
     return out
 
 
+CORRECTION_NAMES = {"holm": "Holm's step-down (the chance of any false verdict per arm at most 5 %)",
+                    "fdr": "Benjamini-Hochberg (the expected share of false verdicts at most 5 %)"}
+
+
+def tests_made(result: dict) -> int:
+    """How many metrics each arm's correction counted."""
+    return sum(1 for name in result["metrics"] if name != "seat balance")
+
+
 def _cell(c: dict) -> str:
     if c["n"] == 0 or math.isnan(c["mean"]):
         return "-"
     return f"{c['mean']:.3g} [{c['low']:.3g}, {c['high']:.3g}]"
 
 
+def _effect(d: dict) -> str:
+    if d["effect_kind"] == "d":
+        return f"d={d['effect']:+.2f}" if not math.isinf(d["effect"]) else "d=inf: both arms constant"
+    return f"{d['effect_kind']} {d['effect']:+.3g}"
+
+
 def verdicts(result: dict) -> list[str]:
-    """One line per metric and arm whose paired change is more than the games' noise."""
+    """One line per metric and arm whose paired change stays more than the games' noise after
+    the correction for the number of metrics."""
     labels = result["arms"]
     out = []
     for name, row in result["metrics"].items():
@@ -173,8 +197,16 @@ def verdicts(result: dict) -> list[str]:
             d = row[label].get("change") if name != "seat balance" else None
             if d and d["significant"]:
                 out.append(f"{label}: {name} {row[labels[0]]['mean']:.3g} -> {row[label]['mean']:.3g} "
-                           f"(change {d['mean']:+.3g}, 95% interval {d['low']:+.3g} to {d['high']:+.3g})")
+                           f"(change {d['mean']:+.3g}, 95% interval {d['low']:+.3g} to {d['high']:+.3g}; "
+                           f"{_effect(d)}; corrected p={d['p_corrected']:.2g})")
     return out
+
+
+def correction_note(result: dict) -> str:
+    """What the verdicts were corrected for, said once."""
+    method = result.get("correction", "holm")
+    return (f"changes that stay significant after {CORRECTION_NAMES[method]}, over "
+            f"{tests_made(result)} tests per arm (one per metric):")
 
 
 def table(result: dict) -> Table:
@@ -201,7 +233,7 @@ def table(result: dict) -> Table:
     balance = result["metrics"].get("seat balance", {})
     t.rows.append(["seat balance (largest seat advantage; χ² p)"] + [
         f"{balance[label]['largest seat advantage']:+.3g}; p={balance[label]['p']:.2g}" for label in labels])
-    t.notes += ["significant changes (interval of the paired difference excludes 0):"]
+    t.notes += [correction_note(result)]
     t.notes += [f"  {v}" for v in verdicts(result)] or ["  none"]
     errors = [(label, r) for label, rs in result["records"].items() for r in rs if r["error"]]
     t.notes += [f"error in {label}, seed {r['seed']}: {r['error']}" for label, r in errors[:5]]

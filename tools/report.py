@@ -12,7 +12,7 @@ import math
 
 import yaml
 
-from .compare import _cell
+from .compare import _cell, correction_note
 
 
 def _svg(fig) -> str:
@@ -153,7 +153,7 @@ figure svg {{ max-width: 100%; height: auto; }}
 <p>{result['compared']} paired games of {result['games']}{partial}; {result['players']} players; bots
 {html.escape(result['bots'])}; seeds {result['seed']}..{result['seed'] + result['games'] - 1}; arms:
 {html.escape(', '.join(result['arms']))}.</p>
-<h2>Significant changes</h2><p>The 95 % interval of the game-by-game difference to the base arm excludes 0.</p>
+<h2>Significant changes</h2><p>{html.escape(correction_note(result))}</p>
 <ul id="verdicts">{said}</ul>
 <h2>Plots</h2>{missing}{figures}
 <h2>Every metric</h2><p>Mean over games [bootstrap 95 % interval]; Δ: paired change to the base arm.</p>
