@@ -22,6 +22,8 @@ from railrules.tools.arms import ArmError, Arms
 from railrules.tools.cli import main
 from railrules.tools.simulate import simulate
 
+scipy_stats = pytest.importorskip("scipy.stats")
+
 
 @pytest.fixture()
 def coin_race(tmp_path):
@@ -186,6 +188,27 @@ def test_the_reversed_options_null_gives_no_corrected_verdict(tmp_path):
     changes = {name: row["reversed"]["change"] for name, row in result["metrics"].items() if name != "seat balance"}
     assert sum(c["differed"] > 0 for c in changes.values()) > 10  # the games differ
     assert compare.verdicts(result) == []
+
+
+def test_shares_take_exact_intervals_and_unchanged_figures_say_no_game_differed(coin_race):
+    result = _run(coin_race)
+    m = result["metrics"]
+    n = m["seat p1 wins"]["base"]["n"]
+    for name in ("seat p1 wins", "bot greedy wins", "shared win"):
+        cell = m[name]["base"]
+        ref = scipy_stats.binomtest(round(cell["mean"] * n), n).proportion_ci(method="exact")
+        assert (cell["low"], cell["high"]) == pytest.approx((ref.low, ref.high), abs=1e-6)
+        assert cell["high"] > cell["low"]
+    same = m["decisions"]["same"]["change"]
+    assert same["differed"] == 0 and same["detectable"] is None
+    text = compare.table(result)
+    rows = {row[0]: row for row in text.rows}
+    assert "no game differed" in rows["decisions"][2] and "+0 [+0, +0]" not in " ".join(map(str, text.rows))
+    # the smallest change detectable at 80 % power, at the level of Holm's first step
+    longer = m["decisions"]["goal=20"]["change"]
+    tests = compare.tests_made(result)
+    assert longer["detectable"] == pytest.approx(stats.detectable(longer["sd"], longer["n"], 0.05 / tests))
+    assert "detectable ±" in rows["decisions"][3]
 
 
 @pytest.mark.parametrize("line, words", [

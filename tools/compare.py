@@ -146,7 +146,8 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
             if xs is None:  # e.g. an end reason only this arm met: 0 in every other game
                 xs = [0.0 if v is not None else None for v in per_arm[label]["decisions"]]
             both = [(x, b) for x, b in zip(xs, base or [0.0] * len(xs)) if x is not None and b is not None]
-            cell = stats.summary([x for x, _ in both] if label != labels[0] else [x for x in xs if x is not None])
+            mine = [x for x, _ in both] if label != labels[0] else [x for x in xs if x is not None]
+            cell = stats.proportion(mine) if _is_share(name, mine) else stats.summary(mine)
             if label != labels[0]:
                 cell["change"] = stats.paired_test([x for x, _ in both], [b for _, b in both])
             row[label] = cell
@@ -155,7 +156,9 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
         changes = [out[name][label]["change"] for name in names]
         adjusted, rejected = stats.CORRECTIONS[correction]([c["p"] for c in changes], alpha)
         for c, a, r in zip(changes, adjusted, rejected):
-            c.update(p_corrected=a, significant=bool(r))
+            # the smallest change found with 80 % power at the level Holm's first step asks
+            c.update(p_corrected=a, significant=bool(r),
+                     detectable=stats.detectable(c["sd"], c["n"], alpha / len(changes)) if c["sd"] else None)
     for label in labels:
         wins = [sum(x for x in per_arm[label][f"seat p{k} wins"] if x is not None) for k in range(1, players + 1)]
         chi2, p = stats.chi_square_equal(wins)
@@ -164,6 +167,14 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
             "largest seat advantage": (max(wins) / total - 1 / players) if total else math.nan,
             "chi2": chi2, "p": p}
     return out
+
+
+def _is_share(name: str, xs: list) -> bool:
+    """A win rate, an end reason's or a tie's frequency, or a true/false metric: its interval is
+    the exact one of a proportion."""
+    if name.endswith(" wins") or name.startswith("end: ") or name == "shared win":
+        return stats.is_rate(xs)
+    return name.startswith("metric ") and bool(xs) and all(x in (0, 1) for x in xs)
 
 
 CORRECTION_NAMES = {"holm": "Holm's step-down (the chance of any false verdict per arm at most 5 %)",
@@ -179,6 +190,16 @@ def _cell(c: dict) -> str:
     if c["n"] == 0 or math.isnan(c["mean"]):
         return "-"
     return f"{c['mean']:.3g} [{c['low']:.3g}, {c['high']:.3g}]"
+
+
+def change_text(d: dict) -> str:
+    """A paired change as the table shows it: mean [interval], or that no game differed."""
+    if d["n"] == 0 or math.isnan(d["mean"]):
+        return "-"
+    if d["differed"] == 0:
+        return "Δ none: no game differed"
+    text = f"Δ {d['mean']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]{'*' if d['significant'] else ''}"
+    return text + (f" (detectable ±{d['detectable']:.2g})" if d.get("detectable") else "")
 
 
 def _effect(d: dict) -> str:
@@ -225,7 +246,7 @@ def table(result: dict) -> Table:
             text = _cell(c)
             if "change" in c:
                 d = c["change"]
-                text += f"  Δ {d['mean']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]{'*' if d['significant'] else ''}"
+                text += "  " + change_text(d)
                 if d["significant"]:
                     t.marked.add(len(t.rows))
             cells.append(text)

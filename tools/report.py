@@ -12,7 +12,7 @@ import math
 
 import yaml
 
-from .compare import _cell, correction_note
+from .compare import _cell, change_text, correction_note
 
 
 def _svg(fig) -> str:
@@ -59,7 +59,7 @@ def _plots(result: dict) -> list[tuple[str, str]]:
     if len(labels) > 1:
         rows = [(name, a, metrics[name][a]["change"]) for name in metrics if name != "seat balance"
                 for a in labels[1:] if "change" in metrics[name][a]]
-        rows = [r for r in rows if r[2]["n"] and not (r[2]["low"] == r[2]["high"] == 0)]
+        rows = [r for r in rows if r[2]["n"] and r[2]["differed"]]
         if rows:
             fig, ax = plt.subplots(figsize=(7, 0.28 * len(rows) + 1))
             for y, (name, a, d) in enumerate(rows):
@@ -116,8 +116,7 @@ def _table(result: dict) -> str:
             cls = ""
             if "change" in c:
                 d = c["change"]
-                if d["n"] and not math.isnan(d["mean"]):
-                    text += f"<br><small>Δ {d['mean']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]</small>"
+                text += f"<br><small>{html.escape(change_text(d))}</small>"
                 cls = ' class="changed"' if d["significant"] else ""
             cells.append(f"<td{cls}>{text}</td>")
         rows.append(f"<tr><th>{html.escape(name)}</th>{''.join(cells)}</tr>")
@@ -156,7 +155,9 @@ figure svg {{ max-width: 100%; height: auto; }}
 <h2>Significant changes</h2><p>{html.escape(correction_note(result))}</p>
 <ul id="verdicts">{said}</ul>
 <h2>Plots</h2>{missing}{figures}
-<h2>Every metric</h2><p>Mean over games [bootstrap 95 % interval]; Δ: paired change to the base arm.</p>
+<h2>Every metric</h2><p>Mean over games [95 % interval: exact for shares, bootstrap for other
+figures]; Δ: paired change to the base arm [95 % t interval], * when significant after the
+correction; detectable: the smallest change these games find with 80 % power at the corrected level.</p>
 {_table(result)}
 </body></html>
 """
