@@ -20,6 +20,7 @@ from railrules.interpreter.paths import rulesets_dir
 from railrules.tools import compare, stats
 from railrules.tools.arms import ArmError, Arms
 from railrules.tools.cli import main
+from railrules.tools.bots import seat_bots
 from railrules.tools.simulate import simulate
 
 scipy_stats = pytest.importorskip("scipy.stats")
@@ -159,7 +160,7 @@ def test_verdicts_are_the_corrected_ones_with_effect_sizes(coin_race):
     result = _run(coin_race)
     m = result["metrics"]
     for label in ("same", "goal=20"):
-        changes = [row[label]["change"] for name, row in m.items() if name != "seat balance"]
+        changes = [row[label]["change"] for name, row in m.items() if name not in compare.BALANCES]
         adjusted, rejected = stats.holm([c["p"] for c in changes])
         assert [c["p_corrected"] for c in changes] == adjusted
         assert [c["significant"] for c in changes] == rejected
@@ -168,14 +169,14 @@ def test_verdicts_are_the_corrected_ones_with_effect_sizes(coin_race):
     assert any("decisions" in line and "d=+" in line for line in lines)
     note = compare.correction_note(result)
     assert "Holm" in note and f"over {compare.tests_made(result)} tests per arm" in note
-    assert compare.tests_made(result) == len(m) - 1
+    assert compare.tests_made(result) == len(m) - len(compare.BALANCES)
     # a borderline change is kept by Benjamini-Hochberg more readily than by Holm
     with Arms(coin_race, [], ["goal=20"]) as arms:
         fdr = compare.run(arms, 16, 2, "greedy,random", 7, correction="fdr")
     assert fdr["correction"] == "fdr" and "Benjamini-Hochberg" in compare.correction_note(fdr)
     assert len(compare.verdicts(fdr)) >= len(compare.verdicts(result))
     for name, row in fdr["metrics"].items():
-        if name != "seat balance":
+        if name not in compare.BALANCES:
             assert row["goal=20"]["change"]["p_corrected"] <= m[name]["goal=20"]["change"]["p_corrected"] + 1e-12
 
 
@@ -185,7 +186,7 @@ def test_the_reversed_options_null_gives_no_corrected_verdict(tmp_path):
     folder = reversed_options(tmp_path)
     with Arms(folder, ["reversed"], []) as arms:
         result = compare.run(arms, 30, 3, "random", 101, jobs=2)
-    changes = {name: row["reversed"]["change"] for name, row in result["metrics"].items() if name != "seat balance"}
+    changes = {name: row["reversed"]["change"] for name, row in result["metrics"].items() if name not in compare.BALANCES}
     assert sum(c["differed"] > 0 for c in changes.values()) > 10  # the games differ
     assert compare.verdicts(result) == []
 
@@ -209,6 +210,40 @@ def test_shares_take_exact_intervals_and_unchanged_figures_say_no_game_differed(
     tests = compare.tests_made(result)
     assert longer["detectable"] == pytest.approx(stats.detectable(longer["sd"], longer["n"], 0.05 / tests))
     assert "detectable ±" in rows["decisions"][3]
+
+
+def test_the_first_player_is_the_declared_start_player_else_the_first_to_decide(coin_race):
+    """Chicago Express's opening auctions choose its start player (ruleset.yaml declares the
+    variable): "first player wins" is that player's rate, not seat p1's, and every position in
+    turn order has its own row. The coin race declares none: its first decider starts."""
+    with Arms("chicago_express", [], []) as arms:
+        result = compare.run(arms, 12, 3, "random", 5)
+    records = result["records"]["base"]
+    starts = [r["order"][0] for r in records]
+    for r in records:  # the start player as the game chose it, replayed from the bots' choices
+        game = arms[0].ruleset.new_game(3, r["seed"])
+        bots = seat_bots("random", game.players, r["seed"])
+        while game.state["globals"]["start_player"] is None:
+            game.apply(bots[game.current_player].choose(game))
+        start = game.state["globals"]["start_player"]
+        k = game.players.index(start)
+        assert r["order"] == game.players[k:] + game.players[:k]
+    assert len(set(starts)) > 1 and all(sorted(r["order"]) == ["p1", "p2", "p3"] for r in records)
+    coin = _run(coin_race)["records"]["base"]
+    assert {r["order"][0] for r in coin} == {load_ruleset(coin_race).new_game(2, 7).current_player}
+    yaml_file = Path(coin_race) / "ruleset.yaml"
+    yaml_file.write_text(yaml_file.read_text(encoding="utf-8") + "start_player: opener\n", encoding="utf-8")
+    with pytest.raises(ArmError, match="start_player names 'opener', which is no variable"), Arms(coin_race, [], []):
+        pass
+    m = result["metrics"]
+    for k, name in enumerate(("first player wins", "second player wins", "third player wins")):
+        expected = [1 / len(r["winners"]) if r["order"][k] in r["winners"] else 0 for r in records]
+        assert m[name]["base"]["mean"] == pytest.approx(sum(expected) / len(records))
+    by_seat = sum(m[f"seat p{k} wins"]["base"]["mean"] for k in (1, 2, 3))
+    by_position = sum(m[name]["base"]["mean"] for name in ("first player wins", "second player wins", "third player wins"))
+    assert by_seat == pytest.approx(by_position) == pytest.approx(1)
+    assert 0 <= m["turn order balance"]["base"]["p"] <= 1
+    assert compare.position_name(7) == "player 8 in turn order wins"
 
 
 @pytest.mark.parametrize("line, words", [

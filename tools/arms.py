@@ -103,6 +103,11 @@ class Arms:
             path.write_text(yaml.safe_dump({"description": f"--set {label}", "constants": {name: value}}),
                             encoding="utf-8")
             arms.append(Arm(label, load_ruleset(self.ruleset, str(path))))
+        for a in arms:
+            declared = a.ruleset.meta.get("start_player")
+            if declared is not None and declared not in a.ruleset.variables:
+                raise ArmError(f"{a.ruleset.root / 'ruleset.yaml'}: start_player names '{declared}', "
+                               "which is no variable of components.yaml")
         labels = [a.label for a in arms]
         if len(set(labels)) != len(labels):
             raise ArmError(f"the same arm twice: {', '.join(labels)}")

@@ -41,9 +41,15 @@ def play_game(rulesets: list, task: tuple) -> dict:
     record = {"game": i, "seed": seed, "seats": dict(zip(game.players, seats)), "error": None}
     actions: Counter = Counter()
     leader, changes = None, 0
+    order: list = []   # the players in the order of their first decision: the turn order
+    declared, start = rulesets[k].meta.get("start_player"), None
     estimating = rulesets[k].program.estimate is not None
     try:
         while not game.is_over:
+            if game.current_player not in order:
+                order.append(game.current_player)
+            if declared and start is None:
+                start = game.state["globals"].get(declared)
             action = bots[game.current_player].choose(game)
             game.apply(action)
             actions[action.name] += 1
@@ -58,11 +64,21 @@ def play_game(rulesets: list, task: tuple) -> dict:
     scores = game.result["scores"]
     top = sorted(scores.values(), reverse=True)
     record.update(metrics={k: float(v) for k, v in game.metrics().items()})
+    record.update(order=turn_order(game.players, order, start))
     record.update(decisions=game.decisions, reasons=game.result["reasons"], scores=scores,
                   winners=game.result["winners"], margin=top[0] - top[1] if len(top) > 1 else 0,
                   lead_changes=changes if estimating else None, actions=dict(actions),
                   rules={rule[1]: v for key, v in game.rule_counts.items() if (rule := unit_rule(key))})
     return record
+
+
+def turn_order(players: list, deciders: list, start: str | None) -> list:
+    """The players in turn order: from the declared start player round the seats, else in the
+    order of their first decisions (then those who never decided, in seat order)."""
+    first = start if start in players else (deciders[0] if deciders else players[0])
+    k = players.index(first)
+    rotated = players[k:] + players[:k]
+    return rotated if start in players else deciders + [p for p in rotated if p not in deciders]
 
 
 def _leader(game):
@@ -101,7 +117,7 @@ def _per_game(records: list, players: int) -> dict:
 
     m = {"decisions": lambda r: r["decisions"], "winner's margin": lambda r: r["margin"],
          "shared win": lambda r: float(len(r["winners"]) > 1),
-         "first player wins": lambda r: share(r, "p1")}
+         "first player wins": lambda r: share(r, r["order"][0])}
     if ok and ok[0]["lead_changes"] is not None:
         m["lead changes"] = lambda r: r["lead_changes"]
     for x in sorted({x for r in ok for x in r["metrics"]}):
@@ -110,6 +126,8 @@ def _per_game(records: list, players: int) -> dict:
         m[f"end: {x}"] = lambda r, x=x: float(x in r["reasons"])
     for s in seats:
         m[f"seat {s} wins"] = lambda r, s=s: share(r, s)
+    for k in range(1, players):
+        m[position_name(k)] = lambda r, k=k: share(r, r["order"][k])
     if len(specs) > 1:
         for b in specs:
             m[f"bot {b} wins"] = lambda r, b=b: stats.mean([share(r, p) for p, x in r["seats"].items() if x == b])
@@ -120,8 +138,18 @@ def _per_game(records: list, players: int) -> dict:
     return {name: [f(r) if r["error"] is None else None for r in records] for name, f in m.items()}
 
 
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
+def position_name(k: int) -> str:
+    """The metric of the player ``k``-th (from 0) in turn order: the start player is first."""
+    return f"{_ORDINALS[k]} player wins" if k < len(_ORDINALS) else f"player {k + 1} in turn order wins"
+
+
 _FIRST = ("decisions", "winner's margin", "shared win", "first player wins", "lead changes")
-_GROUPS = ("metric ", "end: ", "seat ", "bot ", "action ", "rule ")
+_GROUPS = ("metric ", "end: ", "seat ", "second player", "third player", "fourth player", "fifth player",
+           "sixth player", "player ", "bot ", "action ", "rule ")
+BALANCES = ("seat balance", "turn order balance")
 
 
 def _order(name: str) -> tuple:
@@ -160,12 +188,14 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
             c.update(p_corrected=a, significant=bool(r),
                      detectable=stats.detectable(c["sd"], c["n"], alpha / len(changes)) if c["sd"] else None)
     for label in labels:
-        wins = [sum(x for x in per_arm[label][f"seat p{k} wins"] if x is not None) for k in range(1, players + 1)]
-        chi2, p = stats.chi_square_equal(wins)
-        total = sum(wins)
-        out.setdefault("seat balance", {})[label] = {
-            "largest seat advantage": (max(wins) / total - 1 / players) if total else math.nan,
-            "chi2": chi2, "p": p}
+        for balance, names in (("seat balance", [f"seat p{k} wins" for k in range(1, players + 1)]),
+                               ("turn order balance", [position_name(k) for k in range(players)])):
+            wins = [sum(x for x in per_arm[label][name] if x is not None) for name in names]
+            chi2, p = stats.chi_square_equal(wins)
+            total = sum(wins)
+            out.setdefault(balance, {})[label] = {
+                "largest seat advantage": (max(wins) / total - 1 / players) if total else math.nan,
+                "chi2": chi2, "p": p}
     return out
 
 
@@ -183,7 +213,7 @@ CORRECTION_NAMES = {"holm": "Holm's step-down (the chance of any false verdict p
 
 def tests_made(result: dict) -> int:
     """How many metrics each arm's correction counted."""
-    return sum(1 for name in result["metrics"] if name != "seat balance")
+    return sum(1 for name in result["metrics"] if name not in BALANCES)
 
 
 def _cell(c: dict) -> str:
@@ -215,7 +245,7 @@ def verdicts(result: dict) -> list[str]:
     out = []
     for name, row in result["metrics"].items():
         for label in labels[1:]:
-            d = row[label].get("change") if name != "seat balance" else None
+            d = row[label].get("change") if name not in BALANCES else None
             if d and d["significant"]:
                 out.append(f"{label}: {name} {row[labels[0]]['mean']:.3g} -> {row[label]['mean']:.3g} "
                            f"(change {d['mean']:+.3g}, 95% interval {d['low']:+.3g} to {d['high']:+.3g}; "
@@ -238,7 +268,7 @@ def table(result: dict) -> Table:
              f"bots {result['bots']}, seeds {result['seed']}..{result['seed'] + result['games'] - 1}")
     t = Table(title, ["metric"] + labels)
     for name, row in result["metrics"].items():
-        if name == "seat balance":
+        if name in BALANCES:
             continue
         cells = [name]
         for label in labels:
@@ -251,9 +281,10 @@ def table(result: dict) -> Table:
                     t.marked.add(len(t.rows))
             cells.append(text)
         t.rows.append(cells)
-    balance = result["metrics"].get("seat balance", {})
-    t.rows.append(["seat balance (largest seat advantage; χ² p)"] + [
-        f"{balance[label]['largest seat advantage']:+.3g}; p={balance[label]['p']:.2g}" for label in labels])
+    for name in BALANCES:
+        balance = result["metrics"].get(name, {})
+        t.rows.append([f"{name} (largest advantage; χ² p)"] + [
+            f"{balance[label]['largest seat advantage']:+.3g}; p={balance[label]['p']:.2g}" for label in labels])
     t.notes += [correction_note(result)]
     t.notes += [f"  {v}" for v in verdicts(result)] or ["  none"]
     errors = [(label, r) for label, rs in result["records"].items() for r in rs if r["error"]]
@@ -268,7 +299,7 @@ def to_csv(result: dict) -> str:
     metrics = sorted({a for rs in result["records"].values() for r in rs for a in r.get("metrics", {})})
     out = io.StringIO()
     w = csv.writer(out)
-    w.writerow(["arm", "game", "seed", "error", "decisions", "reasons", "winners", "margin", "lead_changes"]
+    w.writerow(["arm", "game", "seed", "error", "decisions", "reasons", "winners", "margin", "lead_changes", "turn_order"]
                + [f"score_{p}" for p in players] + [f"bot_{p}" for p in players] + [f"metric_{a}" for a in metrics]
                + [f"action_{a}" for a in actions])
     for label, rs in result["records"].items():
@@ -276,7 +307,8 @@ def to_csv(result: dict) -> str:
             ok = r["error"] is None
             w.writerow([label, r["game"], r["seed"], r["error"] or "",
                         r.get("decisions", ""), ";".join(r.get("reasons", [])), ";".join(r.get("winners", [])),
-                        r.get("margin", ""), "" if r.get("lead_changes") is None else r["lead_changes"]]
+                        r.get("margin", ""), "" if r.get("lead_changes") is None else r["lead_changes"],
+                        ";".join(r.get("order", []))]
                        + [r["scores"][p] if ok else "" for p in players] + [r["seats"][p] for p in players]
                        + [r["metrics"][a] if ok else "" for a in metrics]
                        + [r["actions"].get(a, 0) if ok else "" for a in actions])

@@ -12,7 +12,7 @@ import math
 
 import yaml
 
-from .compare import _cell, change_text, correction_note
+from .compare import BALANCES, _cell, change_text, correction_note
 
 
 def _svg(fig) -> str:
@@ -57,7 +57,7 @@ def _plots(result: dict) -> list[tuple[str, str]]:
 
     # 3. every change against the base, with its interval
     if len(labels) > 1:
-        rows = [(name, a, metrics[name][a]["change"]) for name in metrics if name != "seat balance"
+        rows = [(name, a, metrics[name][a]["change"]) for name in metrics if name not in BALANCES
                 for a in labels[1:] if "change" in metrics[name][a]]
         rows = [r for r in rows if r[2]["n"] and r[2]["differed"]]
         if rows:
@@ -107,7 +107,7 @@ def _table(result: dict) -> str:
     head = "".join(f"<th>{html.escape(a)}</th>" for a in labels)
     rows = []
     for name, row in result["metrics"].items():
-        if name == "seat balance":
+        if name in BALANCES:
             continue
         cells = []
         for a in labels:
@@ -120,9 +120,10 @@ def _table(result: dict) -> str:
                 cls = ' class="changed"' if d["significant"] else ""
             cells.append(f"<td{cls}>{text}</td>")
         rows.append(f"<tr><th>{html.escape(name)}</th>{''.join(cells)}</tr>")
-    balance = result["metrics"]["seat balance"]
-    rows.append("<tr><th>seat balance (largest seat advantage; χ² p)</th>" + "".join(
-        f"<td>{balance[a]['largest seat advantage']:+.3g}; p={balance[a]['p']:.2g}</td>" for a in labels) + "</tr>")
+    for name in BALANCES:
+        balance = result["metrics"][name]
+        rows.append(f"<tr><th>{name} (largest advantage; χ² p)</th>" + "".join(
+            f"<td>{balance[a]['largest seat advantage']:+.3g}; p={balance[a]['p']:.2g}</td>" for a in labels) + "</tr>")
     return f"<table><tr><th>metric</th>{head}</tr>{''.join(rows)}</table>"
 
 
