@@ -246,6 +246,30 @@ def test_the_first_player_is_the_declared_start_player_else_the_first_to_decide(
     assert compare.position_name(7) == "player 8 in turn order wins"
 
 
+def test_one_row_per_quantity_and_chosen_metrics(monkeypatch, capsys):
+    """An action and the rule only it calls are one row; --metrics chooses rows (and the
+    correction counts only those); a metric no arm has is refused before any game."""
+    with Arms("chicago_express", ["house_threshold_4"], []) as arms:
+        every = compare.run(arms, 8, 3, "random", 3)
+        chosen = compare.run(arms, 8, 3, "random", 3, only=["decisions", "seat", "rule auction_turn"])
+    m = every["metrics"]
+    assert "action take_auction" in m and "rule auction_turn" not in m
+    assert "rule auction_turn" in m["action take_auction"]["same as"]
+    records = every["records"]["base"]
+    assert [r["actions"]["take_auction"] for r in records] == [r["rules"]["auction_turn"] for r in records]
+    assert "action take_auction = rule auction_turn" in {row[0] for row in compare.table(every).rows}
+    assert set(chosen["metrics"]) - set(compare.BALANCES) == {"decisions", "seat p1 wins", "seat p2 wins",
+                                                               "seat p3 wins", "rule auction_turn"}
+    assert compare.tests_made(chosen) == 5
+    monkeypatch.setattr(compare, "play_game", lambda *a: pytest.fail("a game was played"))
+    for words, said in ((["rule auction_trun"], "did you mean 'rule auction_turn'"),
+                        (["wins"], "no metric 'wins'")):
+        assert main(["compare", "chicago_express", "--players", "3", "--metrics", *words]) == 2
+        assert said in capsys.readouterr().err
+    assert main(["compare", "chicago_express", "--players", "3", "--plot", "metric houses"]) == 2
+    assert "did you mean 'metric houses_left'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("line, words", [
     ("metric names = [p.name for p in players]", "must be a number or true/false"),
     ("metric broken = players[0].cash // 0", "in metric broken"),

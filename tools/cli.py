@@ -225,7 +225,7 @@ def _figures(result: dict, as_json: bool, table) -> int:
 
 def cmd_compare(args) -> int:
     from .arms import ArmError, Arms
-    from .compare import run, table, to_csv, verdicts
+    from .compare import check_metrics, run, table, to_csv, verdicts
     from .report import to_html
     for flag, path in (("--csv", args.csv), ("--html", args.html)):
         if path and Path(path).exists() and not args.force:
@@ -233,12 +233,13 @@ def cmd_compare(args) -> int:
     try:
         with Arms(args.ruleset, args.variant or [], args.set or []) as arms:
             players = _players(arms[0].ruleset, args.players)
+            check_metrics((args.metrics or []) + (args.plot or []), [a.ruleset for a in arms], players, args.bot)
             result = run(arms, args.games, players, args.bot, args.seed, args.jobs, args.time_limit,
                          progress=sys.stderr.isatty() and not args.json, cluster=args.cluster,
-                         correction="fdr" if args.fdr else "holm")
+                         correction="fdr" if args.fdr else "holm", only=args.metrics)
     except ArmError as err:
         raise Usage(str(err)) from None
-    for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r)))):
+    for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r), args.plot))):
         if path:
             try:
                 Path(path).write_text(make(result), encoding="utf-8")
@@ -482,6 +483,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="FILE", help="also write a self-contained report with plots to "
                    "FILE (plots need matplotlib: pip install \".[report]\")")
     p.add_argument("--force", action="store_true", help="allow --csv and --html to overwrite existing files")
+    p.add_argument("--metrics", nargs="+", metavar="NAME", help="report (and correct over) only these "
+                   "metrics: names as the table shows them, or families (metric, end, seat, bot, action, rule)")
+    p.add_argument("--plot", nargs="+", metavar="METRIC", help="the metrics of the --html report's change "
+                   "and sweep plots (default: the six that changed most)")
     p.add_argument("--fdr", action="store_true", help="correct the verdicts with Benjamini-Hochberg (the "
                    "expected share of false verdicts at most 5%%) instead of Holm (the chance of any "
                    "false verdict per arm at most 5%%)")

@@ -10,14 +10,16 @@ change whose interval excludes 0 is more than the noise of the games.
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import math
 from collections import Counter
 
-from railrules.interpreter.checks.lint_coverage import unit_rule
+from railrules.interpreter.checks.lint_coverage import rules_of, unit_rule
 from railrules.interpreter.errors import RailrulesError
 
 from . import runner, stats
+from .arms import ArmError
 from .bots import seat_bots
 from .tables import Table
 
@@ -90,7 +92,7 @@ def _leader(game):
 
 def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int = 1,
         time_limit: float | None = None, progress: bool = False, cluster: str | None = None,
-        correction: str = "holm") -> dict:
+        correction: str = "holm", only: list | None = None) -> dict:
     """Play every arm's games; return the records and the figures as one JSON-ready dict."""
     tasks = [(i, k, seed + i, players, specs) for i in range(games) for k in range(len(arms))]
     done, stopped = runner.run(play_game, [a.ruleset for a in arms], tasks, jobs, time_limit, progress, cluster)
@@ -100,7 +102,7 @@ def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int =
     return {"ruleset": arms[0].ruleset.name, "arms": [a.label for a in arms], "games": games,
             "compared": len(complete), "partial": stopped, "players": players, "bots": specs,
             "seed": seed, "correction": correction,
-            "metrics": figures(records, [a.label for a in arms], players, correction),
+            "metrics": figures(records, [a.label for a in arms], players, correction, only=only),
             "records": records}
 
 
@@ -160,11 +162,60 @@ def _order(name: str) -> tuple:
     return (1 + next((i for i, g in enumerate(_GROUPS) if name.startswith(g)), len(_GROUPS)), 0, name)
 
 
-def figures(records: dict, labels: list, players: int, correction: str = "holm", alpha: float = 0.05) -> dict:
+FAMILIES = ("metric", "end", "seat", "bot", "action", "rule")
+
+
+def known_metrics(ruleset, players: int, specs: str) -> set:
+    """The metrics a comparison of ``ruleset`` can report, as far as the rules say before any
+    game (an end reason given as text by ``end game`` is known only once met)."""
+    names = set(_FIRST) | {position_name(k) for k in range(1, players)}
+    names |= {f"seat p{k} wins" for k in range(1, players + 1)}
+    names |= {f"bot {b} wins" for b in set(specs.split(","))}
+    names |= {f"metric {name}" for name, _, _ in ruleset.program.metrics}
+    prefix = {"procedure": "rule ", "trigger": "rule ", "option": "action ", "end": "end: "}
+    names |= {prefix[r["kind"]] + r["name"] for r in rules_of(ruleset) if r["kind"] in prefix}
+    return names
+
+
+def check_metrics(chosen: list, rulesets: list, players: int, specs: str) -> None:
+    """Refuse a metric name no arm can report, before any game is played."""
+    known = set().union(*(known_metrics(r, players, specs) for r in rulesets))
+    for name in chosen:
+        if name in known or name in FAMILIES or name.startswith("end: "):
+            continue
+        close = difflib.get_close_matches(name, sorted(known) + list(FAMILIES), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else "; a family (metric, end, seat, bot, action, rule) chooses all of its metrics"
+        raise ArmError(f"--metrics: no metric '{name}'{hint}")
+
+
+def _chosen(name: str, only: list | None) -> bool:
+    return not only or any(name == w or name.startswith(w + " ") or name.startswith(w + ": ") for w in only)
+
+
+def _merge_duplicates(per_arm: dict, names: list) -> tuple[list, dict]:
+    """One row per quantity: a metric whose per-game values equal an earlier one's in every arm
+    (an action and the rule that only it calls) is that metric's row. Constant figures are not
+    merged (they carry no signal; the warning says so). Returns (names kept, kept -> the same)."""
+    first: dict = {}
+    same: dict = {}
+    for name in names:
+        key = tuple(tuple(arm.get(name) or ()) for arm in per_arm.values())
+        values = {v for arm_values in key for v in arm_values}
+        if len(values) > 1 and key in first:
+            same.setdefault(first[key], []).append(name)
+        else:
+            first.setdefault(key, name)
+    return [name for name in names if not any(name in v for v in same.values())], same
+
+
+def figures(records: dict, labels: list, players: int, correction: str = "holm", alpha: float = 0.05,
+            only: list | None = None) -> dict:
     """Per metric and arm: mean and interval, and (not for the base) the paired change with its
-    p-value corrected over the metrics of that arm (``holm`` or ``fdr``)."""
+    p-value corrected over the metrics of that arm (``holm`` or ``fdr``); ``only``: the metrics
+    (names or families) to report."""
     per_arm = {label: _per_game(records[label], players) for label in labels}
-    names = sorted({name for label in labels for name in per_arm[label]}, key=_order)
+    names = sorted({name for label in labels for name in per_arm[label] if _chosen(name, only)}, key=_order)
+    names, same = _merge_duplicates(per_arm, names)
     out = {}
     for name in names:
         base = per_arm[labels[0]].get(name)
@@ -179,9 +230,13 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
             if label != labels[0]:
                 cell["change"] = stats.paired_test([x for x, _ in both], [b for _, b in both])
             row[label] = cell
+        if name in same:
+            row["same as"] = same[name]
         out[name] = row
     for label in labels[1:]:
         changes = [out[name][label]["change"] for name in names]
+        if not changes:
+            continue
         adjusted, rejected = stats.CORRECTIONS[correction]([c["p"] for c in changes], alpha)
         for c, a, r in zip(changes, adjusted, rejected):
             # the smallest change found with 80 % power at the level Holm's first step asks
@@ -238,6 +293,19 @@ def _effect(d: dict) -> str:
     return f"{d['effect_kind']} {d['effect']:+.3g}"
 
 
+def most_changed(result: dict, k: int = 6) -> list[str]:
+    """The ``k`` metrics that changed most against the base: smallest corrected p-value over the
+    arms, then largest effect; metrics where no game differed are left out."""
+    labels = result["arms"][1:]
+    scored = []
+    for name, row in result["metrics"].items():
+        changes = [row[a]["change"] for a in labels if name not in BALANCES and "change" in row[a]]
+        if any(c["differed"] for c in changes):
+            scored.append((min(c["p_corrected"] for c in changes),
+                           -max(abs(c["effect"]) for c in changes), name))
+    return [name for *_, name in sorted(scored)[:k]]
+
+
 def verdicts(result: dict) -> list[str]:
     """One line per metric and arm whose paired change stays more than the games' noise after
     the correction for the number of metrics."""
@@ -270,7 +338,7 @@ def table(result: dict) -> Table:
     for name, row in result["metrics"].items():
         if name in BALANCES:
             continue
-        cells = [name]
+        cells = [name + "".join(f" = {x}" for x in row.get("same as", ()))]
         for label in labels:
             c = row[label]
             text = _cell(c)

@@ -12,7 +12,7 @@ import math
 
 import yaml
 
-from .compare import BALANCES, _cell, change_text, correction_note
+from .compare import BALANCES, _cell, change_text, correction_note, most_changed
 
 
 def _svg(fig) -> str:
@@ -24,8 +24,9 @@ def _svg(fig) -> str:
     return text[text.index("<svg"):]
 
 
-def _plots(result: dict) -> list[tuple[str, str]]:
-    """(title, svg) for each plot."""
+def _plots(result: dict, plot: list | None = None) -> list[tuple[str, str]]:
+    """(title, svg) for each plot; ``plot``: the metrics of the change and sweep plots (by
+    default the six that changed most)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -58,7 +59,7 @@ def _plots(result: dict) -> list[tuple[str, str]]:
     # 3. every change against the base, with its interval
     if len(labels) > 1:
         rows = [(name, a, metrics[name][a]["change"]) for name in metrics if name not in BALANCES
-                for a in labels[1:] if "change" in metrics[name][a]]
+                and (not plot or name in plot) for a in labels[1:] if "change" in metrics[name][a]]
         rows = [r for r in rows if r[2]["n"] and r[2]["differed"]]
         if rows:
             fig, ax = plt.subplots(figsize=(7, 0.28 * len(rows) + 1))
@@ -74,9 +75,10 @@ def _plots(result: dict) -> list[tuple[str, str]]:
             plots.append(("Changes against the base arm", _svg(fig)))
 
     # 4. sweeps: a metric against the value of the constant swept
+    shown = plot or most_changed(result)
     for name, points in _sweeps(labels).items():
-        shown = [m for m in metrics if m in ("decisions", "first player wins", "shared win")
-                 or m.startswith("metric ")][:6]
+        if not shown:
+            break
         fig, axes = plt.subplots(1, len(shown), figsize=(2.6 * len(shown), 2.6), squeeze=False)
         for ax, m in zip(axes[0], shown):
             cells = [metrics[m][a] for _, a in points]
@@ -119,7 +121,8 @@ def _table(result: dict) -> str:
                 text += f"<br><small>{html.escape(change_text(d))}</small>"
                 cls = ' class="changed"' if d["significant"] else ""
             cells.append(f"<td{cls}>{text}</td>")
-        rows.append(f"<tr><th>{html.escape(name)}</th>{''.join(cells)}</tr>")
+        shown = name + "".join(f" = {x}" for x in row.get("same as", ()))
+        rows.append(f"<tr><th>{html.escape(shown)}</th>{''.join(cells)}</tr>")
     for name in BALANCES:
         balance = result["metrics"][name]
         rows.append(f"<tr><th>{name} (largest advantage; χ² p)</th>" + "".join(
@@ -127,10 +130,10 @@ def _table(result: dict) -> str:
     return f"<table><tr><th>metric</th>{head}</tr>{''.join(rows)}</table>"
 
 
-def to_html(result: dict, verdicts: list[str]) -> str:
+def to_html(result: dict, verdicts: list[str], plot: list | None = None) -> str:
     title = f"railrules compare: {result['ruleset']}"
     try:
-        plots = _plots(result)
+        plots = _plots(result, plot)
         missing = ""
     except ImportError:
         plots = []
