@@ -270,6 +270,22 @@ def test_one_row_per_quantity_and_chosen_metrics(monkeypatch, capsys):
     assert "did you mean 'metric houses_left'" in capsys.readouterr().err
 
 
+def test_figures_without_signal_are_warned_about(coin_race):
+    result = _run(coin_race)
+    assert not any("tie" in w for w in compare.signal_warnings(result))
+    constant = [name for name, row in result["metrics"].items() if name not in compare.BALANCES
+                and len({v for a in result["arms"] for r in result["records"][a]
+                         for v in compare._per_game([r], 2).get(name, [0.0])}) == 1]
+    warned = [w for w in compare.signal_warnings(result) if "the same in every game" in w]
+    assert constant and warned and warned[0].endswith(": " + ", ".join(constant))
+    tied = {a: [dict(r, winners=list(r["scores"])) for r in rs] for a, rs in result["records"].items()}
+    figures = compare.figures(tied, result["arms"], 2)
+    lines = compare.signal_warnings(dict(result, metrics=figures))
+    assert [w for w in lines if "tie" in w] == [f"WARNING: every game of {a} ended in a tie: its win figures "
+                                                "carry no signal" for a in result["arms"]]
+    assert any("seat p1 wins" in w for w in lines if "the same in every game" in w)
+
+
 @pytest.mark.parametrize("line, words", [
     ("metric names = [p.name for p in players]", "must be a number or true/false"),
     ("metric broken = players[0].cash // 0", "in metric broken"),

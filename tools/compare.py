@@ -227,6 +227,7 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
             both = [(x, b) for x, b in zip(xs, base or [0.0] * len(xs)) if x is not None and b is not None]
             mine = [x for x, _ in both] if label != labels[0] else [x for x in xs if x is not None]
             cell = stats.proportion(mine) if _is_share(name, mine) else stats.summary(mine)
+            cell["same"] = bool(mine) and min(mine) == max(mine)   # the same in every game
             if label != labels[0]:
                 cell["change"] = stats.paired_test([x for x, _ in both], [b for _, b in both])
             row[label] = cell
@@ -321,6 +322,20 @@ def verdicts(result: dict) -> list[str]:
     return out
 
 
+def signal_warnings(result: dict) -> list[str]:
+    """Figures that cannot tell the arms apart: every game of an arm tied, or a metric the same
+    in every game of every arm."""
+    labels, m = result["arms"], result["metrics"]
+    out = [f"WARNING: every game of {label} ended in a tie: its win figures carry no signal"
+           for label in labels if "shared win" in m and m["shared win"][label]["n"]
+           and m["shared win"][label]["mean"] == 1]
+    constant = [name for name, row in m.items() if name not in BALANCES and all(
+        row[a]["n"] and row[a]["same"] and row[a]["mean"] == row[labels[0]]["mean"] for a in labels)]
+    if constant:
+        out.append(f"WARNING: the same in every game (no signal): {', '.join(constant)}")
+    return out
+
+
 def correction_note(result: dict) -> str:
     """What the verdicts were corrected for, said once."""
     method = result.get("correction", "holm")
@@ -353,6 +368,7 @@ def table(result: dict) -> Table:
         balance = result["metrics"].get(name, {})
         t.rows.append([f"{name} (largest advantage; χ² p)"] + [
             f"{balance[label]['largest seat advantage']:+.3g}; p={balance[label]['p']:.2g}" for label in labels])
+    t.notes += signal_warnings(result)
     t.notes += [correction_note(result)]
     t.notes += [f"  {v}" for v in verdicts(result)] or ["  none"]
     errors = [(label, r) for label, rs in result["records"].items() for r in rs if r["error"]]

@@ -12,7 +12,7 @@ import math
 
 import yaml
 
-from .compare import BALANCES, _cell, change_text, correction_note, most_changed
+from .compare import BALANCES, _cell, change_text, correction_note, most_changed, signal_warnings
 
 
 def _svg(fig) -> str:
@@ -141,6 +141,7 @@ def to_html(result: dict, verdicts: list[str], plot: list | None = None) -> str:
     partial = ' <strong class="partial">PARTIAL: stopped early</strong>' if result["partial"] else ""
     figures = "".join(f"<figure><figcaption>{html.escape(t)}</figcaption>{svg}</figure>" for t, svg in plots)
     said = "".join(f"<li>{html.escape(v)}</li>" for v in verdicts) or "<li>none</li>"
+    warned = "".join(f'<p class="partial">{html.escape(w)}</p>' for w in signal_warnings(result))
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
@@ -156,7 +157,7 @@ figure svg {{ max-width: 100%; height: auto; }}
 <p>{result['compared']} paired games of {result['games']}{partial}; {result['players']} players; bots
 {html.escape(result['bots'])}; seeds {result['seed']}..{result['seed'] + result['games'] - 1}; arms:
 {html.escape(', '.join(result['arms']))}.</p>
-<h2>Significant changes</h2><p>{html.escape(correction_note(result))}</p>
+{warned}<h2>Significant changes</h2><p>{html.escape(correction_note(result))}</p>
 <ul id="verdicts">{said}</ul>
 <h2>Plots</h2>{missing}{figures}
 <h2>Every metric</h2><p>Mean over games [95 % interval: exact for shares, bootstrap for other
