@@ -286,6 +286,33 @@ def test_figures_without_signal_are_warned_about(coin_race):
     assert any("seat p1 wins" in w for w in lines if "the same in every game" in w)
 
 
+def test_a_folder_against_a_folder_names_what_differs(coin_race, tmp_path, monkeypatch, capsys):
+    """The designer's workflow: copy a ruleset, edit it, compare the folders game by game."""
+    mine = tmp_path / "my_race"
+    shutil.copytree(coin_race, mine)
+    components = mine / "components.yaml"
+    components.write_text(components.read_text(encoding="utf-8").replace("goal: 10", "goal: 20"), encoding="utf-8")
+    with Arms(coin_race, [], [], [str(mine)]) as arms:
+        result = compare.run(arms, 16, 2, "greedy,random", 7)
+    with Arms(coin_race, [], ["goal=20"]) as arms:
+        with_set = compare.run(arms, 16, 2, "greedy,random", 7)
+    assert result["arms"] == ["base", "my_race"]
+    assert result["differences"] == {"my_race": ["changed const goal"]}
+    assert "my_race differs from the base in: changed const goal" in compare.table(result).notes
+    # the same games as the override of that constant
+    assert [r["decisions"] for r in result["records"]["my_race"]] == \
+        [r["decisions"] for r in with_set["records"]["goal=20"]]
+    assert any(line.startswith("my_race: decisions") for line in compare.verdicts(result))
+    # bad input is refused before any game
+    monkeypatch.setattr(compare, "play_game", lambda *a: pytest.fail("a game was played"))
+    assert main(["compare", coin_race, str(tmp_path), "--games", "2"]) == 1
+    assert "RR206" in capsys.readouterr().err
+    assert main(["compare", coin_race, "--set", "goal=[1]", "--games", "2"]) == 2
+    assert "error RR501 --set goal=[1]: goal is a whole number (now 10), not a list" in capsys.readouterr().err
+    assert main(["compare", coin_race, "--metrics", "decisons"]) == 2
+    assert "error RR502" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("line, words", [
     ("metric names = [p.name for p in players]", "must be a number or true/false"),
     ("metric broken = players[0].cash // 0", "in metric broken"),

@@ -1,4 +1,5 @@
-"""The arms of a comparison: the base ruleset, its variants, and constant overrides.
+"""The arms of a comparison: the base ruleset, other ruleset folders, the base's variants, and
+constant overrides.
 
 ``--set NAME=VALUE`` is a variant made on the spot: a YAML file holding only ``constants:
 {NAME: VALUE}``, written to a folder that lives as long as the comparison. So an override is
@@ -20,7 +21,12 @@ from railrules.interpreter.dsl import nodes as n
 
 
 class ArmError(ValueError):
-    """A variant or an override that cannot be an arm, said plainly."""
+    """A variant, an override or a metric that a comparison cannot use, said plainly with its
+    diagnostic code (RR501 an arm, RR502 a metric)."""
+
+    def __init__(self, message: str, code: str = "RR501"):
+        super().__init__(f"error {code} {message}")
+        self.code = code
 
 
 @dataclass
@@ -85,13 +91,16 @@ def _split(values: str) -> list[str]:
 class Arms:
     """The arms of one comparison; a context manager, as overrides live in a temporary folder."""
 
-    def __init__(self, ruleset: str, variants: list[str], sets: list[str]):
-        self.ruleset, self.variants, self.sets = ruleset, variants, sets
+    def __init__(self, ruleset: str, variants: list[str], sets: list[str], folders: list[str] = ()):
+        self.ruleset, self.variants, self.sets, self.folders = ruleset, variants, sets, list(folders)
         self._folder = None
 
     def __enter__(self) -> list[Arm]:
         base = load_ruleset(self.ruleset)
         arms = [Arm("base", base)]
+        for folder in self.folders:   # other ruleset folders, paired game by game with the base
+            label = Path(folder).name or folder
+            arms.append(Arm(label if label not in {a.label for a in arms} else folder, load_ruleset(folder)))
         for v in self.variants:
             arms.append(Arm(Path(v).stem, load_ruleset(self.ruleset, v)))
         pairs = overrides(base, self.sets)

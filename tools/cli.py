@@ -231,7 +231,7 @@ def cmd_compare(args) -> int:
         if path and Path(path).exists() and not args.force:
             raise Usage(f"{flag}: {path} exists; give another file, or --force to overwrite it")
     try:
-        with Arms(args.ruleset, args.variant or [], args.set or []) as arms:
+        with Arms(args.rulesets[0], args.variant or [], args.set or [], args.rulesets[1:]) as arms:
             players = _players(arms[0].ruleset, args.players)
             check_metrics((args.metrics or []) + (args.plot or []), [a.ruleset for a in arms], players, args.bot)
             result = run(arms, args.games, players, args.bot, args.seed, args.jobs, args.time_limit,
@@ -467,7 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "marks a change that stays significant after correcting for the number of "
                        "metrics (Holm, or --fdr). Ctrl-C or --time-limit stops early and reports the games "
                        "finished, marked partial (exit 130).")
-    p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
+    p.add_argument("rulesets", nargs="+", metavar="RULESET", help="the base: a shipped ruleset's name (see: "
+                   "railrules list) or a ruleset folder; more folders (or names) are arms of their own, "
+                   "played with the same seeds, and the report names the definitions and data that differ")
     p.add_argument("--variant", action="append", metavar="VARIANT", help="an arm: " + VARIANT_HELP + " (repeatable)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="an arm with a constant of components.yaml changed; NAME=V1,V2,... makes one "

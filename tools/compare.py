@@ -102,6 +102,7 @@ def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int =
     return {"ruleset": arms[0].ruleset.name, "arms": [a.label for a in arms], "games": games,
             "compared": len(complete), "partial": stopped, "players": players, "bots": specs,
             "seed": seed, "correction": correction,
+            "differences": {a.label: a.ruleset.changed_since(arms[0].ruleset.fingerprints) for a in arms[1:]},
             "metrics": figures(records, [a.label for a in arms], players, correction, only=only),
             "records": records}
 
@@ -185,7 +186,7 @@ def check_metrics(chosen: list, rulesets: list, players: int, specs: str) -> Non
             continue
         close = difflib.get_close_matches(name, sorted(known) + list(FAMILIES), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else "; a family (metric, end, seat, bot, action, rule) chooses all of its metrics"
-        raise ArmError(f"--metrics: no metric '{name}'{hint}")
+        raise ArmError(f"--metrics/--plot: no metric '{name}'{hint}", "RR502")
 
 
 def _chosen(name: str, only: list | None) -> bool:
@@ -322,6 +323,16 @@ def verdicts(result: dict) -> list[str]:
     return out
 
 
+def difference_notes(result: dict, shown: int = 12) -> list[str]:
+    """What each arm's rules and data differ in from the base's (by their fingerprints)."""
+    out = []
+    for label, changes in result.get("differences", {}).items():
+        more = f", and {len(changes) - shown} more" if len(changes) > shown else ""
+        out.append(f"{label} differs from the base in: {', '.join(changes[:shown]) + more}" if changes
+                   else f"{label} has the base's rules and data")
+    return out
+
+
 def signal_warnings(result: dict) -> list[str]:
     """Figures that cannot tell the arms apart: every game of an arm tied, or a metric the same
     in every game of every arm."""
@@ -368,6 +379,7 @@ def table(result: dict) -> Table:
         balance = result["metrics"].get(name, {})
         t.rows.append([f"{name} (largest advantage; χ² p)"] + [
             f"{balance[label]['largest seat advantage']:+.3g}; p={balance[label]['p']:.2g}" for label in labels])
+    t.notes += difference_notes(result)
     t.notes += signal_warnings(result)
     t.notes += [correction_note(result)]
     t.notes += [f"  {v}" for v in verdicts(result)] or ["  none"]

@@ -12,7 +12,8 @@ import math
 
 import yaml
 
-from .compare import BALANCES, _cell, change_text, correction_note, most_changed, signal_warnings
+from .compare import (BALANCES, _cell, change_text, correction_note, difference_notes, most_changed,
+                      signal_warnings)
 
 
 def _svg(fig) -> str:
@@ -142,6 +143,7 @@ def to_html(result: dict, verdicts: list[str], plot: list | None = None) -> str:
     figures = "".join(f"<figure><figcaption>{html.escape(t)}</figcaption>{svg}</figure>" for t, svg in plots)
     said = "".join(f"<li>{html.escape(v)}</li>" for v in verdicts) or "<li>none</li>"
     warned = "".join(f'<p class="partial">{html.escape(w)}</p>' for w in signal_warnings(result))
+    differ = "".join(f"<li>{html.escape(d)}</li>" for d in difference_notes(result))
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
@@ -157,6 +159,7 @@ figure svg {{ max-width: 100%; height: auto; }}
 <p>{result['compared']} paired games of {result['games']}{partial}; {result['players']} players; bots
 {html.escape(result['bots'])}; seeds {result['seed']}..{result['seed'] + result['games'] - 1}; arms:
 {html.escape(', '.join(result['arms']))}.</p>
+<ul id="differences">{differ}</ul>
 {warned}<h2>Significant changes</h2><p>{html.escape(correction_note(result))}</p>
 <ul id="verdicts">{said}</ul>
 <h2>Plots</h2>{missing}{figures}
