@@ -130,6 +130,20 @@ def test_a_sweep_makes_one_arm_per_value_and_cleans_up(coin_race):
     assert not folder.exists()
 
 
+def test_an_entry_of_a_map_constant_can_be_set_and_swept():
+    with Arms("chicago_express", [], ["start_cash.3=50,30"]) as arms:
+        base, *swept = (a.ruleset.constants["start_cash"] for a in arms)
+        assert [a.label for a in arms] == ["base", "start_cash.3=50", "start_cash.3=30"]
+        assert [a.setting for a in arms[1:]] == [("start_cash.3", 50), ("start_cash.3", 30)]
+    for cash, value in zip(swept, (50, 30)):
+        assert cash == {**base, next(k for k in base if str(k) == "3"): value}
+    for item, words in (("start_cash.9=50", "the map has no entry '9'"),
+                        ("start_cash.3=lots", "start_cash.3 is a whole number"),
+                        ("detroit_end.1=3", "only the entries of a map can be set")):
+        with pytest.raises(ArmError, match=words), Arms("chicago_express", [], [item]):
+            pass
+
+
 # ------------------------------------------------------------------ compare
 def _run(coin_race, jobs=1, games=16, sets=("goal=20",), bots="greedy,random"):
     with Arms(coin_race, ["same"], list(sets)) as arms:

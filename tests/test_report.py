@@ -31,6 +31,13 @@ def page(result) -> str:
     return to_html(result, compare.verdicts(result))
 
 
+def test_a_sweep_curve_holds_the_base_value_and_paired_changes(result, page):
+    from railrules.tools.report import _sweeps
+    assert result["base_values"] == {"goal": 10}
+    assert _sweeps(result) == {"goal": [(8, "goal=8"), (12, "goal=12"), (20, "goal=20")]}
+    assert "Sweep of goal: the paired change against the base (goal=10, the black square)" in page
+
+
 def test_the_plots_show_the_metrics_that_changed_most_or_those_chosen(result):
     top = compare.most_changed(result)
     assert top[0] == "decisions" and len(top) <= 6

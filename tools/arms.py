@@ -31,8 +31,9 @@ class ArmError(ValueError):
 
 @dataclass
 class Arm:
-    label: str          # "base", a variant's name, or "NAME=VALUE"
+    label: str          # "base", a variant's name, a folder's name, or "NAME=VALUE"
     ruleset: object
+    setting: tuple | None = None   # (NAME, value) of an arm made by --set
 
 
 def parse_value(text: str):
@@ -50,21 +51,23 @@ def _type(value) -> str:
 
 def overrides(base, sets: list[str]) -> list[tuple[str, object]]:
     """``NAME=V1,V2`` items -> (NAME, value) pairs, one per value, each checked against the base
-    ruleset's constant of that name (it must exist and the value must have its type)."""
+    ruleset's constant of that name (it must exist and the value must have its type). ``NAME``
+    may name an entry of a map constant: ``start_cash.3=50``."""
     out = []
     for item in sets:
         name, eq, values = item.partition("=")
         name = name.strip()
         if not eq or not name or not values.strip():
             raise ArmError(f"--set '{item}': write NAME=VALUE, or NAME=V1,V2,... for a sweep")
-        if name not in base.constants:
-            close = difflib.get_close_matches(name, sorted(base.constants), n=1)
+        root, *keys = name.split(".")
+        if root not in base.constants:
+            close = difflib.get_close_matches(root, sorted(base.constants), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise ArmError(f"--set: {base.name} has no constant '{name}'{hint}")
-        if any(isinstance(d, n.ConstDef) and d.name == name for d in base.definitions):
-            raise ArmError(f"--set: '{name}' is computed by the rules (const {name} = ...); only the "
+            raise ArmError(f"--set: {base.name} has no constant '{root}'{hint}")
+        if any(isinstance(d, n.ConstDef) and d.name == root for d in base.definitions):
+            raise ArmError(f"--set: '{root}' is computed by the rules (const {root} = ...); only the "
                            "constants of components.yaml can be set")
-        old = base.constants[name]
+        old = entry(base.constants[root], keys, name)
         for text in _split(values):
             value = parse_value(text)
             if type(value) is not type(old) and not (isinstance(old, dict) and isinstance(value, dict)):
@@ -72,6 +75,37 @@ def overrides(base, sets: list[str]) -> list[tuple[str, object]]:
                                f"not {_type(value)}")
             out.append((name, value))
     return out
+
+
+def _key(mapping: dict, key: str, name: str):
+    """The key of ``mapping`` written ``key`` on the command line (a text or a number)."""
+    for k in mapping:
+        if str(k) == key:
+            return k
+    raise ArmError(f"--set: {name}: the map has no entry '{key}' (it has {', '.join(map(str, mapping))})")
+
+
+def entry(value, keys: list, name: str):
+    """The entry of a constant that ``keys`` (``start_cash.3`` -> ["3"]) name."""
+    for key in keys:
+        if not isinstance(value, dict):
+            raise ArmError(f"--set: {name}: only the entries of a map can be set, and this is {_type(value)}")
+        value = value[_key(value, key, name)]
+    return value
+
+
+def setting_value(ruleset, name: str):
+    """The value ``NAME`` or ``NAME.KEY`` has in ``ruleset``."""
+    root, *keys = name.split(".")
+    return entry(ruleset.constants[root], keys, name)
+
+
+def with_entry(value, keys: list, new, name: str):
+    """A copy of a constant with the entry ``keys`` names set to ``new``."""
+    if not keys:
+        return new
+    k = _key(value, keys[0], name)
+    return {**value, k: with_entry(value[k], keys[1:], new, name)}
 
 
 def _split(values: str) -> list[str]:
@@ -108,10 +142,12 @@ class Arms:
             self._folder = tempfile.TemporaryDirectory(prefix="railrules-set-")
         for i, (name, value) in enumerate(pairs):
             label = f"{name}={yaml.safe_dump(value, default_flow_style=True).strip().removesuffix('...').strip()}"
-            path = Path(self._folder.name) / f"set{i + 1}_{name}.yaml"
-            path.write_text(yaml.safe_dump({"description": f"--set {label}", "constants": {name: value}}),
+            path = Path(self._folder.name) / f"set{i + 1}_{name.replace('.', '_')}.yaml"
+            root, *keys = name.split(".")
+            constant = with_entry(base.constants[root], keys, value, name)
+            path.write_text(yaml.safe_dump({"description": f"--set {label}", "constants": {root: constant}}),
                             encoding="utf-8")
-            arms.append(Arm(label, load_ruleset(self.ruleset, str(path))))
+            arms.append(Arm(label, load_ruleset(self.ruleset, str(path)), (name, value)))
         for a in arms:
             declared = a.ruleset.meta.get("start_player")
             if declared is not None and declared not in a.ruleset.variables:

@@ -19,7 +19,7 @@ from railrules.interpreter.checks.lint_coverage import rules_of, unit_rule
 from railrules.interpreter.errors import RailrulesError
 
 from . import runner, stats
-from .arms import ArmError
+from .arms import ArmError, setting_value
 from .bots import seat_bots
 from .tables import Table
 
@@ -103,6 +103,8 @@ def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int =
             "compared": len(complete), "partial": stopped, "players": players, "bots": specs,
             "seed": seed, "correction": correction,
             "differences": {a.label: a.ruleset.changed_since(arms[0].ruleset.fingerprints) for a in arms[1:]},
+            "settings": {a.label: list(a.setting) for a in arms if a.setting},
+            "base_values": {a.setting[0]: setting_value(arms[0].ruleset, a.setting[0]) for a in arms if a.setting},
             "metrics": figures(records, [a.label for a in arms], players, correction, only=only),
             "records": records}
 

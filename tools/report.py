@@ -10,8 +10,6 @@ import html
 import io
 import math
 
-import yaml
-
 from .compare import (BALANCES, _cell, change_text, correction_note, difference_notes, most_changed,
                       signal_warnings)
 
@@ -75,34 +73,40 @@ def _plots(result: dict, plot: list | None = None) -> list[tuple[str, str]]:
             ax.set_xlabel("change against the base, as a share of the base's mean (red: interval excludes 0)")
             plots.append(("Changes against the base arm", _svg(fig)))
 
-    # 4. sweeps: a metric against the value of the constant swept
+    # 4. sweeps: each metric's paired change against the base, at every value of the constant
+    # swept and at the base's own value (a change of 0 there)
     shown = plot or most_changed(result)
-    for name, points in _sweeps(labels).items():
+    for name, points in _sweeps(result).items():
         if not shown:
             break
+        base_value = result["base_values"][name]
         fig, axes = plt.subplots(1, len(shown), figsize=(2.6 * len(shown), 2.6), squeeze=False)
         for ax, m in zip(axes[0], shown):
-            cells = [metrics[m][a] for _, a in points]
-            xs = [v for v, _ in points]
-            ax.errorbar(xs, [c["mean"] for c in cells], yerr=[[c["mean"] - c["low"] for c in cells],
-                        [c["high"] - c["mean"] for c in cells]], fmt="o-", capsize=3)
+            changes = [(v, metrics[m][a]["change"]) for v, a in points]
+            curve = sorted(changes + [(base_value, None)], key=lambda p: p[0])
+            ys = [0.0 if d is None else d["mean"] for _, d in curve]
+            low = [0.0 if d is None else d["mean"] - d["low"] for _, d in curve]
+            high = [0.0 if d is None else d["high"] - d["mean"] for _, d in curve]
+            ax.errorbar([v for v, _ in curve], ys, yerr=[low, high], fmt="o-", capsize=3)
+            ax.plot([base_value], [0], "s", color="black")
+            ax.axhline(0, color="grey", linewidth=0.8)
             ax.set_title(m, fontsize=9)
             ax.set_xlabel(name, fontsize=8)
+        axes[0][0].set_ylabel("paired change", fontsize=8)
         fig.tight_layout()
-        plots.append((f"Sweep of {name}", _svg(fig)))
+        plots.append((f"Sweep of {name}: the paired change against the base ({name}={base_value}, the "
+                      f"black square) with 95 % intervals", _svg(fig)))
     return plots
 
 
-def _sweeps(labels: list) -> dict:
-    """NAME -> [(value, arm label)] for every constant swept over two or more numbers."""
+def _sweeps(result: dict) -> dict:
+    """NAME -> [(value, arm label)] for every constant set to one or more numbers."""
     found: dict = {}
-    for a in labels:
-        name, eq, text = a.partition("=")
-        if eq:
-            value = yaml.safe_load(text)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                found.setdefault(name, []).append((value, a))
-    return {k: sorted(v) for k, v in found.items() if len(v) > 1}
+    for label, (name, value) in result.get("settings", {}).items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and isinstance(result["base_values"].get(name), (int, float)):
+            found.setdefault(name, []).append((value, label))
+    return {k: sorted(v) for k, v in found.items()}
 
 
 def _table(result: dict) -> str:
