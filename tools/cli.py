@@ -225,6 +225,9 @@ def _figures(result: dict, as_json: bool, table) -> int:
 
 def cmd_compare(args) -> int:
     from .arms import ArmError, Arms
+    from functools import partial
+
+    from . import sequential
     from .compare import check_metrics, run, table, to_csv, verdicts
     from .report import to_html
     for flag, path in (("--csv", args.csv), ("--html", args.html)):
@@ -234,9 +237,13 @@ def cmd_compare(args) -> int:
         with Arms(args.rulesets[0], args.variant or [], args.set or [], args.rulesets[1:]) as arms:
             players = _players(arms[0].ruleset, args.players)
             check_metrics((args.metrics or []) + (args.plot or []), [a.ruleset for a in arms], players, args.bot)
-            result = run(arms, args.games, players, args.bot, args.seed, args.jobs, args.time_limit,
-                         progress=sys.stderr.isatty() and not args.json, cluster=args.cluster,
-                         correction="fdr" if args.fdr else "holm", only=args.metrics)
+            if args.max_games and not args.until_verdict:
+                raise Usage("--max-games goes with --until-verdict")
+            play = partial(sequential.run, arms, args.games, max(args.max_games or 1000, args.games)) \
+                if args.until_verdict else partial(run, arms, args.games)
+            result = play(players, args.bot, args.seed, args.jobs, args.time_limit,
+                          progress=sys.stderr.isatty() and not args.json, cluster=args.cluster,
+                          correction="fdr" if args.fdr else "holm", only=args.metrics)
     except ArmError as err:
         raise Usage(str(err)) from None
     for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r), args.plot))):
@@ -474,7 +481,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="an arm with a constant of components.yaml changed; NAME=V1,V2,... makes one "
                    "arm per value (repeatable)")
-    p.add_argument("--games", type=_count(1), default=100, help="games per arm (default 100)")
+    p.add_argument("--games", type=_count(1), default=100, help="games per arm (default 100); with "
+                   "--until-verdict, games per block")
+    p.add_argument("--until-verdict", action="store_true", help="play block after block (of --games) and "
+                   "stop at the first block after which a metric (with --metrics: every metric chosen) has a "
+                   "corrected verdict, spending the 5%% over the looks (Lan-DeMets O'Brien-Fleming type) so "
+                   "that stopping early keeps the error rate; the report says how many games and why it stopped")
+    p.add_argument("--max-games", type=_count(1), metavar="N", help="with --until-verdict: the most games "
+                   "per arm (default 1000)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
     p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
     p.add_argument("--bots", "--bot", dest="bot", type=_bots, default="random", metavar="BOTS",

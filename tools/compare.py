@@ -94,18 +94,31 @@ def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int =
         time_limit: float | None = None, progress: bool = False, cluster: str | None = None,
         correction: str = "holm", only: list | None = None) -> dict:
     """Play every arm's games; return the records and the figures as one JSON-ready dict."""
-    tasks = [(i, k, seed + i, players, specs) for i in range(games) for k in range(len(arms))]
+    records, stopped = play(arms, 0, games, players, specs, seed, jobs, time_limit, progress, cluster)
+    return summarize(arms, records, games, stopped, players, specs, seed, correction, only)
+
+
+def play(arms: list, first: int, games: int, players: int, specs: str, seed: int, jobs: int = 1,
+         time_limit: float | None = None, progress: bool = False, cluster: str | None = None) -> tuple[dict, bool]:
+    """Games ``first`` .. ``first + games - 1`` of every arm: (arm label -> records of the games
+    every arm finished, whether the work stopped early)."""
+    tasks = [(i, k, seed + i, players, specs) for i in range(first, first + games) for k in range(len(arms))]
     done, stopped = runner.run(play_game, [a.ruleset for a in arms], tasks, jobs, time_limit, progress, cluster)
     # only games every arm finished are compared (Ctrl-C may stop in the middle of one)
     complete = [i for i in range(games) if all(t in done for t in tasks[i * len(arms):(i + 1) * len(arms)])]
-    records = {a.label: [done[tasks[i * len(arms) + k]] for i in complete] for k, a in enumerate(arms)}
+    return {a.label: [done[tasks[i * len(arms) + k]] for i in complete] for k, a in enumerate(arms)}, stopped
+
+
+def summarize(arms: list, records: dict, games: int, stopped: bool, players: int, specs: str, seed: int,
+              correction: str = "holm", only: list | None = None, alpha: float = 0.05) -> dict:
+    """The figures of the records of every arm as one JSON-ready dict."""
     return {"ruleset": arms[0].ruleset.name, "arms": [a.label for a in arms], "games": games,
-            "compared": len(complete), "partial": stopped, "players": players, "bots": specs,
+            "compared": len(records[arms[0].label]), "partial": stopped, "players": players, "bots": specs,
             "seed": seed, "correction": correction,
             "differences": {a.label: a.ruleset.changed_since(arms[0].ruleset.fingerprints) for a in arms[1:]},
             "settings": {a.label: list(a.setting) for a in arms if a.setting},
             "base_values": {a.setting[0]: setting_value(arms[0].ruleset, a.setting[0]) for a in arms if a.setting},
-            "metrics": figures(records, [a.label for a in arms], players, correction, only=only),
+            "metrics": figures(records, [a.label for a in arms], players, correction, alpha, only),
             "records": records}
 
 
@@ -381,6 +394,7 @@ def table(result: dict) -> Table:
         balance = result["metrics"].get(name, {})
         t.rows.append([f"{name} (largest advantage; χ² p)"] + [
             f"{balance[label]['largest seat advantage']:+.3g}; p={balance[label]['p']:.2g}" for label in labels])
+    t.notes += [result["sequential"]["summary"]] if "sequential" in result else []
     t.notes += difference_notes(result)
     t.notes += signal_warnings(result)
     t.notes += [correction_note(result)]

@@ -147,7 +147,8 @@ def to_html(result: dict, verdicts: list[str], plot: list | None = None) -> str:
     figures = "".join(f"<figure><figcaption>{html.escape(t)}</figcaption>{svg}</figure>" for t, svg in plots)
     said = "".join(f"<li>{html.escape(v)}</li>" for v in verdicts) or "<li>none</li>"
     warned = "".join(f'<p class="partial">{html.escape(w)}</p>' for w in signal_warnings(result))
-    differ = "".join(f"<li>{html.escape(d)}</li>" for d in difference_notes(result))
+    differ = "".join(f"<li>{html.escape(d)}</li>" for d in difference_notes(result)
+                     + ([result["sequential"]["summary"]] if "sequential" in result else []))
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
