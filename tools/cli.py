@@ -225,19 +225,28 @@ def _figures(result: dict, as_json: bool, table) -> int:
 
 def cmd_compare(args) -> int:
     from .arms import ArmError, Arms
-    from .compare import run, table, to_csv, verdicts
+    from functools import partial
+
+    from . import sequential
+    from .compare import check_metrics, run, table, to_csv, verdicts
     from .report import to_html
     for flag, path in (("--csv", args.csv), ("--html", args.html)):
         if path and Path(path).exists() and not args.force:
             raise Usage(f"{flag}: {path} exists; give another file, or --force to overwrite it")
     try:
-        with Arms(args.ruleset, args.variant or [], args.set or []) as arms:
+        with Arms(args.rulesets[0], args.variant or [], args.set or [], args.rulesets[1:]) as arms:
             players = _players(arms[0].ruleset, args.players)
-            result = run(arms, args.games, players, args.bot, args.seed, args.jobs, args.time_limit,
-                         progress=sys.stderr.isatty() and not args.json, cluster=args.cluster)
+            check_metrics((args.metrics or []) + (args.plot or []), [a.ruleset for a in arms], players, args.bot)
+            if args.max_games and not args.until_verdict:
+                raise Usage("--max-games goes with --until-verdict")
+            play = partial(sequential.run, arms, args.games, max(args.max_games or 1000, args.games)) \
+                if args.until_verdict else partial(run, arms, args.games)
+            result = play(players, args.bot, args.seed, args.jobs, args.time_limit,
+                          progress=sys.stderr.isatty() and not args.json, cluster=args.cluster,
+                          correction="fdr" if args.fdr else "holm", only=args.metrics)
     except ArmError as err:
         raise Usage(str(err)) from None
-    for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r)))):
+    for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r), args.plot))):
         if path:
             try:
                 Path(path).write_text(make(result), encoding="utf-8")
@@ -461,15 +470,25 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Arms: the base ruleset, each --variant, and each value of each "
                        "--set NAME=V1,V2,... (a sweep). Game i of every arm uses the same seed, bot "
                        "seating (rotated game by game) and bot seeds. Per metric: each arm's mean with "
-                       "a bootstrap 95%% interval, and the paired change to the base arm (* when its "
-                       "interval excludes 0). Ctrl-C or --time-limit stops early and reports the games "
+                       "a 95%% interval, and the paired change to the base arm with its effect size; * "
+                       "marks a change that stays significant after correcting for the number of "
+                       "metrics (Holm, or --fdr). Ctrl-C or --time-limit stops early and reports the games "
                        "finished, marked partial (exit 130).")
-    p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
+    p.add_argument("rulesets", nargs="+", metavar="RULESET", help="the base: a shipped ruleset's name (see: "
+                   "railrules list) or a ruleset folder; more folders (or names) are arms of their own, "
+                   "played with the same seeds, and the report names the definitions and data that differ")
     p.add_argument("--variant", action="append", metavar="VARIANT", help="an arm: " + VARIANT_HELP + " (repeatable)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="an arm with a constant of components.yaml changed; NAME=V1,V2,... makes one "
                    "arm per value (repeatable)")
-    p.add_argument("--games", type=_count(1), default=100, help="games per arm (default 100)")
+    p.add_argument("--games", type=_count(1), default=100, help="games per arm (default 100); with "
+                   "--until-verdict, games per block")
+    p.add_argument("--until-verdict", action="store_true", help="play block after block (of --games) and "
+                   "stop at the first block after which a metric (with --metrics: every metric chosen) has a "
+                   "corrected verdict, spending the 5%% over the looks (Lan-DeMets O'Brien-Fleming type) so "
+                   "that stopping early keeps the error rate; the report says how many games and why it stopped")
+    p.add_argument("--max-games", type=_count(1), metavar="N", help="with --until-verdict: the most games "
+                   "per arm (default 1000)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
     p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
     p.add_argument("--bots", "--bot", dest="bot", type=_bots, default="random", metavar="BOTS",
@@ -480,6 +499,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="FILE", help="also write a self-contained report with plots to "
                    "FILE (plots need matplotlib: pip install \".[report]\")")
     p.add_argument("--force", action="store_true", help="allow --csv and --html to overwrite existing files")
+    p.add_argument("--metrics", nargs="+", metavar="NAME", help="report (and correct over) only these "
+                   "metrics: names as the table shows them, or families (metric, end, seat, bot, action, rule)")
+    p.add_argument("--plot", nargs="+", metavar="METRIC", help="the metrics of the --html report's change "
+                   "and sweep plots (default: the six that changed most)")
+    p.add_argument("--fdr", action="store_true", help="correct the verdicts with Benjamini-Hochberg (the "
+                   "expected share of false verdicts at most 5%%) instead of Holm (the chance of any "
+                   "false verdict per arm at most 5%%)")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("coverage", help="which rules, actions, options, triggers and end conditions "
