@@ -94,7 +94,11 @@ def _players(ruleset, wanted: int | None) -> int:
 
 # ------------------------------------------------------------------ verbs
 def cmd_lint(args) -> int:
-    from .lint import lint_paths
+    from .lint import lint_paths, missing_paths
+    for path in missing_paths(args.paths):
+        print(f"railrules lint: no ruleset, folder or file '{path}' (shipped rulesets: "
+              f"{', '.join(shipped_rulesets())})", file=sys.stderr)
+        return EXIT_USAGE
     diags = lint_paths(args.paths, args.play, args.variant or [])
     shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
     out = diagnostics.render(shown, args.format)

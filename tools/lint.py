@@ -8,7 +8,7 @@ from railrules.interpreter.data.ruleset import resolve_ruleset_path
 from railrules.interpreter.data.yaml_source import load_yaml, utf8_text
 from railrules.interpreter.dsl.parser import parse_rules
 from railrules.interpreter.errors import Diagnostic, Pos, Sink
-from railrules.interpreter.paths import shipped_rulesets
+from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 
 from .heap import settled_heap
 
@@ -18,10 +18,17 @@ def _ruleset_root(path: str) -> Path | None:
     if found:
         return found
     p = Path(path).resolve()
+    if not p.exists():
+        return None
     for parent in [p, *p.parents]:
         if (parent / "ruleset.yaml").is_file():
             return parent
     return None
+
+
+def missing_paths(paths: list[str]) -> list[str]:
+    """The paths named that are neither a file or folder nor a shipped ruleset's name."""
+    return [p for p in paths if not Path(p).exists() and resolve_ruleset_path(p) is None]
 
 
 def lint_paths(paths: list[str], play: int = 0, variants: list[str] = ()) -> list[Diagnostic]:
@@ -29,8 +36,11 @@ def lint_paths(paths: list[str], play: int = 0, variants: list[str] = ()) -> lis
 
     A ruleset's lint covers its rules, YAML, variants and scenarios, and warns about .rules
     files in its folder that nothing lists; a .rules file named here that nothing lists is
-    also parsed on its own, so that its syntax errors are reported. ``variants`` (names or
-    paths of variant files) are checked over each ruleset as its shipped variants are.
+    also parsed on its own, so that its syntax errors are reported. A file named alone is
+    checked as part of its ruleset: its own diagnostics are reported, and the errors of the
+    other files (they stop the ruleset from loading). A file of the shared library is checked
+    with every shipped ruleset that lists it, its diagnostics reported once. ``variants``
+    (names or paths of variant files) are checked over each ruleset as its shipped variants are.
     """
     with settled_heap():
         return _lint_paths(paths, play, variants)
@@ -38,22 +48,63 @@ def lint_paths(paths: list[str], play: int = 0, variants: list[str] = ()) -> lis
 
 def _lint_paths(paths: list[str], play: int, variants: list[str]) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
-    seen: set[Path] = set()
+    done: dict[Path, list[Diagnostic]] = {}
+
+    def whole(root: Path) -> list[Diagnostic]:
+        if root not in done:
+            done[root] = lint_ruleset(str(root), play)
+            for variant in variants:
+                _, vd = check_ruleset(str(root), variant)
+                done[root] += [d for d in vd if d not in done[root]]
+        return done[root]
+
     for path in paths or shipped_rulesets():
+        named = Path(path)
+        users = library_users(named) if named.suffix == ".rules" and named.is_file() else None
+        if users:
+            diags += [d for root in users for d in whole(root) if _in_file(d, named)]
+            continue
         root = _ruleset_root(path)
         if root is None:
             diags += _lint_loose(path)
             continue
-        if root not in seen:
-            seen.add(root)
-            diags += lint_ruleset(str(root), play)
-            for variant in variants:
-                _, vd = check_ruleset(str(root), variant)
-                diags += [d for d in vd if d not in diags]
-        named = Path(path)
+        if named.is_file() and named.resolve() != root / "ruleset.yaml":
+            diags += [d for d in whole(root) if _in_file(d, named) or d.severity == "error"]
+        else:
+            diags += whole(root)
         if named.suffix == ".rules" and named.is_file() and named.resolve() in unlisted_rules(root):
-            diags += [d for d in _lint_loose(path) if d not in diags]
-    return diags
+            diags += _lint_loose(path)
+    return _unique(diags)
+
+
+def _in_file(d: Diagnostic, path: Path) -> bool:
+    try:
+        return Path(d.pos.file).resolve() == path.resolve()
+    except (OSError, ValueError):
+        return False
+
+
+def _unique(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set = set()
+    out = []
+    for d in diags:
+        key = (d.code, d.severity, d.message, d.pos.file, d.pos.line, d.pos.column)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def library_users(path: Path) -> list[Path]:
+    """The shipped rulesets whose ruleset.yaml or a variant lists ``path``, a file of the
+    shared library (empty for any other file)."""
+    library = (rulesets_dir() / "library").resolve()
+    p = path.resolve()
+    if not p.is_relative_to(library):
+        return []
+    rel = "library/" + p.relative_to(library).as_posix()
+    roots = [rulesets_dir() / name for name in shipped_rulesets()]
+    return [root for root in roots if rel in listed_rules(root)]
 
 
 def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
@@ -79,11 +130,10 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
     return out
 
 
-def unlisted_rules(root: Path) -> set[Path]:
-    """The .rules files under ``root`` that neither ruleset.yaml nor a variant lists (empty
-    when ruleset.yaml cannot be read: then lint reports that instead)."""
-    root = Path(root).resolve()
-    listed: set[Path] = set()
+def listed_rules(root: Path) -> set[str] | None:
+    """The rules files ruleset.yaml and the variants list, as written there (None when
+    ruleset.yaml cannot be read)."""
+    listed: set[str] = set()
     for meta in [root / "ruleset.yaml", *sorted((root / "variants").glob("*.yaml"))]:
         try:
             data, _ = load_yaml(meta.read_text(encoding="utf-8"), str(meta), Sink())
@@ -91,12 +141,22 @@ def unlisted_rules(root: Path) -> set[Path]:
             data = None
         if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
             if meta.name == "ruleset.yaml":
-                return set()
+                return None
             continue
-        listed |= {(root / f).resolve() for f in data["rules"] if isinstance(f, str)}
+        listed |= {f for f in data["rules"] if isinstance(f, str)}
+    return listed
+
+
+def unlisted_rules(root: Path) -> set[Path]:
+    """The .rules files under ``root`` that neither ruleset.yaml nor a variant lists (empty
+    when ruleset.yaml cannot be read: then lint reports that instead)."""
+    root = Path(root).resolve()
+    listed = listed_rules(root)
+    if listed is None:
+        return set()
     found = {p.resolve() for p in root.rglob("*.rules")
              if not any(part.startswith(".") for part in p.relative_to(root).parts)}
-    return found - listed
+    return found - {(root / f).resolve() for f in listed}
 
 
 def _lint_loose(path: str) -> list[Diagnostic]:
