@@ -23,7 +23,7 @@ _NUMERIC = {"-", "*", "/", "//", "%"}
 class _Uses:
     """Origins (where a value comes from) and the demands made on them."""
 
-    def __init__(self, ruleset):
+    def __init__(self, ruleset) -> None:
         self.rs = ruleset
         self.demands: dict = {}   # origin -> {"int"|"list": the node that needs it}
         self.passes: dict = {}    # ("param", key, i) -> [origins of the arguments passed there]
