@@ -82,6 +82,12 @@ CODES = {
     "RR112": Code("turn-order", "an `each ... in turn` loop cannot end as written, or a `pass turn` in it counts for nothing",
                "each p in turn until all pass: with no `pass turn` in it",
                "say `pass turn` (or `drop out`) where a player passes; `pass turn` counts only `until all pass`"),
+    "RR113": Code("duplicate-parameter", "a definition, option or handler names a parameter twice",
+               "def f(a, a) = a", "give each parameter its own name"),
+    "RR114": Code("shadowed-builtin", "a def has the name of a builtin, which every call of that name then runs",
+               "def len(x) = 99", "rename the def"),
+    "RR115": Code("constant-cycle", "constants of the rules are computed from each other",
+               "const a = b + 1 and const b = a + 1", "compute one of them without the others"),
     # across files
     "RR201": Code("unknown-entity", "a reference names no entity",
                "home: Philadelfia", "name an entity id or alias that exists"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..board.graph import Board, build_board
+from ..checks.check_definitions import check_definitions
 from ..checks.library_contract import check_contracts
 from ..dsl import nodes as n
 from ..dsl.compiler import Compiler, Program
@@ -268,8 +269,11 @@ class _Loader:
                           self.parse(var_rules, rules_pos, broken, var_base))
         if self.derive_all:  # copies: parsed modules are shared
             defs = [dataclasses.replace(d, derived=True) if isinstance(d, n.FuncDef) else d for d in defs]
-        names = _names(defs, comps, entities, aliases, kinds, broken)
-        compiler = Compiler(names, self.sink, generate=self.generate)
+        errors = len(self.sink.errors)
+        cyclic = check_definitions(defs + [x for *_, m in self.files for x in m.needs], self.sink)
+        names = _names(defs, comps, entities, aliases, kinds, broken | cyclic)
+        # code is not generated for definitions that cannot work (it would not even compile)
+        compiler = Compiler(names, self.sink, generate=self.generate and len(self.sink.errors) == errors)
         self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
             "limits", {}).get("steps", DEFAULT_STEPS)))
         program = compiler.compile(defs)
@@ -516,10 +520,13 @@ class _Loader:
         """Compute the rules' constants in order, each seeing the ones before it."""
         from_yaml = set(names.constants)
         for d in defs:
-            if isinstance(d, n.ConstDef):
+            if isinstance(d, n.ConstDef) and d.name not in names.broken:
                 if d.name in from_yaml:
                     self.sink.add("RR103", f"constant '{d.name}' is already defined in the YAML "
                                   "constants", d.pos, hint="rename one of them")
+                    continue
+                if any(isinstance(x, n.Var) and x.name in names.broken for x in n.walk(d.expr)):
+                    names.broken.add(d.name)   # computed from a broken one: said already
                     continue
                 errors = len(self.sink.errors)
                 fn = compiler.expr(d.expr, _empty_scope())

@@ -1,0 +1,89 @@
+"""Definitions that parse but cannot work as written: checked at load, before anything is
+compiled, so that ``play`` stops with the same words ``lint`` says.
+
+- RR113: a parameter name repeated in a def, procedure, action, option, handler or ``needs``
+  line (the second one would hide the first; generated code cannot even be written);
+- RR114 (warning): a ``def`` named like a builtin, which every call of that name then runs;
+- RR115: constants of the rules that are computed from each other, named as a cycle.
+"""
+from __future__ import annotations
+
+from ..dsl import builtins
+from ..dsl import nodes as n
+from ..errors import Sink
+
+
+def check_definitions(defs: list, sink: Sink) -> set:
+    """Report RR113, RR114 and RR115 for the merged definitions; return the names of the
+    constants caught in a cycle (the loader leaves them uncomputed)."""
+    for d in defs:
+        for node in (d, *(x for x in n.walk(d) if type(x) is n.Option)) if type(d) is not n.ConstDef else ():
+            named = _parameters(node)
+            if named is not None:
+                _repeated(node, *named, sink)
+        if isinstance(d, n.FuncDef) and d.name in builtins.ALL:
+            sink.add("RR114", f"def '{d.name}' shadows the builtin {d.name}(): every call of "
+                     f"'{d.name}' in the rules runs this def", d.pos, severity="warning",
+                     hint=f"rename the def (the builtin: {builtins.ALL[d.name].doc})")
+    return _constant_cycles([d for d in defs if isinstance(d, n.ConstDef)], sink)
+
+
+def _parameters(node) -> tuple[str, list] | None:
+    """(what the node is, the names it binds at once), for a node that binds several."""
+    if isinstance(node, (n.FuncDef, n.ProcDef)):
+        return f"{n.DEFINITION_KINDS[type(node)]} {node.name}", list(node.params)
+    if isinstance(node, n.HandlerDef):
+        return f"on {node.event}", list(node.params)
+    if isinstance(node, n.Needs):
+        return f"needs {node.kind} {node.name}", list(node.params)
+    if isinstance(node, n.ActionDef):
+        return f"action {node.name}", [x.var for x in node.domains] + [node.player]
+    if isinstance(node, n.Option):
+        return f"option {node.name}", [x.var for x in node.domains]
+    return None
+
+
+def _repeated(node, what: str, names: list, sink: Sink) -> None:
+    seen: set = set()
+    for name in names:
+        if name in seen:
+            sink.add("RR113", f"{what}: the parameter '{name}' is named twice", node.pos,
+                     hint="give each parameter its own name")
+        seen.add(name)
+
+
+def _constant_cycles(consts: list, sink: Sink) -> set:
+    """Constants whose values need each other: each is reported with the whole cycle."""
+    by_name = {d.name: d for d in consts}
+    uses = {d.name: [x.name for x in n.walk(d.expr) if isinstance(x, n.Var) and x.name in by_name]
+            for d in consts}
+    cyclic: set = set()
+    for start in by_name:
+        path = _cycle(start, uses)
+        if path and start not in cyclic:
+            cyclic.update(path)
+            shown = " -> ".join(path + [path[0]])
+            for name in path:
+                sink.add("RR115", f"constant '{name}' is computed from itself: {shown}",
+                         by_name[name].pos, hint="compute one of them without the others")
+    return cyclic
+
+
+def _cycle(start: str, uses: dict) -> list | None:
+    """The names on a path from ``start`` back to itself (depth first), or None."""
+    stack: list = [(start, iter(uses[start]))]
+    on_path = [start]
+    seen = {start}
+    while stack:
+        name, rest = stack[-1]
+        nxt = next(rest, None)
+        if nxt is None:
+            stack.pop()
+            on_path.pop()
+        elif nxt == start:
+            return on_path
+        elif nxt not in seen:
+            seen.add(nxt)
+            stack.append((nxt, iter(uses[nxt])))
+            on_path.append(nxt)
+    return None
