@@ -603,7 +603,7 @@ def test_save_to_a_missing_folder_at_the_prompt_reports_and_play_goes_on(capsys,
     code, out, err = play(capsys, monkeypatch, f"save {tmp_path}/no/such/x.json\n1\nquit\n",
                           "chicago_express", "--players", "3", "--seed", "1", "--save", str(save))
     assert code == 0
-    assert f"not saved: cannot write {tmp_path}/no/such/x.json: No such file or directory" in out
+    assert f"not saved: cannot write {tmp_path}/no/such/x.json: the folder {tmp_path}/no/such does not exist" in out
     assert "the game goes on" in out and not (tmp_path / "no").exists()
     assert len(json.loads(save.read_text())["state"]["history"]) >= 1     # the "1" was played
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -16,6 +17,7 @@ from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 from . import diagnostics
 from .bots import BOT_HELP, BotSpecError, check_specs
 from .completion import SHELLS, candidates, script
+from .outputs import OutputError
 from .runner import ClusterError
 
 if TYPE_CHECKING:   # the verbs import the loader and the engine when they run (not for --help)
@@ -157,20 +159,21 @@ def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | 
 
 
 def _check_output(option: str, path: Path | None, force: bool, mine: Path | None = None) -> None:
-    """Refuse, before the game starts, a file the session could not write or would overwrite."""
-    from .play import writable
-    if path is None:
-        return
-    problem = writable(path)
-    if problem:
-        raise Usage(f"{option} {path}: {problem}")
-    if path.exists() and not force and (mine is None or path.resolve() != mine.resolve()):
-        raise Usage(f"{option} {path}: the file already exists; choose another name, or add "
-                    "--force to overwrite it")
+    """Refuse, before the game starts, a file the session could not write or would overwrite
+    (``mine``: the file this session's game came from, which it may write back)."""
+    from .outputs import OutputError, OutputExists, check
+    ours = mine is not None and path is not None and path.resolve() == mine.resolve()
+    try:
+        check({option: path}, force or ours)
+    except OutputExists as err:
+        raise Usage(str(err)) from None
+    except OutputError as err:
+        raise Usage(f"{option} {path}: {err.why}") from None
 
 
 def cmd_play(args) -> int:
-    from .play import free_save_path, play_bots, play_human, save_on_leaving
+    from .outputs import OutputError, write
+    from .play import play_bots, play_human, reserve_save, save_on_leaving
     resume = Path(args.resume) if args.resume else None
     log = Path(args.log) if args.log else None
     save = Path(args.save) if args.save else None
@@ -192,16 +195,22 @@ def cmd_play(args) -> int:
         seat = f"p{args.seat or 1}"
         if seat not in game.players:
             raise Usage(f"--seat must be 1 to {len(game.players)}")
-        save_path = save or resume or free_save_path(Path(f"{ruleset.name}-seed{seed}.save.json"))
+        save_path = save or resume
+        if save_path is None or (save_path != resume and not os.path.lexists(save_path)):
+            try:   # taken now: a second game given the same path is refused before it starts
+                save_path = reserve_save(game, save_path or Path(f"{ruleset.name}-seed{seed}.save.json"),
+                                         numbered=save_path is None)
+            except OutputError as err:
+                raise Usage(f"--save {err.path}: {err.why}") from None
         try:
             code = play_human(game, seat, args.bots or "random", seed, save_path, force=args.force)
         except KeyboardInterrupt:
             code = save_on_leaving(game, save_path, sys.stdout)
     if log and game.is_over:
         try:
-            log.write_text(json.dumps(game.log(), indent=1))
-        except OSError as err:    # it could be written when the game started
-            print(f"railrules play: cannot write the log {log}: {err.strerror or err}", file=sys.stderr)
+            write(log, json.dumps(game.log(), indent=1))
+        except OutputError as err:    # it could be written when the game started
+            print(f"railrules play: the log: {err}", file=sys.stderr)
             return EXIT_FAIL
         print(f"log written to {log}")
     return code
@@ -258,10 +267,9 @@ def cmd_compare(args) -> int:
 
     from . import sequential
     from .compare import check_metrics, run, table, to_csv, verdicts
+    from .outputs import OutputError, write
     from .report import to_html
-    for flag, path in (("--csv", args.csv), ("--html", args.html)):
-        if path and Path(path).exists() and not args.force:
-            raise Usage(f"{flag}: {path} exists; give another file, or --force to overwrite it")
+    _check_outputs({"--csv": args.csv, "--html": args.html}, args.force)
     try:
         with Arms(args.rulesets[0], args.variant or [], args.set or [], args.rulesets[1:]) as arms:
             players = _players(arms[0].ruleset, args.players)
@@ -275,13 +283,16 @@ def cmd_compare(args) -> int:
                           correction="fdr" if args.fdr else "holm", only=args.metrics)
     except ArmError as err:
         raise Usage(str(err)) from None
+    failed = False
     for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r), args.plot))):
         if path:
             try:
-                Path(path).write_text(make(result), encoding="utf-8")
-            except OSError as err:
-                print(f"railrules compare: cannot write {path}: {err.strerror or err}", file=sys.stderr)
-    return _figures(result, args.json, table)
+                write(Path(path), make(result))
+            except OutputError as err:
+                print(f"railrules compare: {err}", file=sys.stderr)
+                failed = True
+    code = _figures(result, args.json, table)
+    return EXIT_FAIL if failed and code == EXIT_OK else code
 
 
 def cmd_replay(args) -> int:
@@ -347,18 +358,24 @@ def cmd_codes(args) -> int:
     return EXIT_OK
 
 
+def _check_outputs(paths: dict, force: bool) -> None:
+    """Refuse, before any work, the first of ``{option: path or None}`` that cannot be written:
+    one that exists is a usage error (exit 2); one that cannot be written an OutputError (1)."""
+    from .outputs import OutputExists, check
+    try:
+        check(paths, force)
+    except OutputExists as err:
+        raise Usage(str(err)) from None
+
+
 def cmd_view(args) -> int:
+    from .outputs import write
     from .replay import read_log
     from .viewer import to_html
     out = Path(args.output)
-    if out.exists() and not args.force:
-        raise Usage(f"-o: {out} exists; give another file, or --force to overwrite it")
+    _check_outputs({"-o": out}, args.force)
     page = to_html(read_log(Path(args.log)), args.log, args.ruleset, args.force_rules)
-    try:
-        out.write_text(page, encoding="utf-8")
-    except OSError as err:
-        print(f"railrules view: cannot write {out}: {err.strerror or err}", file=sys.stderr)
-        return EXIT_FAIL
+    write(out, page)
     print(f"wrote {out} ({len(page) // 1024} KB): open it in a browser")
     return EXIT_OK
 
@@ -372,8 +389,10 @@ def cmd_render(args) -> int:
     from .board_model import board_model
     from .board_view import board_picture
     from .svg_board import to_svg
+    from .outputs import write
     if args.step is not None and not args.log:
         raise Usage("--step needs --log LOG (the game at that step of the log)")
+    _check_outputs({"--svg": args.svg, "--png": args.png}, args.force)
     if args.log:
         from .replay import read_log, replay
         game, _ = replay(read_log(Path(args.log)), args.log, args.ruleset, step=args.step)
@@ -384,20 +403,18 @@ def cmd_render(args) -> int:
     if not args.svg and not args.png:
         print(board_picture(game))
         return EXIT_OK
-    for flag, path in (("--svg", args.svg), ("--png", args.png)):
-        if path and Path(path).exists() and not args.force:
-            raise Usage(f"{flag}: {path} exists; give another file, or --force to overwrite it")
     picture = to_svg(board_model(game), ids=args.ids)
     try:
         if args.svg:
-            Path(args.svg).write_text(picture, encoding="utf-8")
+            write(Path(args.svg), picture)
             print(f"wrote {args.svg}")
         if args.png:
             from .png import svg_to_png
             svg_to_png(picture, Path(args.png))
             print(f"wrote {args.png}")
     except OSError as err:
-        print(f"railrules render: cannot write {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
+        print(f"railrules render: cannot write {err.filename or args.png}: {err.strerror or err}",
+              file=sys.stderr)
         return EXIT_FAIL
     except RuntimeError as err:  # no browser to draw the PNG with
         print(f"railrules render: {err}", file=sys.stderr)
@@ -683,7 +700,12 @@ def main(argv: list[str] | None = None) -> int:
             except (ValueError, OSError):
                 pass
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()   # a full disk or a closed pipe is found here, not at exit
+        return code
+    except OutputError as err:
+        print(f"railrules {args.command}: {err}", file=sys.stderr)
+        return EXIT_FAIL
     except (Usage, BotSpecError) as err:
         print(f"railrules {args.command}: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -697,15 +719,39 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _drop_stdout()
         return EXIT_OK
     except Exception as err:  # noqa: BLE001 - never a traceback; RAILRULES_DEBUG=1 shows it
-        import os
+        if isinstance(err, OSError) and _stdout_failed(err):
+            print(f"railrules {args.command}: cannot write to the standard output: "
+                  f"{err.strerror or err}", file=sys.stderr)
+            _drop_stdout()
+            return EXIT_FAIL
         if os.environ.get("RAILRULES_DEBUG"):
             raise
         print(f"railrules: internal error: {type(err).__name__}: {err}\n"
               "this is a bug in railrules, not in your files; RAILRULES_DEBUG=1 shows the traceback",
               file=sys.stderr)
         return 3
+
+
+def _stdout_failed(err: OSError) -> bool:
+    """Whether it is the standard output that failed (a full disk: ``--json > /dev/full``):
+    every file railrules writes goes through :mod:`.outputs` (OutputError) or names its file."""
+    import errno
+    return err.filename is None and err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _drop_stdout() -> None:
+    """Send what is still buffered for a standard output that failed to /dev/null, so that
+    Python's own flush at exit does not fail a second time with a traceback."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        return   # not a real file (a test's capture): nothing is flushed at exit
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,6 @@
 """`railrules play`: a person plays one seat at the terminal, bots play the others."""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -12,7 +11,9 @@ from railrules.interpreter import Game, IllegalAction
 from railrules.interpreter.dsl import turns
 from railrules.interpreter.errors import RailrulesError
 
+from . import outputs
 from .bots import seat_bots
+from .outputs import OutputError, OutputExists, check_path
 from .summary import standings, summary
 
 HELP = """Type the number of an action, or its label (e.g. 'bid 8').
@@ -218,15 +219,16 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             continue
         if text == "save" or text.startswith("save "):
             target = Path(text[4:].strip() or save_path).expanduser()
-            if target.exists() and target.resolve() not in ours and not force:
+            mine_already = target.resolve() in ours
+            try:
+                check_path(target, force or mine_already)
+                save(game, target, new=not (force or mine_already))
+            except OutputExists:
                 print(f"not saved: {target} already exists; give another name (to overwrite "
                       "files, start railrules play with --force)", file=out)
                 continue
-            try:
-                save(game, target)
-            except OSError as err:
-                print(f"not saved: cannot write {target}: {err.strerror or err}; the game goes on",
-                      file=out)
+            except OutputError as err:
+                print(f"not saved: {err}; the game goes on", file=out)
                 continue
             ours.add(target.resolve())
             print(f"saved to {target}", file=out)
@@ -249,24 +251,26 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             print(paint(f"not allowed: {err.diagnostics[0].message} (try: why {text})", "red"), file=out)
     _print_new(game, shown, out, seat)
     print(standings(game), file=out)
+    try:   # the file reserved for this game when it started holds how it ended
+        save(game, save_path)
+    except OutputError as err:
+        print(f"the finished game is not saved: {err}", file=out)
+        return 1
+    print(f"the finished game is saved to {save_path}", file=out)
     return 0
 
 
-def save(game: Game, path: Path) -> None:
-    """Write a save: the ruleset, variant and state. The file appears whole or not at all
-    (written beside it, then renamed), so a failed save never destroys an older one."""
-    text = json.dumps({"format": "railrules-save-1", "ruleset": game.ruleset.name,
+def save_text(game: Game) -> str:
+    """A save's text: the ruleset, variant and state."""
+    return json.dumps({"format": "railrules-save-1", "ruleset": game.ruleset.name,
                        "path": str(game.ruleset.root), "variant": game.ruleset.variant,
                        "fingerprints": game.ruleset.fingerprints, "state": json.loads(game.to_json())})
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+
+
+def save(game: Game, path: Path, new: bool = False) -> None:
+    """Write a save whole or not at all (:mod:`.outputs`), so that a failed save never destroys
+    an older one; ``new``: only if no file is at ``path`` yet. Raises OutputError."""
+    (outputs.create if new else outputs.write)(path, save_text(game))
 
 
 def save_on_leaving(game: Game, path: Path, out) -> int:
@@ -277,9 +281,9 @@ def save_on_leaving(game: Game, path: Path, out) -> int:
                       for folder in (".", tempfile.gettempdir())]
     for target in tries:
         try:
-            save(game, target)
-        except OSError as err:
-            print(f"cannot save to {target}: {err.strerror or err}", file=out)
+            save(game, target, new=target is not path)
+        except OutputError as err:
+            print(f"cannot save to {target}: {err.why}", file=out)
             continue
         print(f"saved to {target}; continue with: railrules play --resume {target}", file=out)
         return 0
@@ -287,28 +291,39 @@ def save_on_leaving(game: Game, path: Path, out) -> int:
     return 1
 
 
-def free_save_path(path: Path) -> Path:
-    """``path``, or the first of NAME-2.save.json, NAME-3... that does not exist yet."""
-    if not path.exists():
+def _numbered(path: Path, n: int) -> Path:
+    """NAME-n.save.json for NAME.save.json (NAME-n.EXT for another name)."""
+    if n < 2:
         return path
     stem = path.name[:-len(".save.json")] if path.name.endswith(".save.json") else path.stem
     suffix = ".save.json" if path.name.endswith(".save.json") else path.suffix
-    n = 2
-    while (path.with_name(f"{stem}-{n}{suffix}")).exists():
-        n += 1
     return path.with_name(f"{stem}-{n}{suffix}")
 
 
-def writable(path: Path) -> str | None:
-    """Why ``path`` cannot be written as a file, or None."""
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        return f"{path} is a folder"
-    if not parent.is_dir():
-        return f"the folder {parent} does not exist"
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        return f"{path} cannot be written (permission denied)"
-    return None
+def free_save_path(path: Path) -> Path:
+    """``path``, or the first of NAME-2.save.json, NAME-3... that does not exist yet."""
+    n = 1
+    while os.path.lexists(_numbered(path, n)):
+        n += 1
+    return _numbered(path, n)
+
+
+def reserve_save(game: Game, path: Path, numbered: bool = False) -> Path:
+    """Take ``path`` for this session's game when play starts: it is created holding the game
+    as it starts (exclusive create), so that a second `railrules play` given the same path is
+    refused now, not after both games were played. ``numbered``: when the name is taken, the
+    next free NAME-2.save.json, NAME-3... is taken instead. Returns the path taken; raises
+    OutputError."""
+    n = 1
+    while True:
+        target = _numbered(path, n)
+        try:
+            save(game, target, new=True)
+            return target
+        except OutputError:
+            if not numbered or not os.path.lexists(target):
+                raise
+        n += 1
 
 
 def load_save(path: Path, ruleset_path: str | None = None):
@@ -355,4 +370,4 @@ def describe_changes(changed: list) -> str:
 
 
 __all__ = ["play_bots", "play_human", "save", "load_save", "save_on_leaving", "free_save_path",
-           "writable", "RailrulesError"]
+           "reserve_save", "RailrulesError"]
