@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from railrules.interpreter.errors import RailrulesError
-from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
+from railrules.interpreter.paths import in_ruleset, rulesets_dir, shipped_rulesets
 
 from . import diagnostics
 from .bots import BOT_HELP, BotSpecError, check_specs
@@ -269,10 +269,10 @@ def cmd_test(args) -> int:
         for result in run_all(str(root), root):
             total += 1
             if result.passed:
-                print(f"ok    {result.file}  {result.description}")
+                print(f"ok    {in_ruleset(result.file)}  {result.description}")
             else:
                 failed += 1
-                print(f"FAIL  {result.file}  {result.description}")
+                print(f"FAIL  {in_ruleset(result.file)}  {result.description}")
                 for d in result.failures:
                     print("      " + diagnostics.long(d).replace("\n", "\n      "))
     print(f"{total - failed} passed, {failed} failed")

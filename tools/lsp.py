@@ -21,7 +21,7 @@ from railrules.interpreter.data.ruleset import check_ruleset
 from railrules.interpreter.dsl import builtins
 from railrules.interpreter.dsl import nodes as n
 from railrules.interpreter.dsl.parser import KEYWORDS
-from railrules.interpreter.paths import rulesets_dir
+from railrules.interpreter.paths import in_ruleset, rulesets_dir
 
 from .heap import settled_heap
 
@@ -182,7 +182,7 @@ def make_server():
         elif rules is not None and name in rules.definitions:
             kind, pos = rules.definitions[name]
             line, comment = _source_line(Path(pos.file).resolve(), pos.line)
-            text = f"**{name}** ({kind}, {pos.file}:{pos.line})\n\n```\n{line}\n```" + (f"\n\n{comment}" if comment else "")
+            text = f"**{name}** ({kind}, {in_ruleset(pos.file, pos.line)})\n\n```\n{line}\n```" + (f"\n\n{comment}" if comment else "")
         elif name in KEYWORDS:
             text = f"**{name}**: a keyword of the rules language (see LANGUAGE.md)"
         else:

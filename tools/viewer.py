@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import html
 import json
-import os
 
 from railrules.interpreter.checks.lint_coverage import rules_of
+from railrules.interpreter.paths import place_in_ruleset
 
 from .board_model import board_model
 from .svg_board import centres, mark_places, to_svg
@@ -28,7 +28,7 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
         if first is None:
             first, at = model, centres(model)
             base_labels = {h.id: h.label for h in model.hexes}
-            rules = {r["name"]: _shown(r["where"]) for r in rules_of(game.ruleset)
+            rules = {r["name"]: place_in_ruleset(r["where"]) for r in rules_of(game.ruleset)
                      if r["kind"] in ("action", "option")}
         for m, (name, colour) in model.owners.items():
             owners.setdefault(m, (name, colour))
@@ -57,12 +57,6 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
     title = f"{first.title}: {log['players']} players, seed {log['seed']}"
     return _PAGE.format(title=html.escape(title), board=board, steps=len(frames) - 1,
                         data=json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
-
-
-def _shown(where: str) -> str:
-    """A rule's place, relative to the working folder when it is inside it."""
-    rel = os.path.relpath(where)
-    return where if rel.startswith("..") else rel
 
 
 _PAGE = """<!doctype html>
