@@ -40,7 +40,7 @@ def shipped_rulesets() -> list[str]:
 
 def in_ruleset(file: str, line: int | None = None) -> str:
     """A ruleset's file as players and designers name it, from its ruleset folder's name
-    (``chicago_express/rules/turn.rules``, with ``line``: ``...turn.rules:11``); a file of the
+    (``RULESET/rules/turn.rules``, with ``line``: ``...turn.rules:11``); a file of the
     shared library as ``library/auction.rules``; any other file as given. Never the folder the
     package is installed in: what the play prompt, ``why``, ``coverage``, ``doc``, ``test``, the
     language server's hover and the ``view`` page show."""
