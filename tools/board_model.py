@@ -5,15 +5,24 @@
 know no game. The declarations are rules expressions (documented in LANGUAGE.md):
 
 * ``hex`` (over ``h``): a short text per hex, for the text map;
-* ``fill`` (over ``h``): the hex's colour (a CSS colour name or ``#rrggbb``), default a light grey;
-* ``label`` (over ``h``): a longer text written in the hex (a city's name and value), default none;
-* ``marks`` (over ``h``): the entities with a mark on the hex (a company's trains, a player's
-  station): a list of entity ids, or one id, or none;
+* ``terrain`` (over ``h``): the name of the hex's ground (``plain``, ``forest``...), coloured by
+  ``terrain_colours`` (name -> colour) and listed in the terrain legend;
+* ``fill`` (over ``h``): the hex's colour (a CSS colour name or ``#rrggbb``), when the colour is
+  not one of ``terrain``'s; default a light grey;
+* ``name`` (over ``h``): the place's name, written beside the hex where it overlaps no other
+  text; default the hex's ``name`` field, else its alias;
+* ``label`` (over ``h``): a short text written in the hex (a value, a cost), default none;
+* ``track`` (over ``h``): the entities with track on the hex: a line joins the centres of two
+  neighbouring hexes with track of the same entity, in its colour;
+* ``pieces``: piece name -> ``{shape, owners}``: ``owners`` (over ``h``) the entities with such a
+  piece on the hex, drawn as a ``shape`` (circle, square, triangle, diamond) in their colours;
+* ``marks`` (over ``h``): the entities with a mark on the hex: pieces drawn as circles;
 * ``colour`` (over ``e``): the colour of an entity's marks, default its ``colour`` field, else a
   colour of a fixed palette;
 * ``at`` (over ``h``): the grid id a hex is drawn at, for boards whose ids are names (default
-  the hex's own id); ``grid``: the layout to draw with when the board file has none (``odd-q``
-  or ``even-q``: letters count columns; ``odd-r`` or ``even-r``: letters count rows).
+  the hex's own id), or a list of them (a city printed over several hexes); ``grid``: the layout
+  to draw with when the board file has none (``odd-q`` or ``even-q``: letters count columns;
+  ``odd-r`` or ``even-r``: letters count rows).
 
 The panels are the public state of the ``show:`` key (per kind, the fields to show), read from
 ``game.view(None)``: nothing secret is drawn.
@@ -26,6 +35,8 @@ from railrules.interpreter.board.hexgrid import parse_id
 
 PALETTE = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#17becf", "#bcbd22", "#7f7f7f"]
+SHAPES = ("circle", "square", "triangle", "diamond")
+PER_HEX = ("hex", "terrain", "fill", "name", "label", "track", "marks", "at")
 
 
 @dataclass
@@ -36,7 +47,11 @@ class HexView:
     fill: str
     label: str
     text: str                # the short text of the text map
-    marks: list              # entity ids, one mark each
+    marks: list              # entity ids, one circle each
+    name: str = ""           # the place's name, written beside the hex
+    track: list = field(default_factory=list)    # entity ids with track on the hex
+    pieces: list = field(default_factory=list)   # (piece name, entity id)
+    places: list = field(default_factory=list)   # every (col, row) it covers, when more than one
 
 
 @dataclass
@@ -47,6 +62,9 @@ class BoardModel:
     owners: dict = field(default_factory=dict)   # entity id -> (name, colour), in order of first mark
     blocked: list = field(default_factory=list)  # (hex id, hex id): an impassable edge between them
     panels: list = field(default_factory=list)   # (title, header, rows)
+    track: list = field(default_factory=list)    # (hex id, hex id, [entity ids]): lines of track
+    shapes: dict = field(default_factory=dict)   # piece name -> shape
+    terrain: list = field(default_factory=list)  # (ground name, colour): the terrain legend
 
 
 def board_model(game) -> BoardModel:
@@ -56,30 +74,79 @@ def board_model(game) -> BoardModel:
     board = ruleset.board
     offset = (board.offset if board is not None else None) or spec.get("grid") or "odd-q"
     model = BoardModel(ruleset.meta.get("title", ruleset.name), offset)
+    pieces = spec.get("pieces") or {}
+    model.shapes = {k: p.get("shape", "circle") for k, p in pieces.items()}
     if board is not None:
-        per_hex = {k: _compile(game, spec, k, "h") for k in ("hex", "fill", "label", "marks", "at") if spec.get(k)}
+        per_hex = {k: _compile(game, spec, (k,)) for k in PER_HEX if spec.get(k)}
+        owners_of = {k: _compile(game, spec, ("pieces", k, "owners")) for k in pieces}
+        colours = spec.get("terrain_colours") or {}
+        entities = game.state["entities"]
+        grounds: set = set()
         for h in board.adj:
-            at = str(per_hex["at"](h=h)) if "at" in per_hex else h
-            cr = parse_id(at)
-            marks = per_hex["marks"](h=h) if "marks" in per_hex else None
-            marks = [] if marks is None else marks if isinstance(marks, list) else [marks]
+            places = _ids(per_hex["at"](h=h)) if "at" in per_hex else [h]
+            grid = [cr for cr in map(parse_id, places) if cr]
+            ground = _text(per_hex["terrain"](h=h)) if "terrain" in per_hex else ""
+            grounds.add(ground)
+            fill = str(per_hex["fill"](h=h)) if "fill" in per_hex else colours.get(ground, "#eeeeee")
+            rec = entities.get(h, {})
             model.hexes.append(HexView(
-                h, *(cr if cr else (None, None)),
-                fill=str(per_hex["fill"](h=h)) if "fill" in per_hex else "#eeeeee",
+                h, *(grid[0] if grid else (None, None)), fill=fill,
                 label=_text(per_hex["label"](h=h)) if "label" in per_hex else "",
                 text=_text(per_hex["hex"](h=h)) if "hex" in per_hex else "",
-                marks=[str(m) for m in marks]))
+                marks=_ids(per_hex["marks"](h=h)) if "marks" in per_hex else [],
+                name=_text(per_hex["name"](h=h)) if "name" in per_hex
+                else str(rec.get("name") or rec.get("alias") or ""),
+                track=_ids(per_hex["track"](h=h)) if "track" in per_hex else [],
+                pieces=[(k, e) for k, f in owners_of.items() for e in _ids(f(h=h))],
+                places=grid if len(grid) > 1 else []))
         model.blocked = list(board.blocked)
-    model.owners = _owners(game, spec, [m for hv in model.hexes for m in hv.marks])
+        model.terrain = [(g, c) for g, c in colours.items() if g in grounds]
+        model.track = _lines(model.hexes, board.adj)
+    seen = [m for hv in model.hexes for m in [*hv.track, *(e for _, e in hv.pieces), *hv.marks]]
+    model.owners = _owners(game, spec, seen)
     model.panels = _panels(game)
     return model
 
 
-def _compile(game, spec: dict, key: str, param: str):
-    """The render expression ``key`` as a function of ``param``; its faults point into ruleset.yaml."""
+def _lines(hexes: list, adj: dict) -> list:
+    """(a, b, entities): the lines of track between neighbouring hexes. An entity's hexes are
+    joined as a tree (each reached from the first in board order, breadth first), so that
+    track laid hex by hex reads as lines, not as a lattice of every neighbouring pair."""
+    on: dict = {}
+    for hv in hexes:
+        for e in hv.track:
+            on.setdefault(e, []).append(hv.id)
+    edges: dict = {}
+    for e, mine in on.items():
+        left, todo = set(mine), []
+        for start in mine:
+            if start not in left:
+                continue
+            left.discard(start)
+            todo.append(start)
+            while todo:
+                a = todo.pop(0)
+                for b in adj.get(a, ()):
+                    if b in left:
+                        left.discard(b)
+                        todo.append(b)
+                        edges.setdefault(tuple(sorted((a, b))), []).append(e)
+    return [(a, b, shared) for (a, b), shared in edges.items()]
+
+
+def _compile(game, spec: dict, key: tuple):
+    """The render expression at ``key`` (``h`` its parameter); its faults point into ruleset.yaml."""
     places = game.ruleset.meta_places.get("ruleset")
-    where = places.value_of("render", key) if places is not None else None
-    return game.compile_expression(spec[key], (param,), where)
+    where = places.value_of("render", *key) if places is not None else None
+    text = spec
+    for k in key:
+        text = text[k]
+    return game.compile_expression(text, ("e",) if key == ("colour",) else ("h",), where)
+
+
+def _ids(value) -> list:
+    """A list of entity ids (a list, one id, or none) as strings."""
+    return [] if value is None else [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def _text(value) -> str:
@@ -87,7 +154,7 @@ def _text(value) -> str:
 
 
 def _owners(game, spec, marks: list) -> dict:
-    colour = _compile(game, spec, "colour", "e") if spec.get("colour") else None
+    colour = _compile(game, spec, ("colour",)) if spec.get("colour") else None
     entities = game.state["entities"]
     out: dict = {}
     for m in marks:

@@ -23,7 +23,7 @@ from railrules.interpreter.checks.symbols import YAML_KINDS, SymbolTable, symbol
 from railrules.interpreter.data.ruleset import check_ruleset
 from railrules.interpreter.dsl import builtins
 from railrules.interpreter.dsl.parser import KEYWORDS
-from railrules.interpreter.paths import rulesets_dir
+from railrules.interpreter.paths import in_ruleset, rulesets_dir
 
 from . import fixes
 from .heap import settled_heap
@@ -103,7 +103,7 @@ def _source_line(path: Path, line: int) -> tuple[str, str]:
 def describe(s) -> str:
     """A symbol as hover shows it."""
     from railrules.interpreter.checks.check_types import _words
-    where = f"{s.pos.file}:{s.pos.line}"
+    where = in_ruleset(s.pos.file, s.pos.line)
     if s.kind in YAML_KINDS:
         of = f" of {s.owner}" if s.owner and s.kind in ("field", "entity", "alias") else ""
         value = f" = `{s.detail}`" if s.detail else ""

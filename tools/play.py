@@ -10,6 +10,7 @@ from pathlib import Path
 from railrules.interpreter import Game, IllegalAction
 from railrules.interpreter.dsl import turns
 from railrules.interpreter.errors import RailrulesError
+from railrules.interpreter.paths import in_ruleset
 
 from . import outputs
 from .bots import seat_bots
@@ -77,7 +78,7 @@ def paused_in(game: Game) -> str:
     if code is None or not values:
         return ""
     name = frame["c"].split(":", 1)[-1]
-    return f"in {name} ({code.pos.file}:{code.pos.line}): " + "; ".join(values)
+    return f"in {name} ({in_ruleset(code.pos.file, code.pos.line)}): " + "; ".join(values)
 
 
 def _cost(game: Game, action) -> str:
@@ -113,7 +114,7 @@ def explain(game: Game, label: str) -> str:
     if action in game.legal_actions():
         return f"'{action.label}' is allowed now"
     reason, pos = game.machine.why_illegal(action)
-    where = f" ({pos.file}:{pos.line})" if pos is not None and pos.line else ""
+    where = f" ({in_ruleset(pos.file, pos.line)})" if pos is not None and pos.line else ""
     return f"'{action.label}' is not allowed: {reason}{where}"
 
 

@@ -204,9 +204,11 @@ class _Loader:
         self.places: dict = {}
 
     # ------------------------------------------------------------------ files
-    def read(self, rel: str, pos: Pos, base: Path | None = None) -> tuple[str | None, str]:
+    def read(self, rel: str, pos: Pos, base: Path | None = None,
+             hashed: bool = True) -> tuple[str | None, str]:
         """Read a file named by the ruleset (or, with ``base``, by a variant file kept in that
-        folder); returns (text or None, display name). ``library/...`` is the shared library."""
+        folder); returns (text or None, display name). ``library/...`` is the shared library.
+        Its bytes go into the content hash unless not ``hashed`` (the caller hashes its data)."""
         library = rulesets_dir() / "library"
         home = base or self.root
         in_library = rel.startswith("library/")
@@ -227,18 +229,22 @@ class _Loader:
         if len(data) > 5_000_000:
             self.sink.add("RR007", f"'{rel}' is larger than 5 MB", pos)
             return None, shown
-        self.digest.update(rel.encode() + b"\0" + data + b"\0")
+        if hashed:
+            self.digest.update(rel.encode() + b"\0" + data + b"\0")
         text, problem = utf8_text(data, rel, shown)
         if problem:
             self.sink.diagnostics.append(problem)
         return text, shown
 
     def yaml(self, rel: str, kind: str, pos: Pos, base: Path | None = None) -> tuple[dict | None, Positions]:
-        text, shown = self.read(rel, pos, base)
+        text, shown = self.read(rel, pos, base, hashed=kind != "ruleset")
         if text is None:
             return None, Positions(shown)
         data, positions, diagnostics = load_checked(text, shown, kind)
         self.sink.diagnostics += diagnostics
+        if kind == "ruleset":  # how the game is drawn (render:) and its comments change no game
+            played = {k: v for k, v in data.items() if k != "render"} if isinstance(data, dict) else data
+            self.digest.update(rel.encode() + b"\0" + json.dumps(played, sort_keys=True, default=str).encode() + b"\0")
         return copy_data(data), positions   # a copy: a variant changes it in place
 
     # ------------------------------------------------------------------ stages
