@@ -307,39 +307,55 @@ def _keep(shot: Path) -> None:
         shutil.copy(shot, Path(folder) / shot.name)
 
 
-ONLY_ONCE = ("(() => { const n = {}; S.options.forEach(o => o.hexes.forEach(h => n[h] = (n[h] || 0) + 1));"
-             " return Object.keys(n).filter(h => n[h] === 1).sort(); })()")
+ONLY_ONE = ("(() => { const by = {}; S.options.forEach(o => o.hexes.forEach(h => (by[h] = by[h] || []).push(o.label)));"
+            " return Object.fromEntries(Object.entries(by).filter(([h, ls]) => ls.length === 1).map(([h, ls]) => [h, ls[0]])); })()")
 
 
-def test_chromium_plays_by_clicking_options_and_hexes(tmp_path):
+@pytest.mark.parametrize("clicks", [12, pytest.param(None, marks=pytest.mark.slow, id="whole game")])
+def test_chromium_plays_by_clicking_options_and_hexes(tmp_path, clicks):
+    """A person plays seat 1 in the page (a whole game, or its first clicks and two on hexes), clicking
+    options and hexes with the mouse at their place on the screen; the game stands (ends) as
+    the same seeds and choices leave it through the Python API."""
     Chromium = _cdp()
     t = table(tmp=tmp_path)
     with serving(t) as base, Chromium() as browser:
         browser.open(base + t.links()["table"])
         assert browser.wait("document.querySelectorAll('#board g.hex').length") > 100
-        person, clicks, hex_clicks, refused = random.Random(5), 0, 0, ""
-        while clicks < 40:
+        person, chosen, hex_clicks, refused = random.Random(5), [], 0, ""
+        while True:
             browser.wait("!!S && (S.options.length > 0 || S.over)")
-            if browser.js("S.over"):
+            if browser.js("S.over") or (clicks and len(chosen) >= clicks and hex_clicks >= 2):
                 break
             before = browser.js("S.decisions")
-            hexes = browser.js(ONLY_ONCE)
-            if hexes and not refused:     # a hex no option names: the page says why not
+            only = browser.js(ONLY_ONE)     # hex -> the one option that names it
+            if only and not refused:        # a hex no option names: the page says why not
                 browser.js("document.getElementById('message').textContent = ''")
-                browser.click('#board g.hex:not(.can) polygon')
+                browser.click("#board g.hex:not(.can) polygon")
                 refused = browser.wait("document.getElementById('message').textContent")
-            if hexes and hex_clicks < 5:  # a hex one option names: the click takes that option
-                browser.click(f'#board g.hex[data-id="{person.choice(hexes)}"] polygon')
+            if only and person.random() < 0.5:   # a hex one option names: the click takes it
+                hex_id = person.choice(sorted(only))
+                browser.click(f'#board g.hex[data-id="{hex_id}"] polygon')
+                chosen.append(only[hex_id])
                 hex_clicks += 1
             else:
                 label = person.choice(browser.js("S.options.map(o => o.label)"))
                 browser.click(f'#options button.option[data-label="{label}"]')
-            clicks += 1
+                chosen.append(label)
             browser.wait(f"!!S && (S.decisions > {before} || S.over)")
-        assert clicks >= 10 and hex_clicks >= 1 and t.game.decisions > 20
-        assert "not allowed" in refused or "no option names a hex" in refused, refused
-        assert browser.js("document.getElementById('log').textContent.split('\\n').length") > 10
-        _keep(browser.screenshot(tmp_path / "serve_chicago_express.png"))
+            if len(chosen) == 8:
+                _keep(browser.screenshot(tmp_path / "serve_chicago_express.png"))
+        if clicks is None:
+            assert "game over" in browser.js("document.getElementById('status').textContent")
+            _keep(browser.screenshot(tmp_path / "serve_chicago_express_end.png"))
+    assert hex_clicks >= 2 and len(chosen) >= 12
+    assert "not allowed" in refused or "no option names a hex" in refused, refused
+    game = load_ruleset("chicago_express").new_game(3, SEED)
+    bots = seat_bots("random", game.players, SEED)
+    mine = iter(chosen)
+    while game.decisions < t.game.decisions:
+        game.apply(next(mine) if game.current_player == "p1" else bots[game.current_player].choose(game))
+    assert next(mine, None) is None and t.game.digest() == game.digest()
+    assert (t.game.result, t.game.is_over) == (game.result, clicks is None)
 
 
 def test_chromium_seat_page_shows_no_other_seat_s_secret(tmp_path):

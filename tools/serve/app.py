@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
@@ -71,31 +72,33 @@ def make_app(table: Table) -> Starlette:
                               "railrules; the game is as it was before the request)")
         return run
 
+    # the table's work (a bot thinking, a board drawn) runs in a worker thread, one request at
+    # a time (the table's lock), so that the server keeps answering meanwhile
     async def state(request, seat):
         have = request.query_params.get("have")
-        return table.state(seat, int(have) if have and have.lstrip("-").isdigit() else None)
+        return await run_in_threadpool(table.state, seat, int(have) if have and have.lstrip("-").isdigit() else None)
 
     async def act(request, seat):
         data = await _body(request)
-        return table.act(seat, data.get("label"), data.get("version"))
+        return await run_in_threadpool(table.act, seat, data.get("label"), data.get("version"))
 
     async def step(request, seat):
-        return table.step((await _body(request)).get("version"))
+        return await run_in_threadpool(table.step, (await _body(request)).get("version"))
 
     async def why(request, seat):
         data = await _body(request)
-        return table.why(seat, data.get("label"), data.get("hex"))
+        return await run_in_threadpool(table.why, seat, data.get("label"), data.get("hex"))
 
     async def undo(request, seat):
-        return table.undo(seat)
+        return await run_in_threadpool(table.undo, seat)
 
     async def save(request, seat):
-        return table.save(seat)
+        return await run_in_threadpool(table.save, seat)
 
     async def load(request, seat):
         if seat is not None:    # refused before reading what may be a large body
             raise Refused(403, "only the table's page loads a game")
-        return table.load(seat, await _body(request, text=True))
+        return await run_in_threadpool(table.load, seat, await _body(request, text=True))
 
     async def page(request: Request):
         try:

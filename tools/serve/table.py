@@ -47,7 +47,7 @@ class Table:
         self.version = 0
         self.mine: list[int] = []   # the decision count before each person's decision (undo)
         self.last: dict | None = None
-        self._board: tuple[int, str] | None = None
+        self._board: tuple | None = None   # (version, owners, svg)
         self.host = secrets.token_urlsafe(18)
         self.seat_tokens = {secrets.token_urlsafe(18): seat for seat in self.humans}
 
@@ -98,7 +98,8 @@ class Table:
             shown = self._shown(seat)
             current = game.current_player
             yours = not game.is_over and current in self.humans and seat in (None, current)
-            colours = {m: c for m, (_, c) in self._model_owners().items()}
+            owners, svg = self._drawn()
+            colours = {m: c for m, (_, c) in owners.items()}
             out = {
                 "version": self.version, "title": game.ruleset.meta.get("title", game.ruleset.name),
                 "page": "table" if seat is None else self._name(seat), "seat": seat,
@@ -121,7 +122,7 @@ class Table:
                 out["scores"] = {p: result["scores"][p] for p in game.players}
                 out["winners"] = list(result["winners"])
             if have != self.version:
-                out["board"] = self._svg()
+                out["board"] = svg
             if seat is None:
                 out["links"] = self.links()
                 out["save_path"] = str(self.save_path)
@@ -131,13 +132,12 @@ class Table:
         parts = self.specs.split(",")
         return parts[self.game.players.index(seat)] if len(parts) > 1 else parts[0]
 
-    def _model_owners(self) -> dict:
-        return board_model(self.game).owners
-
-    def _svg(self) -> str:
+    def _drawn(self) -> tuple[dict, str]:
+        """The board's owners (entity -> (name, colour)) and picture, drawn once per version."""
         if self._board is None or self._board[0] != self.version:
-            self._board = (self.version, to_svg(board_model(self.game), ids=False, marks=True, panels=True))
-        return self._board[1]
+            model = board_model(self.game)
+            self._board = (self.version, model.owners, to_svg(model, ids=False, marks=True, panels=True))
+        return self._board[1], self._board[2]
 
     def _options(self) -> list:
         game = self.game

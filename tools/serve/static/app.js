@@ -97,7 +97,7 @@ function drawStatus(s) {
   const current = s.seats.find(p => p.current);
   const last = s.last ? s.last.by + ": " + s.last.label + ". " : "";
   status.className = s.options.length ? "yours" : "";
-  if (s.over) status.textContent = last + s.standings;
+  if (s.over) status.textContent = last + "\n" + s.standings;
   else if (s.options.length) status.textContent = last + "Your choice, " + current.name + ".";
   else if (current && current.plays === "person") status.textContent = last + "Waiting for " + current.name + ".";
   else if (current) status.textContent = last + current.name + " (" + current.plays + ") is to move.";
