@@ -87,10 +87,16 @@ class Chromium:
         return result["result"].get("value")
 
     def wait(self, expression: str, timeout: float | None = None):
-        """Wait until the script's value is truthy; return it."""
+        """Wait until the script's value is truthy; return it. A script that fails because the
+        page has not defined a name yet is tried again."""
         deadline = time.monotonic() + (timeout or self.timeout)
         while time.monotonic() < deadline:
-            value = self.js(expression)
+            try:
+                value = self.js(expression)
+            except BrowserError as err:
+                if "ReferenceError" not in str(err):
+                    raise
+                value = None
             if value:
                 return value
             time.sleep(0.05)

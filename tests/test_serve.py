@@ -27,6 +27,8 @@ with warnings.catch_warnings():   # Starlette asks for httpx2 instead of httpx; 
     from starlette.testclient import TestClient  # noqa: E402
 
 from railrules.interpreter import load_ruleset  # noqa: E402
+from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
+from railrules.tools.board_model import board_model  # noqa: E402
 from railrules.tools.bots import seat_bots  # noqa: E402
 from railrules.tools.serve import Table  # noqa: E402
 from railrules.tools.serve.app import STATIC, make_app  # noqa: E402
@@ -87,6 +89,27 @@ def test_the_table_and_a_seat_page_see_the_game_and_act_in_turn(tmp_path):
     assert "is not allowed" in refused["why"] and re.search(r"\.rules:\d+\)", refused["why"])
     status, _ = api(c, t.host, "act", {"label": "bid 10", "version": 1})   # hotseat: the table acts
     assert status == 200 and t.game.decisions == 2
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_every_shipped_game_is_served_with_its_board_options_names_and_costs(name, tmp_path):
+    from railrules.tools.play import _cost, _names
+    t = table(name, humans=("p1", "p2", "p3"), tmp=tmp_path)
+    c = client(t)
+    rng = random.Random(3)
+    for _ in range(60):      # into the game, where options name entities and hexes and cost money
+        game = t.game
+        status, s = api(c, t.host, "state")
+        placed = sum(h.col is not None for h in board_model(game).hexes)   # the picture's own business
+        assert status == 200 and placed <= s["board"].count('class="hex"') <= len(game.ruleset.board.adj)
+        if game.is_over:
+            break
+        legal = game.legal_actions()
+        assert [(o["label"], o["names"], o["cost"]) for o in s["options"]] == \
+            [(a.label, _names(game, a).strip(), _cost(game, a).strip()) for a in legal]
+        assert all(h in game.ruleset.board.adj and h in o["args"] for o in s["options"] for h in o["hexes"])
+        assert api(c, t.host, "act", {"label": rng.choice(legal).label, "version": s["version"]})[0] == 200
+        play_to_your_turn(c, t.host)
 
 
 def test_bad_requests_get_clear_json_errors(tmp_path):
@@ -373,11 +396,16 @@ def test_chromium_seat_page_shows_no_other_seat_s_secret(tmp_path):
             _keep(browser.screenshot(tmp_path / f"serve_stephensons_rocket_{seat}.png"))
 
 
-def test_the_command_prints_the_links_and_serves_them(tmp_path):
+def test_the_command_resumes_a_save_prints_the_links_serves_them_and_saves_on_leaving(tmp_path):
+    t = table(tmp=tmp_path)
+    c = client(t)
+    s = play_to_your_turn(c, t.host)
+    api(c, t.host, "act", {"label": s["options"][0]["label"], "version": s["version"]})
+    play_to_your_turn(c, t.host)
+    saved = Path(api(c, t.host, "save", {})[1]["saved"])
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "railrules", "serve", "chicago_express", "--players", "3",
-                             "--seats", "1,3", "--port", str(port), "--seed", "4", "--save",
-                             str(tmp_path / "g.save.json")],
+    proc = subprocess.Popen([sys.executable, "-m", "railrules", "serve", "--resume", str(saved),
+                             "--seats", "1,3", "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
         lines = [proc.stdout.readline() for _ in range(5)]
@@ -393,9 +421,14 @@ def test_the_command_prints_the_links_and_serves_them(tmp_path):
                 time.sleep(0.2)
         state = json.loads(text)
         assert status == 200 and state["page"] == "Player 3" and state["seats"][1]["plays"] == "random"
+        assert state["decisions"] == t.game.decisions > 0
+        saved.unlink()
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        out, err = proc.communicate(timeout=30)
+    assert f"saved to {saved}" in out, (out, err)          # Ctrl-C or a stop: the game is saved
+    from railrules.tools.play import load_save
+    assert load_save(saved).to_json() == t.game.to_json()
 
 
 def test_serve_refuses_bad_options(capsys):
@@ -405,3 +438,28 @@ def test_serve_refuses_bad_options(capsys):
     with pytest.raises(SystemExit):
         main(["serve", "chicago_express", "--seats", "x"])
     assert "seat numbers" in capsys.readouterr().err
+
+
+def test_chromium_bots_move_at_the_speed_the_page_chooses(tmp_path):
+    """Bots alone (a watched game): paused, nothing moves until 'bot move' is clicked; at a
+    speed, they move on their own, one move per request."""
+    Chromium = _cdp()
+    t = table(humans=(), tmp=tmp_path)
+    t.delay = 3.0
+    with serving(t) as base, Chromium() as browser:
+        browser.open(base + t.links()["table"])
+        browser.wait("!!S && document.getElementById('speed').value === '3000'")
+        browser.js("(() => { const s = document.getElementById('speed'); s.value = '-1';"
+                   " s.dispatchEvent(new Event('change')); })()")
+        browser.wait("document.getElementById('speed').value === '-1'")
+        time.sleep(1.0)
+        paused_at = t.game.decisions
+        assert paused_at <= 1 and browser.js("S.decisions") == paused_at
+        browser.click("#botstep")
+        browser.wait(f"S.decisions === {paused_at + 1}")
+        assert browser.js("document.getElementById('status').textContent").startswith(t.last["by"] + ": " + t.last["label"])
+        browser.js("(() => { const s = document.getElementById('speed'); s.value = '0';"
+                   " s.dispatchEvent(new Event('change')); })()")
+        browser.wait(f"S.decisions > {paused_at + 10}")
+        _keep(browser.screenshot(tmp_path / "serve_bots_only.png"))
+    assert t.version == t.game.decisions       # one version per move: no page stepped twice

@@ -616,8 +616,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Serve one game to the browser (needs pip install \".[web]\"): "
                        "click an option or a hex to act, why for a refused click, undo when the "
                        "others are bots, save and load, bots' moves shown at a chosen speed, the log "
-                       "beside the board. It prints the table's link (hotseat: it acts for whichever "
-                       "person is to move) and one link per person's seat, which shows only what that "
+                       "beside the board. It prints the table's link (hotseat: it acts for, and shows "
+                       "what may be seen by, whichever person is to move) and one link per person's seat, which shows only what that "
                        "seat may see. Each link holds a secret token; the server listens on "
                        "127.0.0.1 unless --host says otherwise. Ctrl-C saves and stops.")
     _one_game_args(p, "continue a saved game (a railrules play or serve save)")

@@ -4,6 +4,7 @@ app (Starlette, run by uvicorn; ``pip install ".[web]"``); ``static/`` the page 
 and JavaScript, shipped with the package: nothing is fetched from elsewhere)."""
 from __future__ import annotations
 
+import signal
 import sys
 
 from .table import Refused, Table
@@ -25,4 +26,15 @@ def run(table: Table, host: str, port: int, out=None) -> None:
         print(f"note: bound to {host}: anyone who can reach this machine and has a link can play "
               "that seat", file=out)
     print("Ctrl-C stops the server (the game is saved first)", file=out, flush=True)
-    uvicorn.run(make_app(table), host=host, port=port, log_level="warning")
+    # uvicorn shuts down on Ctrl-C or SIGTERM, then raises the signal again: here it ends run()
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        uvicorn.run(make_app(table), host=host, port=port, log_level="warning")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt
