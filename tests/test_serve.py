@@ -80,6 +80,7 @@ def test_the_table_and_a_seat_page_see_the_game_and_act_in_turn(tmp_path):
     assert "board" not in again                               # an unchanged board is not sent again
     status, refused = api(c, seat2, "act", {"label": "pass", "version": 0})
     assert status == 403 and "Player 1's turn" in refused["error"]
+    assert "is allowed now" in api(c, seat2, "why", {"label": "bid 9"})[1]["why"]   # no secrets here
     status, done = api(c, seat1, "act", {"label": "bid 9", "version": 0})
     assert status == 200 and done == {"done": "bid 9", "version": 1} and t.game.decisions == 1
     status, stale = api(c, seat2, "act", {"label": "bid 10", "version": 0})
@@ -263,6 +264,9 @@ def test_a_seat_s_page_shows_no_other_seat_s_secret_cash(tmp_path):
         assert str(SECRETS[seat]) in text                        # its own cash: the test can fail
         assert not any(str(v) in text for p, v in SECRETS.items() if p != seat)
         assert c.post(f"/api/{tokens[seat]}/save").status_code == 403
+    status, refused = api(c, tokens["p2"], "why", {"label": "extend"})    # in Player 1's turn
+    assert status == 403 and "secrets" in refused["error"]
+    assert api(c, tokens["p1"], "why", {"label": "extend"})[0] == 200
 
 
 # ------------------------------------------------------------------ a real server, a real browser

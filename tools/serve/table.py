@@ -200,10 +200,14 @@ class Table:
             return {"why": explain(self.game, label.strip())}
 
     def page_sees_turn(self, seat) -> None:
-        """A seat's page asks why only in its own turn: in another's, the answer could tell
-        what that player may do (and so what they hold)."""
-        if seat is not None and seat != self.game.current_player:
-            raise Refused(403, f"it is {self._name(self.game.current_player)}'s turn: ask why in yours")
+        """In a game with secret fields, a page asks why only in a turn it plays: in another
+        seat's, the answer could tell what that seat may do, and so what it holds."""
+        current = self.game.current_player
+        if not self.game.ruleset.meta.get("secret") or current is None:
+            return
+        if current not in self.humans or (seat is not None and seat != current):
+            raise Refused(403, f"it is {self._name(current)}'s turn, and this game has secrets: "
+                          "ask why in a turn you play")
 
     def _why_hex(self, hex) -> str:
         game = self.game
