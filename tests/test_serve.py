@@ -98,7 +98,7 @@ def test_every_shipped_game_is_served_with_its_board_options_names_and_costs(nam
     t = table(name, humans=("p1", "p2", "p3"), tmp=tmp_path)
     c = client(t)
     rng = random.Random(3)
-    for _ in range(60):      # into the game, where options name entities and hexes and cost money
+    for _ in range(25):      # into the game, where options name entities and hexes and cost money
         game = t.game
         status, s = api(c, t.host, "state")
         placed = sum(h.col is not None for h in board_model(game).hexes)   # the picture's own business

@@ -57,11 +57,13 @@ async function look() {
 function draw(s) {
   const moved = !S || S.version !== s.version;
   S = s;
-  if (moved) hexFilter = null;
+  if (!moved) { schedule(s); return; }   // nothing changed: the buttons stay under the mouse
+  hexFilter = null;
   if (!speedChosen) { $("speed").value = String(Math.round(s.delay * 1000)); speedChosen = true; }
   document.title = s.title + " · " + s.page;
   $("title").textContent = s.title;
-  $("page").textContent = s.seat ? "your page: " + s.page : "the table (hotseat)";
+  $("page").textContent = s.seat ? "your page: " + s.page :
+    s.seats.some(p => p.plays === "person") ? "the table (hotseat)" : "the table (bots only)";
   if (s.board !== undefined) { $("board").innerHTML = s.board; boardVersion = s.version; }
   $("seats").replaceChildren(...s.seats.map(p => {
     const item = el("li", {class: p.current ? "current" : "", "data-seat": p.id, title: p.plays});
