@@ -40,6 +40,8 @@ class Chromium:
         os.close(to_browser)
         os.close(from_browser)
         self._next, self._buffer = 0, b""
+        self.send("Browser.setDownloadBehavior", behavior="allow",   # not into ~/Downloads
+                  downloadPath=str(Path(self.profile.name) / "downloads"))
         target = self.send("Target.createTarget", url="about:blank")["targetId"]
         self.session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         self.send("Page.enable", session=True)
@@ -112,6 +114,14 @@ class Chromium:
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", session=True, type=kind, x=box[0], y=box[1],
                       button="left", clickCount=1)
+
+    def choose_file(self, selector: str, path: Path) -> None:
+        """Pick ``path`` in the file input the selector finds, as the file dialog would."""
+        root = self.send("DOM.getDocument", session=True)["root"]["nodeId"]
+        node = self.send("DOM.querySelector", session=True, nodeId=root, selector=selector)["nodeId"]
+        if not node:
+            raise BrowserError(f"no file input at {selector}")
+        self.send("DOM.setFileInputFiles", session=True, nodeId=node, files=[str(path)])
 
     def screenshot(self, path: Path) -> Path:
         data = self.send("Page.captureScreenshot", session=True, format="png")["data"]

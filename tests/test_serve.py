@@ -30,6 +30,7 @@ from railrules.interpreter import load_ruleset  # noqa: E402
 from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
 from railrules.tools.board_model import board_model  # noqa: E402
 from railrules.tools.bots import seat_bots  # noqa: E402
+from railrules.tools.play import load_save  # noqa: E402
 from railrules.tools.serve import Table  # noqa: E402
 from railrules.tools.serve.app import STATIC, make_app  # noqa: E402
 
@@ -198,7 +199,6 @@ def test_undo_takes_back_the_person_s_move_and_the_bots_after_it(tmp_path):
 
 
 def test_save_and_load_use_the_save_format_of_play(tmp_path):
-    from railrules.tools.play import load_save
     t = table(tmp=tmp_path)
     c = client(t)
     s = play_to_your_turn(c, t.host)
@@ -385,6 +385,32 @@ def test_chromium_plays_by_clicking_options_and_hexes(tmp_path, clicks):
     assert (t.game.result, t.game.is_over) == (game.result, clicks is None)
 
 
+def test_chromium_undo_save_and_load_from_the_page(tmp_path):
+    Chromium = _cdp()
+    t = table(tmp=tmp_path)
+    with serving(t) as base, Chromium() as browser:
+        browser.open(base + t.links()["table"])
+        browser.wait("!!S && S.options.length > 0")
+        browser.click('#options button.option[data-label="bid 12"]')
+        browser.wait("!!S && S.decisions > 1 && S.options.length > 0")
+        turn = browser.js("S.decisions")
+        browser.click("#save")
+        browser.wait("document.getElementById('message').textContent.startsWith('saved to ')")
+        browser.click('#options button.option[data-label="pass"]')
+        browser.wait(f"!!S && S.decisions > {turn} && S.options.length > 0")
+        browser.js("document.getElementById('message').textContent = ''")
+        browser.click("#undo")
+        browser.wait(f"S.decisions === {turn}")
+        assert "took back" in browser.js("document.getElementById('message').textContent")
+        browser.click("#undo")                      # and the bid before it
+        browser.wait("S.decisions === 0")
+        browser.choose_file("#load", t.save_path)
+        browser.wait(f"S.decisions === {turn}")
+        assert "loaded a game" in browser.js("document.getElementById('message').textContent")
+        assert browser.js("document.getElementById('undo').disabled")   # nothing of this game to undo
+    assert t.game.to_json() == load_save(t.save_path).to_json()
+
+
 def test_chromium_seat_page_shows_no_other_seat_s_secret(tmp_path):
     Chromium = _cdp()
     t = secret_table(tmp_path)
@@ -431,7 +457,6 @@ def test_the_command_resumes_a_save_prints_the_links_serves_them_and_saves_on_le
         proc.terminate()
         out, err = proc.communicate(timeout=30)
     assert f"saved to {saved}" in out, (out, err)          # Ctrl-C or a stop: the game is saved
-    from railrules.tools.play import load_save
     assert load_save(saved).to_json() == t.game.to_json()
 
 

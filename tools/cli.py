@@ -360,6 +360,8 @@ def cmd_serve(args) -> int:
     resume = Path(args.resume) if args.resume else None
     save = Path(args.save) if args.save else None
     _check_output("--save", save, args.force, mine=resume)
+    if args.delay < 0:
+        raise Usage(f"--delay must be 0 seconds or more, not {args.delay}")
     game = _game(args, "serve", args.players, args.seed)
     if game is None:
         return EXIT_USAGE
