@@ -424,6 +424,14 @@ def test_chromium_seat_page_shows_no_other_seat_s_secret(tmp_path):
             assert str(SECRETS[seat]) in text
             assert not any(str(v) in text for p, v in SECRETS.items() if p != seat)
             _keep(browser.screenshot(tmp_path / f"serve_stephensons_rocket_{seat}.png"))
+        # the table's page (hotseat): Player 1's view only once Player 1 asks for it
+        browser.open(base + t.links()["table"])
+        browser.wait("!!S && !document.getElementById('curtain').hidden")
+        assert not any(str(v) in browser.js("document.body.innerText") for v in SECRETS.values())
+        _keep(browser.screenshot(tmp_path / "serve_stephensons_rocket_curtain.png"))
+        browser.click("#reveal")
+        browser.wait(f"document.body.innerText.includes('{SECRETS['p1']}')")
+        assert not any(str(v) in browser.js("document.body.innerText") for p, v in SECRETS.items() if p != "p1")
 
 
 def test_the_command_resumes_a_save_prints_the_links_serves_them_and_saves_on_leaving(tmp_path):

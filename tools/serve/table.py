@@ -104,6 +104,7 @@ class Table:
                 "version": self.version, "title": game.ruleset.meta.get("title", game.ruleset.name),
                 "page": "table" if seat is None else self._name(seat), "seat": seat,
                 "shown": shown, "decisions": game.decisions, "delay": self.delay,
+                "secret": bool(game.ruleset.meta.get("secret")),
                 "seats": [{"id": p, "name": self._name(p), "colour": colours.get(p),
                            "plays": "person" if p in self.humans else self._spec(p),
                            "current": p == current} for p in game.players],

@@ -12,6 +12,7 @@ let boardVersion = -1;   // the version of the board drawn
 let timer = null;        // the next bot move or look
 let hexFilter = null;    // a clicked hex: the options list shows only those naming it
 let speedChosen = false;
+let revealed = null;     // hotseat with secrets: the seat whose view the table's page shows now
 
 async function call(name, body) {
   const init = body === undefined ? {} : {
@@ -91,8 +92,25 @@ function draw(s) {
     $("links").replaceChildren(...Object.entries(s.links).map(([name, path]) =>
       el("li", {}, name + ": ", el("a", {href: path, target: "_blank", rel: "noreferrer"}, location.origin + path))));
   }
+  drawCurtain(s);
   schedule(s);
 }
+
+// The table's page of a game with secrets shows a person's view only once they asked for it:
+// the device is handed over first, the others look away.
+function drawCurtain(s) {
+  const closed = !s.seat && s.secret && s.shown !== null && s.shown !== revealed;
+  $("curtain").hidden = !closed;
+  for (const id of ["choice", "logbox", "statebox"]) $(id).hidden = closed;
+  if (closed) {
+    const name = s.seats.find(p => p.id === s.shown).name;
+    $("curtaintext").textContent = name + "'s turn: this game has secrets. Hand the device to " +
+      name + ", then show their view.";
+    $("reveal").textContent = "I am " + name + ": show my view";
+  }
+}
+
+$("reveal").addEventListener("click", () => { revealed = S.shown; drawCurtain(S); });
 
 function drawStatus(s) {
   const status = $("status");
@@ -187,6 +205,7 @@ $("board").addEventListener("click", async e => {
   const g = e.target.closest("g.hex");
   if (!g || !S) return;
   const id = g.getAttribute("data-id");
+  if (!$("curtain").hidden) { say("show your view first"); return; }
   if (!S.options.length) { say(S.over ? "the game is over" : "it is not your turn"); return; }
   const on = S.options.filter(o => o.hexes.includes(id));
   if (on.length === 1) { act(on[0].label); return; }
@@ -196,6 +215,7 @@ $("board").addEventListener("click", async e => {
 
 $("whyform").addEventListener("submit", async e => {
   e.preventDefault();
+  if (!$("curtain").hidden) { say("show your view first"); return; }
   try { say((await call("why", {label: $("whylabel").value})).why); } catch (err) { say(err.message, true); }
 });
 
