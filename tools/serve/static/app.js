@@ -202,7 +202,9 @@ $("options").addEventListener("click", e => {
 });
 
 $("board").addEventListener("click", async e => {
-  const g = e.target.closest("g.hex");
+  // the hex under the pointer, also when a mark, a track or a name drawn over it took the click
+  const g = e.target.closest("g.hex") || document.elementsFromPoint(e.clientX, e.clientY)
+    .map(node => node.closest("g.hex")).find(Boolean);
   if (!g || !S) return;
   const id = g.getAttribute("data-id");
   if (!$("curtain").hidden) { say("show your view first"); return; }
