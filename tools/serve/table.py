@@ -142,12 +142,15 @@ class Table:
 
     def _options(self) -> list:
         game = self.game
-        board = game.ruleset.board
-        hexes = board.adj if board is not None else {}
         return [{"label": a.label, "name": a.name, "args": [str(x) for x in a.args],
                  "names": _names(game, a).strip(), "cost": _cost(game, a).strip(),
-                 "hexes": [x for x in a.args if isinstance(x, str) and x in hexes]}
+                 "hexes": self._hexes_of(a)}
                 for a in game.legal_actions()]
+
+    def _hexes_of(self, action) -> list:
+        """The values of an action that are hexes of the board (a click on one of them takes it)."""
+        board = self.game.ruleset.board
+        return [x for x in action.args if isinstance(x, str) and board is not None and x in board.adj]
 
     # ------------------------------------------------------------------ acting
     def act(self, seat, label, version) -> dict:
@@ -184,23 +187,20 @@ class Table:
             return {"done": action.label, "version": self.version}
 
     def _moved(self, mover, action) -> None:
-        board = self.game.ruleset.board
-        hexes = board.adj if board is not None else {}
         self.version += 1
-        self.last = {"by": self._name(mover), "label": action.label,
-                     "hexes": [x for x in action.args if isinstance(x, str) and x in hexes]}
+        self.last = {"by": self._name(mover), "label": action.label, "hexes": self._hexes_of(action)}
 
-    def why(self, seat, label=None, hex=None) -> dict:
+    def why(self, seat, label=None, hex_id=None) -> dict:
         """Why an action (or a click on a hex) is refused or allowed, with the rule that says so."""
         with self.lock:
-            self.page_sees_turn(seat)
-            if hex is not None:
-                return {"why": self._why_hex(hex)}
+            self._asks_in_turn(seat)
+            if hex_id is not None:
+                return {"why": self._why_hex(hex_id)}
             if not isinstance(label, str):
                 raise Refused(400, "give the action's label: {\"label\": \"bid 8\"} (or a hex: {\"hex\": \"H5\"})")
             return {"why": explain(self.game, label.strip())}
 
-    def page_sees_turn(self, seat) -> None:
+    def _asks_in_turn(self, seat) -> None:
         """In a game with secret fields, a page asks why only in a turn it plays: in another
         seat's, the answer could tell what that seat may do, and so what it holds."""
         current = self.game.current_player
@@ -210,21 +210,25 @@ class Table:
             raise Refused(403, f"it is {self._name(current)}'s turn, and this game has secrets: "
                           "ask why in a turn you play")
 
-    def _why_hex(self, hex) -> str:
+    def _why_hex(self, hex_id) -> str:
+        """Why a click on the hex takes no option: what each option that names a hex says when
+        it names this one instead (in place of the last hex it names)."""
         game = self.game
         board = game.ruleset.board
-        if not isinstance(hex, str) or board is None or hex not in board.adj:
-            return f"there is no hex {hex} on this board"
+        if not isinstance(hex_id, str) or board is None or hex_id not in board.adj:
+            return f"there is no hex {hex_id} on this board"
         if game.is_over:
             return "the game is over"
         legal = game.legal_actions()
-        if any(hex in a.args for a in legal):
-            return ", ".join(f"'{a.label}'" for a in legal if hex in a.args) + " allowed now"
-        tried = []
-        for a in legal:   # the same option with this hex in place of the one it names
-            args = tuple(hex if isinstance(x, str) and x in board.adj else x for x in a.args)
-            if args != a.args:
-                label = type(a)(a.name, args).label
+        if any(hex_id in a.args for a in legal):
+            return ", ".join(f"'{a.label}'" for a in legal if hex_id in a.args) + " allowed now"
+        tried: list[str] = []
+        for a in legal:
+            places = [k for k, x in enumerate(a.args) if isinstance(x, str) and x in board.adj]
+            if places:
+                args = list(a.args)
+                args[places[-1]] = hex_id
+                label = type(a)(a.name, tuple(args)).label
                 if label not in tried:
                     tried.append(label)
         if not tried:
