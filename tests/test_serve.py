@@ -500,3 +500,10 @@ def test_chromium_bots_move_at_the_speed_the_page_chooses(tmp_path):
         browser.wait(f"S.decisions > {paused_at + 10}")
         _keep(browser.screenshot(tmp_path / "serve_bots_only.png"))
     assert t.version == t.game.decisions       # one version per move: no page stepped twice
+
+
+def test_serve_without_the_web_extra_says_what_to_install(monkeypatch, capsys):
+    from railrules.tools.cli import main
+    monkeypatch.setitem(sys.modules, "uvicorn", None)     # as if it were not installed
+    assert main(["serve", "chicago_express"]) == 1
+    assert 'pip install ".[web]"' in capsys.readouterr().err
