@@ -380,6 +380,45 @@ def cmd_view(args) -> int:
     return EXIT_OK
 
 
+def _seats(text: str) -> str:
+    """An argparse type for --seats: 'all', 'none' or seat numbers separated by commas."""
+    if text in ("all", "none") or all(part.strip().isdigit() and int(part) >= 1 for part in text.split(",")):
+        return text
+    raise argparse.ArgumentTypeError(f"'{text}': give seat numbers separated by commas (1,3), all or none")
+
+
+def cmd_serve(args) -> int:
+    try:
+        from .serve import Table, run
+        import uvicorn  # noqa: F401 - checked before the game starts
+    except ImportError as err:
+        print(f"railrules serve: needs pip install \".[web]\" (Starlette and uvicorn): {err}", file=sys.stderr)
+        return EXIT_FAIL
+    from .play import free_save_path, save_on_leaving
+    resume = Path(args.resume) if args.resume else None
+    save = Path(args.save) if args.save else None
+    _check_output("--save", save, args.force, mine=resume)
+    if args.delay < 0:
+        raise Usage(f"--delay must be 0 seconds or more, not {args.delay}")
+    game = _game(args, "serve", args.players, args.seed)
+    if game is None:
+        return EXIT_USAGE
+    n = len(game.players)
+    wanted = range(1, n + 1) if args.seats == "all" else () if args.seats == "none" else \
+        sorted({int(x) for x in args.seats.split(",")})
+    if any(k > n for k in wanted):
+        raise Usage(f"--seats: this game has seats 1 to {n}")
+    seed = game.state["seed"]
+    save_path = save or resume or free_save_path(Path(f"{game.ruleset.name}-seed{seed}.save.json"))
+    table = Table(game, [f"p{k}" for k in wanted], args.bots, seed, save_path, args.delay)
+    print(f"{game.ruleset.title}: {n} players, seed {seed}; people at seat(s) "
+          f"{', '.join(map(str, wanted)) or 'none'}, bots: {args.bots}")
+    run(table, args.host, args.port)
+    if table.game.decisions and not table.game.is_over:
+        return save_on_leaving(table.game, save_path, sys.stdout)
+    return EXIT_OK
+
+
 def cmd_lsp(args) -> int:
     from .lsp import main as serve
     return serve()
@@ -649,6 +688,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force-rules", action="store_true",
                    help="replay even if the rules changed since the log was made")
     p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser("serve", help="play a game in the browser: people and bots in any mix",
+                       description="Serve one game to the browser (needs pip install \".[web]\"): "
+                       "click an option or a hex to act, why for a refused click, undo when the "
+                       "others are bots, save and load, bots' moves shown at a chosen speed, the log "
+                       "beside the board. It prints the table's link (hotseat: it acts for, and shows "
+                       "what may be seen by, whichever person is to move) and one link per person's seat, which shows only what that "
+                       "seat may see. Each link holds a secret token; the server listens on "
+                       "127.0.0.1 unless --host says otherwise. Ctrl-C saves and stops.")
+    _one_game_args(p, "continue a saved game (a railrules play or serve save)")
+    p.add_argument("--players", type=_count(1),
+                   help="number of players (default 4, within the game's range)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the game's chance and of the bots (default 1)")
+    p.add_argument("--bots", type=_bots, default="random", metavar="BOTS",
+                   help="the bots of the seats no person plays (default random); a list has one per "
+                   "seat, people's included (their entry is not used). " + BOT_HELP)
+    p.add_argument("--seats", type=_seats, default="1", metavar="SEATS",
+                   help="the seats people play: numbers separated by commas (1,3), all or none "
+                   "(default 1)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_count(1), default=8765, help="the port (default 8765)")
+    p.add_argument("--delay", type=float, default=0.6, metavar="SECONDS",
+                   help="how long each bot's move stays on screen before the next (default 0.6; "
+                   "the page can change it)")
+    p.add_argument("--save", help="where save and Ctrl-C write the game (default: "
+                   "RULESET-seedN.save.json, or the --resume file)")
+    p.add_argument("--force", action="store_true", help="allow --save to overwrite an existing file")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("doc", help="print a ruleset's rules as Markdown, with their citations",
                        description="Every definition of a ruleset with the rulebook passages it "
