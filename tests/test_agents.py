@@ -117,7 +117,63 @@ def test_pettingzoo_plays_a_whole_game_to_the_standings():
     assert env.game.is_over
     winners = env.game.result["winners"]
     assert abs(sum(total.values())) < 1e-9
-    assert all((total[p] > 0) == (p in winners) for p in env.possible_agents)
+    assert all((total[a] > 0) == (env.seat_of[a] in winners) for a in env.possible_agents)
+
+
+def test_the_import_forms_and_the_agents_names():
+    """PettingZoo's import form (``from pettingzoo.classic import chess_v6``) and OpenSpiel's;
+    agents are player_0..., the seats' own names in infos; the attribute access still works."""
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    pytest.importorskip("pyspiel", reason='the agents extra is not installed: pip install ".[agents]"')
+    from railrules.openspiel import game
+    from railrules.pettingzoo import env, parallel_env
+    assert railrules.pettingzoo.env is env and railrules.openspiel.game is game
+    aec = env("chicago_express", players=3)
+    assert aec.possible_agents == ["player_0", "player_1", "player_2"]
+    aec.reset(seed=3)
+    assert [aec.infos[a]["seat"] for a in aec.possible_agents] == ["p1", "p2", "p3"]
+    assert aec.infos[aec.agent_selection]["seat"] == aec.game.current_player
+    par = parallel_env("chicago_express", players=3)
+    assert par.possible_agents == aec.possible_agents and par.metadata["is_parallelizable"]
+    assert game("chicago_express", players=3).num_players() == 3
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_pettingzoo_parallel_api_test(name):
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    from pettingzoo.test import parallel_api_test
+
+    from railrules.pettingzoo import parallel_env
+    parallel_api_test(parallel_env(name, players=3), num_cycles=300)
+
+
+def test_the_parallel_env_plays_the_movers_action_and_matches_the_aec_env():
+    """Same seed, same choices: the parallel env ends where the AEC env ends, with the same
+    rewards; only the agent to move has a mask, and the others' actions are ignored."""
+    np = pytest.importorskip("numpy", reason='the agents extra is not installed: pip install ".[agents]"')
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    from railrules.pettingzoo import env, parallel_env
+    aec, par = env("chicago_express", players=3), parallel_env("chicago_express", players=3)
+    aec.reset(seed=5)
+    obs, infos = par.reset(seed=5)
+    pick, total = np.random.default_rng(5), dict.fromkeys(aec.possible_agents, 0.0)
+    for agent in aec.agent_iter():
+        a_obs, reward, terminated, truncated, _ = aec.last()
+        total[agent] += reward
+        if terminated or truncated:
+            aec.step(None)
+            continue
+        assert infos[agent]["to_move"] == agent
+        assert [a for a in obs if obs[a]["action_mask"].any()] == [agent]
+        assert np.array_equal(obs[agent]["observation"], a_obs["observation"])
+        action = int(pick.choice(np.flatnonzero(a_obs["action_mask"])))
+        aec.step(action)
+        others = {a: 0 for a in par.agents if a != agent}     # ignored: index 0 may be illegal for them
+        obs, rewards, done, _, infos = par.step({agent: action, **others})
+    assert not par.agents and all(done.values())
+    assert rewards == pytest.approx(total) and par.game.to_json() == aec.game.to_json()
+    with pytest.raises(ValueError, match="over"):
+        par.step({})
 
 
 def test_pettingzoo_refuses_an_illegal_index():
