@@ -125,6 +125,9 @@ CODES = {
                "option auction never legal", "check the option's requires, or play more games"),
     "RR310": Code("stale-derived", "a kept derived value differs from its computation from scratch",
                "a derived value that reads state through a path the engine does not see", "report it: every read of a derived value must be noted by the engine"),
+    # tools
+    "RR401": Code("bot", "a bot named by --bots (module:Class) cannot be loaded, or does not follow the bot protocol",
+               "--bots mybots:Clever where mybots.py has no class Clever", "name an importable module and a class made with (seed, **options) with a method choose(view, legal) that returns one of legal"),
 }
 
 
