@@ -4,6 +4,7 @@ OpenSpiel MCTS bot playing a whole game. The library tests skip, saying why, wit
 ``agents`` extra (pip install ".[agents]"); CI installs it."""
 from __future__ import annotations
 
+import json
 import random
 import shutil
 
@@ -67,6 +68,55 @@ def test_the_observation_has_one_width_and_follows_the_state(coded):
             assert vector[game.players.index(p)] == 1.0            # the observer's seat
         seen.add(tuple(code.observe(game, None)))
     assert len(seen) > 10      # the vector changes as the game goes on
+
+
+def test_the_listed_slices_cover_the_vector_exactly(coded):
+    ruleset, code = coded
+    slices = code.slices()
+    assert slices[0].start == 0 and slices[-1].stop == code.width
+    assert all(a.stop == b.start for a, b in zip(slices, slices[1:]))
+    assert all(s.stop > s.start and s.encodes for s in slices)
+    names = code.describe()    # each number's own name lies in the slice of its field
+    for s in slices[3:]:
+        assert all(n.startswith(s.name) for n in names[s.start:s.stop]), s
+
+
+def test_changing_a_field_changes_only_its_slice(coded):
+    """The slices say where observe() writes: a number field changed on a copy of a mid-game state
+    changes the vector inside that field's slice and nowhere else."""
+    ruleset, code = coded
+    game = ruleset.new_game(3, 21)
+    pick = random.Random(21)
+    for _ in range(40):
+        game.apply(pick.choice(game.legal_actions()), safe=False)
+    before = code.observe(game, None)
+
+    def record(state, owner):
+        return state["globals"] if owner == "globals" else state["entities"][owner]
+
+    numbers = [s for s in code.slices()[3:] if s.stop == s.start + 1 and "a number as itself" in s.encodes
+               and type(record(game.state, s.name.split(".", 1)[0]).get(s.name.split(".", 1)[1])) is int]
+    checked = 0
+    for s in random.Random(4).sample(numbers, min(12, len(numbers))):
+        owner, field = s.name.split(".", 1)
+        saved = json.loads(game.to_json())    # the state changed through a save, as a person could
+        record(saved, owner)[field] += 7
+        after = code.observe(railrules.Game.from_json(ruleset, json.dumps(saved)), None)
+        changed = [i for i, (x, y) in enumerate(zip(before, after)) if x != y]
+        assert changed == [s.start], s
+        checked += 1
+    assert checked >= 3
+
+
+def test_observe_lists_the_slices(capsys):
+    from railrules.tools.cli import main
+    assert main(["observe", "chicago_express", "--players", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    code = encoding(railrules.load_ruleset("chicago_express"), 3)
+    assert out["width"] == code.width and out["slices"] == [vars(s) for s in code.slices()]
+    assert main(["observe", "chicago_express", "--players", "3"]) == 0
+    text = capsys.readouterr().out
+    assert f"({code.width} numbers" in text and all(s.name in text for s in code.slices())
 
 
 def test_an_index_outside_the_space_is_refused(coded):

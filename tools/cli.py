@@ -283,6 +283,31 @@ def cmd_tournament(args) -> int:
     return EXIT_FAIL if result["errors"] else EXIT_OK
 
 
+def cmd_observe(args) -> int:
+    from railrules.interpreter import load_ruleset
+
+    from .agents.encoding import encoding
+    from .tables import Table, show
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    players = _players(ruleset, args.players)
+    code = encoding(ruleset, players)
+    slices = code.slices()
+    if args.json:
+        print(json.dumps({"ruleset": ruleset.name, "variant": ruleset.variant, "players": players,
+                          "width": code.width, "actions": code.size,
+                          "slices": [vars(s) for s in slices]}))
+        return EXIT_OK
+    table = Table(f"{ruleset.name}, {players} players: the observation vector ({code.width} numbers, "
+                  f"{len(slices)} slices); {code.size} actions",
+                  ["numbers", "what", "encodes"], right=(0,))
+    table.rows = [[f"{s.start}" if s.stop == s.start + 1 else f"{s.start}..{s.stop - 1}", s.name, s.encodes]
+                  for s in slices]
+    table.notes = ["the observer's own view: other players' secret fields read hidden; fields no "
+                   "sampled game changed are left out (tools/agents/encoding.py)"]
+    show(table)
+    return EXIT_OK
+
+
 def cmd_replay(args) -> int:
     from .replay import read_log, replay
     log = read_log(Path(args.log))
@@ -553,6 +578,17 @@ def build_parser() -> argparse.ArgumentParser:
                    "need matplotlib: pip install \".[report]\")")
     p.add_argument("--force", action="store_true", help="allow --html to overwrite an existing file")
     p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("observe", help="list each slice of the observation vector agents are given, "
+                       "and what it encodes",
+                       description="The layout of the observation vector of the PettingZoo and OpenSpiel "
+                       "adapters for a ruleset and player count: each slice (its numbers, from 0), the "
+                       "field or variable it holds and how it encodes it; made by the code that builds "
+                       "the vector. Needs no agent library.")
+    _ruleset_arg(p)
+    p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.set_defaults(func=cmd_observe)
 
     p = sub.add_parser("lint", help="check rulesets: YAML, schemas, rules language, names",
                        description="Report every problem as file:line:col: severity CODE message. "

@@ -28,7 +28,9 @@ left out: it tells nothing about the state):
     more: the list's length;
   - a map: one slot per key of the field's table (its number; 1/0 for other values);
   - hidden from this player: every slot -1.
-``describe()`` lists the slots with what each one holds.
+``describe()`` lists the slots with what each one holds; ``slices()`` the slices (one per part of
+the header and per field or variable) with what each encodes: ``railrules observe RULESET``
+prints them.
 """
 from __future__ import annotations
 
@@ -229,6 +231,20 @@ class Encoding:
             table = [v for v in table if isinstance(v, str)]
         self.slots.append(Slot(owner, name, form, table))
 
+    def slices(self) -> list["Slice"]:
+        """Every slice of the observation vector in order (they cover it exactly): its place, what
+        it is and how it encodes it. ``observe`` fills the header, then ``self.slots`` in order."""
+        n, secret = len(self.seats), self.ruleset.meta.get("secret") or {}
+        out = [Slice(0, n, "observer", f"1 at the observing seat's place in {self.seats}, else 0"),
+               Slice(n, 2 * n, "to move", f"1 at the place of the seat to move in {self.seats} (all 0: nobody)"),
+               Slice(2 * n, 2 * n + 1, "game over", "1 once the game is over, else 0")]
+        for slot in self.slots:
+            at = out[-1].stop
+            hidden = slot.name in secret.get(self.kind_of.get(slot.owner), ())
+            out.append(Slice(at, at + slot.width, f"{slot.owner}.{slot.name}", slot.encodes()
+                             + ("; -1 in each number when hidden from the observer" if hidden else "")))
+        return out
+
     def observe(self, game, player: str | None) -> list[float]:
         """The observation vector of ``player`` (None: an onlooker), ``width`` numbers."""
         # without secret fields every view is the whole state: read it, do not copy it
@@ -262,6 +278,15 @@ class Encoding:
         return out
 
 
+@dataclass
+class Slice:
+    """A part of the observation vector: ``vector[start:stop]`` holds ``name``, as ``encodes`` says."""
+    start: int
+    stop: int
+    name: str
+    encodes: str
+
+
 class Slot:
     """One field's (or variable's) part of the observation: its form, table and width."""
 
@@ -269,6 +294,16 @@ class Slot:
         self.owner, self.name, self.form, self.table = owner, name, form, table
         self.place = {v: i for i, v in enumerate(table)}
         self.width = len(table) + 1 if form == "list" else len(table) if form == "map" else 1
+
+    def encodes(self) -> str:
+        """What the slot's numbers say, in words (as :meth:`encode` writes them)."""
+        if self.form == "list":
+            return f"a list: how many times it holds each of {self.table}, then its length"
+        if self.form == "map":
+            return f"a map: its value at each of {self.table} (a number; 1 for another value, 0 if absent)"
+        if self.form == "single":
+            return f"1 + its place in {self.table} (0: none or another value); a number as itself"
+        return "a number as itself (true 1, false and none 0)"
 
     def encode(self, value) -> list[float]:
         form = self.form
