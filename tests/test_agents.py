@@ -226,6 +226,24 @@ def test_the_parallel_env_plays_the_movers_action_and_matches_the_aec_env():
         par.step({})
 
 
+def test_without_views_the_infos_leave_the_view_out_and_nothing_else_changes():
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    np = pytest.importorskip("numpy", reason='the agents extra is not installed: pip install ".[agents]"')
+    from railrules.pettingzoo import env
+    full, bare = env("chicago_express", players=3), env("chicago_express", players=3, views=False)
+    full.reset(seed=9)
+    bare.reset(seed=9)
+    for _ in range(30):
+        agent = full.agent_selection
+        a, b = full.observe(agent), bare.observe(agent)
+        assert np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])
+        assert full.infos[agent]["view"] == full.game.view(full.infos[agent]["seat"])
+        assert "view" not in bare.infos[agent] and {**bare.infos[agent], "view": None} == {**full.infos[agent], "view": None}
+        action = int(np.flatnonzero(a["action_mask"])[-1])
+        full.step(action)
+        bare.step(action)
+
+
 def test_pettingzoo_refuses_an_illegal_index():
     pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
     env = railrules.pettingzoo.env("chicago_express", players=3)

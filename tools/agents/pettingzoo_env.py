@@ -14,7 +14,8 @@ the vector is the agent's view (secrets of others hidden), encoded as :mod:`.enc
 mask is all zero but for the agent to move. ``infos[agent]`` holds the seat's name and, as of
 the agent's last turn to act (and for everyone at the end), the whole structured view
 (``"view"``), the legal action labels (``"legal"``) and how many legal actions fall outside the
-space (``"unmapped"``). Rewards come at the end, from the standings: a winner gets
+space (``"unmapped"``); ``views=False`` leaves the view out (a view is a copy of the state: in
+Chicago Express making it costs more than the game's step and the observation together). Rewards come at the end, from the standings: a winner gets
 1/(number of winners), everybody 1/(number of players) less, so that they sum to 0.
 
 ``parallel_env`` is the same game in PettingZoo's Parallel API: the games are turn-based (one
@@ -45,15 +46,16 @@ def _load(ruleset, variant):
 
 
 def env(ruleset, players: int = 4, variant: str | None = None, render_mode: str | None = None,
-        samples: int = 8) -> "RulesEnv":
+        samples: int = 8, views: bool = True) -> "RulesEnv":
     """A PettingZoo AEC environment: ``ruleset`` is a shipped name, a folder or a loaded Ruleset."""
-    return RulesEnv(_load(ruleset, variant), players, render_mode=render_mode, samples=samples)
+    return RulesEnv(_load(ruleset, variant), players, render_mode=render_mode, samples=samples, views=views)
 
 
 def parallel_env(ruleset, players: int = 4, variant: str | None = None, render_mode: str | None = None,
-                 samples: int = 8) -> "RulesParallelEnv":
+                 samples: int = 8, views: bool = True) -> "RulesParallelEnv":
     """The same game as a PettingZoo Parallel environment (only the agent to move's action counts)."""
-    return RulesParallelEnv(_load(ruleset, variant), players, render_mode=render_mode, samples=samples)
+    return RulesParallelEnv(_load(ruleset, variant), players, render_mode=render_mode, samples=samples,
+                            views=views)
 
 
 def standings_rewards(game) -> dict:
@@ -66,8 +68,9 @@ def standings_rewards(game) -> dict:
 class _Rules:
     """What both environments share: the encoding, the spaces, the agents' names, the game."""
 
-    def _setup(self, ruleset, players: int, render_mode: str | None, samples: int, parallel: bool) -> None:
-        self.ruleset = ruleset
+    def _setup(self, ruleset, players: int, render_mode: str | None, samples: int, parallel: bool,
+               views: bool) -> None:
+        self.ruleset, self.views = ruleset, views
         self.encoding = encoding(ruleset, players, samples=samples)
         self.metadata = {"name": f"railrules_{ruleset.name}", "render_modes": ["ansi"],
                          "is_parallelizable": parallel}
@@ -126,7 +129,9 @@ class _Rules:
         # of the state, too dear to make for everybody at every step
         for a in self.agents if game.is_over else [self._to_move()]:
             seat = self.seat_of[a]
-            self.infos[a] = {"seat": seat, "view": game.view(seat), "legal": labels, "unmapped": unmapped}
+            self.infos[a] = {"seat": seat, "legal": labels, "unmapped": unmapped}
+            if self.views:
+                self.infos[a]["view"] = game.view(seat)
 
     def _play(self, agent, action) -> None:
         action = int(action)
@@ -148,9 +153,10 @@ class _Rules:
 class RulesEnv(_Rules, AECEnv):
     """One ruleset's game as a PettingZoo AEC environment."""
 
-    def __init__(self, ruleset, players: int, render_mode: str | None = None, samples: int = 8):
+    def __init__(self, ruleset, players: int, render_mode: str | None = None, samples: int = 8,
+                 views: bool = True):
         AECEnv.__init__(self)
-        self._setup(ruleset, players, render_mode, samples, parallel=False)
+        self._setup(ruleset, players, render_mode, samples, parallel=False, views=views)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._new_game(seed)
@@ -186,8 +192,9 @@ class RulesParallelEnv(_Rules, ParallelEnv):
     """One ruleset's game as a PettingZoo Parallel environment: every step plays the action of
     the agent to move (``infos[agent]["to_move"]``); the other agents' actions are ignored."""
 
-    def __init__(self, ruleset, players: int, render_mode: str | None = None, samples: int = 8):
-        self._setup(ruleset, players, render_mode, samples, parallel=True)
+    def __init__(self, ruleset, players: int, render_mode: str | None = None, samples: int = 8,
+                 views: bool = True):
+        self._setup(ruleset, players, render_mode, samples, parallel=True, views=views)
         self.agents = []
 
     def _report(self) -> tuple[dict, dict]:
