@@ -148,10 +148,11 @@ def make_bot(spec: str, seed: int):
     if cls is None:
         raise BotSpecError(f"no bot '{kind}': the bots are {', '.join(BOTS)}, or your own as module:Class")
     values = _settings(kind, cls.settings, items)
+    texts = dict(item.partition("=")[::2] for item in items)
     for name, value in values.items():
         default = cls.settings[name]
         if value < 0 or (isinstance(default, int) and name != "depth" and value < 1):
-            raise BotSpecError(f"{kind}: {name} must be {'at least 1' if isinstance(default, int) else '>= 0'}, not {value}")
+            raise BotSpecError(f"{kind}: {name} must be {'at least 1' if isinstance(default, int) else '>= 0'}, not {texts[name]}")
     return cls(seed, **values)
 
 

@@ -14,9 +14,10 @@ the vector is the agent's view (secrets of others hidden), encoded as :mod:`.enc
 mask is all zero but for the agent to move. ``infos[agent]`` holds the seat's name and, as of
 the agent's last turn to act (and for everyone at the end), the whole structured view
 (``"view"``), the legal action labels (``"legal"``) and how many legal actions fall outside the
-space (``"unmapped"``); ``views=False`` leaves the view out (a view is a copy of the state: in
-Chicago Express making it costs more than the game's step and the observation together). Rewards come at the end, from the standings: a winner gets
-1/(number of winners), everybody 1/(number of players) less, so that they sum to 0.
+space (``"unmapped"``); ``views=False`` leaves the view out (a view is a copy of the state: it
+can cost more than the game's step and the observation together). Rewards come at the end, from
+the standings: a winner gets 1/(number of winners), everybody 1/(number of players) less, so that
+they sum to 0.
 
 ``parallel_env`` is the same game in PettingZoo's Parallel API: the games are turn-based (one
 seat decides at a time), so each step every live agent may send an action but only the one of
