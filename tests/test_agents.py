@@ -70,6 +70,22 @@ def test_the_observation_has_one_width_and_follows_the_state(coded):
     assert len(seen) > 10      # the vector changes as the game goes on
 
 
+def test_the_observation_is_that_of_the_players_view(coded):
+    """observe() reads the state and hides secret fields itself: the same numbers as encoding the
+    seat's game.view (the API's definition of what a player may see), for every seat and an onlooker."""
+    ruleset, code = coded
+    for k, game in enumerate(_states(ruleset, [104])):
+        if k % 25:
+            continue
+        for p in game.players + [None]:
+            view = game.view(p)
+            expected = code.observe(game, p)[:code.header]
+            for slot in code.slots:
+                record = view["globals"] if slot.owner == "globals" else view["entities"].get(slot.owner, {})
+                expected += slot.encode(record.get(slot.name))
+            assert code.observe(game, p) == expected
+
+
 def test_the_listed_slices_cover_the_vector_exactly(coded):
     ruleset, code = coded
     slices = code.slices()

@@ -229,26 +229,28 @@ class Encoding:
         table = shape[form].values(self.ids_of, self.kind_order) if form != "scalar" else []
         if form in ("list", "map"):
             table = [v for v in table if isinstance(v, str)]
-        self.slots.append(Slot(owner, name, form, table))
+        slot = Slot(owner, name, form, table)
+        slot.secret = name in (self.ruleset.meta.get("secret") or {}).get(self.kind_of.get(owner), ())
+        self.slots.append(slot)
 
     def slices(self) -> list["Slice"]:
         """Every slice of the observation vector in order (they cover it exactly): its place, what
         it is and how it encodes it. ``observe`` fills the header, then ``self.slots`` in order."""
-        n, secret = len(self.seats), self.ruleset.meta.get("secret") or {}
+        n = len(self.seats)
         out = [Slice(0, n, "observer", f"1 at the observing seat's place in {self.seats}, else 0"),
                Slice(n, 2 * n, "to move", f"1 at the place of the seat to move in {self.seats} (all 0: nobody)"),
                Slice(2 * n, 2 * n + 1, "game over", "1 once the game is over, else 0")]
         for slot in self.slots:
             at = out[-1].stop
-            hidden = slot.name in secret.get(self.kind_of.get(slot.owner), ())
             out.append(Slice(at, at + slot.width, f"{slot.owner}.{slot.name}", slot.encodes()
-                             + ("; -1 in each number when hidden from the observer" if hidden else "")))
+                             + ("; -1 in each number when hidden from the observer" if slot.secret else "")))
         return out
 
     def observe(self, game, player: str | None) -> list[float]:
         """The observation vector of ``player`` (None: an onlooker), ``width`` numbers."""
-        # without secret fields every view is the whole state: read it, do not copy it
-        view = game.state if not self.ruleset.meta.get("secret") else game.view(player)
+        # the state is read, never copied: a secret field is hidden slot by slot, as game.view
+        # hides it (a view copies the whole state: most of the time of an observation)
+        view = game.state
         out = [0.0] * self.header
         n = len(self.seats)
         if player in self.seats:
@@ -258,6 +260,9 @@ class Encoding:
         out[2 * n] = 1.0 if view["result"] is not None else 0.0
         ents, glob = view["entities"], view["globals"]
         for slot in self.slots:
+            if slot.secret and game.hidden(slot.owner, slot.name, player):
+                out += slot.encode("hidden")
+                continue
             value = glob.get(slot.name) if slot.owner == "globals" else ents.get(slot.owner, {}).get(slot.name)
             out += slot.encode(value)
         return out
@@ -292,6 +297,7 @@ class Slot:
 
     def __init__(self, owner: str, name: str, form: str, table: list):
         self.owner, self.name, self.form, self.table = owner, name, form, table
+        self.secret = False     # a field the ruleset declares secret (hidden from other players)
         self.place = {v: i for i, v in enumerate(table)}
         self.width = len(table) + 1 if form == "list" else len(table) if form == "map" else 1
 
