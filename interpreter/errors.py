@@ -136,6 +136,9 @@ CODES = {
                "--set detroit_end=late", "name a constant of components.yaml and give a value of its type"),
     "RR502": Code("unknown-metric", "--metrics or --plot names a metric no arm can report",
                "--metrics rule auction_trun", "use a name as the table shows it, or a family (metric, end, seat, bot, action, rule)"),
+    # tools
+    "RR401": Code("bot", "a bot named by --bots (module:Class) cannot be loaded, or does not follow the bot protocol",
+               "--bots mybots:Clever where mybots.py has no class Clever", "name an importable module and a class made with (seed, **options) with a method choose(view, legal) that returns one of legal"),
 }
 
 

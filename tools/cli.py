@@ -295,6 +295,68 @@ def cmd_compare(args) -> int:
     return EXIT_FAIL if failed and code == EXIT_OK else code
 
 
+def cmd_tournament(args) -> int:
+    from railrules.interpreter import load_ruleset
+
+    from .tables import show
+    from .tournament import report_tables, to_html, tournament
+    bots = args.bot.split(",")
+    if len(set(bots)) < len(bots):
+        raise Usage("--bots: each bot once (give a setting to tell two of a kind apart: mcts:iterations=100,mcts)")
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    least = max(2, ruleset.players_min)
+    players = least if args.players is None else _players(ruleset, args.players)
+    if len(bots) < max(2, players):
+        raise Usage(f"--bots: {players}-player games need at least {max(2, players)} bots (one a seat), not {len(bots)}")
+    if args.html and Path(args.html).exists() and not args.force:
+        raise Usage(f"--html: {args.html} exists; give another file, or --force to overwrite it")
+    try:
+        result = tournament(ruleset, bots, players, args.games, args.seed, args.jobs, args.time_limit,
+                            progress=sys.stderr.isatty() and not args.json, cluster=args.cluster)
+    except ImportError:
+        raise Usage('ratings need openskill: pip install "railrules[rating]" (or pip install ".[rating]" '
+                    "in the checkout)") from None
+    if args.html:
+        try:
+            Path(args.html).write_text(to_html(result), encoding="utf-8")
+        except OSError as err:
+            print(f"railrules tournament: cannot write {args.html}: {err.strerror or err}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for table in report_tables(result):
+            show(table)
+    if result["partial"]:
+        print("stopped early: the figures are those of the games finished", file=sys.stderr)
+        return 130
+    return EXIT_FAIL if result["errors"] else EXIT_OK
+
+
+def cmd_observe(args) -> int:
+    from railrules.interpreter import load_ruleset
+
+    from .agents.encoding import encoding
+    from .tables import Table, show
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    players = _players(ruleset, args.players)
+    code = encoding(ruleset, players)
+    slices = code.slices()
+    if args.json:
+        print(json.dumps({"ruleset": ruleset.name, "variant": ruleset.variant, "players": players,
+                          "width": code.width, "actions": code.size,
+                          "slices": [vars(s) for s in slices]}))
+        return EXIT_OK
+    table = Table(f"{ruleset.name}, {players} players: the observation vector ({code.width} numbers, "
+                  f"{len(slices)} slices); {code.size} actions",
+                  ["numbers", "what", "encodes"], right=(0,))
+    table.rows = [[f"{s.start}" if s.stop == s.start + 1 else f"{s.start}..{s.stop - 1}", s.name, s.encodes]
+                  for s in slices]
+    table.notes = ["the observer's own view: other players' secret fields read hidden; fields no "
+                   "sampled game changed are left out (tools/agents/encoding.py)"]
+    show(table)
+    return EXIT_OK
+
+
 def cmd_replay(args) -> int:
     from .replay import read_log, replay
     log = read_log(Path(args.log))
@@ -587,6 +649,40 @@ def build_parser() -> argparse.ArgumentParser:
     _games_args(p, 200, forced=False)
     _parallel_args(p)
     p.set_defaults(func=cmd_coverage)
+
+    p = sub.add_parser("tournament", help="rank bots against each other: ratings with intervals, "
+                       "head-to-head win rates",
+                       description="Every combination of P of the bots is a table; each table plays N "
+                       "deals (seeds S, S+1...), each deal once per rotation of the seats, so every bot "
+                       "plays every seat on the same deal. Prints each bot's rating (openskill "
+                       "Plackett-Luce, needs pip install \".[rating]\") with a 95%% interval, its games "
+                       "and share of wins, and head-to-head win rates with Wilson 95%% intervals. Ctrl-C "
+                       "or --time-limit stops early and reports the games finished (exit 130).")
+    _ruleset_arg(p)
+    p.add_argument("--bots", "--bot", dest="bot", type=_bots, required=True, metavar="A,B,C,...",
+                   help="the bots, each once (at least P). " + BOT_HELP)
+    p.add_argument("--games", type=_count(1), default=10, help="deals per table (default 10); each is "
+                   "played once per seat rotation, so a table plays N x P games")
+    p.add_argument("--players", type=_count(2), help="players per game (default: the fewest the ruleset "
+                   "allows, at least 2)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first deal; deal i uses seed+i")
+    _parallel_args(p)
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--html", metavar="FILE", help="also write a page with the tables and plots (plots "
+                   "need matplotlib: pip install \".[report]\")")
+    p.add_argument("--force", action="store_true", help="allow --html to overwrite an existing file")
+    p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("observe", help="list each slice of the observation vector agents are given, "
+                       "and what it encodes",
+                       description="The layout of the observation vector of the PettingZoo and OpenSpiel "
+                       "adapters for a ruleset and player count: each slice (its numbers, from 0), the "
+                       "field or variable it holds and how it encodes it; made by the code that builds "
+                       "the vector. Needs no agent library.")
+    _ruleset_arg(p)
+    p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.set_defaults(func=cmd_observe)
 
     p = sub.add_parser("lint", help="check rulesets: YAML, schemas, rules language, names",
                        description="Report every problem as file:line:col: severity CODE message. "
