@@ -10,7 +10,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from railrules.interpreter.data.ruleset import resolve_ruleset_path
-from railrules.interpreter.paths import shipped_rulesets
+from railrules.interpreter.paths import in_ruleset, shipped_rulesets
 
 from . import diagnostics
 from .scenario_lint import display
@@ -117,12 +117,12 @@ def run_selected(args) -> int:
         results.append((run_scenario(root, path, cache), time.perf_counter() - start))
     failed = sum(not r.passed for r, _ in results)
     if args.json:
-        print(json.dumps([{"file": r.file, "description": r.description, "passed": r.passed,
+        print(json.dumps([{"file": in_ruleset(r.file), "description": r.description, "passed": r.passed,
                            "steps": r.steps, "seconds": round(t, 4),
                            "failures": [d.to_dict() for d in r.failures]} for r, t in results], indent=2))
     else:
         for r, _ in results:
-            print(f"{'ok  ' if r.passed else 'FAIL'}  {r.file}  {r.description}")
+            print(f"{'ok  ' if r.passed else 'FAIL'}  {in_ruleset(r.file)}  {r.description}")
             for d in r.failures:
                 print("      " + diagnostics.long(d).replace("\n", "\n      "))
         print(f"{len(results) - failed} passed, {failed} failed"
