@@ -392,6 +392,11 @@ def cmd_doc(args) -> int:
     return EXIT_OK
 
 
+def cmd_code(args) -> int:
+    from .generated import main as code_main
+    return code_main(args)
+
+
 def cmd_new(args) -> int:
     from .new import UsageError, new_ruleset
     try:
@@ -580,6 +585,16 @@ def build_parser() -> argparse.ArgumentParser:
                        "cites and the options it offers: to check the rules against the rulebook.")
     _ruleset_arg(p)
     p.set_defaults(func=cmd_doc)
+
+    p = sub.add_parser("code", help="print the Python the interpreter writes for a ruleset's rules",
+                       description="Every function generated for a ruleset (rule expressions, defs, "
+                       "comprehension loops, code units), with the rule it was written for as "
+                       "comments; NAME: only those whose rule line or unit names it (a def, an "
+                       "option, a procedure, `estimate`...). Exit 1 when none does.")
+    _ruleset_arg(p)
+    p.add_argument("name", nargs="?", help="a name the rule line or unit must contain, as a word")
+    p.add_argument("--list", action="store_true", help="print only the generated functions' names")
+    p.set_defaults(func=cmd_code)
 
     p = sub.add_parser("new", help="write a new ruleset folder to edit (a copy of a ruleset or a template)",
                        description="Write the folder NAME (a path; its last part becomes the "
