@@ -125,7 +125,7 @@ class RulesEnv(AECEnv):
             raise ValueError(f"action {action} ({self.encoding.action_at(action).label}) is not legal for "
                              f"{agent} now; the legal ones are in observe(agent)['action_mask']")
         self._cumulative_rewards[agent] = 0.0
-        self.game.apply(self.encoding.action_at(action), safe=False)
+        self.game.apply(self.encoding.action_at(action))
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.game.is_over:
             self.rewards = standings_rewards(self.game)
