@@ -33,7 +33,7 @@ def _states(ruleset, seeds):
         game, pick = ruleset.new_game(3, seed), random.Random(seed)
         while not game.is_over:
             yield game
-            game.apply(pick.choice(game.legal_actions()), safe=False)
+            game.apply(pick.choice(game.legal_actions()))
         yield game
 
 

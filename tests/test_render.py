@@ -50,7 +50,7 @@ import pytest  # noqa: E402
 
 from railrules.interpreter import load_ruleset  # noqa: E402
 from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
-from tests import browser  # noqa: E402
+import browser  # noqa: E402
 from railrules.tools.board_model import board_model  # noqa: E402
 from railrules.tools.svg_board import R, centres, to_svg  # noqa: E402
 import shutil  # noqa: E402

@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
+import browser
+
 from railrules.interpreter.paths import rulesets_dir
-from tests import browser
 from railrules.tools import compare
 from railrules.tools.arms import Arms
 from railrules.tools.report import to_html

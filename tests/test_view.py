@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tests import browser
+import browser
+
 from railrules.tools.board_model import board_model
 from railrules.tools.cli import main
 from railrules.tools.replay import read_log, replay

@@ -531,6 +531,11 @@ def cmd_doc(args) -> int:
     return EXIT_OK
 
 
+def cmd_code(args) -> int:
+    from .generated import main as code_main
+    return code_main(args)
+
+
 def cmd_new(args) -> int:
     from .new import UsageError, new_ruleset
     try:
@@ -736,8 +741,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="measure the engine: playouts/s, clone, apply, load, lint",
                        description="Benchmark, one core: random playouts per second, decisions per game "
-                       "and microseconds per decision for each ruleset; a clone and an action (safe and "
-                       "unchecked) at a mid-game position; warm load+compile; the command's cold start; "
+                       "and microseconds per decision for each ruleset; a clone and an action applied and "
+                       "undone at a mid-game position; warm load+compile; the command's cold start; "
                        "the median time to lint them all. --json for machines.")
     p.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
     _games_args(p, 100)
@@ -819,6 +824,16 @@ def build_parser() -> argparse.ArgumentParser:
                        "cites and the options it offers: to check the rules against the rulebook.")
     _ruleset_arg(p)
     p.set_defaults(func=cmd_doc)
+
+    p = sub.add_parser("code", help="print the Python the interpreter writes for a ruleset's rules",
+                       description="Every function generated for a ruleset (rule expressions, defs, "
+                       "comprehension loops, code units), with the rule it was written for as "
+                       "comments; NAME: only those whose rule line or unit names it (a def, an "
+                       "option, a procedure, `estimate`...). Exit 1 when none does.")
+    _ruleset_arg(p)
+    p.add_argument("name", nargs="?", help="a name the rule line or unit must contain, as a word")
+    p.add_argument("--list", action="store_true", help="print only the generated functions' names")
+    p.set_defaults(func=cmd_code)
 
     p = sub.add_parser("new", help="write a new ruleset folder to edit (a copy of a ruleset or a template)",
                        description="Write the folder NAME (a path; its last part becomes the "

@@ -58,7 +58,7 @@ def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
     while not game.is_over:
         action = seats[game.current_player].choose(game)
         player = game.state["entities"][game.current_player]["name"]
-        game.apply(action, safe=False)
+        game.apply(action)
         print(f"{game.decisions:>5} {player}: {action.label}", file=out)
         _print_new(game, shown, out)
     print(standings(game), file=out)

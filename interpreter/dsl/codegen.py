@@ -23,6 +23,7 @@ import re
 from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
                              get_attr, get_index, map_key, run_body)
 from ..errors import RailrulesError
+from ..runtime import sources
 from ..runtime.rationals import Fraction
 from . import builtins, nodes as n
 from .functions import call_value, def_value
@@ -283,8 +284,12 @@ def _compiled(source: str, filename: str):
 def define(space: dict, source: str, filename: str) -> None:
     """Run generated ``source`` (our own: definitions only) in ``space``. Its code object is
     kept by source: a ruleset loaded again, or a variant that leaves a rule as it was, writes
-    the same source, and compiling is most of what writing it costs."""
-    exec(_compiled(source, filename), space)  # noqa: S102 - our own source
+    the same source, and compiling is most of what writing it costs. The source is registered
+    with linecache under a name of its own (tracebacks and profilers show it) and listed in the
+    namespace's ``__sources__`` (``railrules code``)."""
+    name = sources.register(source, filename)
+    space.setdefault("__sources__", []).append(name)
+    exec(_compiled(source, name), space)  # noqa: S102 - our own source
 
 
 def add(space: dict, prefix: str, value) -> str:

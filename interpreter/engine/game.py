@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections import Counter
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
@@ -11,6 +12,7 @@ from .log import Messages
 from .machine import Action, Machine
 
 LOG_FORMAT = "railrules-log-1"
+_UNSET = object()   # apply(safe=...) not given
 ENGINE = "railrules-engine-2"  # the engine a log or save was made by
 # what a player's view holds of the state (Game.view)
 _VISIBLE = ("format", "ruleset", "variant", "hash", "players", "kinds", "entities", "globals",
@@ -184,12 +186,16 @@ class Game:
             return next((a for a in self.legal_actions() if a == action), action)
         raise IllegalAction(Diagnostic("RR301", f"not an action: {action!r}"))
 
-    def apply(self, action, safe: bool = True) -> None:
+    def apply(self, action, safe: object = _UNSET) -> None:
         """Apply one action; an illegal one raises :class:`IllegalAction` and changes nothing,
         and so does a rule that fails while it runs (the state is put back from the undo log).
 
-        ``safe`` is kept for old callers: every apply is safe, at no measurable cost.
+        ``safe`` is deprecated and ignored: every apply is safe, at no measurable cost. Passing
+        it warns (DeprecationWarning); it will be removed.
         """
+        if safe is not _UNSET:
+            warnings.warn("Game.apply(safe=...) is deprecated and ignored: every apply is safe; "
+                          "call apply(action)", DeprecationWarning, stacklevel=2)
         state = self.state
         if state["result"] is not None:
             raise IllegalAction(Diagnostic("RR301", "the game is over"))

@@ -380,4 +380,4 @@ def _sample_games(ruleset, players: int, games: int, seed: int):
             yield game
             if game.is_over:
                 break
-            game.apply(pick.choice(game.legal_actions()), safe=False)
+            game.apply(pick.choice(game.legal_actions()))

@@ -135,7 +135,7 @@ class RulesState(pyspiel.State):
             else:
                 self.game.machine.chance = chance
                 try:
-                    self.game.apply(action, safe=False)
+                    self.game.apply(action)
                 finally:
                     self.game.machine.chance = None
             self._pending = None

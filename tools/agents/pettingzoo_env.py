@@ -139,7 +139,7 @@ class _Rules:
         if action not in self._legal:
             raise ValueError(f"action {action} ({self.encoding.action_at(action).label}) is not legal for "
                              f"{agent} now; the legal ones are in observe(agent)['action_mask']")
-        self.game.apply(self.encoding.action_at(action), safe=False)
+        self.game.apply(self.encoding.action_at(action))
 
     def render(self):
         if self.render_mode != "ansi" or self.game is None:
