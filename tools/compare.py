@@ -211,13 +211,14 @@ def _chosen(name: str, only: list | None) -> bool:
 def _merge_duplicates(per_arm: dict, names: list) -> tuple[list, dict]:
     """One row per quantity: a metric whose per-game values equal an earlier one's in every arm
     (an action and the rule that only it calls) is that metric's row. Constant figures are not
-    merged (they carry no signal; the warning says so). Returns (names kept, kept -> the same)."""
+    merged (they carry no signal; the warning says so), nor are the win rates by seat, position
+    and bot, each of which a designer looks for. Returns (names kept, kept -> the same)."""
     first: dict = {}
     same: dict = {}
     for name in names:
         key = tuple(tuple(arm.get(name) or ()) for arm in per_arm.values())
         values = {v for arm_values in key for v in arm_values}
-        if len(values) > 1 and key in first:
+        if len(values) > 1 and key in first and not name.endswith(" wins"):
             same.setdefault(first[key], []).append(name)
         else:
             first.setdefault(key, name)
