@@ -129,7 +129,7 @@ CODES = {
     "RR501": Code("bad-arm", "an arm of a comparison cannot be made: a --set names no constant or gives a value of another type, or two arms are the same",
                "--set detroit_end=late", "name a constant of components.yaml and give a value of its type"),
     "RR502": Code("unknown-metric", "--metrics or --plot names a metric no arm can report",
-               "--metrics rule auction_trun", "use a name as the table shows it, or a family (metric, end, seat, bot, action, rule)"),
+               "--metrics rule auction_trun", "use a name as the table shows it, or a family (metric, end, seat, bot, ladder, action, rule)"),
 }
 
 

@@ -236,6 +236,8 @@ def cmd_compare(args) -> int:
     try:
         with Arms(args.rulesets[0], args.variant or [], args.set or [], args.rulesets[1:]) as arms:
             players = _players(arms[0].ruleset, args.players)
+            if args.ladder:
+                args.bot, args.metrics = args.ladder, (args.metrics or []) + ["ladder"]
             check_metrics((args.metrics or []) + (args.plot or []), [a.ruleset for a in arms], players, args.bot)
             if args.max_games and not args.until_verdict:
                 raise Usage("--max-games goes with --until-verdict")
@@ -500,7 +502,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "FILE (plots need matplotlib: pip install \".[report]\")")
     p.add_argument("--force", action="store_true", help="allow --csv and --html to overwrite existing files")
     p.add_argument("--metrics", nargs="+", metavar="NAME", help="report (and correct over) only these "
-                   "metrics: names as the table shows them, or families (metric, end, seat, bot, action, rule)")
+                   "metrics: names as the table shows them, or families (metric, end, seat, bot, ladder, action, rule)")
+    p.add_argument("--ladder", type=_bots, metavar="BOTS", help="a skill ladder, weaker bots first "
+                   "(random,greedy,mcts): seats them in rotation and reports how often each stronger bot "
+                   "outscores each weaker one per arm, and whether a variant makes skill matter more or less")
     p.add_argument("--plot", nargs="+", metavar="METRIC", help="the metrics of the --html report's change "
                    "and sweep plots (default: the six that changed most)")
     p.add_argument("--fdr", action="store_true", help="correct the verdicts with Benjamini-Hochberg (the "
