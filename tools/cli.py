@@ -549,7 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "with their figures' 95%% intervals.")
     p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
     p.add_argument("--param", action="append", required=True, metavar="NAME=LO..HI",
-                   help="a constant of components.yaml (or a map's entry: start_cash.3) and its range; "
+                   help="a constant of components.yaml (or a map's entry: prices.3) and its range; "
                    "whole numbers for a whole-number constant (repeatable)")
     p.add_argument("--objective", default="balance", help="balance (default: the largest gap between a "
                    "turn-order position's win rate and an equal share), or METRIC=TARGET ('decisions=150')")

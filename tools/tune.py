@@ -1,6 +1,6 @@
 """`railrules tune`: search constant values toward an objective with paired games.
 
-Each trial sets the constants (``--param NAME=LO..HI``, entries of maps too: ``start_cash.3``)
+Each trial sets the constants (``--param NAME=LO..HI``, entries of maps too: ``prices.3``)
 to values Optuna's TPE sampler proposes (seeded: the same command proposes the same values) and
 plays the same seeded games as every other trial (paired: the values differ, not the luck). The
 objective is ``balance`` (the largest gap between a position in turn order's win rate and an
@@ -29,7 +29,7 @@ def parse_params(base, params: list[str]) -> list[tuple[str, float, float, bool]
         name, eq, span = item.partition("=")
         lo, dots, hi = span.partition("..")
         if not eq or not dots:
-            raise ArmError(f"--param '{item}': write NAME=LO..HI (start_cash.3=30..60)")
+            raise ArmError(f"--param '{item}': write NAME=LO..HI (prices.3=30..60)")
         overrides(base, [f"{name}={lo},{hi}"])   # the constant exists and takes such values
         low, high = _range(lo, hi, item)
         out.append((name.strip(), low, high, isinstance(low, int) and isinstance(high, int)))
