@@ -1,11 +1,13 @@
-"""`railrules compare`: the same seeded games under each arm (base, variants, overrides), and
-what changed, with 95 % intervals.
+"""`railrules compare`: the same seeded games under each arm (base, other ruleset folders,
+variants, overrides), and what changed, with corrected verdicts.
 
 Games are paired: game i of every arm has the same seed, the same seating of the bots (rotated
 from game to game, so every bot sits in every seat) and the same bot seeds. Each metric is a
-number per game; an arm's figure is its mean over the games with a bootstrap interval, and its
-change is the mean of the game-by-game differences to the base arm, with its own interval: a
-change whose interval excludes 0 is more than the noise of the games.
+number per game; an arm's figure is its mean over the games with a 95 % interval (exact for
+shares such as win rates, bootstrap otherwise), and its change is the mean of the game-by-game
+differences to the base arm with a t interval, a p-value (paired t-test, or McNemar's exact test
+for 0/1 figures) and an effect size. The p-values of an arm's metrics are corrected together
+(Holm, or Benjamini-Hochberg): only a change that stays significant is a verdict.
 """
 from __future__ import annotations
 
