@@ -133,9 +133,9 @@ CODES = {
                "a derived value that reads state through a path the engine does not see", "report it: every read of a derived value must be noted by the engine"),
     # arguments of railrules compare (checked before any game is played)
     "RR501": Code("bad-arm", "an arm of a comparison cannot be made: a --set names no constant or gives a value of another type, or two arms are the same",
-               "--set detroit_end=late", "name a constant of components.yaml and give a value of its type"),
+               "--set goal=late", "name a constant of components.yaml and give a value of its type"),
     "RR502": Code("unknown-metric", "--metrics or --plot names a metric no arm can report",
-               "--metrics rule auction_trun", "use a name as the table shows it, or a family (metric, end, seat, bot, action, rule)"),
+               "--metrics decisons", "use a name as the table shows it, or a family (metric, end, seat, bot, ladder, action, rule)"),
     # tools
     "RR401": Code("bot", "a bot named by --bots (module:Class) cannot be loaded, or does not follow the bot protocol",
                "--bots mybots:Clever where mybots.py has no class Clever", "name an importable module and a class made with (seed, **options) with a method choose(view, legal) that returns one of legal"),

@@ -104,7 +104,7 @@ def test_changing_a_field_changes_only_its_slice(coded):
     game = ruleset.new_game(3, 21)
     pick = random.Random(21)
     for _ in range(40):
-        game.apply(pick.choice(game.legal_actions()), safe=False)
+        game.apply(pick.choice(game.legal_actions()))
     before = code.observe(game, None)
 
     def record(state, owner):

@@ -217,7 +217,7 @@ def test_shares_take_exact_intervals_and_unchanged_figures_say_no_game_differed(
     same = m["decisions"]["same"]["change"]
     assert same["differed"] == 0 and same["detectable"] is None
     text = compare.table(result)
-    rows = {row[0]: row for row in text.rows}
+    rows = {row[0].split(" = ")[0]: row for row in text.rows}
     assert "no game differed" in rows["decisions"][2] and "+0 [+0, +0]" not in " ".join(map(str, text.rows))
     # the smallest change detectable at 80 % power, at the level of Holm's first step
     longer = m["decisions"]["goal=20"]["change"]
@@ -282,6 +282,24 @@ def test_one_row_per_quantity_and_chosen_metrics(monkeypatch, capsys):
         assert said in capsys.readouterr().err
     assert main(["compare", "chicago_express", "--players", "3", "--plot", "metric houses"]) == 2
     assert "did you mean 'metric houses_left'" in capsys.readouterr().err
+
+
+def test_the_ladder_counts_how_often_the_stronger_bot_outscores_the_weaker(coin_race, capsys):
+    with Arms(coin_race, [], ["goal=20"]) as arms:
+        result = compare.run(arms, 12, 3, "random,greedy", 7)
+    for label in result["arms"]:
+        wins = []
+        for r in result["records"][label]:
+            pairs = [(r["scores"][p], r["scores"][q]) for p, a in r["seats"].items() if a == "greedy"
+                     for q, b in r["seats"].items() if b == "random"]
+            wins.append(sum(1 if x > y else 0.5 if x == y else 0 for x, y in pairs) / len(pairs))
+        cell = result["metrics"]["ladder: greedy beats random"][label]
+        assert cell["mean"] == pytest.approx(sum(wins) / len(wins)) and cell["mean"] > 0.5
+        ref = scipy_stats.beta.ppf(0.025, sum(wins), len(wins) - sum(wins) + 1)
+        assert cell["low"] == pytest.approx(ref, abs=1e-6)
+    assert main(["compare", coin_race, "--ladder", "random,greedy", "--players", "2", "--games", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "ladder: greedy beats random" in out and "over 1 tests per arm" in out
 
 
 def test_figures_without_signal_are_warned_about(coin_race):

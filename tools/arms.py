@@ -52,7 +52,7 @@ def _type(value) -> str:
 def overrides(base, sets: list[str]) -> list[tuple[str, object]]:
     """``NAME=V1,V2`` items -> (NAME, value) pairs, one per value, each checked against the base
     ruleset's constant of that name (it must exist and the value must have its type). ``NAME``
-    may name an entry of a map constant: ``start_cash.3=50``."""
+    may name an entry of a map constant: ``prices.3=50``."""
     out = []
     for item in sets:
         name, eq, values = item.partition("=")
@@ -86,7 +86,7 @@ def _key(mapping: dict, key: str, name: str):
 
 
 def entry(value, keys: list, name: str):
-    """The entry of a constant that ``keys`` (``start_cash.3`` -> ["3"]) name."""
+    """The entry of a constant that ``keys`` (``prices.3`` -> ["3"]) name."""
     for key in keys:
         if not isinstance(value, dict):
             raise ArmError(f"--set: {name}: only the entries of a map can be set, and this is {_type(value)}")

@@ -273,6 +273,8 @@ def cmd_compare(args) -> int:
     try:
         with Arms(args.rulesets[0], args.variant or [], args.set or [], args.rulesets[1:]) as arms:
             players = _players(arms[0].ruleset, args.players)
+            if args.ladder:
+                args.bot, args.metrics = args.ladder, (args.metrics or []) + ["ladder"]
             check_metrics((args.metrics or []) + (args.plot or []), [a.ruleset for a in arms], players, args.bot)
             if args.max_games and not args.until_verdict:
                 raise Usage("--max-games goes with --until-verdict")
@@ -355,6 +357,34 @@ def cmd_observe(args) -> int:
                    "sampled game changed are left out (tools/agents/encoding.py)"]
     show(table)
     return EXIT_OK
+
+
+def cmd_tune(args) -> int:
+    from .arms import ArmError
+    try:
+        from .tune import describe, plot, tune
+        import optuna  # noqa: F401
+    except ImportError:
+        raise Usage('tune needs Optuna: pip install "railrules[tune]"') from None
+    if args.plot and Path(args.plot).exists() and not args.force:
+        raise Usage(f"--plot: {args.plot} exists; give another file, or --force to overwrite it")
+
+    def progress(k, values, value):
+        if sys.stderr.isatty() and not args.json:
+            print(f"trial {k}: {values} -> {value:.3g}", file=sys.stderr)
+    try:
+        result = tune(args.ruleset, args.param, args.objective, args.budget, args.games,
+                      lambda rs: _players(rs, args.players), args.bot, args.seed, args.jobs, progress)
+    except ArmError as err:
+        raise Usage(str(err)) from None
+    if args.plot and result["trials"]:
+        try:
+            plot(result, args.plot)
+        except ImportError:
+            print('railrules tune: no plot: matplotlib is not installed (pip install "railrules[report]")',
+                  file=sys.stderr)
+    print(json.dumps(result) if args.json else describe(result))
+    return 130 if result["partial"] else EXIT_OK
 
 
 def cmd_replay(args) -> int:
@@ -635,13 +665,41 @@ def build_parser() -> argparse.ArgumentParser:
                    "FILE (plots need matplotlib: pip install \".[report]\")")
     p.add_argument("--force", action="store_true", help="allow --csv and --html to overwrite existing files")
     p.add_argument("--metrics", nargs="+", metavar="NAME", help="report (and correct over) only these "
-                   "metrics: names as the table shows them, or families (metric, end, seat, bot, action, rule)")
+                   "metrics: names as the table shows them, or families (metric, end, seat, bot, ladder, action, rule)")
+    p.add_argument("--ladder", type=_bots, metavar="BOTS", help="a skill ladder, weaker bots first "
+                   "(random,greedy,mcts): seats them in rotation and reports how often each stronger bot "
+                   "outscores each weaker one per arm, and whether a variant makes skill matter more or less")
     p.add_argument("--plot", nargs="+", metavar="METRIC", help="the metrics of the --html report's change "
                    "and sweep plots (default: the six that changed most)")
     p.add_argument("--fdr", action="store_true", help="correct the verdicts with Benjamini-Hochberg (the "
                    "expected share of false verdicts at most 5%%) instead of Holm (the chance of any "
                    "false verdict per arm at most 5%%)")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("tune", help="search constant values toward seat balance or a metric's target "
+                       "with paired games (needs pip install \".[tune]\")",
+                       description="Each trial sets the --param constants to values Optuna's seeded TPE "
+                       "sampler proposes and plays the same seeded games (--games) as every other trial; "
+                       "the search ends at --budget games or Ctrl-C (exit 130) and reports the best values "
+                       "with their figures' 95%% intervals.")
+    p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
+    p.add_argument("--param", action="append", required=True, metavar="NAME=LO..HI",
+                   help="a constant of components.yaml (or a map's entry: prices.3) and its range; "
+                   "whole numbers for a whole-number constant (repeatable)")
+    p.add_argument("--objective", default="balance", help="balance (default: the largest gap between a "
+                   "turn-order position's win rate and an equal share), or METRIC=TARGET ('decisions=150')")
+    p.add_argument("--budget", type=_count(1), default=1000, help="games in all (default 1000)")
+    p.add_argument("--games", type=_count(1), default=50, help="paired games per trial (default 50)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the games and of the sampler")
+    p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
+    p.add_argument("--bots", "--bot", dest="bot", type=_bots, default="random", metavar="BOTS",
+                   help="the bots (default random). " + BOT_HELP)
+    p.add_argument("--jobs", type=_count(1), default=1, help="worker processes (default 1)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object (every trial)")
+    p.add_argument("--plot", metavar="FILE", help="also draw the objective against each value (.svg or .png; "
+                   "needs matplotlib)")
+    p.add_argument("--force", action="store_true", help="allow --plot to overwrite an existing file")
+    p.set_defaults(func=cmd_tune)
 
     p = sub.add_parser("coverage", help="which rules, actions, options, triggers and end conditions "
                        "fire in many bot games, and how often",

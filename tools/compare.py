@@ -1,11 +1,13 @@
-"""`railrules compare`: the same seeded games under each arm (base, variants, overrides), and
-what changed, with 95 % intervals.
+"""`railrules compare`: the same seeded games under each arm (base, other ruleset folders,
+variants, overrides), and what changed, with corrected verdicts.
 
 Games are paired: game i of every arm has the same seed, the same seating of the bots (rotated
 from game to game, so every bot sits in every seat) and the same bot seeds. Each metric is a
-number per game; an arm's figure is its mean over the games with a bootstrap interval, and its
-change is the mean of the game-by-game differences to the base arm, with its own interval: a
-change whose interval excludes 0 is more than the noise of the games.
+number per game; an arm's figure is its mean over the games with a 95 % interval (exact for
+shares such as win rates, bootstrap otherwise), and its change is the mean of the game-by-game
+differences to the base arm with a t interval, a p-value (paired t-test, or McNemar's exact test
+for 0/1 figures) and an effect size. The p-values of an arm's metrics are corrected together
+(Holm, or Benjamini-Hochberg): only a change that stays significant is a verdict.
 """
 from __future__ import annotations
 
@@ -133,6 +135,12 @@ def _per_game(records: list, players: int) -> dict:
     def share(r, who):
         return (1 / len(r["winners"])) if who in r["winners"] else 0.0
 
+    def beats(r, strong, weak):
+        """How often a seat of ``strong`` outscores a seat of ``weak`` in the game (a tie: half)."""
+        pairs = [(r["scores"][p], r["scores"][q]) for p, a in r["seats"].items() if a == strong
+                 for q, b in r["seats"].items() if b == weak]
+        return stats.mean([1.0 if x > y else 0.5 if x == y else 0.0 for x, y in pairs])
+
     m = {"decisions": lambda r: r["decisions"], "winner's margin": lambda r: r["margin"],
          "shared win": lambda r: float(len(r["winners"]) > 1),
          "first player wins": lambda r: share(r, r["order"][0])}
@@ -149,6 +157,10 @@ def _per_game(records: list, players: int) -> dict:
     if len(specs) > 1:
         for b in specs:
             m[f"bot {b} wins"] = lambda r, b=b: stats.mean([share(r, p) for p, x in r["seats"].items() if x == b])
+        listed = list(dict.fromkeys(ok[0]["seats"].values()))   # as --bots lists them: weaker first
+        for i, weak in enumerate(listed):
+            for strong in listed[i + 1:]:
+                m[f"ladder: {strong} beats {weak}"] = lambda r, a=strong, b=weak: beats(r, a, b)
     for a in actions:
         m[f"action {a}"] = lambda r, a=a: r["actions"].get(a, 0)
     for x in sorted({x for r in ok for x in r.get("rules", ())}):
@@ -165,7 +177,7 @@ def position_name(k: int) -> str:
 
 
 _FIRST = ("decisions", "winner's margin", "shared win", "first player wins", "lead changes")
-_GROUPS = ("metric ", "end: ", "seat ", "second player", "third player", "fourth player", "fifth player",
+_GROUPS = ("ladder: ", "metric ", "end: ", "seat ", "second player", "third player", "fourth player", "fifth player",
            "sixth player", "player ", "bot ", "action ", "rule ")
 BALANCES = ("seat balance", "turn order balance")
 
@@ -178,7 +190,7 @@ def _order(name: str) -> tuple:
     return (1 + next((i for i, g in enumerate(_GROUPS) if name.startswith(g)), len(_GROUPS)), 0, name)
 
 
-FAMILIES = ("metric", "end", "seat", "bot", "action", "rule")
+FAMILIES = ("metric", "end", "seat", "bot", "ladder", "action", "rule")
 
 
 def known_metrics(ruleset, players: int, specs: str) -> set:
@@ -187,6 +199,8 @@ def known_metrics(ruleset, players: int, specs: str) -> set:
     names = set(_FIRST) | {position_name(k) for k in range(1, players)}
     names |= {f"seat p{k} wins" for k in range(1, players + 1)}
     names |= {f"bot {b} wins" for b in set(specs.split(","))}
+    listed = list(dict.fromkeys(specs.split(",")))
+    names |= {f"ladder: {b} beats {a}" for i, a in enumerate(listed) for b in listed[i + 1:]}
     names |= {f"metric {name}" for name, _, _ in ruleset.program.metrics}
     prefix = {"procedure": "rule ", "trigger": "rule ", "option": "action ", "end": "end: "}
     names |= {prefix[r["kind"]] + r["name"] for r in rules_of(ruleset) if r["kind"] in prefix}
@@ -200,7 +214,7 @@ def check_metrics(chosen: list, rulesets: list, players: int, specs: str) -> Non
         if name in known or name in FAMILIES or name.startswith("end: "):
             continue
         close = difflib.get_close_matches(name, sorted(known) + list(FAMILIES), n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else "; a family (metric, end, seat, bot, action, rule) chooses all of its metrics"
+        hint = f"; did you mean '{close[0]}'?" if close else "; a family (metric, end, seat, bot, ladder, action, rule) chooses all of its metrics"
         raise ArmError(f"--metrics/--plot: no metric '{name}'{hint}", "RR502")
 
 
@@ -211,13 +225,14 @@ def _chosen(name: str, only: list | None) -> bool:
 def _merge_duplicates(per_arm: dict, names: list) -> tuple[list, dict]:
     """One row per quantity: a metric whose per-game values equal an earlier one's in every arm
     (an action and the rule that only it calls) is that metric's row. Constant figures are not
-    merged (they carry no signal; the warning says so). Returns (names kept, kept -> the same)."""
+    merged (they carry no signal; the warning says so), nor are the win rates by seat, position
+    and bot, each of which a designer looks for. Returns (names kept, kept -> the same)."""
     first: dict = {}
     same: dict = {}
     for name in names:
         key = tuple(tuple(arm.get(name) or ()) for arm in per_arm.values())
         values = {v for arm_values in key for v in arm_values}
-        if len(values) > 1 and key in first:
+        if len(values) > 1 and key in first and not name.endswith(" wins") and not name.startswith("ladder: "):
             same.setdefault(first[key], []).append(name)
         else:
             first.setdefault(key, name)
@@ -274,7 +289,7 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
 def _is_share(name: str, xs: list) -> bool:
     """A win rate, an end reason's or a tie's frequency, or a true/false metric: its interval is
     the exact one of a proportion."""
-    if name.endswith(" wins") or name.startswith("end: ") or name == "shared win":
+    if name.endswith(" wins") or name.startswith(("end: ", "ladder: ")) or name == "shared win":
         return stats.is_rate(xs)
     return name.startswith("metric ") and bool(xs) and all(x in (0, 1) for x in xs)
 
