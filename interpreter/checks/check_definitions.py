@@ -17,7 +17,7 @@ def check_definitions(defs: list, sink: Sink) -> set:
     """Report RR113, RR114 and RR115 for the merged definitions; return the names of the
     constants caught in a cycle (the loader leaves them uncomputed)."""
     for d in defs:
-        for node in n.walk(d):
+        for node in (d, *(x for x in n.walk(d) if type(x) is n.Option)) if type(d) is not n.ConstDef else ():
             named = _parameters(node)
             if named is not None:
                 _repeated(node, *named, sink)
