@@ -94,20 +94,45 @@ def _players(ruleset, wanted: int | None) -> int:
 
 # ------------------------------------------------------------------ verbs
 def cmd_lint(args) -> int:
-    from .lint import lint_paths, missing_paths
+    from . import fixes
+    from .lint import lint_paths, missing_paths, watch
     for path in missing_paths(args.paths):
         print(f"railrules lint: no ruleset, folder or file '{path}' (shipped rulesets: "
               f"{', '.join(shipped_rulesets())})", file=sys.stderr)
         return EXIT_USAGE
-    diags = lint_paths(args.paths, args.play, args.variant or [])
-    shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
-    out = diagnostics.render(shown, args.format)
-    if out:
-        print(out)
-    errors = sum(d.severity == "error" for d in diags)
-    if args.format == "text":
-        print(f"{errors} error(s), {len(diags) - errors} warning(s)", file=sys.stderr)
-    return EXIT_FAIL if errors else EXIT_OK
+
+    def codes(values):
+        return None if values is None else [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+    def once() -> int:
+        diags = lint_paths(args.paths, args.play, args.variant or [], codes(args.select), codes(args.ignore))
+        if args.diff:
+            patch = fixes.diff(diags)
+            print(patch, end="")
+            return EXIT_FAIL if patch else EXIT_OK
+        if args.fix:
+            made = fixes.write(diags)
+            if made:
+                print(f"fixed {made} problem(s)", file=sys.stderr)
+                diags = lint_paths(args.paths, args.play, args.variant or [], codes(args.select), codes(args.ignore))
+        shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
+        out = diagnostics.render(shown, args.format)
+        if out:
+            print(out)
+        errors = sum(d.severity == "error" for d in diags)
+        if args.format == "text":
+            fixable = sum(fixes.fix_of(d) is not None for d in diags)
+            print(f"{errors} error(s), {len(diags) - errors} warning(s)"
+                  + (f"; {fixable} fixable with --fix" if fixable else ""), file=sys.stderr, flush=True)
+        return EXIT_FAIL if errors else EXIT_OK
+
+    if args.watch:
+        try:
+            watch(args.paths, once)
+        except KeyboardInterrupt:
+            pass
+        return EXIT_OK
+    return once()
 
 
 def _one_game_args(p: argparse.ArgumentParser, resume_help: str) -> None:
@@ -510,6 +535,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--play", type=_count(0), default=0, metavar="N",
                    help="also run N seeded random games: dead ends, step budget, conservation, "
                    "options and end conditions never reached (default 0: off)")
+    p.add_argument("--select", action="append", metavar="CODES",
+                   help="report only these codes or prefixes (RR1,RR207; repeatable); replaces the "
+                   "lint: select of ruleset.yaml")
+    p.add_argument("--ignore", action="append", metavar="CODES",
+                   help="do not report these codes or prefixes (repeatable); replaces the lint: ignore "
+                   "of ruleset.yaml. One line: end it with # lint: ignore[RR207]")
+    p.add_argument("--fix", action="store_true",
+                   help="make the fixes a did-you-mean hint gives (the misspelt name replaced), then lint again")
+    p.add_argument("--diff", action="store_true",
+                   help="print the fixes --fix would make as a unified diff; write nothing (exit 1 if any)")
+    p.add_argument("--watch", action="store_true",
+                   help="lint again whenever a file of the rulesets changes, until Ctrl-C")
     p.set_defaults(func=cmd_lint)
 
     p = sub.add_parser("replay", help="replay a game log; fail at the first divergence",
