@@ -287,25 +287,8 @@ def cmd_replay(args) -> int:
 
 
 def cmd_test(args) -> int:
-    from .scenarios import run_all
-    from railrules.interpreter.data.ruleset import resolve_ruleset_path
-    failed = total = 0
-    for name in args.rulesets or shipped_rulesets():
-        root = resolve_ruleset_path(name)
-        if root is None:
-            print(f"railrules test: no ruleset '{name}'", file=sys.stderr)
-            return EXIT_USAGE
-        for result in run_all(str(root), root):
-            total += 1
-            if result.passed:
-                print(f"ok    {result.file}  {result.description}")
-            else:
-                failed += 1
-                print(f"FAIL  {result.file}  {result.description}")
-                for d in result.failures:
-                    print("      " + diagnostics.long(d).replace("\n", "\n      "))
-    print(f"{total - failed} passed, {failed} failed")
-    return EXIT_FAIL if failed or not total else EXIT_OK
+    from .scenario_report import run_selected
+    return run_selected(args)
 
 
 def cmd_bench(args) -> int:
@@ -562,7 +545,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("test", help="run the scenario tests kept under each ruleset's scenarios/",
                        description="Run every scenarios/*.yaml of the given rulesets (default: all).")
-    p.add_argument("rulesets", nargs="*", help="ruleset names or folders")
+    p.add_argument("rulesets", nargs="*", help="ruleset names or folders, or scenario files")
+    p.add_argument("-k", dest="pattern", metavar="EXPRESSION",
+                   help="run only the scenarios whose ruleset, file name or description match, as "
+                   "pytest -k: words (substrings, any case) with and, or, not and brackets")
+    p.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML (for CI)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON instead of text")
+    p.add_argument("--record", action="store_true",
+                   help="for each scenario chosen: play its do/set steps and add at its end the expect, "
+                   "turn and over steps that state the position reached, for you to review")
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser("bench", help="measure the engine: playouts/s, clone, apply, load, lint",
