@@ -578,6 +578,16 @@ def test_new_never_overwrites_and_refuses_bad_names(capsys, monkeypatch, tmp_pat
     assert code == 2 and "no ruleset 'no_such_game'" in err and not (tmp_path / "fine").exists()
 
 
+def test_new_refuses_the_name_of_a_shipped_ruleset_unless_given_as_a_path(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "new", "chicago_express")
+    assert code == 2 and "shipped ruleset" in err and "./chicago_express" in err and "my_chicago_express" in err
+    assert not (tmp_path / "chicago_express").exists()
+    code, out, err = run(capsys, "new", "./chicago_express")
+    assert code == 0 and (tmp_path / "chicago_express" / "ruleset.yaml").is_file()
+    assert "also a shipped ruleset" in out      # and it says what that means
+
+
 def test_the_template_is_the_readmes_first_ruleset():
     import re
     from railrules.tools.new import TEMPLATE, templates_dir
