@@ -101,6 +101,14 @@ def _change(client, uri: str, text: str, version: int) -> None:
                                              "contentChanges": [{"text": text}]})
 
 
+def _opened(client, path: Path) -> tuple[str, str, dict]:
+    """Open a file, wait for its first diagnostics: its text, uri and textDocument."""
+    text = path.read_text(encoding="utf-8")
+    uri = _open(client, path)
+    client.diagnostics(uri)
+    return text, uri, {"uri": uri}
+
+
 def _at(text: str, needle: str) -> dict:
     i = text.index(needle)
     return {"line": text.count("\n", 0, i), "character": i - (text.rfind("\n", 0, i) + 1)}
@@ -123,10 +131,7 @@ def test_diagnostics_follow_the_unsaved_text(client):
 
 
 def test_hover_definition_completion_symbols_references(client):
-    text = DIVIDENDS.read_text(encoding="utf-8")
-    uri = _open(client, DIVIDENDS)
-    client.diagnostics(uri)
-    doc = {"uri": uri}
+    text, uri, doc = _opened(client, DIVIDENDS)
     hover = client.request("textDocument/hover", {"textDocument": doc, "position": _at(text, "ceil(")})
     assert "round a fraction up" in hover["contents"]["value"]
     at_call = _at(text, "pay_per_share(c, dividend(c))")
@@ -158,10 +163,7 @@ def _line_of(path: Path, needle: str) -> int:
 
 
 def test_the_yaml_names_hover_definition_and_completion(client):
-    text = BUILD.read_text(encoding="utf-8")
-    uri = _open(client, BUILD)
-    client.diagnostics(uri)
-    doc = {"uri": uri}
+    text, uri, doc = _opened(client, BUILD)
     hover = client.request("textDocument/hover", {"textDocument": doc, "position": _at(text, "max_build)")})
     assert "**max_build** (constant, a number) = `3`" in hover["contents"]["value"]
     assert "components.yaml" in hover["contents"]["value"]

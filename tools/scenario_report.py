@@ -36,21 +36,18 @@ def matcher(pattern: str | None):
         pos += 1
         return tokens[pos - 1]
 
-    def either():
-        left = both()
-        while peek() == "or":
-            take()
-            right = both()
-            left = (lambda a, b: lambda t: a(t) or b(t))(left, right)
-        return left
+    def joined(word: str, part, combine):
+        def parse():
+            left = part()
+            while peek() == word:
+                take()
+                right = part()
+                left = (lambda a, b: lambda t: combine(a(t), b(t)))(left, right)
+            return left
+        return parse
 
-    def both():
-        left = negation()
-        while peek() == "and":
-            take()
-            right = negation()
-            left = (lambda a, b: lambda t: a(t) and b(t))(left, right)
-        return left
+    both = joined("and", lambda: negation(), lambda a, b: a and b)
+    either = joined("or", both, lambda a, b: a or b)
 
     def negation():
         if peek() == "not":
