@@ -150,9 +150,14 @@ def make_server():
         if path.is_relative_to(LIBRARY):
             rel = "library/" + path.relative_to(LIBRARY).as_posix()
             roots = set(library_users(path)) | {r for r in rulesets if rel in (listed_rules(r) or ())}
-            return [rulesets.setdefault(r, Rules(r)) for r in sorted(roots)]
+            return [known(r) for r in sorted(roots)]
         root = ruleset_root(path)
-        return [rulesets.setdefault(root, Rules(root))] if root is not None else []
+        return [known(root)] if root is not None else []
+
+    def known(root: Path) -> Rules:
+        if root not in rulesets:
+            rulesets[root] = Rules(root)
+        return rulesets[root]
 
     def texts_under(root: Path) -> dict:
         """The open documents a check of ``root`` reads: its own files and the shared library's."""
