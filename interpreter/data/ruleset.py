@@ -202,6 +202,7 @@ class _Loader:
         self.files: list = []     # (name in ruleset.yaml, its position, shown path, module): parsed rules
         self.root: Path = Path(".")
         self.places: dict = {}
+        self.variant_places: Positions | None = None   # where the variant's values are written
 
     # ------------------------------------------------------------------ files
     def read(self, rel: str, pos: Pos, base: Path | None = None) -> tuple[str | None, str]:
@@ -289,7 +290,8 @@ class _Loader:
             constants=names.constants, variables=dict(comps.get("variables", {})),
             notes=frozenset(comps.get("notes") or {}),
             player_fields=dict(comps.get("player", {})), entities=entities, kinds=kinds,
-            meta_places={"components": cpos, "ruleset": mpos, "board": bpos},
+            meta_places={"components": cpos, "ruleset": mpos, "board": bpos,
+                         **({"variant": self.variant_places} if self.variant_places else {})},
             board=board, program=program, functions=functions, tracked=tracked, conserve=conserve,
             hash=self.digest.hexdigest()[:16],
             step_budget=limits.get("steps", DEFAULT_STEPS),
@@ -349,6 +351,7 @@ class _Loader:
                     "; or give the path of a variant file")
             return None
         self.overlay(comps, board_data, over, vpos)
+        self.variant_places = vpos
         var_rules = list(over.get("rules", []))
         for i, f in enumerate(var_rules):
             rules_pos[f] = vpos.of("rules", i)
