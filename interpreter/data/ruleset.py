@@ -203,6 +203,7 @@ class _Loader:
         self.root: Path = Path(".")
         self.places: dict = {}
         self.variant_places: Positions | None = None   # where the variant's values are written
+        self.sources: dict = {}   # shown path -> the text of each rules file read
 
     # ------------------------------------------------------------------ files
     def read(self, rel: str, pos: Pos, base: Path | None = None) -> tuple[str | None, str]:
@@ -271,7 +272,7 @@ class _Loader:
         if self.derive_all:  # copies: parsed modules are shared
             defs = [dataclasses.replace(d, derived=True) if isinstance(d, n.FuncDef) else d for d in defs]
         errors = len(self.sink.errors)
-        cyclic = check_definitions(defs + [x for *_, m in self.files for x in m.needs], self.sink)
+        cyclic = check_definitions(defs + [x for *_, m in self.files for x in m.needs], self.sink, self.sources)
         names = _names(defs, comps, entities, aliases, kinds, broken | cyclic)
         # code is not generated for definitions that cannot work (it would not even compile)
         compiler = Compiler(names, self.sink, generate=self.generate and len(self.sink.errors) == errors)
@@ -496,6 +497,7 @@ class _Loader:
                 broken.update(("game", "score"))  # it may have held them: no follow-on RR107
             else:
                 module = parse_rules(text, shown, self.sink)
+                self.sources[shown] = text
                 defs += module.definitions
                 broken |= module.broken
                 self.files.append((rel, entry, shown, module))
