@@ -224,6 +224,23 @@ def test_quick_fix_signature_help_and_workspace_symbols(client):
     assert any(s["name"] == "max_build" and s["location"]["uri"] == COMPONENTS.as_uri() for s in symbols)
 
 
+def test_semantic_tokens_colour_the_names_by_what_they_are(client):
+    from railrules.tools.lsp import TOKEN_TYPES as legend   # what the server announces
+    text, uri, doc = _opened(client, BUILD)
+    data = client.request("textDocument/semanticTokens/full", {"textDocument": doc})["data"]
+    lines = text.splitlines()
+    found, line, start = {}, 0, 0
+    for i in range(0, len(data), 5):
+        dl, ds, length, kind, _ = data[i:i + 5]
+        line, start = line + dl, (start + ds if dl == 0 else ds)
+        found.setdefault(lines[line][start:start + length], set()).add(legend[kind])
+    assert found["procedure"] == {"keyword"} and found["build_price"] == {"function"}
+    assert found["build_network"] == {"method"} and found["max_build"] == {"variable"}
+    assert found["trains_left"] == {"property"} and found["companies"] == {"class"}
+    assert found["count"] == {"function"} and "string" in found[next(k for k in found if k.startswith('"'))]
+    assert any(k.startswith("#") for k in found)
+
+
 @pytest.mark.parametrize("position", [{"line": -1, "character": 0}, {"line": 3, "character": -7},
                                       {"line": 10 ** 12, "character": 0}])
 def test_a_bad_position_gets_an_error_reply_and_the_server_goes_on(client, position):

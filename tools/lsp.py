@@ -6,7 +6,7 @@ editor's unsaved buffers read instead of the files on disk; a library file is ch
 every ruleset that lists it — and, from the ruleset's symbol table (YAML names included):
 hover, go to definition (into the YAML and ``rulesets/library/``), completion, references,
 rename across files (YAML included), quick fixes (the fixes of ``lint --fix``), signature
-help, document and workspace symbols. A file that does not parse is reported like any other
+help, document and workspace symbols, semantic tokens (names coloured by what they are). A file that does not parse is reported like any other
 problem: the server goes on. A request whose parameters are not valid (a negative position)
 gets a JSON-RPC error reply.
 
@@ -28,7 +28,7 @@ from railrules.interpreter.paths import in_ruleset, rulesets_dir
 from . import fixes
 from .heap import settled_heap
 from .lint import chosen, library_users, lint_config, listed_rules, suppressed
-from .lsp_text import NAME, after_dot, call_at, occurrences, ruleset_files, word_at
+from .lsp_text import NAME, after_dot, call_at, occurrences, ruleset_files, tokens, word_at
 
 DEBOUNCE = 0.15   # seconds of quiet typing before a ruleset is checked again
 LIBRARY = (rulesets_dir() / "library").resolve()
@@ -150,9 +150,14 @@ def make_server():
         if path.is_relative_to(LIBRARY):
             rel = "library/" + path.relative_to(LIBRARY).as_posix()
             roots = set(library_users(path)) | {r for r in rulesets if rel in (listed_rules(r) or ())}
-            return [rulesets.setdefault(r, Rules(r)) for r in sorted(roots)]
+            return [known(r) for r in sorted(roots)]
         root = ruleset_root(path)
-        return [rulesets.setdefault(root, Rules(root))] if root is not None else []
+        return [known(root)] if root is not None else []
+
+    def known(root: Path) -> Rules:
+        if root not in rulesets:
+            rulesets[root] = Rules(root)
+        return rulesets[root]
 
     def texts_under(root: Path) -> dict:
         """The open documents a check of ``root`` reads: its own files and the shared library's."""
@@ -369,7 +374,41 @@ def make_server():
             label=label, documentation=doc, parameters=[t.ParameterInformation(label=p) for p in params_])],
             active_signature=0, active_parameter=min(arg, max(0, len(params_) - 1)))
 
+    legend = t.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=[])
+
+    @server.feature(t.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, legend)
+    def semantic_tokens(ls, params: t.SemanticTokensParams):
+        if path_of(params.text_document.uri).suffix != ".rules":
+            return t.SemanticTokens(data=[])
+        table = table_of(params.text_document.uri)
+
+        def classify(name: str, after: bool) -> str | None:
+            kinds = {s.kind for s in table[name]}
+            if after:
+                return "property" if kinds & {"field", "player field"} else None
+            if name in KEYWORDS:
+                return "keyword"
+            for kind in ("def", "procedure", "constant", "const", "variable", "kind", "entity", "alias", "event"):
+                if kind in kinds:
+                    return TOKEN_KINDS[kind]
+            return "function" if name in builtins.ALL else None
+
+        data: list[int] = []
+        last_line = last_start = 0
+        for line, start, length, kind in tokens(source(params.text_document.uri), classify):
+            data += [line - last_line, start - last_start if line == last_line else start, length,
+                     TOKEN_TYPES.index(kind), 0]
+            last_line, last_start = line, start
+        return t.SemanticTokens(data=data)
+
     return server
+
+
+TOKEN_TYPES = ("keyword", "function", "method", "variable", "property", "class", "enumMember", "event",
+               "string", "number", "comment")
+TOKEN_KINDS = {"def": "function", "procedure": "method", "constant": "variable", "const": "variable",
+               "variable": "variable", "kind": "class", "entity": "enumMember", "alias": "enumMember",
+               "event": "event"}
 
 
 class _Dropped:

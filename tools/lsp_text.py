@@ -89,3 +89,21 @@ def ruleset_files(root: Path, listed: set[str] | None, library: Path) -> list[Pa
         if rel.startswith("library/") and (library / rel[len("library/"):]).is_file():
             files.append(library / rel[len("library/"):])
     return sorted({p.resolve() for p in files})
+
+
+_TOKEN = re.compile(r'(?P<comment>#.*)|(?P<string>"(?:[^"\\]|\\.)*"?)|(?P<number>\b\d+\b)'
+                    r'|(?P<name>[A-Za-z_][A-Za-z0-9_]*)')
+
+
+def tokens(text: str, classify) -> list[tuple[int, int, int, str]]:
+    """(line from 0, start, length, type) of the comments, strings, numbers and the names that
+    ``classify(name, after_a_dot)`` gives a type (None: left uncoloured) of a rules file."""
+    out = []
+    for k, line in enumerate(text.splitlines()):
+        for m in _TOKEN.finditer(line):
+            kind = m.lastgroup
+            if kind == "name":
+                kind = classify(m.group(), m.start() > 0 and line[m.start() - 1] == ".")
+            if kind is not None:
+                out.append((k, m.start(), m.end() - m.start(), kind))
+    return out

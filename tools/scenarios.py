@@ -166,7 +166,7 @@ def _value(game, text: str, where: Pos):
 
 
 def literal(value, names=None) -> str:
-    """A value as the rules language writes it (``true``, ``none``, ``[A, B]``, ``7/2``); a
+    """A value as the rules language writes it (``true``, ``none``, ``[a1, b2]``, ``7/2``); a
     string is written bare when it is one of ``names`` (entities, players; any name if None)."""
     if value is None:
         return "none"

@@ -8,19 +8,22 @@ compiled, so that ``play`` stops with the same words ``lint`` says.
 """
 from __future__ import annotations
 
+import re
+
 from ..dsl import builtins
 from ..dsl import nodes as n
-from ..errors import Sink
+from ..errors import Pos, Sink
 
 
-def check_definitions(defs: list, sink: Sink) -> set:
+def check_definitions(defs: list, sink: Sink, sources: dict | None = None) -> set:
     """Report RR113, RR114 and RR115 for the merged definitions; return the names of the
-    constants caught in a cycle (the loader leaves them uncomputed)."""
+    constants caught in a cycle (the loader leaves them uncomputed). ``sources`` (file ->
+    text) lets RR113 point at the repeated name itself."""
     for d in defs:
         for node in (d, *(x for x in n.walk(d) if type(x) is n.Option)) if type(d) is not n.ConstDef else ():
             named = _parameters(node)
             if named is not None:
-                _repeated(node, *named, sink)
+                _repeated(node, *named, sink, (sources or {}).get(node.pos.file))
         if isinstance(d, n.FuncDef) and d.name in builtins.ALL:
             sink.add("RR114", f"def '{d.name}' shadows the builtin {d.name}(): every call of "
                      f"'{d.name}' in the rules runs this def", d.pos, severity="warning",
@@ -43,13 +46,28 @@ def _parameters(node) -> tuple[str, list] | None:
     return None
 
 
-def _repeated(node, what: str, names: list, sink: Sink) -> None:
+def _repeated(node, what: str, names: list, sink: Sink, text: str | None) -> None:
     seen: set = set()
     for name in names:
         if name in seen:
-            sink.add("RR113", f"{what}: the parameter '{name}' is named twice", node.pos,
+            sink.add("RR113", f"{what}: the parameter '{name}' is named twice", _second(node.pos, name, text),
                      hint="give each parameter its own name")
         seen.add(name)
+
+
+def _second(pos: Pos, name: str, text: str | None) -> Pos:
+    """Where ``name`` is written the second time on the definition's line, after its first
+    bracket (the definition's own position when the line does not show it)."""
+    lines = (text or "").split("\n")
+    if not 1 <= pos.line <= len(lines):
+        return pos
+    line = lines[pos.line - 1]
+    start = line.find("(", max(0, pos.column - 1))
+    found = list(re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", line[max(0, start):]))
+    if start < 0 or len(found) < 2:
+        return pos
+    column = start + found[1].start() + 1
+    return Pos(pos.file, pos.line, column, column + len(name))
 
 
 def _constant_cycles(consts: list, sink: Sink) -> set:

@@ -178,17 +178,18 @@ def check_yaml_uses(ruleset, sink) -> None:
         uses.definition(d)
     uses.settle()
     comps = ruleset.meta_places["components"]
+    variant = ruleset.meta_places.get("variant")
     notes = set(ruleset.notes)
     misfits: set = set()
-    fields = _field_values(ruleset, {o[1] for o in uses.demands if o[0] == "field"})
+    fields = _field_values(ruleset, {o[1] for o in uses.demands if o[0] == "field"}, variant)
     said = {(d.pos.file, d.pos.line, d.pos.column) for d in sink.diagnostics if d.code == "RR110"}
     for origin, wants in uses.demands.items():
         kind, name = origin[:2]
         if kind == "constant" and comps.has("constants", name):
-            values = [(ruleset.constants[name], comps.value_of("constants", name), f"constant '{name}'", "")]
+            values = [(ruleset.constants[name], _written(variant, comps, "constants", name), f"constant '{name}'", "")]
         elif kind == "variable":
             section = "notes" if name in notes else "variables"
-            values = [(ruleset.variables[name], comps.value_of(section, name), f"variable '{name}'", "")] \
+            values = [(ruleset.variables[name], _written(variant, comps, section, name), f"variable '{name}'", "")] \
                 if comps.has(section, name) else []
         elif kind == "field":
             values = fields.get(name, [])
@@ -208,6 +209,13 @@ def check_yaml_uses(ruleset, sink) -> None:
     if blamed:
         sink.diagnostics[:] = [d for d in sink.diagnostics if not (
             d.code == "RR110" and (d.pos.file, d.pos.line, d.pos.column) in blamed)]
+
+
+def _written(variant, positions, *path):
+    """Where a value is written: in the variant file when it sets it, else in ``positions``."""
+    if variant is not None and variant.has(*path):
+        return variant.value_of(*path)
+    return positions.value_of(*path)
 
 
 def _yaml_to_blame(uses, origin, want, suspects, values, said) -> bool:
@@ -233,7 +241,7 @@ def _suspects(values: list, want: str) -> list:
     return out
 
 
-def _field_values(rs, wanted: set) -> dict:
+def _field_values(rs, wanted: set, variant) -> dict:
     """Field -> (value, position, name, kind) of every entity's and player's field of
     ``wanted``: where it is written, the entity's own line or its kind's defaults
     (``fields:``), once per place."""
@@ -247,6 +255,10 @@ def _field_values(rs, wanted: set) -> dict:
             continue
         positions, path = rs.places[ent]
         for field in wanted.intersection(rec):
+            if variant is not None and variant.has("entities", ent, field):
+                out.setdefault(field, []).append((rec[field], variant.value_of("entities", ent, field),
+                                                  f"{ent}.{field}", rec["kind"]))
+                continue
             if positions.has(*path, field):
                 out.setdefault(field, []).append((rec[field], positions.value_of(*path, field),
                                                   f"{ent}.{field}", rec["kind"]))

@@ -111,19 +111,29 @@ def _yaml_symbols(rs) -> list[Symbol]:
 
 
 def _fields(rs, kind: str, ids: list) -> list[Symbol]:
-    """A kind's fields, each where it is declared: its kind's defaults, else its first entity."""
-    found: dict[str, Symbol] = {}
+    """A kind's fields, each where it is declared: its kind's defaults (shown with the default
+    value, as an entity that does not set it has it), else its first entity that has it."""
     defaults_at = ("fields",) if kind == "hexes" else ("kinds", kind, "fields")
     defaults = rs.meta_places.get("board" if kind == "hexes" else "components")
+    first: dict = {}     # field -> (its first entity's value and place)
+    default: dict = {}   # field -> the value of its first entity that does not set it
     for ent in ids:
         positions, path = rs.places[ent]
         for field, value in rs.entities[ent].items():
-            if field in ("id", "kind") or field in found:
+            if field in ("id", "kind"):
                 continue
-            where = defaults.of(*defaults_at, field) if defaults.has(*defaults_at, field) \
-                else positions.of(*path, field)
-            found[field] = Symbol(field, "field", where, value_type(rs, value), _short(value), owner=kind)
-    return list(found.values())
+            first.setdefault(field, (value, positions.of(*path, field)))
+            if not positions.has(*path, field):
+                default.setdefault(field, value)
+    out = []
+    for field, (value, place) in first.items():
+        if defaults.has(*defaults_at, field):
+            shown = f"default {_short(default[field])}" if field in default else ""  # all set it
+            out.append(Symbol(field, "field", defaults.of(*defaults_at, field),
+                              value_type(rs, default.get(field, value)), shown, owner=kind))
+        else:
+            out.append(Symbol(field, "field", place, value_type(rs, value), _short(value), owner=kind))
+    return out
 
 
 _RULE_KINDS = {n.ConstDef: "const", n.FuncDef: "def", n.ProcDef: "procedure", n.ActionDef: "action",

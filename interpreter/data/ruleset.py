@@ -202,6 +202,8 @@ class _Loader:
         self.files: list = []     # (name in ruleset.yaml, its position, shown path, module): parsed rules
         self.root: Path = Path(".")
         self.places: dict = {}
+        self.variant_places: Positions | None = None   # where the variant's values are written
+        self.sources: dict = {}   # shown path -> the text of each rules file read
 
     # ------------------------------------------------------------------ files
     def read(self, rel: str, pos: Pos, base: Path | None = None,
@@ -276,7 +278,7 @@ class _Loader:
         if self.derive_all:  # copies: parsed modules are shared
             defs = [dataclasses.replace(d, derived=True) if isinstance(d, n.FuncDef) else d for d in defs]
         errors = len(self.sink.errors)
-        cyclic = check_definitions(defs + [x for *_, m in self.files for x in m.needs], self.sink)
+        cyclic = check_definitions(defs + [x for *_, m in self.files for x in m.needs], self.sink, self.sources)
         names = _names(defs, comps, entities, aliases, kinds, broken | cyclic)
         # code is not generated for definitions that cannot work (it would not even compile)
         compiler = Compiler(names, self.sink, generate=self.generate and len(self.sink.errors) == errors)
@@ -295,7 +297,8 @@ class _Loader:
             constants=names.constants, variables=dict(comps.get("variables", {})),
             notes=frozenset(comps.get("notes") or {}),
             player_fields=dict(comps.get("player", {})), entities=entities, kinds=kinds,
-            meta_places={"components": cpos, "ruleset": mpos, "board": bpos},
+            meta_places={"components": cpos, "ruleset": mpos, "board": bpos,
+                         **({"variant": self.variant_places} if self.variant_places else {})},
             board=board, program=program, functions=functions, tracked=tracked, conserve=conserve,
             hash=self.digest.hexdigest()[:16],
             step_budget=limits.get("steps", DEFAULT_STEPS),
@@ -355,6 +358,7 @@ class _Loader:
                     "; or give the path of a variant file")
             return None
         self.overlay(comps, board_data, over, vpos)
+        self.variant_places = vpos
         var_rules = list(over.get("rules", []))
         for i, f in enumerate(var_rules):
             rules_pos[f] = vpos.of("rules", i)
@@ -499,6 +503,7 @@ class _Loader:
                 broken.update(("game", "score"))  # it may have held them: no follow-on RR107
             else:
                 module = parse_rules(text, shown, self.sink)
+                self.sources[shown] = text
                 defs += module.definitions
                 broken |= module.broken
                 self.files.append((rel, entry, shown, module))
