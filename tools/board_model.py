@@ -17,8 +17,12 @@ know no game. The declarations are rules expressions (documented in LANGUAGE.md)
 * ``pieces``: piece name -> ``{shape, owners}``: ``owners`` (over ``h``) the entities with such a
   piece on the hex, drawn as a ``shape`` (circle, square, triangle, diamond) in their colours;
 * ``marks`` (over ``h``): the entities with a mark on the hex: pieces drawn as circles;
-* ``colour`` (over ``e``): the colour of an entity's marks, default its ``colour`` field, else a
-  colour of a fixed palette;
+* ``colour`` (over ``e``): the colour of an entity's marks, default its ``colour`` field, else
+  (a player) the seat's colour of ``players``, else a colour of a fixed palette; ``colours``: the
+  shade each colour name is drawn in (``red: "#e8384f"``), chosen by the ruleset so that the
+  colours drawn together stay apart, for colour-blind eyes too (:func:`entity_colour`; the
+  same in ``render``, ``view`` and the terminal); ``legend``: the kinds whose every entity the
+  legend lists (besides the kinds of the entities drawn);
 * ``at`` (over ``h``): the grid id a hex is drawn at, for boards whose ids are names (default
   the hex's own id), or a list of them (a city printed over several hexes); ``grid``: the layout
   to draw with when the board file has none (``odd-q`` or ``even-q``: letters count columns;
@@ -103,7 +107,7 @@ def board_model(game) -> BoardModel:
         model.terrain = [(g, c) for g, c in colours.items() if g in grounds]
         model.track = _lines(model.hexes, board.adj)
     seen = [m for hv in model.hexes for m in [*hv.track, *(e for _, e in hv.pieces), *hv.marks]]
-    model.owners = _owners(game, spec, seen)
+    model.owners = _owners(game, spec, _every_of_their_kinds(game, spec.get("legend") or [], seen))
     model.panels = _panels(game)
     return model
 
@@ -153,17 +157,37 @@ def _text(value) -> str:
     return "" if value is None else str(value)
 
 
-def _owners(game, spec, marks: list) -> dict:
-    colour = _compile(game, spec, ("colour",)) if spec.get("colour") else None
+def _every_of_their_kinds(game, listed: list, drawn: list) -> list:
+    """Every entity of the kinds ``listed`` (render: legend) and of each kind that has one drawn
+    (the legend lists the companies with nothing on the board yet too), kind by kind."""
     entities = game.state["entities"]
-    out: dict = {}
-    for m in marks:
-        if m in out:
-            continue
-        rec = entities.get(m, {})
-        c = colour(e=m) if colour else rec.get("colour")
-        out[m] = (str(rec.get("name", m)), str(c) if c else PALETTE[len(out) % len(PALETTE)])
-    return out
+    kinds = {**game.ruleset.kinds, **game.state["kinds"]}
+    out: list = [e for k in listed for e in kinds.get(k, [])]
+    for e in drawn:
+        kind = entities.get(e, {}).get("kind")
+        out += kinds.get(kind, []) if kind in kinds else [e]
+    return list(dict.fromkeys(out))
+
+
+def entity_colour(game, e: str, index: int = 0) -> str:
+    """The colour entity ``e`` is drawn in, as the ruleset's ``render:`` says (see the module's
+    note); ``index`` picks the palette's colour when it says nothing."""
+    spec = game.ruleset.meta.get("render") or {}
+    rec = game.state["entities"].get(e, {})
+    if spec.get("colour"):
+        c = _compile(game, spec, ("colour",))(e=e)
+    else:
+        c = rec.get("colour")
+    seats = spec.get("players") or []
+    if not c and rec.get("kind") == "players" and seats:
+        c = seats[(int(rec.get("seat", 1)) - 1) % len(seats)]
+    c = (spec.get("colours") or {}).get(str(c), c) if c else None
+    return str(c) if c else PALETTE[index % len(PALETTE)]
+
+
+def _owners(game, spec, marks: list) -> dict:
+    entities = game.state["entities"]
+    return {m: (str(entities.get(m, {}).get("name", m)), entity_colour(game, m, k)) for k, m in enumerate(marks)}
 
 
 def _panels(game) -> list:

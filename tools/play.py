@@ -13,6 +13,7 @@ from railrules.interpreter.dsl import turns
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import in_ruleset
 
+from .board_model import entity_colour
 from .bots import seat_bots
 from .summary import standings, summary
 
@@ -161,8 +162,9 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         if game.current_player != seat:
             action = seats[game.current_player].choose(game)
             name = game.state["entities"][game.current_player]["name"]
+            colour = entity_colour(game, game.current_player)
             game.apply(action)
-            print(paint(f"{name}: {action.label}", "dim"), file=out)
+            print(paint(f"{name}: {action.label}", colour), file=out)   # in the player's colour
             continue
         actions = game.legal_actions()
         now = summary(game, seat).splitlines()
@@ -175,7 +177,8 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         where = paused_in(game)
         if where:
             print("\n" + paint(where, "cyan"), file=out)
-        print("\n" + paint(f"Your choice ({game.state['entities'][seat]['name']}):", "bold"), file=out)
+        print("\n" + paint(f"Your choice ({game.state['entities'][seat]['name']}):",
+                            f"bold {entity_colour(game, seat)}"), file=out)
         for i, a in enumerate(actions, 1):
             print(f"  {i:>3}. {a.label}{_names(game, a)}{_cost(game, a)}", file=out)
         try:
@@ -212,7 +215,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             continue
         if text == "map":
             from .board_view import board_picture
-            print(board_picture(game, marks=True), file=out)
+            print(board_picture(game, marks=True, paint=paint), file=out)
             continue
         if text == "log":
             print("\n".join(game.messages_for(seat)[-20:]) or "(nothing yet)", file=out)

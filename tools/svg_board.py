@@ -249,6 +249,7 @@ def _legends(model, x: float, y: float) -> tuple[str, float, float]:
     rows, right = ['<g class="legend">'], x
     drawn_track = {e for _, _, shared in model.track for e in shared} | \
         {e for hv in model.hexes for e in hv.track}
+    shape_of = {e: model.shapes.get(kind, "circle") for hv in model.hexes for kind, e in hv.pieces}
 
     def heading(text: str, at: float) -> None:
         nonlocal right
@@ -259,7 +260,7 @@ def _legends(model, x: float, y: float) -> tuple[str, float, float]:
         y += LINE
         swatch = (f'<line x1="{x:.0f}" y1="{y - 3:.0f}" x2="{x + 12:.0f}" y2="{y - 3:.0f}" stroke="#222" stroke-width="4.2"/>'
                   f'<line x1="{x:.0f}" y1="{y - 3:.0f}" x2="{x + 12:.0f}" y2="{y - 3:.0f}" stroke={quoteattr(colour)} stroke-width="2.8"/>'
-                  if eid in drawn_track else _shape("circle", x + 6, y - 3, colour, 'class="swatch"'))
+                  if eid in drawn_track else _shape(shape_of.get(eid, "circle"), x + 6, y - 3, colour, 'class="swatch"'))
         rows.append(f'<g class="legend-entry" data-owner={quoteattr(eid)}>{swatch}'
                     f'<text x="{x + 18:.0f}" y="{y:.0f}" font-size="10">{escape(name)}</text></g>')
         right = max(right, x + 18 + text_width(name, 10))
