@@ -9,11 +9,10 @@ import tempfile
 from pathlib import Path
 
 from railrules.interpreter import Game, IllegalAction
-from railrules.interpreter.dsl import turns
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import in_ruleset
 
-from .board_model import entity_colour
+from .board_model import entity_colour, in_progress
 from .bots import seat_bots
 from .summary import standings, summary
 
@@ -68,17 +67,8 @@ def paused_in(game: Game) -> str:
     """The rule waiting for this choice and its values (an auction's current bid and who is still
     in...), from the innermost paused frame; nothing for a ruleset with secret fields, whose
     rules' values may hold a secret."""
-    if game.ruleset.meta.get("secret") or not game.state["stack"]:
-        return ""
-    frame = game.state["stack"][-1]
-    code = game.ruleset.program.codes.get(frame["c"])
-    values = [f"{k} {game.machine.show(v)}" if not k.startswith("$") else turns.shown(k, v, game.machine.show)
-              for k, v in frame["L"].items() if not k.startswith("__")]
-    values = [v for v in values if v]
-    if code is None or not values:
-        return ""
-    name = frame["c"].split(":", 1)[-1]
-    return f"in {name} ({in_ruleset(code.pos.file, code.pos.line)}): " + "; ".join(values)
+    lines, _ = in_progress(game)
+    return f"{lines[0]}: " + "; ".join(lines[1:]) if len(lines) > 1 else ""
 
 
 def _cost(game: Game, action) -> str:
