@@ -37,7 +37,7 @@ def test_a_person_plays_asks_why_undoes_and_looks_at_the_map(tmp_path):
     child.expect("> ")
     child.sendline("map")
     child.expect(r"\s+A\s+B\s+C")                       # the column letters (hex ids) of the map
-    child.expect(r"marks: \w [^\r\n]*PRR")               # the legend of the companies' marks
+    child.expect(r"marks: (\x1b\[[\d;]*m)*\w [^\r\n]*PRR")   # the legend, each in its colour
     child.expect("> ")
     child.sendline("pass")
     child.expect(r"Player 2: ")

@@ -189,10 +189,12 @@ def test_secret_fields_are_not_drawn():
 def test_chromium_shows_the_board_in_colour(name, tmp_path):
     path = tmp_path / f"{name}.svg"
     path.write_text(to_svg(board_model(_played(name))), encoding="utf-8")
-    pixels = browser.screenshot(path, 1000, 1100)[..., :3]
+    svg = path.read_text(encoding="utf-8")
+    width, height = map(int, re.search(r'width="(\d+)" height="(\d+)"', svg).groups())
+    pixels = browser.screenshot(path, width, height)[..., :3]
     assert (pixels < 0.5).mean() > 0.003  # hex outlines and text drawn, not a blank page
-    saturated = (pixels.max(axis=2) - pixels.min(axis=2) > 0.5).mean()
-    assert saturated > 0.0003  # the companies' marks, in their colours
+    saturated = (pixels.max(axis=2) - pixels.min(axis=2) > 0.5).sum()
+    assert saturated > 300  # the companies' track and pieces, and the legend, in their colours
 
 
 def test_render_writes_an_svg_and_refuses_what_it_cannot_do(tmp_path, capsys):
@@ -233,4 +235,45 @@ def test_render_png_is_the_picture_at_its_own_size(tmp_path):
     width, height = map(int, re.search(r'width="(\d+)" height="(\d+)"', svg.read_text(encoding="utf-8")).groups())
     pixels = image.imread(str(png))
     assert pixels.shape[:2] == (height, width)
-    assert (pixels[..., :3].max(axis=2) - pixels[..., :3].min(axis=2) > 0.5).mean() > 0.0003  # marks in colour
+    assert (pixels[..., :3].max(axis=2) - pixels[..., :3].min(axis=2) > 0.5).sum() > 300  # colours drawn
+
+
+# ---------------------------------------------------------------- the game's own displays (issue 29)
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_the_displays_the_ruleset_declares_are_drawn_with_the_games_values(name):
+    from railrules.tools.board_model import Decision, Supply, Track
+    game = _played(name, 200)
+    model = board_model(game)
+    declared = game.ruleset.meta["render"]["displays"]
+    assert [d.title for d in model.displays] == [d["title"] for d in declared]
+    svg = to_svg(model)
+    for d, spec in zip(model.displays, declared):
+        assert f'<g class="display" data-title="{d.title}">' in svg
+        if isinstance(d, Track):
+            who = game.evaluate(spec["track"]["of"])
+            assert [e for e, _ in d.markers] == who
+            for e, at in d.markers:
+                value = game.evaluate(spec["track"]["at"].replace("e.", f"{e}."))
+                assert (at == value) if spec["track"].get("spaces") else d.spaces[at] == str(value)
+                assert 0 <= at < len(d.spaces)
+            assert svg.count('class="marker"') >= len(d.markers)
+        elif isinstance(d, Supply):
+            for e, left in d.rows:
+                assert left == game.evaluate(spec["supply"]["count"].replace("e.", f"{e}."))
+            assert svg.count('class="supply-piece"') >= sum(left for _, left in d.rows)
+        else:
+            assert isinstance(d, Decision)
+            assert d.who is None if game.is_over else d.who[0] == game.current_player
+
+
+def test_the_auction_in_progress_shows_the_price_and_who_may_still_act():
+    from railrules.tools.board_model import Decision
+    game = load_ruleset("chicago_express").new_game(3, 1)
+    game.apply("bid 7")
+    decision = next(d for d in board_model(game).displays if isinstance(d, Decision))
+    text = "\n".join(decision.lines)
+    assert "auction.rules:" in text and "price 7" in text and "Player 1" in text
+    assert "in turn" in text and decision.who[0] == game.current_player != "p1"
+    secret = load_ruleset("stephensons_rocket").new_game(3, 1)   # values may hold a secret
+    decision = next(d for d in board_model(secret).displays if isinstance(d, Decision))
+    assert len(decision.lines) <= 1 and decision.who[0] == secret.current_player

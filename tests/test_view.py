@@ -59,6 +59,10 @@ def test_chromium_shows_the_step_in_the_address(logged, where, tmp_path):
     for kind in ('<circle class="track-node"', '<g class="track"'):
         assert dom.count(kind) == drawn.count(kind)
     assert dom.count('<circle class="track-node"') > 0
+    shown = next(f["displays"] for f in reversed(data["frames"][:step + 1]) if f["displays"] is not None)
+    drawn = re.search(r'<div id="displays">(.*?)</div>', dom, re.S).group(1)
+    assert drawn.count('<g class="display"') == shown.count('<g class="display"') == 3  # this step's
+    assert ("to choose:" in drawn) != data["frames"][step]["over"]
     action = data["frames"][step]["action"]
     shown = re.search(r'<span id="action">(.*?)</span>', dom).group(1)
     assert shown.startswith(" ".join(map(str, action))) if action else shown == "(the start)"

@@ -15,10 +15,11 @@ from .board_model import board_model
 WIDTH = 4
 
 
-def board_picture(game, marks: bool = False) -> str:
+def board_picture(game, marks: bool = False, paint=None) -> str:
     """The text map; with ``marks``, each hex shows its first letter and then one letter per
     entity with track, a piece or a mark on it (the ruleset's ``render:`` ``track``, ``pieces``
-    and ``marks``), and a legend follows. A hex drawn over several grid places shows at each."""
+    and ``marks``), and a legend follows, each entity in its colour when ``paint(text, colour)``
+    is given (the terminal's). A hex drawn over several grid places shows at each."""
     board = game.ruleset.board
     if board is None or not board.adj:
         return "(this ruleset has no board)"
@@ -33,8 +34,9 @@ def board_picture(game, marks: bool = False) -> str:
             return h.text[:WIDTH - 1]
         return (h.text[:1] + "".join(letters_of[m] for m in on))[:WIDTH - 1]
     cells = {place: cell(h) for h in model.hexes if h.col is not None for place in h.places or [(h.col, h.row)]}
-    legend = ["", "marks: " + ", ".join(f"{letters_of[m]} {name}" for m, (name, _) in model.owners.items())] \
-        if letters_of else []
+    paint = paint or (lambda text, colour: text)
+    legend = ["", "marks: " + ", ".join(paint(f"{letters_of[m]} {name}", colour)
+                                        for m, (name, colour) in model.owners.items())] if letters_of else []
     loose = [f"{h.id}: {h.text}" for h in model.hexes if h.col is None]
     if not cells:
         return "\n".join([*loose, *legend])

@@ -8,16 +8,17 @@ import tempfile
 from pathlib import Path
 
 from railrules.interpreter import Game, IllegalAction
-from railrules.interpreter.dsl import turns
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import in_ruleset
 
 from . import outputs
+from .board_model import entity_colour, in_progress
 from .bots import seat_bots
 from .outputs import OutputError, OutputExists, check_path
 from .summary import standings, summary
 
-HELP = """Type the number of an action, or its label (e.g. 'bid 8').
+HELP = """Type the number of an action, or its label (e.g. 'bid 8'; capitals or not). A range such as
+'bid 7-40: type bid N' takes any N in it (its number takes the first).
 Other commands: state (the whole summary; after each turn only what changed is shown), map (the
 board), log (recent events), why LABEL (why an action is not allowed, and the rule that says so),
 undo (take back your last decision and the bots' moves after it; when every other seat is a
@@ -68,17 +69,8 @@ def paused_in(game: Game) -> str:
     """The rule waiting for this choice and its values (an auction's current bid and who is still
     in...), from the innermost paused frame; nothing for a ruleset with secret fields, whose
     rules' values may hold a secret."""
-    if game.ruleset.meta.get("secret") or not game.state["stack"]:
-        return ""
-    frame = game.state["stack"][-1]
-    code = game.ruleset.program.codes.get(frame["c"])
-    values = [f"{k} {game.machine.show(v)}" if not k.startswith("$") else turns.shown(k, v, game.machine.show)
-              for k, v in frame["L"].items() if not k.startswith("__")]
-    values = [v for v in values if v]
-    if code is None or not values:
-        return ""
-    name = frame["c"].split(":", 1)[-1]
-    return f"in {name} ({in_ruleset(code.pos.file, code.pos.line)}): " + "; ".join(values)
+    lines, _ = in_progress(game)
+    return f"{lines[0]}: " + "; ".join(lines[1:]) if len(lines) > 1 else ""
 
 
 def _cost(game: Game, action) -> str:
@@ -103,10 +95,76 @@ def _names(game: Game, action) -> str:
     return f"  ({', '.join(names)})" if names else ""
 
 
+FOLD = 4   # this many bids or more in a row are one line: 'bid 7-40: type bid N'
+
+
+def option_lines(game: Game, actions: list) -> list:
+    """The choices as the prompt lists them: (line, the action its number takes). A run of the
+    same option over whole numbers in steps (every bid from 7 to 40) is one line, 'bid 7–40:
+    type bid N'; each option's first line ends with what it does (the ruleset's ``render:
+    {options: {NAME: TEXT}}``)."""
+    described = (game.ruleset.meta.get("render") or {}).get("options") or {}
+    out, i, told = [], 0, set()
+    while i < len(actions):
+        a, j = actions[i], _run_end(actions, i)
+        what = f"  — {described[a.name]}" if a.name in described and a.name not in told else ""
+        told.add(a.name)
+        if j - i >= FOLD:
+            step = actions[i + 1].args[0] - a.args[0]
+            by = f" by {step}" if step != 1 else ""
+            out.append((f"{a.name} {a.args[0]}–{actions[j - 1].args[0]}{by}: type {a.name} N{what}", a))
+        else:
+            out += [(f"{b.label}{_names(game, b)}{_cost(game, b)}{what if k == 0 else ''}", b)
+                    for k, b in enumerate(actions[i:j])]
+        i = j
+    return out
+
+
+def _run_end(actions: list, i: int) -> int:
+    """Where the run starting at ``i`` ends: the same option with one whole number, in steps."""
+    def number(a):
+        return len(a.args) == 1 and isinstance(a.args[0], int) and not isinstance(a.args[0], bool)
+    a, j = actions[i], i + 1
+    if not number(a):
+        return j
+    while j < len(actions) and actions[j].name == a.name and number(actions[j]) and \
+            actions[j].args[0] - actions[j - 1].args[0] == actions[i + 1].args[0] - a.args[0] > 0:
+        j += 1
+    return j
+
+
+COMMANDS = ("help", "state", "why", "undo", "map", "log", "save", "quit", "exit")
+
+
+def _command_case(text: str) -> str:
+    """The text with its first word in small letters when it is a command ('Why HEX a2')."""
+    first, _, rest = text.partition(" ")
+    return f"{first.lower()} {rest}".strip() if first.lower() in COMMANDS else text
+
+
+def as_listed(game: Game, text: str) -> str:
+    """``text`` with the capitals of the game's own names: the option's ('BID 8': 'bid 8') and
+    the entities' ('hex home': 'hex Home', 'hex r2': 'hex R2'); a word with no such name
+    stays as typed."""
+    first, *words = text.split() or [""]
+    options = {a.name.lower(): a.name for a in game.legal_actions()}
+    names = {}
+    for n in game.ruleset.names.entities:
+        names.setdefault(n.lower(), []).append(n)
+    fixed = [w if w in game.ruleset.names.entities or len(names.get(w.lower(), [])) != 1
+             else names[w.lower()][0] for w in words]
+    return " ".join([options.get(first.lower(), first), *fixed])
+
+
 def explain(game: Game, label: str) -> str:
-    """Why the action ``label`` is or is not allowed now, with the place of the rule that decides."""
+    """Why the action ``label`` is or is not allowed now, with the place of the rule that decides;
+    a name that is nothing in the game (a hex not on the board) is said to be so."""
     if not label:
         return "why what? type: why LABEL (an action as the list shows it, e.g. why bid 8)"
+    label = as_listed(game, label)
+    unknown = _unknown_name(game, label)
+    if unknown:
+        return unknown
     try:
         action = game.to_action(label)
     except IllegalAction as err:
@@ -116,6 +174,20 @@ def explain(game: Game, label: str) -> str:
     reason, pos = game.machine.why_illegal(action)
     where = f" ({in_ruleset(pos.file, pos.line)})" if pos is not None and pos.line else ""
     return f"'{action.label}' is not allowed: {reason}{where}"
+
+
+def _unknown_name(game: Game, label: str) -> str:
+    """'there is nothing named ZZ among the hexes' when a word of ``label`` names no entity while
+    the option it is given to takes entities; '' otherwise."""
+    name, *words = label.split()
+    names = game.ruleset.names.entities
+    entities = game.state["entities"]
+    takes = {entities[x]["kind"] for a in game.legal_actions() if a.name == name
+             for x in a.args if isinstance(x, str) and x in entities}
+    for w in words:
+        if takes and not w.lstrip("-").isdigit() and w not in ("true", "false", "none") and w not in names:
+            return f"'{label}' is not allowed: there is nothing named {w} among the {' or '.join(sorted(takes))}"
+    return ""
 
 
 def take_back(game: Game, mine: list, shown: list) -> str:
@@ -162,8 +234,9 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         if game.current_player != seat:
             action = seats[game.current_player].choose(game)
             name = game.state["entities"][game.current_player]["name"]
+            colour = entity_colour(game, game.current_player)
             game.apply(action)
-            print(paint(f"{name}: {action.label}", "dim"), file=out)
+            print(paint(f"{name}: {action.label}", colour), file=out)   # in the player's colour
             continue
         actions = game.legal_actions()
         now = summary(game, seat).splitlines()
@@ -176,9 +249,11 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         where = paused_in(game)
         if where:
             print("\n" + paint(where, "cyan"), file=out)
-        print("\n" + paint(f"Your choice ({game.state['entities'][seat]['name']}):", "bold"), file=out)
-        for i, a in enumerate(actions, 1):
-            print(f"  {i:>3}. {a.label}{_names(game, a)}{_cost(game, a)}", file=out)
+        print("\n" + paint(f"Your choice ({game.state['entities'][seat]['name']}):",
+                            f"bold {entity_colour(game, seat)}"), file=out)
+        listed = option_lines(game, actions)
+        for i, (line, _) in enumerate(listed, 1):
+            print(f"  {i:>3}. {line}", file=out)
         try:
             print("> ", end="", file=out, flush=True)
             line = read_line(inp)
@@ -191,7 +266,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         except (EOFError, KeyboardInterrupt):
             print("", file=out)
             return save_on_leaving(game, save_path, out)
-        text = line.strip()
+        text = _command_case(line.strip())
         if not text:
             continue
         if text in ("help", "?"):
@@ -213,7 +288,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             continue
         if text == "map":
             from .board_view import board_picture
-            print(board_picture(game, marks=True), file=out)
+            print(board_picture(game, marks=True, paint=paint), file=out)
             continue
         if text == "log":
             print("\n".join(game.messages_for(seat)[-20:]) or "(nothing yet)", file=out)
@@ -238,12 +313,12 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             return save_on_leaving(game, save_path, out)
         if text.isdigit():
             k = int(text)
-            if not 1 <= k <= len(actions):
-                print(f"choose a number from 1 to {len(actions)}", file=out)
+            if not 1 <= k <= len(listed):
+                print(f"choose a number from 1 to {len(listed)}", file=out)
                 continue
-            choice = actions[k - 1]
+            choice = listed[k - 1][1]
         else:
-            choice = text
+            choice = as_listed(game, text)
         try:
             before = game.decisions
             game.apply(choice)

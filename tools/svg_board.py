@@ -72,9 +72,11 @@ def mark_places(marks: list, x: float, y: float) -> list:
     return out
 
 
-def to_svg(model, ids: bool = False, marks: bool = True, panels: bool = True) -> str:
+def to_svg(model, ids: bool = False, marks: bool = True, panels: bool = True,
+           displays: bool = True) -> str:
     """The picture; without ``marks``, an empty layer ``<g id="marks">`` where the track and the
-    pieces would go (:func:`marks_layer` draws them); without ``panels``, no tables of the state."""
+    pieces would go (:func:`marks_layer` draws them); without ``panels``, no tables of the state;
+    without ``displays``, none of the game's own displays (:func:`displays_svg` draws them)."""
     pointy = model.offset.endswith("-r")
     at, shapes = centres(model), shapes_at(model)
     body = [_hex(hv, shapes[hv.id], model, ids, pointy, marks) for hv in model.hexes if hv.id in at]
@@ -86,6 +88,9 @@ def to_svg(model, ids: bool = False, marks: bool = True, panels: bool = True) ->
         right, bottom = max(right, x + R + 4), max(bottom, y + H / 2 + 4)
     legend, legend_right, legend_bottom = _legends(model, right + 24, TOP)
     body.append(legend)
+    shown, shown_right, legend_bottom = _displays(model if displays else None, right + 24, legend_bottom + 24)
+    body.append(shown)
+    legend_right = max(legend_right, shown_right)
     y = max(bottom, legend_bottom) + 30
     loose = [hv for hv in model.hexes if hv.col is None]
     if loose:
@@ -249,6 +254,7 @@ def _legends(model, x: float, y: float) -> tuple[str, float, float]:
     rows, right = ['<g class="legend">'], x
     drawn_track = {e for _, _, shared in model.track for e in shared} | \
         {e for hv in model.hexes for e in hv.track}
+    shape_of = {e: model.shapes.get(kind, "circle") for hv in model.hexes for kind, e in hv.pieces}
 
     def heading(text: str, at: float) -> None:
         nonlocal right
@@ -259,7 +265,7 @@ def _legends(model, x: float, y: float) -> tuple[str, float, float]:
         y += LINE
         swatch = (f'<line x1="{x:.0f}" y1="{y - 3:.0f}" x2="{x + 12:.0f}" y2="{y - 3:.0f}" stroke="#222" stroke-width="4.2"/>'
                   f'<line x1="{x:.0f}" y1="{y - 3:.0f}" x2="{x + 12:.0f}" y2="{y - 3:.0f}" stroke={quoteattr(colour)} stroke-width="2.8"/>'
-                  if eid in drawn_track else _shape("circle", x + 6, y - 3, colour, 'class="swatch"'))
+                  if eid in drawn_track else _shape(shape_of.get(eid, "circle"), x + 6, y - 3, colour, 'class="swatch"'))
         rows.append(f'<g class="legend-entry" data-owner={quoteattr(eid)}>{swatch}'
                     f'<text x="{x + 18:.0f}" y="{y:.0f}" font-size="10">{escape(name)}</text></g>')
         right = max(right, x + 18 + text_width(name, 10))
@@ -282,6 +288,87 @@ def _legends(model, x: float, y: float) -> tuple[str, float, float]:
             right = max(right, x + 18 + text_width(ground, 10))
     rows.append("</g>")
     return "".join(rows), right, y + 6
+
+
+def _displays(model, x: float, y: float) -> tuple[str, float, float]:
+    """The game's own displays (tracks, supplies, the decision in progress) in a column from
+    (x, y); returns the SVG and its right and bottom edges."""
+    from .board_model import Supply, Track
+    out, right = [], x
+    for d in model.displays if model is not None else []:
+        out.append(f'<g class="display" data-title={quoteattr(d.title)}>'
+                   f'<text x="{x:.0f}" y="{y:.0f}" font-size="11" font-weight="bold">{escape(d.title)}</text>')
+        right = max(right, x + text_width(d.title, 11))
+        if isinstance(d, Track):
+            svg, wide, y = _track_display(d, model.owners, x, y + 6)
+        elif isinstance(d, Supply):
+            svg, wide, y = _supply_display(d, model.owners, x, y + 4)
+        else:
+            svg, wide, y = _decision_display(d, model.owners, x, y + 4)
+        out.append(svg + "</g>")
+        right = max(right, wide)
+        y += 26
+    return "".join(out), right, y
+
+
+def displays_svg(model) -> str:
+    """The game's own displays alone, as an SVG picture of their size ('' when there are none)."""
+    if not model.displays:
+        return ""
+    svg, right, bottom = _displays(model, 8, 16)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{right + 8:.0f}" height="{bottom:.0f}" '
+            f'font-family="sans-serif" font-size="9">{svg}</svg>')
+
+
+def _track_display(d, owners: dict, x: float, y: float) -> tuple[str, float, float]:
+    widths = [max(text_width(s, 7) + 2, 15) for s in d.spaces]
+    stacks: dict = {}
+    for e, at in d.markers:
+        stacks.setdefault(at, []).append(e)
+    high = max((len(v) for v in stacks.values()), default=0)
+    top = y + high * 9          # the markers stand above their space
+    out, cx = [], x
+    for k, (label, w) in enumerate(zip(d.spaces, widths)):
+        out.append(f'<rect class="space" x="{cx:.1f}" y="{top:.1f}" width="{w:.1f}" height="13" fill="#f4f1e6" stroke="#888" stroke-width="0.6"/>'
+                   f'<text class="space-label" x="{cx + w / 2:.1f}" y="{top + 9.5:.1f}" text-anchor="middle" font-size="7">{escape(label)}</text>')
+        for j, e in enumerate(stacks.get(k, [])):
+            out.append(_shape("circle", cx + w / 2, top - 5 - 9 * j, _colour(owners, e),
+                              f'class="marker" data-owner={quoteattr(e)} data-space="{k}"').replace(f'r="{MARK}"', 'r="3.8"'))
+        cx += w
+    return "".join(out), cx, top + 13
+
+
+def _supply_display(d, owners: dict, x: float, y: float) -> tuple[str, float, float]:
+    names = [owners.get(e, (e,))[0] for e, _ in d.rows]
+    indent = x + max((text_width(n, 9) for n in names), default=0) + 8
+    out, right = [], x
+    for (e, left), name in zip(d.rows, names):
+        y += 13
+        out.append(f'<text x="{x:.0f}" y="{y:.0f}" font-size="9">{escape(name)}</text>')
+        out += [f'<rect class="supply-piece" data-owner={quoteattr(e)} x="{indent + 8 * k:.1f}" y="{y - 8:.1f}" '
+                f'width="6" height="8" fill={quoteattr(_colour(owners, e))} stroke="black" stroke-width="0.5"/>'
+                for k in range(max(left, 0))]
+        count = f"{left}"
+        out.append(f'<text class="supply-count" x="{indent + 8 * max(left, 0) + 4:.1f}" y="{y:.0f}" font-size="9">{count}</text>')
+        right = max(right, indent + 8 * max(left, 0) + 4 + text_width(count, 9))
+    return "".join(out), right, y + 4
+
+
+def _decision_display(d, owners: dict, x: float, y: float) -> tuple[str, float, float]:
+    out, right = [], x
+    lines = list(d.lines) or ["(nothing in progress)"]
+    for line in lines:
+        y += 13
+        out.append(f'<text class="decision-line" x="{x:.0f}" y="{y:.0f}" font-size="9">{escape(line)}</text>')
+        right = max(right, x + text_width(line, 9))
+    if d.who:
+        y += 14
+        who, name, colour = d.who
+        text = f"to choose: {name}"
+        out.append(_shape("circle", x + 5, y - 3, colour, f'class="to-act" data-owner={quoteattr(who)}')
+                   + f'<text x="{x + 14:.0f}" y="{y:.0f}" font-size="9" font-weight="bold">{escape(text)}</text>')
+        right = max(right, x + 14 + text_width(text, 9))
+    return "".join(out), right, y + 4
 
 
 def _panel(panel, x: float, y: float) -> tuple[str, float, float]:

@@ -16,7 +16,7 @@ from railrules.interpreter.checks.lint_coverage import rules_of
 from railrules.interpreter.paths import place_in_ruleset
 
 from .board_model import board_model
-from .svg_board import centres, marks_layer, to_svg
+from .svg_board import centres, displays_svg, marks_layer, to_svg
 
 
 def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool = False) -> str:
@@ -40,6 +40,7 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
             "by": by if i else "",
             "rule": rules.get(action[0], "") if action else "",
             "marks": marks_layer(model, at),
+            "displays": _changed(displays_svg(model), frames),
             "labels": {h.id: h.label for h in model.hexes if h.label != base_labels.get(h.id)},
             "log": list(lines[seen_messages:]),
             "panels": model.panels,
@@ -49,12 +50,18 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
         who = game.current_player
         by = str(game.state["entities"].get(who, {}).get("name", who)) if who else ""
     first.owners = owners
-    board = to_svg(first, marks=False, panels=False)
+    board = to_svg(first, marks=False, panels=False, displays=False)
     data = {"frames": frames, "owners": [[m, n, c] for m, (n, c) in owners.items()],
             "base": base_labels}
     title = f"{first.title}: {log['players']} players, seed {log['seed']}"
     return _PAGE.format(title=html.escape(title), board=board, steps=len(frames) - 1,
                         data=json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+
+
+def _changed(svg: str, frames: list):
+    """The displays of a step, or None when they are those of the step before (kept smaller)."""
+    last = next((f["displays"] for f in reversed(frames) if f["displays"] is not None), None)
+    return None if svg == last else svg
 
 
 _PAGE = """<!doctype html>
@@ -83,6 +90,7 @@ td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: left; }}
 <div><b>action</b>: <span id="action"></span></div>
 <div><b>allowed by</b>: <span id="rule"></span></div>
 <div id="log"></div>
+<div id="displays"></div>
 <div id="panels"></div>
 </div></div>
 <script id="game-data" type="application/json">{data}</script>
@@ -95,6 +103,9 @@ function show(i) {{
   slider.value = i;
   const f = DATA.frames[i];
   document.getElementById("marks").innerHTML = f.marks;
+  let k = i;
+  while (k > 0 && DATA.frames[k].displays === null) k--;
+  document.getElementById("displays").innerHTML = DATA.frames[k].displays || "";
   for (const label of document.querySelectorAll("text.label")) {{
     const id = label.getAttribute("data-id");
     label.textContent = id in f.labels ? f.labels[id] : DATA.base[id];
