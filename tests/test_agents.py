@@ -341,3 +341,18 @@ def test_the_readme_example_runs():
     scope: dict = {}
     exec(compile(code, "README.md (agent libraries)", "exec"), scope)
     assert scope["env"].game.decisions == 1 and not scope["state"].is_terminal()
+
+
+def test_the_adapter_speed_script_measures_every_path():
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    pytest.importorskip("pyspiel", reason='the agents extra is not installed: pip install ".[agents]"')
+    from railrules.tools.agents.adapter_speed import PATHS, measure
+    root = str(rulesets_dir() / "templates" / "coin_race")
+    ruleset = railrules.load_ruleset(root)
+    for play in PATHS.values():      # every path plays a whole game, one decision a step
+        assert play(ruleset, 2, 5) > 3
+    r = measure(root, players=2, games=1)
+    code = encoding(ruleset, 2)
+    assert (r["observation"], r["actions"]) == (code.width, code.size)
+    assert set(r["steps_per_second"]) == set(PATHS) and all(v > 0 for v in r["steps_per_second"].values())
+    assert r["overhead"]["python API"] == 1.0

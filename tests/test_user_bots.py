@@ -66,6 +66,22 @@ class NoSeed:
     def choose(self, view, legal):
         return legal[0]
 
+class Static:
+    """choose may be a static method."""
+    def __init__(self, seed):
+        pass
+
+    @staticmethod
+    def choose(view, legal):
+        return legal[0]
+
+class OneArgument:
+    def __init__(self, seed):
+        pass
+
+    def choose(self, view):
+        return None
+
 not_a_class = 3
 '''
 
@@ -93,6 +109,11 @@ def test_the_users_bot_is_shown_the_view_and_the_legal_actions_only(users):
         game.apply(action)
 
 
+def test_a_static_choose_follows_the_protocol(users):
+    game = load_ruleset(COIN_RACE).new_game(2, 1)
+    assert make_bot("mybots:Static", 1).choose(game) == game.legal_actions()[0]
+
+
 def test_settings_are_converted_and_undeclared_options_come_as_strings(users):
     assert make_bot("mybots:Watcher:last=", 1).bot.last is False      # bool("") as for the built-ins
     loose = make_bot("mybots:Loose:depth=3:name=x", 7).bot
@@ -114,6 +135,7 @@ def test_same_seed_same_choices():
     ("mybots:Missing", "mybots has no class Missing"),
     ("mybots:not_a_class", "mybots has no class not_a_class"),
     ("mybots:NoChoose", "no method choose(self, view, legal)"),
+    ("mybots:OneArgument", "no method choose(self, view, legal)"),
     ("mybots:NoSeed", "NoSeed(seed, ) failed: TypeError"),
     ("mybots:Watcher:speed=3", "has no setting 'speed=3' (its settings: last=True)"),
     ("mybots:Loose:3", "'3' is not name=value"),

@@ -188,9 +188,6 @@ def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls):
         raise _refuse(spec, f"{module_name} has no class {class_name}")
-    choose = getattr(cls, "choose", None)
-    if not callable(choose) or not _takes(choose, 3):
-        raise _refuse(spec, "it has no method choose(self, view, legal)")
     settings = getattr(cls, "settings", None)
     if isinstance(settings, dict):
         try:
@@ -209,6 +206,9 @@ def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
     except Exception as err:  # noqa: BLE001 - the user's constructor: any failure is a refusal
         raise _refuse(spec, f"{class_name}(seed, {', '.join(f'{k}={v!r}' for k, v in options.items())}) "
                       f"failed: {type(err).__name__}: {err}") from None
+    choose = getattr(bot, "choose", None)     # on the bot: a static or class method will do too
+    if not callable(choose) or not _takes(choose, 2):
+        raise _refuse(spec, "it has no method choose(self, view, legal)")
     return UsersBot(spec, bot)
 
 

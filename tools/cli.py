@@ -718,8 +718,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Every combination of P of the bots is a table; each table plays N "
                        "deals (seeds S, S+1...), each deal once per rotation of the seats, so every bot "
                        "plays every seat on the same deal. Prints each bot's rating (openskill "
-                       "Plackett-Luce, needs pip install \".[rating]\") with a 95%% interval, its games "
-                       "and share of wins, and head-to-head win rates with Wilson 95%% intervals. Ctrl-C "
+                       "Plackett-Luce, needs pip install \".[rating]\") with a 95 % interval, its games "
+                       "and share of wins, and head-to-head win rates with Wilson 95 % intervals. Ctrl-C "
                        "or --time-limit stops early and reports the games finished (exit 130).")
     _ruleset_arg(p)
     p.add_argument("--bots", "--bot", dest="bot", type=_bots, required=True, metavar="A,B,C,...",
