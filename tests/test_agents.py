@@ -86,6 +86,13 @@ def test_the_observation_is_that_of_the_players_view(coded):
             assert code.observe(game, p) == expected
 
 
+def test_observing_several_seats_at_once_is_observing_each(coded):
+    ruleset, code = coded
+    for k, game in enumerate(_states(ruleset, [105])):
+        if k % 40 == 0:
+            assert code.observe_seats(game, game.players) == {p: code.observe(game, p) for p in game.players}
+
+
 def test_the_listed_slices_cover_the_vector_exactly(coded):
     ruleset, code = coded
     slices = code.slices()

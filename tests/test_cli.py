@@ -128,6 +128,21 @@ def test_lint_of_a_path_that_does_not_exist_exits_2_and_says_so(capsys, tmp_path
     assert code == 2 and "nonexist.rules" in err and "error(s)" not in err
 
 
+@pytest.mark.parametrize("rule", ["def twice(a, a) = a", "procedure twice(p, p):\n    pass",
+                                  "const a = b + 1\nconst b = a + 1"])
+def test_play_stops_where_lint_does_not_in_generated_code(capsys, base, rule):
+    # a repeated parameter used to lint clean and stop every game with "internal error:
+    # SyntaxError" (generated code); a constant cycle was "undefined name"
+    game = base / "rules" / "game.rules"
+    game.write_text(game.read_text() + "\n" + rule + "\n")
+    code, out, err = run(capsys, "lint", "--select", "RR113,RR115", "--format", "json", str(base))
+    lint_codes = {d["code"] for d in json.loads(out)}
+    assert code == 1 and lint_codes <= {"RR113", "RR115"} and lint_codes
+    code, out, err = run(capsys, "play", str(base), "--players", "2", "--bots", "random")
+    assert code != 0 and "internal error" not in out + err
+    assert lint_codes <= {c for c in ("RR113", "RR115") if c in out + err}
+
+
 def test_lint_of_a_file_reports_that_file_and_the_errors_that_stop_its_ruleset(capsys, broken):
     game = broken / "rules" / "game.rules"
     game.write_text(game.read_text() + "\ndef unused(x) = x\n")

@@ -20,7 +20,7 @@ def check_definitions(defs: list, sink: Sink, sources: dict | None = None) -> se
     constants caught in a cycle (the loader leaves them uncomputed). ``sources`` (file ->
     text) lets RR113 point at the repeated name itself."""
     for d in defs:
-        for node in (d, *(x for x in n.walk(d) if type(x) is n.Option)) if type(d) is not n.ConstDef else ():
+        for node in _binders(d):
             named = _parameters(node)
             if named is not None:
                 _repeated(node, *named, sink, (sources or {}).get(node.pos.file))
@@ -29,6 +29,21 @@ def check_definitions(defs: list, sink: Sink, sources: dict | None = None) -> se
                      f"'{d.name}' in the rules runs this def", d.pos, severity="warning",
                      hint=f"rename the def (the builtin: {builtins.ALL[d.name].doc})")
     return _constant_cycles([d for d in defs if isinstance(d, n.ConstDef)], sink)
+
+
+_BINDERS: dict = {}   # id(definition) -> (the definition, kept so its id stays its own; its binders)
+
+
+def _binders(d) -> tuple:
+    """The definition and the options in it (what names several parameters at once), once per
+    parsed definition: lint checks the same ones in a ruleset and in each of its variants."""
+    kept = _BINDERS.get(id(d))
+    if kept is None or kept[0] is not d:
+        if len(_BINDERS) >= 4096:
+            _BINDERS.clear()
+        inner = () if type(d) is n.ConstDef else tuple(x for x in n.walk(d) if type(x) is n.Option)
+        kept = _BINDERS[id(d)] = (d, (d, *inner))
+    return kept[1]
 
 
 def _parameters(node) -> tuple[str, list] | None:

@@ -181,7 +181,7 @@ def check_yaml_uses(ruleset, sink) -> None:
     variant = ruleset.meta_places.get("variant")
     notes = set(ruleset.notes)
     misfits: set = set()
-    fields = _field_values(ruleset, {o[1] for o in uses.demands if o[0] == "field"}, variant)
+    fields = _field_values(ruleset, {o[1]: set(w) for o, w in uses.demands.items() if o[0] == "field"}, variant)
     said = {(d.pos.file, d.pos.line, d.pos.column) for d in sink.diagnostics if d.code == "RR110"}
     for origin, wants in uses.demands.items():
         kind, name = origin[:2]
@@ -241,31 +241,41 @@ def _suspects(values: list, want: str) -> list:
     return out
 
 
-def _field_values(rs, wanted: set, variant) -> dict:
+def _field_values(rs, wanted: dict, variant) -> dict:
     """Field -> (value, position, name, kind) of every entity's and player's field of
-    ``wanted``: where it is written, the entity's own line or its kind's defaults
-    (``fields:``), once per place."""
-    out: dict = {}
-    seen: set = set()
-    for field in wanted & set(rs.player_fields):
-        out[field] = [(rs.player_fields[field], rs.meta_places["components"].value_of("player", field),
-                       f"player field '{field}'", "players")]
+    ``wanted`` (field -> the types the rules want of it) where some value does not fit: where
+    it is written, the variant, the entity's own line or its kind's defaults, once per place."""
+    found: dict = {}
     for ent, rec in rs.entities.items():
-        if ent not in rs.places:
-            continue
-        positions, path = rs.places[ent]
-        for field in wanted.intersection(rec):
-            if variant is not None and variant.has("entities", ent, field):
-                out.setdefault(field, []).append((rec[field], variant.value_of("entities", ent, field),
-                                                  f"{ent}.{field}", rec["kind"]))
-                continue
-            if positions.has(*path, field):
-                out.setdefault(field, []).append((rec[field], positions.value_of(*path, field),
-                                                  f"{ent}.{field}", rec["kind"]))
-                continue
-            defaults = ("fields", field) if rec["kind"] == "hexes" else ("kinds", rec["kind"], "fields", field)
-            if positions.has(*defaults) and defaults not in seen:
-                seen.add(defaults)
-                out.setdefault(field, []).append((rec[field], positions.value_of(*defaults),
-                                                  f"the default {rec['kind']}.{field}", rec["kind"]))
+        for field in [f for f in wanted if f in rec]:
+            found.setdefault(field, []).append(ent)
+    out: dict = {}
+    for field, want in wanted.items():
+        player = field in rs.player_fields
+        values = [rs.entities[e][field] for e in found.get(field, ())] + ([rs.player_fields[field]] if player else [])
+        if all(_fits(v, w) for v in values for w in want):
+            continue    # the common case: nothing to report, no position to look up
+        out[field] = [(rs.player_fields[field], rs.meta_places["components"].value_of("player", field),
+                       f"player field '{field}'", "players")] if player else []
+        seen: set = set()
+        for ent in found.get(field, ()):
+            if ent in rs.places:
+                place = _place(rs, ent, field, variant, seen)
+                if place is not None:
+                    out[field].append((rs.entities[ent][field], place[0], place[1], rs.entities[ent]["kind"]))
     return out
+
+
+def _place(rs, ent: str, field: str, variant, seen: set):
+    """(position, name) where an entity's field is written, or None for a default said already."""
+    positions, path = rs.places[ent]
+    if variant is not None and variant.has("entities", ent, field):
+        return variant.value_of("entities", ent, field), f"{ent}.{field}"
+    if positions.has(*path, field):
+        return positions.value_of(*path, field), f"{ent}.{field}"
+    kind = rs.entities[ent]["kind"]
+    defaults = ("fields", field) if kind == "hexes" else ("kinds", kind, "fields", field)
+    if positions.has(*defaults) and defaults not in seen:
+        seen.add(defaults)
+        return positions.value_of(*defaults), f"the default {kind}.{field}"
+    return None

@@ -267,6 +267,19 @@ class Encoding:
             out += slot.encode(value)
         return out
 
+    def observe_seats(self, game, seats: list) -> dict:
+        """Seat -> its observation vector, for several seats at once: without a secret slot the
+        seats' vectors differ only in the observer's place, so the rest is encoded once."""
+        if any(slot.secret for slot in self.slots) or not seats:
+            return {p: self.observe(game, p) for p in seats}
+        first = self.observe(game, seats[0])
+        out = {}
+        for p in seats:
+            vector = list(first)
+            vector[:len(self.seats)] = [1.0 if p == q else 0.0 for q in self.seats]
+            out[p] = vector
+        return out
+
     def describe(self) -> list[str]:
         """What each slot of the observation holds, in order."""
         out = [f"observer is {p}" for p in self.seats] + [f"{p} to move" for p in self.seats] + ["game over"]

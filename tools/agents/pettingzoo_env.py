@@ -108,12 +108,13 @@ class _Rules:
     def _to_move(self) -> str | None:
         return None if self.game.is_over else self.agent_of[self.game.current_player]
 
-    def _observe(self, agent):
-        obs = np.asarray(self.encoding.observe(self.game, self.seat_of[agent]), dtype=np.float32)
+    def _observe(self, agent, vector: list | None = None):
+        if vector is None:
+            vector = self.encoding.observe(self.game, self.seat_of[agent])
         mask = np.zeros(self.encoding.size, dtype=np.int8)
         if agent == self._to_move():
             mask[self._legal] = 1
-        return {"observation": obs, "action_mask": mask}
+        return {"observation": np.asarray(vector, dtype=np.float32), "action_mask": mask}
 
     def _after_move(self) -> None:
         """The legal indices and each agent's info after a move (or the start)."""
@@ -202,7 +203,9 @@ class RulesParallelEnv(_Rules, ParallelEnv):
         mover = self._to_move()
         for a in self.agents:
             self.infos[a]["to_move"] = mover
-        return {a: self._observe(a) for a in self.agents}, {a: self.infos[a] for a in self.agents}
+        vectors = self.encoding.observe_seats(self.game, [self.seat_of[a] for a in self.agents])
+        return ({a: self._observe(a, vectors[self.seat_of[a]]) for a in self.agents},
+                {a: self.infos[a] for a in self.agents})
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._new_game(seed)
