@@ -461,6 +461,9 @@ class Codegen:
             return f"_get_index({obj}, {key})"
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
         # index out of range raises, and the checked closure words the fault
+        if _INT.fullmatch(key):   # a whole number written in the rules (a pair's item): a list's
+            o = self.temp()
+            return f"({o}[{key}] if ({o} := {obj}).__class__ is list else _get_index({o}, {key}))"
         o, k = self.temp(), self.temp()
         return (f"({o}[{k}] if ((({o} := {obj}).__class__ is dict) & (({k} := {key}).__class__ is str))"
                 f" or ({o}.__class__ is list and {k}.__class__ is int) else _get_index({o}, {k}))")
