@@ -305,9 +305,9 @@ def test_the_ladder_counts_how_often_the_stronger_bot_outscores_the_weaker(coin_
 def test_figures_without_signal_are_warned_about(coin_race):
     result = _run(coin_race)
     assert not any("tie" in w for w in compare.signal_warnings(result))
-    constant = [name for name, row in result["metrics"].items() if name not in compare.BALANCES
-                and len({v for a in result["arms"] for r in result["records"][a]
-                         for v in compare._per_game([r], 2).get(name, [0.0])}) == 1]
+    per_arm = {a: compare._per_game(result["records"][a], 2) for a in result["arms"]}
+    constant = [name for name in result["metrics"] if name not in compare.BALANCES
+                and len({v for a in result["arms"] for v in per_arm[a].get(name, [0.0])}) == 1]
     warned = [w for w in compare.signal_warnings(result) if "the same in every game" in w]
     assert constant and warned and warned[0].endswith(": " + ", ".join(constant))
     tied = {a: [dict(r, winners=list(r["scores"])) for r in rs] for a, rs in result["records"].items()}

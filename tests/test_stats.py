@@ -25,6 +25,8 @@ def test_student_t_matches_scipy(dof):
         assert stats.t_sf(t, dof) == pytest.approx(scipy_stats.t.sf(t, dof), abs=1e-10)
     for p in (0.01, 0.2, 0.5, 0.8, 0.975, 0.9995):
         assert stats.t_ppf(p, dof) == pytest.approx(scipy_stats.t.ppf(p, dof), abs=1e-7)
+    for q in (1e-4, 1e-9, 1e-15):   # the levels of a corrected first look: 1 - q is 1 in floats
+        assert stats.t_isf(q, dof) == pytest.approx(scipy_stats.t.isf(q, dof), rel=1e-8)
 
 
 def test_proportion_intervals_match_scipy_and_are_never_zero_wide():

@@ -271,9 +271,10 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
             continue
         adjusted, rejected = stats.CORRECTIONS[correction]([c["p"] for c in changes], alpha)
         for c, a, r in zip(changes, adjusted, rejected):
-            # the smallest change found with 80 % power at the level Holm's first step asks
+            # the smallest change found with 80 % power at the level Holm's first step asks of a
+            # comparison of this many games at 5 % (a sequential look tests at less: see there)
             c.update(p_corrected=a, significant=bool(r),
-                     detectable=stats.detectable(c["sd"], c["n"], alpha / len(changes)) if c["sd"] else None)
+                     detectable=stats.detectable(c["sd"], c["n"], 0.05 / len(changes)) if c["sd"] else None)
     for label in labels:
         for balance, names in (("seat balance", [f"seat p{k} wins" for k in range(1, players + 1)]),
                                ("turn order balance", [position_name(k) for k in range(players)])):

@@ -151,14 +151,31 @@ def t_sf(t: float, dof: float) -> float:
 
 
 @functools.lru_cache(maxsize=1024)
-def t_ppf(p: float, dof: float) -> float:
-    """The ``p`` quantile of Student's t (remembered: a comparison asks for the same few)."""
-    if p == 0.5:
+def t_isf(q: float, dof: float) -> float:
+    """The t with P(T > t) = ``q`` (remembered: a comparison asks for the same few); exact for
+    the tiny ``q`` of a corrected or sequential level, where 1 - q is 1 in floating point."""
+    if q == 0.5:
         return 0.0
-    bound = 10.0
-    while t_sf(bound, dof) > min(p, 1 - p):
-        bound *= 2
-    return _invert(lambda t: 1 - t_sf(t, dof), p, -bound, bound)
+    if q > 0.5:
+        return -t_isf(1 - q, dof)
+    high = 10.0
+    while t_sf(high, dof) > q:
+        high *= 2
+    low = 0.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        if t_sf(mid, dof) > q:
+            low = mid
+        else:
+            high = mid
+        if high - low < 1e-12 * max(1.0, high):
+            break
+    return (low + high) / 2
+
+
+def t_ppf(p: float, dof: float) -> float:
+    """The ``p`` quantile of Student's t."""
+    return -t_isf(p, dof)
 
 
 # ------------------------------------------------------------------ proportions
@@ -224,7 +241,7 @@ def paired_test(xs: list, base: list) -> dict:
     if n < 2 or out["differed"] == 0:
         return {**out, "low": out["mean"], "high": out["mean"], "p": 1.0, "sd": 0.0}
     sd = 0.0 if min(d) == max(d) else math.sqrt(variance(d))
-    half = t_ppf(0.975, n - 1) * sd / math.sqrt(n)
+    half = t_isf(0.025, n - 1) * sd / math.sqrt(n)
     out.update(low=out["mean"] - half, high=out["mean"] + half, sd=sd)
     if all(v in (0, 1) for v in xs + base):
         out["p"] = binom_two_sided(sum(1 for v in d if v > 0), out["differed"])
@@ -241,7 +258,7 @@ def detectable(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> fl
     approximation (t_{1-alpha/2} + t_{power}) * sd / sqrt(n))."""
     if n < 2:
         return math.nan
-    return (t_ppf(1 - alpha / 2, n - 1) + t_ppf(power, n - 1)) * sd / math.sqrt(n)
+    return (t_isf(alpha / 2, n - 1) + t_ppf(power, n - 1)) * sd / math.sqrt(n)
 
 
 # ------------------------------------------------------------------ multiple comparisons

@@ -21,9 +21,10 @@ from ..dsl.compiler import Compiler, Program
 from ..dsl.parser import parse_expression, parse_rules
 from ..dsl.scope import Names
 from ..engine.machine import ConstantRun
-from ..engine.values import check_storable
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
+from ..runtime.values import check_storable
+from . import snippets
 from .schema import load_checked
 from .yaml_source import Positions, copy_data, utf8_text
 
@@ -104,6 +105,14 @@ class Ruleset:
         """A new game (see :meth:`Game.new` for ``count_rules`` and ``chance``)."""
         from ..engine.game import Game
         return Game.new(self, players, seed, count_rules=count_rules, chance=chance)
+
+    def snippet(self, names, text: str, params: tuple, where: Pos):
+        """An expression of a game (``Game.evaluate``) compiled: ``fn(run, values)``."""
+        return snippets.expression(names, text, params, where)
+
+    def setup_statements(self, names, text: str, where: Pos) -> tuple:
+        """Statements that set up a position (``Game.execute``) compiled: ``(code, program)``."""
+        return snippets.statements(names, text, where)
 
     def variants(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "variants").glob("*.yaml"))

@@ -15,8 +15,8 @@ from typing import Callable, NamedTuple
 
 import networkx as nx
 
-from ..engine.values import sorted_keys
 from ..runtime.rationals import Fraction
+from ..runtime.values import BuiltinError, sorted_keys
 
 
 class Builtin(NamedTuple):
@@ -30,10 +30,6 @@ class Builtin(NamedTuple):
     doc: str
     args: tuple = ()
     result: str | None = "any"
-
-
-class BuiltinError(Exception):
-    """A builtin was called with values it cannot use."""
 
 
 def _as_list(x, fname):

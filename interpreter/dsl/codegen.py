@@ -15,16 +15,15 @@ file, line and column from the statement that runs it.
 """
 from __future__ import annotations
 
-import functools
 import math
 import operator
 import re
 
-from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
-                             get_attr, get_index, map_key, run_body)
 from ..errors import RailrulesError
-from ..runtime import sources
 from ..runtime.rationals import Fraction
+from ..runtime.sources import add, define
+from ..runtime.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
+                              get_attr, get_index, map_key, run_body)
 from . import builtins, nodes as n
 from .functions import call_value, def_value
 from .scope import Kind, resolve, resolve_call
@@ -276,28 +275,6 @@ def namespace() -> dict:
     return dict(_BASE)
 
 
-@functools.lru_cache(maxsize=8192)
-def _compiled(source: str, filename: str):
-    return compile(source, filename, "exec")
-
-
-def define(space: dict, source: str, filename: str) -> None:
-    """Run generated ``source`` (our own: definitions only) in ``space``. Its code object is
-    kept by source: a ruleset loaded again, or a variant that leaves a rule as it was, writes
-    the same source, and compiling is most of what writing it costs. The source is registered
-    with linecache under a name of its own (tracebacks and profilers show it) and listed in the
-    namespace's ``__sources__`` (``railrules code``)."""
-    name = sources.register(source, filename)
-    space.setdefault("__sources__", []).append(name)
-    exec(_compiled(source, name), space)  # noqa: S102 - our own source
-
-
-def add(space: dict, prefix: str, value) -> str:
-    """Put ``value`` into ``space`` under a new name (names are never removed, so the size of
-    the namespace makes it unique) and return the name."""
-    name = f"{prefix}{len(space)}"
-    space[name] = value
-    return name
 _ORDER = {"<": "_o_0", "<=": "_o_1", ">": "_o_2", ">=": "_o_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
 _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
@@ -484,6 +461,9 @@ class Codegen:
             return f"_get_index({obj}, {key})"
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
         # index out of range raises, and the checked closure words the fault
+        if _INT.fullmatch(key):   # a whole number written in the rules (a pair's item): a list's
+            o = self.temp()
+            return f"({o}[{key}] if ({o} := {obj}).__class__ is list else _get_index({o}, {key}))"
         o, k = self.temp(), self.temp()
         return (f"({o}[{k}] if ((({o} := {obj}).__class__ is dict) & (({k} := {key}).__class__ is str))"
                 f" or ({o}.__class__ is list and {k}.__class__ is int) else _get_index({o}, {k}))")

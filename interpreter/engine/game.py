@@ -257,15 +257,10 @@ class Game:
         return dataclasses.replace(names, entities={**names.entities, **{p: p for p in self.players}})
 
     def compile_expression(self, text: str, params: tuple = (), where: Pos | None = None):
-        """Compile a rules-language expression once; returns ``fn(**values of params)``."""
-        from ..dsl.compiler import Compiler, _Scope
-        from ..dsl.parser import parse_expression
-        from ..errors import RulesetError, Sink
+        """Compile a rules-language expression once (by the loader: ``Ruleset.snippet``);
+        returns ``fn(**values of params)``."""
         where = where or Pos("<expression>", 1, 1)
-        sink = Sink()
-        fn = Compiler(self._names(), sink).expr(parse_expression(text, where), _Scope(set(params)))
-        if sink.errors:
-            raise RulesetError(sink.diagnostics)
+        fn = self.ruleset.snippet(self._names(), text, params, where)
 
         def run(**values):
             self.machine.steps = 0  # each evaluation has the whole step budget
@@ -313,31 +308,17 @@ class Game:
         return self.compile_expression(text, (), where)()
 
     def execute(self, text: str, where: Pos | None = None) -> None:
-        """Run simple statements (set, pay, add, remove) on the state to set up a position."""
-        from ..dsl.compiler import Compiler, _Scope
-        from ..dsl.parser import parse_rules
-        from ..engine.instructions import Code, Exec, Return
-        from ..engine.units import write
-        from ..errors import RulesetError, Sink
+        """Run simple statements (set, pay, add, remove) on the state to set up a position
+        (compiled by the loader: ``Ruleset.setup_statements``)."""
+        from .units import write
         where = where or Pos("<statement>", 1, 1)
-        sink = Sink()
-        module = parse_rules(f"procedure _setup():\n    {text}\n", where.file, sink,
-                             line_offset=where.line - 2)
-        if sink.errors or not module.definitions:
-            raise RulesetError(sink.diagnostics or [Diagnostic("RR101", f"cannot parse '{text}'", where)])
-        compiler = Compiler(self._names(), sink)
-        code = Code("<setup>", [], where, space=compiler.space)
-        compiler.block(module.definitions[0].body, _Scope(set()), code.instrs)
-        if sink.errors or not all(isinstance(i, Exec) for i in code.instrs):
-            raise RulesetError(sink.diagnostics or [Diagnostic(
-                "RR105", "a position is set up with set, pay, add and remove only", where)])
-        code.instrs.append(Return(where))
+        code, program = self.ruleset.setup_statements(self._names(), text, where)
         frame = {"c": code.key, "pc": 0, "L": {}, "r": None}
         self.machine.begin()
         self.machine.steps = 0
         try:
             self.state["stack"].append(frame)  # popped by the Return
-            write(code, compiler.program)(self.machine, frame)
+            write(code, program)(self.machine, frame)
         except Exception as err:  # noqa: BLE001
             self.machine.rollback()
             raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
@@ -451,7 +432,7 @@ def _check_state(ruleset, state) -> None:
 def _check_contents(ruleset, state, bad) -> None:
     """What the rules will read must be what the ruleset declares: the players, every entity
     with its fields, every variable, the history as actions; values as plain JSON data."""
-    from .values import RuleFault, check_storable
+    from ..runtime.values import RuleFault, check_storable
     n = state["players"]
     if not ruleset.players_min <= n <= ruleset.players_max:
         bad(f"the save has {n} players; {ruleset.name} is for {ruleset.players_min} to {ruleset.players_max}")

@@ -9,6 +9,7 @@ name. So ``traceback``, ``pdb``, ``cProfile`` and coverage tools show the genera
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import linecache
 import re
@@ -33,6 +34,30 @@ def register(source: str, filename: str) -> str:
             oldest = next(iter(_registered))
             del _registered[oldest]
             linecache.cache.pop(oldest, None)
+    return name
+
+
+@functools.lru_cache(maxsize=8192)
+def _compiled(source: str, filename: str):
+    return compile(source, filename, "exec")
+
+
+def define(space: dict, source: str, filename: str) -> None:
+    """Run generated ``source`` (our own: definitions only) in ``space``. Its code object is
+    kept by source: a ruleset loaded again, or a variant that leaves a rule as it was, writes
+    the same source, and compiling is most of what writing it costs. The source is registered
+    with linecache under a name of its own (tracebacks and profilers show it) and listed in the
+    namespace's ``__sources__`` (``railrules code``)."""
+    name = register(source, filename)
+    space.setdefault("__sources__", []).append(name)
+    exec(_compiled(source, name), space)  # noqa: S102 - our own source
+
+
+def add(space: dict, prefix: str, value) -> str:
+    """Put ``value`` into ``space`` under a new name (names are never removed, so the size of
+    the namespace makes it unique) and return the name."""
+    name = f"{prefix}{len(space)}"
+    space[name] = value
     return name
 
 

@@ -31,7 +31,7 @@ except ImportError as err:  # pragma: no cover - the message is the point
     raise ImportError('the OpenSpiel game needs the agents extra: pip install ".[agents]"') from err
 
 from railrules.interpreter import load_ruleset
-from railrules.interpreter.engine.values import MAX_LIST
+from railrules.interpreter.runtime.values import MAX_LIST
 
 from .encoding import Encoding, encoding
 from .pettingzoo_env import standings_rewards
