@@ -125,6 +125,8 @@ CODES = {
                "option auction never legal", "check the option's requires, or play more games"),
     "RR310": Code("stale-derived", "a kept derived value differs from its computation from scratch",
                "a derived value that reads state through a path the engine does not see", "report it: every read of a derived value must be noted by the engine"),
+    "RR311": Code("too-complex-to-load", "loading the ruleset reached a limit of Python (nesting, recursion or memory)",
+               "an expression nested thousands of levels deep", "nest less deeply and split what is very large"),
 }
 
 

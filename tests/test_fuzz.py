@@ -308,33 +308,36 @@ SAVE_FUZZ = settings(max_examples=EXAMPLES * 2, deadline=20_000, derandomize=Fal
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+@contextlib.contextmanager
+def _damaged(text: str, draw, name: str):
+    """A damaged copy of ``text`` in a file of its own: its path (counted as a case)."""
+    with tempfile.TemporaryDirectory(prefix="rrfuzz-") as tmp:
+        path = Path(tmp) / name
+        path.write_text(_damage(text, draw), encoding="utf-8")
+        yield path
+    STATS["cases"] += 1
+
+
 @SAVE_FUZZ
 @given(st.data())
 def test_a_damaged_save_loads_as_a_game_or_is_a_railrules_error(data):
     from railrules.interpreter.errors import RailrulesError
     from railrules.tools.play import load_save, save_text
-    text = _damage(SAVE_TEXT, data.draw)
-    with tempfile.TemporaryDirectory(prefix="rrfuzz-") as tmp:
-        path = Path(tmp) / "damaged.save.json"
-        path.write_text(text, encoding="utf-8")
+    with _damaged(SAVE_TEXT, data.draw, "damaged.save.json") as path:
         try:
             game = load_save(path)
         except RailrulesError as err:     # the contract: a coded error, nothing else
             STATS["codes"].update(d.code for d in err.diagnostics)
         else:   # what loads is a game that plays on and saves as it loaded
             game.legal_actions()
-            assert json.loads(save_text(game))["state"]["history"] == json.loads(text)["state"]["history"]
+            saved = json.loads(path.read_text(encoding="utf-8"))["state"]["history"]
+            assert json.loads(save_text(game))["state"]["history"] == saved
         _no_internal_error(["render", "--resume", str(path)])
-    STATS["cases"] += 1
 
 
 @SAVE_FUZZ
 @given(st.data())
 def test_a_damaged_log_replays_or_is_a_railrules_error(data):
-    text = _damage(LOG_TEXT, data.draw)
-    with tempfile.TemporaryDirectory(prefix="rrfuzz-") as tmp:
-        path = Path(tmp) / "damaged.log.json"
-        path.write_text(text, encoding="utf-8")
+    with _damaged(LOG_TEXT, data.draw, "damaged.log.json") as path:
         _no_internal_error(["replay", str(path)])
         _no_internal_error(["render", "--log", str(path)])
-    STATS["cases"] += 1

@@ -605,3 +605,126 @@ def test_a_log_edited_to_another_game_is_refused_by_view_and_render(tmp_path, pl
         assert "internal error" not in err
     assert not (tmp_path / "v.html").exists()
 
+
+
+# ---------------------------------------------------------------- the error contract (issue 28)
+def _hostile_files(tmp_path: Path, played) -> dict:
+    """The hostile saves, logs and paths of issue 28, written into ``tmp_path``: name -> path."""
+    save, log = played
+    state = json.loads(save)["state"]
+    files = {
+        "save-cash-string": _edit(save, _p1("cash", "40")),
+        "save-cash-fraction": _edit(save, _p1("cash", 40.5)),
+        "save-cash-true": _edit(save, _p1("cash", True)),
+        "save-cash-negative": _edit(save, _p1("cash", -1)),
+        "save-nan": save.replace('"cash": ', '"cash": NaN, "x": ', 1),
+        "save-infinity": save.replace('"cash": ', '"cash": Infinity, "x": ', 1),
+        "save-duplicate-key": save.replace('"players": ', '"players": 2, "players": ', 1),
+        "save-nonsense-history": _edit(save, lambda d: d["state"].__setitem__("history", [["x"], [1, 2]])),
+        "save-garbage-locals": _edit(save, lambda d: d["state"]["stack"][-1]["locals"].__setitem__("g", {"a": [0.5]})),
+        "save-nested-100000": '{"format": "railrules-save-1", "ruleset": "x", "state": '
+                              + "[" * 100_000 + "]" * 100_000 + "}",
+        "save-state-only": json.dumps(state),
+        "log-nested-100000": '{"format": "railrules-log-1", "actions": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "log-extra-actions": _edit(log, lambda d: d["actions"].extend([d["actions"][-1]] * 1000)),
+        "log-seed-edited": _edit(log, lambda d: d.__setitem__("seed", 999)),
+        "log-nan": log.replace('"seed": ', '"seed": NaN, "x": ', 1),
+    }
+    out = {}
+    for name, text in files.items():
+        out[name] = tmp_path / f"{name}.json"
+        out[name].write_text(text, encoding="utf-8")
+    return out
+
+
+CONTRACT_VERBS = {   # what each kind of hostile file is fed to
+    "save": [["play", "--resume", "{f}"], ["render", "--resume", "{f}"]],
+    "log": [["replay", "{f}"], ["view", "{f}", "-o", "{tmp}/v.html"], ["render", "--log", "{f}"],
+            ["render", "--log", "{f}", "--step", "1"]],
+}
+
+
+def _clean_exit(argv) -> tuple[int, str]:
+    code, out, err = cli(*argv)
+    assert code in (1, 2), (argv, code, out[-500:], err[-1000:])
+    assert "internal error" not in err and "Traceback" not in err, (argv, err[-1000:])
+    return code, err
+
+
+def test_every_hostile_save_and_log_is_a_railrules_error_in_the_api_and_the_cli(tmp_path, played):
+    from railrules.interpreter import Game, RailrulesError
+    from railrules.interpreter.paths import rulesets_dir
+    from railrules.tools.play import load_save
+    from railrules.tools.replay import read_log, replay
+    ruleset = load_ruleset(str(rulesets_dir() / COIN_RACE))
+    for name, path in _hostile_files(tmp_path, played).items():
+        kind = name.split("-")[0]
+        if kind == "save":
+            with pytest.raises(RailrulesError):
+                load_save(path)
+            text = path.read_text()   # the state (the save's last key) alone, as Game.from_json takes it
+            state_text = text[text.index('"state": ') + 9:-1] if '"state": ' in text else text
+            if name != "save-state-only":   # (a good state: what the API loads, the CLI does not)
+                with pytest.raises(RailrulesError):
+                    Game.from_json(ruleset, state_text)
+        else:
+            with pytest.raises(RailrulesError):
+                replay(read_log(path), str(path))
+        for verb in CONTRACT_VERBS[kind]:
+            code, err = _clean_exit([w.format(f=path, tmp=tmp_path) for w in verb])
+            assert "RR30" in err, (name, verb, err)
+
+
+def test_hostile_arguments_and_paths_get_a_clean_exit_code(tmp_path, played):
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "target").write_text("keep")
+    (tmp_path / "link").symlink_to(tmp_path / "target")
+    from railrules.interpreter.paths import rulesets_dir
+    race = str(rulesets_dir() / COIN_RACE)
+    cases = [
+        ["play", race, "--save", str(tmp_path / "link"), "--force"],
+        ["play", race, "--save", str(tmp_path / "fifo"), "--force"],
+        ["play", race, "--bots", "random", "--log", str(tmp_path / "fifo"), "--force"],
+        ["compare", race, "--games", "2", "--csv", str(tmp_path / "no" / "x.csv")],
+        ["compare", race, "--games", "2", "--html", str(tmp_path / "no" / "x.html")],
+        ["render", race, "--svg", "/dev/full", "--force"],
+        ["render", race, "--svg", str(tmp_path)],
+        ["view", str(tmp_path / "missing.log"), "-o", str(tmp_path / "x.html")],
+        ["play", "/dev/null"], ["play", str(tmp_path / "fifo")], ["lint", str(tmp_path / "target")],
+        ["simulate", race, "--players", "99"], ["simulate", race, "--variant", "../../etc/passwd"],
+        ["render", race, "--step", "3"], ["replay", str(tmp_path)],
+    ]
+    for argv in cases:
+        _clean_exit(argv)
+    assert (tmp_path / "target").read_text() == "keep" and (tmp_path / "link").is_symlink()
+
+
+@pytest.mark.parametrize("fault", [RecursionError, MemoryError, SyntaxError])
+def test_a_resource_fault_while_loading_is_a_coded_error(tmp_path, monkeypatch, fault):
+    """Whatever limit of Python a ruleset reaches while it loads (a nesting the parser or the
+    code generator cannot take, memory) is a RailrulesError at the loader's boundary."""
+    from railrules.interpreter import RulesetError
+    from railrules.interpreter.data import ruleset as loader
+
+    def overwhelmed(self, *args, **kwargs):
+        raise fault("too much")
+    monkeypatch.setattr(loader._Loader, "load", overwhelmed)
+    root = ruleset(tmp_path)
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(str(root))
+    assert info.value.diagnostics[0].code == "RR311"
+    _, diags = check_ruleset(str(root))
+    assert [d.code for d in diags] == ["RR311"]
+    code, out, err = cli("lint", str(root))
+    assert code == 1 and "RR311" in out and "internal error" not in err
+
+
+def test_a_rules_file_is_not_read_past_the_size_limit(tmp_path, monkeypatch):
+    root = ruleset(tmp_path)
+    with open(root / "main.rules", "r+b") as fh:   # a sparse 64 MB file: nothing is written
+        fh.truncate(64 * 1024 ** 2)
+    read = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self) or real(self))
+    assert codes(root) == ["RR007"]
+    assert root / "main.rules" not in [p.resolve() for p in read]
