@@ -131,6 +131,8 @@ CODES = {
                "option auction never legal", "check the option's requires, or play more games"),
     "RR310": Code("stale-derived", "a kept derived value differs from its computation from scratch",
                "a derived value that reads state through a path the engine does not see", "report it: every read of a derived value must be noted by the engine"),
+    "RR311": Code("too-complex-to-load", "loading the ruleset reached a limit of Python (nesting, recursion or memory)",
+               "an expression nested thousands of levels deep", "nest less deeply and split what is very large"),
     # arguments of railrules compare (checked before any game is played)
     "RR501": Code("bad-arm", "an arm of a comparison cannot be made: a --set names no constant or gives a value of another type, or two arms are the same",
                "--set goal=late", "name a constant of components.yaml and give a value of its type"),

@@ -337,10 +337,14 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
 
 
 def save_text(game: Game) -> str:
-    """A save's text: the ruleset, variant and state."""
+    """A save's text: the ruleset, variant and state, and whether the state is what its history
+    gives from its seed (false for a position set up with ``Game.execute``): when it is, loading
+    the save replays it to check it (:func:`load_save`)."""
+    from railrules.interpreter.saves import replays
     return json.dumps({"format": "railrules-save-1", "ruleset": game.ruleset.name,
                        "path": str(game.ruleset.root), "variant": game.ruleset.variant,
-                       "fingerprints": game.ruleset.fingerprints, "state": json.loads(game.to_json())})
+                       "fingerprints": game.ruleset.fingerprints, "replayable": replays(game),
+                       "state": json.loads(game.to_json())})
 
 
 def save(game: Game, path: Path, new: bool = False) -> None:
@@ -407,12 +411,15 @@ def load_save(path: Path, ruleset_path: str | None = None):
     save names if it is still there, else the shipped ruleset of its name. Raises BadSave, saying
     which rules changed if the ruleset is no longer the one the game was saved with."""
     from railrules.interpreter.errors import BadSave, Diagnostic, Pos
+    from railrules.interpreter.saves import read_json, replayed
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != "railrules-save-1":
+        data = read_json(path.read_text(encoding="utf-8"), str(path))
+        if not isinstance(data, dict) or data.get("format") != "railrules-save-1":
             raise ValueError("not a railrules save file")
         name, variant, state = data["ruleset"], data.get("variant"), data["state"]
         text = json.dumps(state)
+    except BadSave:
+        raise
     except (OSError, ValueError, KeyError, AttributeError, TypeError, UnicodeDecodeError) as err:
         raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(str(path), 1, 1))) from None
     ruleset = find_ruleset(name, data.get("path"), variant, ruleset_path)
@@ -422,7 +429,12 @@ def load_save(path: Path, ruleset_path: str | None = None):
         raise BadSave(Diagnostic(
             "RR304", f"the rules changed since this game was saved: {describe_changes(changed)}",
             Pos(str(path), 1, 1), hint="resume it with the rules it was saved with (--ruleset PATH)"))
-    return Game.from_json(ruleset, text)
+    try:
+        game = Game.from_json(ruleset, text)
+        return replayed(game, str(path)) if data.get("replayable") is not False else game
+    except BadSave as err:   # placed in the file, whatever part of the check refused it
+        raise BadSave([Diagnostic(d.code, d.message, Pos(str(path), 0, 0), d.severity, d.hint)
+                       for d in err.diagnostics]) from None
 
 
 def find_ruleset(name: str, saved_in, variant, given: str | None = None):

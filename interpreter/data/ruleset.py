@@ -6,6 +6,7 @@ stops the stages after it, and :func:`load_ruleset` raises one
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import hashlib
@@ -178,7 +179,8 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     ``derive_all`` (a debugging aid) makes every ``def`` a ``derived`` value, so that
     ``game.check_derived()`` tests the engine's read tracking on every function of the rules."""
     sink = Sink()
-    ruleset = _Loader(sink, derive_all=derive_all).load(name_or_path, variant)
+    with _within_python_limits(name_or_path):
+        ruleset = _Loader(sink, derive_all=derive_all).load(name_or_path, variant)
     sink.raise_if_errors()
     assert ruleset is not None  # a load with errors never gets here
     return ruleset
@@ -192,12 +194,26 @@ def check_ruleset(name_or_path: str, variant: str | None = None,
     from ..checks import run_checks
     sink = Sink()
     try:
-        ruleset = _Loader(sink, generate=False, texts=texts).load(name_or_path, variant)
+        with _within_python_limits(name_or_path):
+            ruleset = _Loader(sink, generate=False, texts=texts).load(name_or_path, variant)
+            if ruleset is not None:
+                run_checks(ruleset, sink, runnable=not sink.errors)
     except RulesetError as err:  # a stage gave up early
         return None, sink.diagnostics + [d for d in err.diagnostics if d not in sink.diagnostics]
-    if ruleset is not None:
-        run_checks(ruleset, sink, runnable=not sink.errors)
     return (None if sink.errors else ruleset), sink.diagnostics
+
+
+@contextlib.contextmanager
+def _within_python_limits(name_or_path: str):
+    """RR311 for a limit of Python reached while loading (a nesting the parser or the code
+    generator cannot take, recursion, memory): the contract is a RailrulesError, never those."""
+    try:
+        yield
+    except (RecursionError, MemoryError, SyntaxError) as err:
+        what = {RecursionError: "nested too deeply to follow", MemoryError: "too large for the memory",
+                SyntaxError: "too deeply nested for the code generator"}[type(err)]
+        raise RulesetError([Diagnostic("RR311", f"the ruleset is {what} ({type(err).__name__}: "
+                                       f"{str(err)[:120]})", Pos(str(name_or_path), 0, 0))]) from None
 
 
 class _Loader:
@@ -236,7 +252,8 @@ class _Loader:
             self.sink.add("RR001", f"no file '{rel}'", pos)
             return None, shown
         else:
-            data = path.read_bytes()
+            with path.open("rb") as fh:   # never more than the limit: a 3 GB file stays on disk
+                data = fh.read(5_000_001)
         if len(data) > 5_000_000:
             self.sink.add("RR007", f"'{rel}' is larger than 5 MB", pos)
             return None, shown

@@ -362,10 +362,8 @@ class Game:
     @classmethod
     def from_json(cls, ruleset, text: str) -> "Game":
         """Resume a saved state; a truncated, foreign or tampered file raises :class:`BadSave`."""
-        try:
-            state = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as err:
-            raise BadSave(Diagnostic("RR304", f"the save is not JSON: {err}")) from None
+        from ..saves import read_json
+        state = read_json(text)   # strict: no NaN, no key twice, not too deep (RR304)
         if isinstance(state, dict) and state.get("format") == SAVE_FORMAT:
             state = _from_save(state)
         _check_state(ruleset, state)
@@ -454,6 +452,8 @@ def _check_contents(ruleset, state, bad) -> None:
             bad(f"the save's entity {e} is damaged: its fields are not the ruleset's")
     if set(state["globals"]) != set(start["globals"]):
         bad("the save's variables do not match the ruleset's")
+    from ..saves import check_types
+    check_types(ruleset, state)   # the ruleset's schema: each field and variable of its type
     try:
         check_storable(have)
         check_storable(state["globals"])
