@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.browser import FLAGS, _browser
+from browser import FLAGS, _browser
 
 
 class BrowserError(RuntimeError):

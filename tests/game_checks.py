@@ -119,3 +119,18 @@ def round_trip_problems(ruleset, name: str, game, snapshots: list, actions: list
             if loaded.to_json() != final:
                 out.append(f"{where}: continuing with the same actions ends elsewhere")
     return out
+
+
+def played(name: str, players: int, seed: int, actions: int):
+    """A game of the shipped ruleset ``name`` after ``actions`` random decisions (fewer when it
+    ends), chosen by ``random.Random(seed)``."""
+    import random
+
+    from railrules.interpreter import load_ruleset
+    game = load_ruleset(name).new_game(players, seed)
+    rng = random.Random(seed)
+    for _ in range(actions):
+        if game.is_over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    return game

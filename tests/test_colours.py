@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import random
 import re
 
 import numpy as np
@@ -19,6 +18,7 @@ from railrules.tools.board_model import board_model, entity_colour
 from railrules.tools.board_view import board_picture
 from railrules.tools.cli import main
 from railrules.tools.svg_board import to_svg
+from game_checks import played
 
 MACHADO = {
     "deuteranopia": np.array([[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
@@ -60,13 +60,7 @@ def test_the_colour_arithmetic_matches_published_values():
 
 
 def _played(name: str, players: int, actions: int = 300):
-    game = load_ruleset(name).new_game(players, 4)
-    rng = random.Random(4)
-    for _ in range(actions):
-        if game.is_over:
-            break
-        game.apply(rng.choice(game.legal_actions()))
-    return game
+    return played(name, players, 4, actions)
 
 
 def _apart(colours: dict, what: str) -> None:

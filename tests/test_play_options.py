@@ -82,6 +82,8 @@ def test_why_names_a_hex_that_is_not_on_the_board():
     while not any(a.name == "hex" for a in game.legal_actions()):
         game.apply(rng.choice(game.legal_actions()))
     assert explain(game, "hex ZZ") == "'hex ZZ' is not allowed: there is nothing named ZZ among the hexes"
+    assert explain(game, "ZZ").endswith("and nothing in this game is named ZZ")
+    assert "nothing in this game" not in explain(game, "R2")     # a hex: not a choice by itself
     far = explain(game, "hex a2")      # on the board, not reachable: the rule says why
     assert far.startswith("'hex A2' is not allowed: A2 is not one of the choices") and "network.rules:" in far
     legal = game.legal_actions()[0].label

@@ -43,7 +43,6 @@ def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- the SVG picture (issue 13)
-import random  # noqa: E402
 import re  # noqa: E402
 
 import pytest  # noqa: E402
@@ -51,6 +50,7 @@ import pytest  # noqa: E402
 from railrules.interpreter import load_ruleset  # noqa: E402
 from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
 import browser  # noqa: E402
+from game_checks import played  # noqa: E402
 from railrules.tools.board_model import board_model  # noqa: E402
 from railrules.tools.svg_board import R, centres, to_svg  # noqa: E402
 import shutil  # noqa: E402
@@ -58,14 +58,7 @@ from pathlib import Path  # noqa: E402
 
 
 def _played(name: str, actions: int = 150):
-    ruleset = load_ruleset(name)
-    game = ruleset.new_game(3, 2)
-    rng = random.Random(2)
-    for _ in range(actions):
-        if game.is_over:
-            break
-        game.apply(rng.choice(game.legal_actions()))
-    return game
+    return played(name, 3, 2, actions)
 
 
 @pytest.mark.parametrize("name", shipped_rulesets())

@@ -322,7 +322,7 @@ def test_uvicorn_serves_no_file_outside_the_assets_whatever_the_dots(tmp_path):
 def _cdp():
     if not (shutil.which("chromium") or shutil.which("chromium-browser")):
         pytest.skip("headless Chromium is not installed (apt-get install chromium; CI installs it)")
-    from tests.cdp import Chromium
+    from cdp import Chromium
     return Chromium
 
 

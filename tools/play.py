@@ -182,6 +182,10 @@ def _unknown_name(game: Game, label: str) -> str:
     name, *words = label.split()
     names = game.ruleset.names.entities
     entities = game.state["entities"]
+    choices = sorted({a.name for a in game.legal_actions()})
+    if not words and name not in choices and name not in names:   # 'why ZZ'
+        return (f"'{name}' is not a choice now (the choices are: {', '.join(choices)}) and nothing in "
+                f"this game is named {name}")
     takes = {entities[x]["kind"] for a in game.legal_actions() if a.name == name
              for x in a.args if isinstance(x, str) and x in entities}
     for w in words:

@@ -256,36 +256,36 @@ def _legends(model, x: float, y: float) -> tuple[str, float, float]:
         {e for hv in model.hexes for e in hv.track}
     shape_of = {e: model.shapes.get(kind, "circle") for hv in model.hexes for kind, e in hv.pieces}
 
-    def heading(text: str, at: float) -> None:
-        nonlocal right
-        rows.append(f'<text x="{x:.0f}" y="{at:.0f}" font-size="11" font-weight="bold">{escape(text)}</text>')
-        right = max(right, x + text_width(text, 11))
-    heading("legend", y)
-    for eid, (name, colour) in model.owners.items():
-        y += LINE
-        swatch = (f'<line x1="{x:.0f}" y1="{y - 3:.0f}" x2="{x + 12:.0f}" y2="{y - 3:.0f}" stroke="#222" stroke-width="4.2"/>'
-                  f'<line x1="{x:.0f}" y1="{y - 3:.0f}" x2="{x + 12:.0f}" y2="{y - 3:.0f}" stroke={quoteattr(colour)} stroke-width="2.8"/>'
-                  if eid in drawn_track else _shape(shape_of.get(eid, "circle"), x + 6, y - 3, colour, 'class="swatch"'))
-        rows.append(f'<g class="legend-entry" data-owner={quoteattr(eid)}>{swatch}'
-                    f'<text x="{x + 18:.0f}" y="{y:.0f}" font-size="10">{escape(name)}</text></g>')
-        right = max(right, x + 18 + text_width(name, 10))
+    def section(title: str, entries: list) -> None:
+        """A heading, then per entry (class, data attribute, swatch at (x, y), text) a line."""
+        nonlocal right, y
+        if rows[1:]:
+            y += LINE + 6
+        rows.append(f'<text x="{x:.0f}" y="{y:.0f}" font-size="11" font-weight="bold">{escape(title)}</text>')
+        right = max(right, x + text_width(title, 11))
+        for cls, data, swatch, text in entries:
+            y += LINE
+            rows.append(f'<g class="{cls}" {data}>{swatch(y)}'
+                        f'<text x="{x + 18:.0f}" y="{y:.0f}" font-size="10">{escape(text)}</text></g>')
+            right = max(right, x + 18 + text_width(text, 10))
+
+    def line(colour: str):
+        return lambda at: "".join(f'<line x1="{x:.0f}" y1="{at - 3:.0f}" x2="{x + 12:.0f}" y2="{at - 3:.0f}" '
+                                  f'stroke={quoteattr(c)} stroke-width="{w}"/>' for c, w in (("#222", 4.2), (colour, 2.8)))
+
+    def shape(kind: str, colour: str, attrs: str = ""):
+        return lambda at: _shape(kind, x + 6, at - 3, colour, attrs)
+
+    def square(colour: str):
+        return lambda at: f'<rect x="{x:.0f}" y="{at - 9:.0f}" width="12" height="11" fill={quoteattr(colour)} stroke="#888"/>'
+    section("legend", [("legend-entry", f"data-owner={quoteattr(e)}",
+                        line(c) if e in drawn_track else shape(shape_of.get(e, "circle"), c, 'class="swatch"'), name)
+                       for e, (name, c) in model.owners.items()])
     if model.shapes:
-        y += LINE + 6
-        heading("pieces", y)
-        for kind, shape in model.shapes.items():
-            y += LINE
-            rows.append(f'<g class="legend-piece" data-kind={quoteattr(kind)}>{_shape(shape, x + 6, y - 3, "#bbbbbb", "")}'
-                        f'<text x="{x + 18:.0f}" y="{y:.0f}" font-size="10">{escape(kind)}</text></g>')
-            right = max(right, x + 18 + text_width(kind, 10))
+        section("pieces", [("legend-piece", f"data-kind={quoteattr(k)}", shape(s, "#bbbbbb"), k)
+                           for k, s in model.shapes.items()])
     if model.terrain:
-        y += LINE + 6
-        heading("terrain", y)
-        for ground, colour in model.terrain:
-            y += LINE
-            rows.append(f'<g class="legend-terrain" data-terrain={quoteattr(ground)}>'
-                        f'<rect x="{x:.0f}" y="{y - 9:.0f}" width="12" height="11" fill={quoteattr(colour)} stroke="#888"/>'
-                        f'<text x="{x + 18:.0f}" y="{y:.0f}" font-size="10">{escape(ground)}</text></g>')
-            right = max(right, x + 18 + text_width(ground, 10))
+        section("terrain", [("legend-terrain", f"data-terrain={quoteattr(g)}", square(c), g) for g, c in model.terrain])
     rows.append("</g>")
     return "".join(rows), right, y + 6
 
