@@ -547,7 +547,7 @@ class Codegen:
     def _ints(self, a: str, b: str, op: str, checked: str, inline: str = "{x} {op} {y}") -> str:
         """``a op b`` (or the ``inline`` form of x and y) when both are whole numbers, else
         through the ``checked`` helper; a number written in the rules is not tested. A division
-        (``op`` one of / // and a ceil or floor of /) is inline only when the second is not 0:
+        (``op`` one of / // %, or ceil or floor of a /) is inline only when the second is not 0:
         the helper says what is wrong with a division by zero."""
         x = a if _INT.fullmatch(a) else self.temp()
         y = b if _INT.fullmatch(b) else self.temp()
@@ -577,8 +577,14 @@ class Codegen:
 
     def g_Call(self, e, bound, walrus):
         name = e.name
-        args = [self.gen(a, bound, walrus) for a in e.args]
         kind, d = resolve_call(self.names, name, bound.keys() | self.locals)  # d: a def or a builtin
+        if kind is Kind.BUILTIN and name in ("ceil", "floor") and walrus and len(e.args) == 1 \
+                and isinstance(e.args[0], n.BinOp) and e.args[0].op == "/":
+            # ceil(a / b) or floor(a / b) of two whole numbers: in whole numbers, no fraction made
+            a, b = (self.gen(x, bound, walrus) for x in (e.args[0].left, e.args[0].right))
+            whole = "-(-{x} // {y})" if name == "ceil" else "{x} // {y}"
+            return self._ints(a, b, name, f"_{name}_of_div", whole)
+        args = [self.gen(a, bound, walrus) for a in e.args]
         if kind is Kind.FUNCTION:
             if len(d.params) != len(args):
                 raise _Unsupported
@@ -594,11 +600,6 @@ class Codegen:
             return f"{self.const(call_value)}({name!r}, {f}, [{', '.join(args)}])"
         if kind is not Kind.BUILTIN or not d.lo <= len(args) <= d.hi:
             raise _Unsupported
-        if name in ("ceil", "floor") and walrus and isinstance(e.args[0], n.BinOp) and e.args[0].op == "/":
-            # ceil(a / b) or floor(a / b) of two whole numbers: in whole numbers, no fraction made
-            a, b = (self.gen(x, bound, walrus) for x in (e.args[0].left, e.args[0].right))
-            whole = "-(-{x} // {y})" if name == "ceil" else "{x} // {y}"
-            return self._ints(a, b, name, f"_{name}_of_div", whole)
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()
             return f"(len({t}) if ({t} := {args[0]}).__class__ is list else _b_{name}({t}))"
