@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 
-from .engine.values import MAX_STORED
+from .runtime.values import MAX_STORED
 from .errors import BadSave, Diagnostic, Pos
 
 MAX_DEPTH = 64   # lists and mappings inside one another; the shipped games need 6
