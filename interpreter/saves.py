@@ -2,7 +2,8 @@
 
 A save comes from a file anyone may have edited. Before a game is made of it:
 
-- :func:`read_json` parses strictly: no NaN or Infinity (not JSON, and a game could not write
+- :func:`~railrules.interpreter.runtime.strict_json.read_json` (on the runtime floor, so that
+  the engine can use it) parses strictly: no NaN or Infinity (not JSON, and a game could not write
   them back), no key given twice (which one would count?), no nesting deeper than
   :data:`MAX_DEPTH` (no RecursionError later, in the parser or the engine);
 - :func:`check_types` checks the state against a schema derived from the ruleset: every value
@@ -22,51 +23,9 @@ from __future__ import annotations
 
 import json
 
+from .errors import BadSave
+from .runtime.strict_json import refuse
 from .runtime.values import MAX_STORED
-from .errors import BadSave, Diagnostic, Pos
-
-MAX_DEPTH = 64   # lists and mappings inside one another; the shipped games need 6
-
-
-def refuse(message: str, where: str = "<save>") -> BadSave:
-    return BadSave(Diagnostic("RR304", message, Pos(where, 0, 0)))
-
-
-def _constant(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def _pairs(pairs: list) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} is given twice")
-        out[key] = value
-    return out
-
-
-def read_json(text, where: str = "<save>", what: str = "the save"):
-    """``text`` as JSON data; BadSave (RR304) if it is not strict JSON, or nested too deep."""
-    try:
-        data = json.loads(text, parse_constant=_constant, object_pairs_hook=_pairs)
-    except RecursionError:
-        raise refuse(f"{what} is nested deeper than {MAX_DEPTH} levels", where) from None
-    except (ValueError, UnicodeDecodeError, TypeError) as err:
-        raise refuse(f"{what} is not JSON: {err}", where) from None
-    depth_check(data, where, what)
-    return data
-
-
-def depth_check(data, where: str = "<save>", what: str = "the save") -> None:
-    """BadSave if lists and mappings are nested deeper than MAX_DEPTH (without recursion)."""
-    level = [data]
-    for _ in range(MAX_DEPTH + 1):
-        level = [v for x in level if isinstance(x, (list, dict))
-                 for v in (x.values() if isinstance(x, dict) else x)]
-        if not level:
-            return
-    raise refuse(f"{what} is nested deeper than {MAX_DEPTH} levels", where)
-
 
 _KINDS = {type(None): "none", bool: "true/false", int: "a whole number", str: "a string",
           list: "a list", dict: "a mapping"}

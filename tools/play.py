@@ -415,7 +415,8 @@ def load_save(path: Path, ruleset_path: str | None = None):
     save names if it is still there, else the shipped ruleset of its name. Raises BadSave, saying
     which rules changed if the ruleset is no longer the one the game was saved with."""
     from railrules.interpreter.errors import BadSave, Diagnostic, Pos
-    from railrules.interpreter.saves import read_json, replayed
+    from railrules.interpreter.runtime.strict_json import read_json
+    from railrules.interpreter.saves import replayed
     try:
         data = read_json(path.read_text(encoding="utf-8"), str(path))
         if not isinstance(data, dict) or data.get("format") != "railrules-save-1":

@@ -6,7 +6,7 @@ from pathlib import Path
 from railrules.interpreter.data.schema import validate
 from railrules.interpreter.data.yaml_source import Positions
 from railrules.interpreter.errors import BadSave, Diagnostic, IllegalAction, Pos, Sink
-from railrules.interpreter.saves import read_json, refuse
+from railrules.interpreter.runtime.strict_json import read_json, refuse
 
 from .play import describe_changes, find_ruleset
 

@@ -115,6 +115,12 @@ class Ruleset:
         """Statements that set up a position (``Game.execute``) compiled: ``(code, program)``."""
         return snippets.statements(names, text, where)
 
+    def check_save(self, state: dict, where: str = "<save>") -> None:
+        """BadSave (RR304) naming the field unless every value of a saved ``state`` has the type
+        this ruleset gives it (:func:`railrules.interpreter.saves.check_types`)."""
+        from ..saves import check_types
+        check_types(self, state, where)
+
     def variants(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "variants").glob("*.yaml"))
 

@@ -8,6 +8,7 @@ from collections import Counter
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
+from ..runtime.strict_json import read_json
 from .log import Messages
 from .machine import Action, Machine
 
@@ -362,7 +363,6 @@ class Game:
     @classmethod
     def from_json(cls, ruleset, text: str) -> "Game":
         """Resume a saved state; a truncated, foreign or tampered file raises :class:`BadSave`."""
-        from ..saves import read_json
         state = read_json(text)   # strict: no NaN, no key twice, not too deep (RR304)
         if isinstance(state, dict) and state.get("format") == SAVE_FORMAT:
             state = _from_save(state)
@@ -452,8 +452,7 @@ def _check_contents(ruleset, state, bad) -> None:
             bad(f"the save's entity {e} is damaged: its fields are not the ruleset's")
     if set(state["globals"]) != set(start["globals"]):
         bad("the save's variables do not match the ruleset's")
-    from ..saves import check_types
-    check_types(ruleset, state)   # the ruleset's schema: each field and variable of its type
+    ruleset.check_save(state)   # the ruleset's schema: each field and variable of its type
     try:
         check_storable(have)
         check_storable(state["globals"])
