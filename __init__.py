@@ -17,8 +17,9 @@ __all__ = ["__version__", "load_ruleset", "check_ruleset", "shipped_rulesets", "
            "RulesRuntimeError", "BadSave"]
 
 
-# the agent-library adapters (pip install ".[agents]"): railrules.pettingzoo.env(...), railrules.openspiel.game(...)
-_ADAPTERS = {"pettingzoo": ".tools.agents.pettingzoo_env", "openspiel": ".tools.agents.openspiel_game"}
+# the agent-library adapters (pip install ".[agents]"), modules of their own: `from railrules.pettingzoo
+# import env`; `import railrules` then `railrules.pettingzoo.env(...)` works too
+_ADAPTERS = {"pettingzoo": ".pettingzoo", "openspiel": ".openspiel"}
 
 
 def __getattr__(name: str):

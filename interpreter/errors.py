@@ -82,6 +82,12 @@ CODES = {
     "RR112": Code("turn-order", "an `each ... in turn` loop cannot end as written, or a `pass turn` in it counts for nothing",
                "each p in turn until all pass: with no `pass turn` in it",
                "say `pass turn` (or `drop out`) where a player passes; `pass turn` counts only `until all pass`"),
+    "RR113": Code("duplicate-parameter", "a definition, option or handler names a parameter twice",
+               "def f(a, a) = a", "give each parameter its own name"),
+    "RR114": Code("shadowed-builtin", "a def has the name of a builtin, which every call of that name then runs",
+               "def len(x) = 99", "rename the def"),
+    "RR115": Code("constant-cycle", "constants of the rules are computed from each other",
+               "const a = b + 1 and const b = a + 1", "compute one of them without the others"),
     # across files
     "RR201": Code("unknown-entity", "a reference names no entity",
                "home: Philadelfia", "name an entity id or alias that exists"),
@@ -125,6 +131,16 @@ CODES = {
                "option auction never legal", "check the option's requires, or play more games"),
     "RR310": Code("stale-derived", "a kept derived value differs from its computation from scratch",
                "a derived value that reads state through a path the engine does not see", "report it: every read of a derived value must be noted by the engine"),
+    "RR311": Code("too-complex-to-load", "loading the ruleset reached a limit of Python (nesting, recursion or memory)",
+               "an expression nested thousands of levels deep", "nest less deeply and split what is very large"),
+    # arguments of railrules compare (checked before any game is played)
+    "RR501": Code("bad-arm", "an arm of a comparison cannot be made: a --set names no constant or gives a value of another type, or two arms are the same",
+               "--set goal=late", "name a constant of components.yaml and give a value of its type"),
+    "RR502": Code("unknown-metric", "--metrics or --plot names a metric no arm can report",
+               "--metrics decisons", "use a name as the table shows it, or a family (metric, end, seat, bot, ladder, action, rule)"),
+    # tools
+    "RR401": Code("bot", "a bot named by --bots (module:Class) cannot be loaded, or does not follow the bot protocol",
+               "--bots mybots:Clever where mybots.py has no class Clever", "name an importable module and a class made with (seed, **options) with a method choose(view, legal) that returns one of legal"),
 }
 
 

@@ -2,6 +2,9 @@
 person would: the DOM it builds and a screenshot's pixels. Skips when Chromium is absent."""
 from __future__ import annotations
 
+import html
+import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -38,3 +41,23 @@ def screenshot(path: Path, width: int, height: int):
     subprocess.run([_browser(), *FLAGS, f"--screenshot={shot}", f"--window-size={width},{height}",
                     path.as_uri()], capture_output=True, timeout=120, check=True)
     return matplotlib_image.imread(str(shot))
+
+
+def text_boxes(svg: str, folder: Path) -> tuple[list, tuple]:
+    """The box Chromium lays out for every ``<text>`` of the SVG picture, as dicts (class,
+    data-id, text, x, y, width, height, in the picture's units), and the picture's (width,
+    height)."""
+    page = folder / "boxes.html"
+    page.write_text("<!doctype html><html><body style='margin:0'>" + svg + """
+<pre id="boxes"></pre><script>
+const svg = document.querySelector("svg");
+const out = [...svg.querySelectorAll("text")].map(t => { const b = t.getBBox();
+  return {cls: t.getAttribute("class") || "", id: t.getAttribute("data-id") || "", text: t.textContent,
+          x: b.x, y: b.y, width: b.width, height: b.height}; });
+document.getElementById("boxes").textContent = JSON.stringify(
+  {boxes: out, size: [svg.viewBox.baseVal.width, svg.viewBox.baseVal.height]});
+</script></body></html>""", encoding="utf-8")
+    found = re.search(r'<pre id="boxes">(.*?)</pre>', dom(page), re.S)
+    assert found, "Chromium built no page"
+    data = json.loads(html.unescape(found.group(1)))
+    return data["boxes"], tuple(data["size"])

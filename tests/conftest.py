@@ -10,19 +10,13 @@ from __future__ import annotations
 import functools
 import marshal
 import random
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from game_checks import Run, conserved
 
-from game_checks import Run, conserved  # noqa: E402
-
-from railrules.interpreter import load_ruleset  # noqa: E402
+from railrules.interpreter import load_ruleset
 
 
 @dataclass
@@ -63,14 +57,12 @@ def observe(ruleset, game, memo: dict | None = None) -> dict:
     }
 
 
-def play_random(ruleset, players: int, seed: int, snapshots: int = 3,
-                safe: bool = False) -> Playthrough:
+def play_random(ruleset, players: int, seed: int, snapshots: int = 3) -> Playthrough:
     """Play one game choosing uniformly among the legal actions with ``random.Random(seed)``.
 
     Records an observation after every action and keeps ``snapshots`` states chosen uniformly
     over the whole game (reservoir sampling with its own seeded generator, so the choice of
-    actions does not depend on it). ``safe=False`` skips apply's backup copy, which is most
-    of apply's cost; the API tests cover the default.
+    actions does not depend on it).
     """
     run = Playthrough.start(ruleset, players, seed)
     game = run.game
@@ -84,7 +76,7 @@ def play_random(ruleset, players: int, seed: int, snapshots: int = 3,
         assert legal, f"{run.name}: the game is not over but has no legal action"
         run.offer_snapshot(i, legal, snapshots, pick)
         action = rng.choice(legal)
-        game.apply(action, safe=safe)
+        game.apply(action)
         run.actions.append(action.to_json())
         run.observations.append(observe(ruleset, game, memo))
         i += 1

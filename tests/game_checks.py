@@ -90,7 +90,7 @@ def replay_problems(ruleset, name: str, game, start_json: str, actions: list) ->
     if again.to_json() != start_json:
         return out + [f"{name}: a new game with the same seed starts differently"]
     for action in log["actions"]:
-        again.apply(action, safe=False)
+        again.apply(action)
     if again.to_json() != final or again.digest() != log["final_state_sha256"]:
         out.append(f"{name}: the replayed state differs")
     return out
@@ -115,7 +115,22 @@ def round_trip_problems(ruleset, name: str, game, snapshots: list, actions: list
             continue
         if play_on == "all" or k == len(snapshots) - 1:
             for action in actions[index:]:
-                loaded.apply(action, safe=False)
+                loaded.apply(action)
             if loaded.to_json() != final:
                 out.append(f"{where}: continuing with the same actions ends elsewhere")
     return out
+
+
+def played(name: str, players: int, seed: int, actions: int):
+    """A game of the shipped ruleset ``name`` after ``actions`` random decisions (fewer when it
+    ends), chosen by ``random.Random(seed)``."""
+    import random
+
+    from railrules.interpreter import load_ruleset
+    game = load_ruleset(name).new_game(players, seed)
+    rng = random.Random(seed)
+    for _ in range(actions):
+        if game.is_over:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    return game

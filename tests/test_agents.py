@@ -4,6 +4,7 @@ OpenSpiel MCTS bot playing a whole game. The library tests skip, saying why, wit
 ``agents`` extra (pip install ".[agents]"); CI installs it."""
 from __future__ import annotations
 
+import json
 import random
 import shutil
 
@@ -32,7 +33,7 @@ def _states(ruleset, seeds):
         game, pick = ruleset.new_game(3, seed), random.Random(seed)
         while not game.is_over:
             yield game
-            game.apply(pick.choice(game.legal_actions()), safe=False)
+            game.apply(pick.choice(game.legal_actions()))
         yield game
 
 
@@ -67,6 +68,78 @@ def test_the_observation_has_one_width_and_follows_the_state(coded):
             assert vector[game.players.index(p)] == 1.0            # the observer's seat
         seen.add(tuple(code.observe(game, None)))
     assert len(seen) > 10      # the vector changes as the game goes on
+
+
+def test_the_observation_is_that_of_the_players_view(coded):
+    """observe() reads the state and hides secret fields itself: the same numbers as encoding the
+    seat's game.view (the API's definition of what a player may see), for every seat and an onlooker."""
+    ruleset, code = coded
+    for k, game in enumerate(_states(ruleset, [104])):
+        if k % 25:
+            continue
+        for p in game.players + [None]:
+            view = game.view(p)
+            expected = code.observe(game, p)[:code.header]
+            for slot in code.slots:
+                record = view["globals"] if slot.owner == "globals" else view["entities"].get(slot.owner, {})
+                expected += slot.encode(record.get(slot.name))
+            assert code.observe(game, p) == expected
+
+
+def test_observing_several_seats_at_once_is_observing_each(coded):
+    ruleset, code = coded
+    for k, game in enumerate(_states(ruleset, [105])):
+        if k % 40 == 0:
+            assert code.observe_seats(game, game.players) == {p: code.observe(game, p) for p in game.players}
+
+
+def test_the_listed_slices_cover_the_vector_exactly(coded):
+    ruleset, code = coded
+    slices = code.slices()
+    assert slices[0].start == 0 and slices[-1].stop == code.width
+    assert all(a.stop == b.start for a, b in zip(slices, slices[1:]))
+    assert all(s.stop > s.start and s.encodes for s in slices)
+    names = code.describe()    # each number's own name lies in the slice of its field
+    for s in slices[3:]:
+        assert all(n.startswith(s.name) for n in names[s.start:s.stop]), s
+
+
+def test_changing_a_field_changes_only_its_slice(coded):
+    """The slices say where observe() writes: a number field changed on a copy of a mid-game state
+    changes the vector inside that field's slice and nowhere else."""
+    ruleset, code = coded
+    game = ruleset.new_game(3, 21)
+    pick = random.Random(21)
+    for _ in range(40):
+        game.apply(pick.choice(game.legal_actions()))
+    before = code.observe(game, None)
+
+    def record(state, owner):
+        return state["globals"] if owner == "globals" else state["entities"][owner]
+
+    numbers = [s for s in code.slices()[3:] if s.stop == s.start + 1 and "a number as itself" in s.encodes
+               and type(record(game.state, s.name.split(".", 1)[0]).get(s.name.split(".", 1)[1])) is int]
+    checked = 0
+    for s in random.Random(4).sample(numbers, min(12, len(numbers))):
+        owner, field = s.name.split(".", 1)
+        saved = json.loads(game.to_json())    # the state changed through a save, as a person could
+        record(saved, owner)[field] += 7
+        after = code.observe(railrules.Game.from_json(ruleset, json.dumps(saved)), None)
+        changed = [i for i, (x, y) in enumerate(zip(before, after)) if x != y]
+        assert changed == [s.start], s
+        checked += 1
+    assert checked >= 3
+
+
+def test_observe_lists_the_slices(capsys):
+    from railrules.tools.cli import main
+    assert main(["observe", "chicago_express", "--players", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    code = encoding(railrules.load_ruleset("chicago_express"), 3)
+    assert out["width"] == code.width and out["slices"] == [vars(s) for s in code.slices()]
+    assert main(["observe", "chicago_express", "--players", "3"]) == 0
+    text = capsys.readouterr().out
+    assert f"({code.width} numbers" in text and all(s.name in text for s in code.slices())
 
 
 def test_an_index_outside_the_space_is_refused(coded):
@@ -117,7 +190,81 @@ def test_pettingzoo_plays_a_whole_game_to_the_standings():
     assert env.game.is_over
     winners = env.game.result["winners"]
     assert abs(sum(total.values())) < 1e-9
-    assert all((total[p] > 0) == (p in winners) for p in env.possible_agents)
+    assert all((total[a] > 0) == (env.seat_of[a] in winners) for a in env.possible_agents)
+
+
+def test_the_import_forms_and_the_agents_names():
+    """PettingZoo's import form (``from pettingzoo.classic import chess_v6``) and OpenSpiel's;
+    agents are player_0..., the seats' own names in infos; the attribute access still works."""
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    pytest.importorskip("pyspiel", reason='the agents extra is not installed: pip install ".[agents]"')
+    from railrules.openspiel import game
+    from railrules.pettingzoo import env, parallel_env
+    assert railrules.pettingzoo.env is env and railrules.openspiel.game is game
+    aec = env("chicago_express", players=3)
+    assert aec.possible_agents == ["player_0", "player_1", "player_2"]
+    aec.reset(seed=3)
+    assert [aec.infos[a]["seat"] for a in aec.possible_agents] == ["p1", "p2", "p3"]
+    assert aec.infos[aec.agent_selection]["seat"] == aec.game.current_player
+    par = parallel_env("chicago_express", players=3)
+    assert par.possible_agents == aec.possible_agents and par.metadata["is_parallelizable"]
+    assert game("chicago_express", players=3).num_players() == 3
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_pettingzoo_parallel_api_test(name):
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    from pettingzoo.test import parallel_api_test
+
+    from railrules.pettingzoo import parallel_env
+    parallel_api_test(parallel_env(name, players=3), num_cycles=300)
+
+
+def test_the_parallel_env_plays_the_movers_action_and_matches_the_aec_env():
+    """Same seed, same choices: the parallel env ends where the AEC env ends, with the same
+    rewards; only the agent to move has a mask, and the others' actions are ignored."""
+    np = pytest.importorskip("numpy", reason='the agents extra is not installed: pip install ".[agents]"')
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    from railrules.pettingzoo import env, parallel_env
+    aec, par = env("chicago_express", players=3), parallel_env("chicago_express", players=3)
+    aec.reset(seed=5)
+    obs, infos = par.reset(seed=5)
+    pick, total = np.random.default_rng(5), dict.fromkeys(aec.possible_agents, 0.0)
+    for agent in aec.agent_iter():
+        a_obs, reward, terminated, truncated, _ = aec.last()
+        total[agent] += reward
+        if terminated or truncated:
+            aec.step(None)
+            continue
+        assert infos[agent]["to_move"] == agent
+        assert [a for a in obs if obs[a]["action_mask"].any()] == [agent]
+        assert np.array_equal(obs[agent]["observation"], a_obs["observation"])
+        action = int(pick.choice(np.flatnonzero(a_obs["action_mask"])))
+        aec.step(action)
+        others = {a: 0 for a in par.agents if a != agent}     # ignored: index 0 may be illegal for them
+        obs, rewards, done, _, infos = par.step({agent: action, **others})
+    assert not par.agents and all(done.values())
+    assert rewards == pytest.approx(total) and par.game.to_json() == aec.game.to_json()
+    with pytest.raises(ValueError, match="over"):
+        par.step({})
+
+
+def test_without_views_the_infos_leave_the_view_out_and_nothing_else_changes():
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    np = pytest.importorskip("numpy", reason='the agents extra is not installed: pip install ".[agents]"')
+    from railrules.pettingzoo import env
+    full, bare = env("chicago_express", players=3), env("chicago_express", players=3, views=False)
+    full.reset(seed=9)
+    bare.reset(seed=9)
+    for _ in range(30):
+        agent = full.agent_selection
+        a, b = full.observe(agent), bare.observe(agent)
+        assert np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])
+        assert full.infos[agent]["view"] == full.game.view(full.infos[agent]["seat"])
+        assert "view" not in bare.infos[agent] and {**bare.infos[agent], "view": None} == {**full.infos[agent], "view": None}
+        action = int(np.flatnonzero(a["action_mask"])[-1])
+        full.step(action)
+        bare.step(action)
 
 
 def test_pettingzoo_refuses_an_illegal_index():
@@ -201,3 +348,18 @@ def test_the_readme_example_runs():
     scope: dict = {}
     exec(compile(code, "README.md (agent libraries)", "exec"), scope)
     assert scope["env"].game.decisions == 1 and not scope["state"].is_terminal()
+
+
+def test_the_adapter_speed_script_measures_every_path():
+    pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
+    pytest.importorskip("pyspiel", reason='the agents extra is not installed: pip install ".[agents]"')
+    from railrules.tools.agents.adapter_speed import PATHS, measure
+    root = str(rulesets_dir() / "templates" / "coin_race")
+    ruleset = railrules.load_ruleset(root)
+    for play in PATHS.values():      # every path plays a whole game, one decision a step
+        assert play(ruleset, 2, 5) > 3
+    r = measure(root, players=2, games=1)
+    code = encoding(ruleset, 2)
+    assert (r["observation"], r["actions"]) == (code.width, code.size)
+    assert set(r["steps_per_second"]) == set(PATHS) and all(v > 0 for v in r["steps_per_second"].values())
+    assert r["overhead"]["python API"] == 1.0

@@ -426,7 +426,11 @@ def test_the_package_installs_one_name_and_exposes_the_api():
 def test_every_python_package_of_the_checkout_is_installed():
     """pyproject lists the packages by hand (the checkout's root is the package): none forgotten."""
     import tomllib
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
-    found = {"railrules." + ".".join(p.parent.relative_to(ROOT).parts)
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    listed = set(setuptools["packages"])
+    # a folder that package-dir maps installs under its mapped name (railrules.pettingzoo)
+    mapped = {folder: name for name, folder in setuptools["package-dir"].items() if folder != "."}
+    found = {mapped.get(p.parent.relative_to(ROOT).as_posix(),
+                        "railrules." + ".".join(p.parent.relative_to(ROOT).parts))
              for top in ("interpreter", "tools") for p in (ROOT / top).rglob("__init__.py")}
     assert found <= listed, found - listed

@@ -212,7 +212,7 @@ def play(ruleset, players: int, seed: int) -> GameRun:
                           and top["c"] == "proc:market_turn")
         run.offer_snapshot(i, legal, SNAPSHOTS, pick)
         action = rng.choice(legal)
-        game.apply(action, safe=False)
+        game.apply(action)
         run.actions.append(action.to_json())
         run.problems += _step_problems(ruleset, game, run, f"after decision {i} ({action.label})")
         i += 1
@@ -305,7 +305,7 @@ def test_derived_values_stay_consistent():
             again = plain.new_game(players, seed)
             while not game.is_over:
                 action = rng.choice(game.legal_actions())
-                game.apply(action, safe=False)
-                again.apply(action, safe=False)
+                game.apply(action)
+                again.apply(action)
                 game.check_derived()
             assert again.is_over and again.result == game.result and again.digest() == game.digest()

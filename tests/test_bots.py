@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import random
 import shutil
-from fractions import Fraction
 
 import pytest
 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.errors import RulesetError, RulesRuntimeError
 from railrules.interpreter.paths import rulesets_dir
+from railrules.interpreter.runtime.rationals import Fraction
 from railrules.tools.bots import BotSpecError, GreedyBot, MctsBot, make_bot, seat_bots
 from railrules.tools.cli import main
 from railrules.tools.search import imagine, standings
@@ -337,7 +337,7 @@ def test_lead_and_keep_must_be_weights():
 # ------------------------------------------------------------------ a tree kept between decisions
 @pytest.mark.parametrize("keep", [1.0, 0.5])
 def test_the_kept_root_is_the_node_the_actions_since_lead_to(keep):
-    from railrules.interpreter.engine.values import Action
+    from railrules.interpreter.runtime.values import Action
     game = _mid_game("chicago_express", 3, 20)
     bot = make_bot(f"mcts:iterations=30:keep={keep}", 5)  # one bot plays every seat
     followed = 0

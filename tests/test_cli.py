@@ -120,9 +120,64 @@ def test_lint_of_the_shipped_rulesets_covers_their_scenarios(capsys, monkeypatch
     assert len(seen) == len(list((lint.resolve_ruleset_path("german_railways") / "scenarios").glob("*.yaml")))
 
 
-def test_lint_of_a_path_that_is_no_ruleset_exits_1_with_rr206(capsys, tmp_path):
+def test_lint_of_a_path_that_does_not_exist_exits_2_and_says_so(capsys, tmp_path, base):
     code, out, err = run(capsys, "lint", str(tmp_path / "nowhere"))
-    assert code == 1 and "RR206" in out
+    assert code == 2 and "no ruleset, folder or file" in err and "nowhere" in err
+    # inside a ruleset folder too: not "0 error(s)" for the ruleset around it
+    code, out, err = run(capsys, "lint", str(base / "rules" / "nonexist.rules"))
+    assert code == 2 and "nonexist.rules" in err and "error(s)" not in err
+
+
+@pytest.mark.parametrize("rule", ["def twice(a, a) = a", "procedure twice(p, p):\n    pass",
+                                  "const a = b + 1\nconst b = a + 1"])
+def test_play_stops_where_lint_does_not_in_generated_code(capsys, base, rule):
+    # a repeated parameter used to lint clean and stop every game with "internal error:
+    # SyntaxError" (generated code); a constant cycle was "undefined name"
+    game = base / "rules" / "game.rules"
+    game.write_text(game.read_text() + "\n" + rule + "\n")
+    code, out, err = run(capsys, "lint", "--select", "RR113,RR115", "--format", "json", str(base))
+    lint_codes = {d["code"] for d in json.loads(out)}
+    assert code == 1 and lint_codes <= {"RR113", "RR115"} and lint_codes
+    code, out, err = run(capsys, "play", str(base), "--players", "2", "--bots", "random")
+    assert code != 0 and "internal error" not in out + err
+    assert lint_codes <= {c for c in ("RR113", "RR115") if c in out + err}
+
+
+def test_lint_of_a_file_reports_that_file_and_the_errors_that_stop_its_ruleset(capsys, broken):
+    game = broken / "rules" / "game.rules"
+    game.write_text(game.read_text() + "\ndef unused(x) = x\n")
+    code, out, err = run(capsys, "lint", "--format", "json", str(game))
+    found = {(Path(d["file"]).name, d["code"]) for d in json.loads(out)}
+    # game.rules' own warning, and extra.rules' error (the ruleset does not load); not the
+    # warnings of extra.rules, which was not asked about
+    assert found == {("game.rules", "RR108"), ("extra.rules", "RR102")}
+    assert code == 1
+
+
+def test_lint_of_a_library_file_checks_it_with_every_ruleset_that_uses_it(capsys, monkeypatch, tmp_path):
+    from railrules.interpreter import paths
+    from railrules.tools import lint
+    shipped = paths.rulesets_dir()
+    fake = tmp_path / "rulesets"
+    shutil.copytree(shipped / "library", fake / "library")
+    for name in ("chicago_express", "german_railways"):
+        shutil.copytree(shipped / name, fake / name)
+    monkeypatch.setattr(lint, "rulesets_dir", lambda: fake)
+    monkeypatch.setattr(lint, "shipped_rulesets", lambda: ["chicago_express", "german_railways"])
+    library = fake / "library" / "network.rules"
+    assert [r.name for r in lint.library_users(library)] == ["chicago_express", "german_railways"]
+    assert lint.library_users(fake / "chicago_express" / "rules" / "build.rules") == []
+    from railrules.interpreter.data import ruleset
+    monkeypatch.setattr(ruleset, "rulesets_dir", lambda: fake)   # the loader's library is the copy
+    code, out, err = run(capsys, "lint", "--format", "json", str(library))
+    assert (code, json.loads(out)) == (0, [])
+    library.write_text(library.read_text() + "\nprocedure lay(p, c):\n    cite \"x\"\n    call nowhere(p)\n")
+    code, out, err = run(capsys, "lint", "--format", "json", str(library))
+    found = [(Path(d["file"]).name, d["code"], d["line"]) for d in json.loads(out)]
+    last = len(library.read_text().splitlines())
+    # said once (not once per ruleset), in the library file, where the call is
+    assert code == 1 and sorted(found) == [("network.rules", "RR106", last), ("network.rules", "RR108", last - 2),
+                                           ("network.rules", "RR111", last)]
 
 
 def test_lint_of_several_paths_reports_each(capsys, broken, tmp_path):
@@ -209,7 +264,8 @@ def test_lint_sarif_has_the_sarif_2_1_0_shape(capsys, broken):
 
 
 def test_lint_sarif_places_lineless_diagnostics_at_line_1(capsys, tmp_path):
-    code, out, err = run(capsys, "lint", "--format", "sarif", str(tmp_path / "nowhere"))
+    (tmp_path / "stray.yaml").write_text("a: 1\n")   # not in a ruleset folder: RR206, no line
+    code, out, err = run(capsys, "lint", "--format", "sarif", str(tmp_path / "stray.yaml"))
     region = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
     assert code == 1 and region == {"startLine": 1, "startColumn": 1}
 
@@ -537,6 +593,16 @@ def test_new_never_overwrites_and_refuses_bad_names(capsys, monkeypatch, tmp_pat
     assert code == 2 and "no ruleset 'no_such_game'" in err and not (tmp_path / "fine").exists()
 
 
+def test_new_refuses_the_name_of_a_shipped_ruleset_unless_given_as_a_path(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "new", "chicago_express")
+    assert code == 2 and "shipped ruleset" in err and "./chicago_express" in err and "my_chicago_express" in err
+    assert not (tmp_path / "chicago_express").exists()
+    code, out, err = run(capsys, "new", "./chicago_express")
+    assert code == 0 and (tmp_path / "chicago_express" / "ruleset.yaml").is_file()
+    assert "also a shipped ruleset" in out      # and it says what that means
+
+
 def test_the_template_is_the_readmes_first_ruleset():
     import re
     from railrules.tools.new import TEMPLATE, templates_dir
@@ -552,7 +618,7 @@ def test_save_to_a_missing_folder_at_the_prompt_reports_and_play_goes_on(capsys,
     code, out, err = play(capsys, monkeypatch, f"save {tmp_path}/no/such/x.json\n1\nquit\n",
                           "chicago_express", "--players", "3", "--seed", "1", "--save", str(save))
     assert code == 0
-    assert f"not saved: cannot write {tmp_path}/no/such/x.json: No such file or directory" in out
+    assert f"not saved: cannot write {tmp_path}/no/such/x.json: the folder {tmp_path}/no/such does not exist" in out
     assert "the game goes on" in out and not (tmp_path / "no").exists()
     assert len(json.loads(save.read_text())["state"]["history"]) >= 1     # the "1" was played
 

@@ -19,7 +19,7 @@ VARIANTS = sorted(p.stem for p in (ROOT / "rulesets" / "chicago_express" / "vari
 
 @pytest.mark.parametrize("words, expected", [
     ([""], sorted(build_parser()._subparsers._group_actions[0].choices)),   # every verb
-    (["co"], ["codes", "compare", "completion", "coverage"]),
+    (["co"], ["code", "codes", "compare", "completion", "coverage"]),
     (["compare", ""], shipped_rulesets()),
     (["compare", "chi"], ["chicago_express"]),
     (["compare", "chicago_express", "--variant", ""], VARIANTS),

@@ -2,8 +2,9 @@
 import json
 from collections import Counter
 
+from test_language import RULESET_YAML, line_col, write_ruleset
+
 from railrules.interpreter import load_ruleset
-from tests.test_language import RULESET_YAML, line_col, write_ruleset
 from railrules.tools.cli import main
 
 RULES = """\

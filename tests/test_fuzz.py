@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import tempfile
 import time
@@ -233,3 +234,110 @@ def test_files_truncated_at_a_random_byte(edits):
 @given(st.lists(insertions, min_size=1, max_size=3))
 def test_random_bytes_inserted(edits):
     _check(_apply(edits, _insert), "bytes: " + _show(edits))
+
+
+# ---------------------------------------------------------------- damaged saves and logs
+def _played() -> tuple[str, str]:
+    """A Chicago Express save after 40 random decisions and the log of the whole game."""
+    import random
+
+    from railrules.interpreter import load_ruleset
+    from railrules.tools.play import save_text
+    game = load_ruleset("chicago_express").new_game(3, 11)
+    chooser = random.Random(11)
+    for _ in range(40):
+        game.apply(chooser.choice(game.legal_actions()))
+    saved = save_text(game)
+    while not game.is_over:
+        game.apply(chooser.choice(game.legal_actions()))
+    return saved, json.dumps(game.log())
+
+
+SAVE_TEXT, LOG_TEXT = _played()
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=8)
+    | st.sampled_from(["p1", "p2", "bank", "pass", "game", "take"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6)
+
+
+def _nodes(data, path=()):
+    """Every place in the JSON data: (path, value)."""
+    yield path, data
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for k, v in items:
+        yield from _nodes(v, path + (k,))
+
+
+def _damage(text: str, draw) -> str:
+    """One or more edits of the JSON: a value replaced, a key deleted or an item repeated; or
+    the text cut or given random bytes."""
+    how = draw(st.sampled_from(["replace", "replace", "replace", "delete", "repeat", "cut", "bytes"]))
+    if how == "cut":
+        return text[:int(len(text) * draw(st.floats(0, 1)))]
+    if how == "bytes":
+        at = int(len(text) * draw(st.floats(0, 1)))
+        return text[:at] + draw(st.text(min_size=1, max_size=6)) + text[at:]
+    data = json.loads(text)
+    for _ in range(draw(st.integers(1, 3))):
+        places = [p for p, _ in _nodes(data) if p]
+        path = draw(st.sampled_from(places))
+        parent = data
+        for k in path[:-1]:
+            parent = parent[k]
+        if how == "delete":
+            del parent[path[-1]]
+        elif how == "repeat" and isinstance(parent, list):
+            parent.insert(path[-1], parent[path[-1]])
+        else:
+            parent[path[-1]] = draw(JSON_VALUES)
+    return json.dumps(data)
+
+
+def _no_internal_error(argv: list) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    printed = out.getvalue() + err.getvalue()
+    assert code in (0, 1), printed[-2000:]
+    assert "Traceback" not in printed and "internal error" not in printed, printed[-2000:]
+
+
+SAVE_FUZZ = settings(max_examples=EXAMPLES * 2, deadline=20_000, derandomize=False,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@contextlib.contextmanager
+def _damaged(text: str, draw, name: str):
+    """A damaged copy of ``text`` in a file of its own: its path (counted as a case)."""
+    with tempfile.TemporaryDirectory(prefix="rrfuzz-") as tmp:
+        path = Path(tmp) / name
+        path.write_text(_damage(text, draw), encoding="utf-8")
+        yield path
+    STATS["cases"] += 1
+
+
+@SAVE_FUZZ
+@given(st.data())
+def test_a_damaged_save_loads_as_a_game_or_is_a_railrules_error(data):
+    from railrules.interpreter.errors import RailrulesError
+    from railrules.tools.play import load_save, save_text
+    with _damaged(SAVE_TEXT, data.draw, "damaged.save.json") as path:
+        try:
+            game = load_save(path)
+        except RailrulesError as err:     # the contract: a coded error, nothing else
+            STATS["codes"].update(d.code for d in err.diagnostics)
+        else:   # what loads is a game that plays on and saves as it loaded
+            game.legal_actions()
+            saved = json.loads(path.read_text(encoding="utf-8"))["state"]["history"]
+            assert json.loads(save_text(game))["state"]["history"] == saved
+        _no_internal_error(["render", "--resume", str(path)])
+
+
+@SAVE_FUZZ
+@given(st.data())
+def test_a_damaged_log_replays_or_is_a_railrules_error(data):
+    with _damaged(LOG_TEXT, data.draw, "damaged.log.json") as path:
+        _no_internal_error(["replay", str(path)])
+        _no_internal_error(["render", "--log", str(path)])

@@ -101,7 +101,7 @@ def play(ruleset, players: int, seed: int, bot=RandomBuilder) -> GameRun:
         assert legal, f"{run.name}: not over, but no legal action"
         run.offer_snapshot(i, legal, SNAPSHOTS, keep)
         action = player.choose(game, legal)
-        game.apply(action, safe=False)
+        game.apply(action)
         run.actions.append(action.to_json())
         now = conserved(ruleset, game)
         if now != run.conserve_start and not run.broken:

@@ -9,10 +9,10 @@ See tests/golden/README.md for when re-recording is (and is not) the answer.
 import functools
 import pytest
 
+from golden.record import (CHECKPOINT_EVERY, GOLDEN_DIR, RECORD_COMMAND, SEEDS, differences,
+                           golden_path, load_golden, play)   # tests/golden/record.py
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
-from tests.golden.record import (CHECKPOINT_EVERY, GOLDEN_DIR, RECORD_COMMAND, SEEDS,
-                                 differences, golden_path, load_golden, play)
 
 pytestmark = pytest.mark.slow  # replays 550 recorded games: `pytest -m "not slow"` skips it
 

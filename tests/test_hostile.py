@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from railrules.interpreter import IllegalAction, RulesRuntimeError, check_ruleset, load_ruleset
+from railrules.interpreter.errors import BadSave
 from railrules.interpreter.data.yaml_source import MAX_NODES
 from railrules.tools.cli import main
 
@@ -456,3 +457,274 @@ def test_a_hostile_log_is_rr304(tmp_path, text):
     log.write_text(text)
     code, out, err = cli("replay", str(log))
     assert code == 1 and "RR304" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- typed saves and logs
+COIN_RACE = "templates/coin_race"
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """A coin race saved after a few decisions, and its log once over: (save text, log text)."""
+    from railrules.interpreter.paths import rulesets_dir
+    from railrules.tools.play import save_text
+    game = load_ruleset(str(rulesets_dir() / COIN_RACE)).new_game(2, 3)
+    for _ in range(3):
+        game.apply(game.legal_actions()[-1])
+    saved = save_text(game)
+    while not game.is_over:
+        game.apply(game.legal_actions()[0])
+    return saved, json.dumps(game.log())
+
+
+def _edit(text: str, change) -> str:
+    data = json.loads(text)
+    change(data)
+    return json.dumps(data)
+
+
+def _p1(field, value):
+    return lambda d: d["state"]["entities"]["p1"].__setitem__(field, value)
+
+
+@pytest.mark.parametrize("change, words", [
+    (_p1("cash", "40"), 'entities.p1.cash: "40" is a string; it must be a whole number'),
+    (_p1("cash", 40.5), "entities.p1.cash holds a value a game cannot: 40.5 is a float"),
+    (_p1("cash", True), "entities.p1.cash: true is true/false; it must be a whole number"),
+    (_p1("cash", -5), "entities.p1.cash: -5 is below 0"),
+    (_p1("cash", 10**30), "entities.p1.cash holds a value a game cannot: 1000000000000000000000000000000 is beyond"),
+    (_p1("cash", [1]), "entities.p1.cash: [1] is a list"),
+    (_p1("kind", "bank"), "entities.p1.kind"),
+    (_p1("id", "p2"), "entities.p1.id"),
+    (lambda d: d["state"]["history"].append(["frobnicate", 1]), "history[3]: \"frobnicate\" is no action"),
+    (lambda d: d["state"]["history"].append(7), "history[3] holds a value a game cannot: 7 is not an action"),
+    (lambda d: d["state"]["stack"][-1]["locals"].__setitem__("junk", 0.5), ".locals.junk holds a value a game cannot: 0.5 is a float"),
+], ids=["cash-string", "cash-fraction", "cash-true", "cash-negative", "cash-huge", "cash-list", "kind",
+        "id", "history-nonsense", "history-not-a-list", "locals-float"])
+def test_a_save_of_the_wrong_types_is_rr304_naming_the_field(tmp_path, played, change, words):
+    save = tmp_path / "bad.save.json"
+    save.write_text(_edit(played[0], change))
+    code, out, err = cli("play", "--resume", str(save))
+    assert code == 1 and "RR304" in err and words in err, err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_a_save_whose_values_are_not_what_its_history_gives_is_rr304(tmp_path, played):
+    """Well typed, but edited: the cash is not what the decisions made it, or a decision was
+    added that the game, replayed from its seed, refuses."""
+    from railrules.tools.play import load_save
+    rich = tmp_path / "rich.save.json"
+    rich.write_text(_edit(played[0], lambda d: d["state"]["entities"]["p1"].__setitem__(
+        "cash", d["state"]["entities"]["p1"]["cash"] + 1)))
+    with pytest.raises(BadSave, match=r"entities\.p1\.cash: the save holds \d+, but its history gives"):
+        load_save(rich)
+    illegal = tmp_path / "illegal.save.json"
+    illegal.write_text(_edit(played[0], lambda d: d["state"]["history"].__setitem__(0, ["take", 99])))
+    with pytest.raises(BadSave, match=r"history\[0\]: \[\"take\", 99\] is not legal when the game is replayed"):
+        load_save(illegal)
+    intact = tmp_path / "intact.save.json"
+    intact.write_text(played[0])
+    assert load_save(intact).state["history"] == json.loads(played[0])["state"]["history"]
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.replace('"cash": ', '"cash": NaN, "x": ', 1), "NaN is not a number JSON allows"),
+    (lambda t: t.replace('"seed": ', '"seed": Infinity, "x": ', 1), "Infinity is not a number JSON allows"),
+    (lambda t: t.replace('"players": ', '"players": 2, "players": ', 1), "the key 'players' is given twice"),
+    (lambda t: t.replace('"state": ', '"state": ' + "[" * 100_000 + "]" * 100_000 + ', "x": ', 1),
+     "nested deeper than 64 levels"),
+    (lambda t: t.replace('"state": ', '"state": ' + "[" * 200 + "]" * 200 + ', "x": ', 1),
+     "nested deeper than 64 levels"),
+], ids=["nan", "infinity", "duplicate-key", "deep-100000", "deep-200"])
+def test_a_save_that_is_not_strict_json_is_rr304(tmp_path, played, edit, words):
+    from railrules.interpreter import Game
+    from railrules.interpreter.paths import rulesets_dir
+    text = edit(played[0])
+    assert text != played[0]
+    save = tmp_path / "bad.save.json"
+    save.write_text(text)
+    for argv in (["play", "--resume", str(save)], ["render", "--resume", str(save)]):
+        code, out, err = cli(*argv)
+        assert code == 1 and "RR304" in err and words in err, err
+    state = json.dumps(json.loads(played[0])["state"])
+    ruleset = load_ruleset(str(rulesets_dir() / COIN_RACE))
+    with pytest.raises(BadSave, match=words.replace("(", r"\(").replace(")", r"\)")):
+        Game.from_json(ruleset, edit(state) if edit(state) != state else text)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.replace('"seed": ', '"seed": NaN, "x": ', 1), "NaN is not a number JSON allows"),
+    (lambda t: t.replace('"seed": ', '"seed": 1, "seed": ', 1), "the key 'seed' is given twice"),
+    (lambda t: t.replace('"actions": [', '"actions": [' + "[" * 100_000 + "]" * 100_000 + ", ", 1),
+     "nested deeper than 64 levels"),
+    (lambda t: t.replace('"actions": [', '"actions": [7, ', 1), "actions[0]: 7 is not an action"),
+], ids=["nan", "duplicate-key", "deep", "not-an-action"])
+def test_a_log_that_is_not_strict_json_is_rr304(tmp_path, played, edit, words):
+    text = edit(played[1])
+    assert text != played[1]
+    log = tmp_path / "bad.log.json"
+    log.write_text(text)
+    for argv in (["replay", str(log)], ["view", str(log), "-o", str(tmp_path / "v.html")],
+                 ["render", "--log", str(log)]):
+        code, out, err = cli(*argv)
+        assert code == 1 and "RR304" in err and words in err, (argv, err)
+
+
+def test_extra_actions_after_the_end_are_refused_at_the_first(tmp_path, played, monkeypatch):
+    from railrules.tools import replay
+    data = json.loads(played[1])
+    over = len(data["actions"])
+    data["actions"] += [data["actions"][-1]] * 200_000
+    log = tmp_path / "long.log.json"
+    log.write_text(json.dumps(data))
+    applied = []
+    real = replay.steps
+
+    def counting(*args, **kwargs):
+        for game in real(*args, **kwargs):
+            applied.append(1)
+            yield game
+    monkeypatch.setattr(replay, "steps", counting)
+    code, out, err = cli("replay", str(log))
+    assert code == 1 and f"action {over + 1} " in err and "the game was already over" in err
+    assert len(applied) == over + 1       # the start and each action of the game: none after
+
+
+@pytest.mark.parametrize("field, value", [("seed", 12345), ("players", 3)])
+def test_a_log_edited_to_another_game_is_refused_by_view_and_render(tmp_path, played, field, value):
+    """The actions of a coin race may all be legal in another seed's game: the recorded final
+    state says whether the log is the game it claims."""
+    data = json.loads(played[1])
+    data[field] = value
+    log = tmp_path / "edited.log.json"
+    log.write_text(json.dumps(data))
+    for argv in (["view", str(log), "-o", str(tmp_path / "v.html")], ["render", "--log", str(log)],
+                 ["render", "--log", str(log), "--step", "1"], ["replay", str(log)]):
+        code, out, err = cli(*argv)
+        assert code == 1 and ("RR305" in err or "RR301" in err), (argv, err)
+        assert "internal error" not in err
+    assert not (tmp_path / "v.html").exists()
+
+
+
+# ---------------------------------------------------------------- the error contract (issue 28)
+def _hostile_files(tmp_path: Path, played) -> dict:
+    """The hostile saves, logs and paths of issue 28, written into ``tmp_path``: name -> path."""
+    save, log = played
+    state = json.loads(save)["state"]
+    files = {
+        "save-cash-string": _edit(save, _p1("cash", "40")),
+        "save-cash-fraction": _edit(save, _p1("cash", 40.5)),
+        "save-cash-true": _edit(save, _p1("cash", True)),
+        "save-cash-negative": _edit(save, _p1("cash", -1)),
+        "save-nan": save.replace('"cash": ', '"cash": NaN, "x": ', 1),
+        "save-infinity": save.replace('"cash": ', '"cash": Infinity, "x": ', 1),
+        "save-duplicate-key": save.replace('"players": ', '"players": 2, "players": ', 1),
+        "save-nonsense-history": _edit(save, lambda d: d["state"].__setitem__("history", [["x"], [1, 2]])),
+        "save-garbage-locals": _edit(save, lambda d: d["state"]["stack"][-1]["locals"].__setitem__("g", {"a": [0.5]})),
+        "save-nested-100000": '{"format": "railrules-save-1", "ruleset": "x", "state": '
+                              + "[" * 100_000 + "]" * 100_000 + "}",
+        "save-state-only": json.dumps(state),
+        "log-nested-100000": '{"format": "railrules-log-1", "actions": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "log-extra-actions": _edit(log, lambda d: d["actions"].extend([d["actions"][-1]] * 1000)),
+        "log-seed-edited": _edit(log, lambda d: d.__setitem__("seed", 999)),
+        "log-nan": log.replace('"seed": ', '"seed": NaN, "x": ', 1),
+    }
+    out = {}
+    for name, text in files.items():
+        out[name] = tmp_path / f"{name}.json"
+        out[name].write_text(text, encoding="utf-8")
+    return out
+
+
+CONTRACT_VERBS = {   # what each kind of hostile file is fed to
+    "save": [["play", "--resume", "{f}"], ["render", "--resume", "{f}"]],
+    "log": [["replay", "{f}"], ["view", "{f}", "-o", "{tmp}/v.html"], ["render", "--log", "{f}"],
+            ["render", "--log", "{f}", "--step", "1"]],
+}
+
+
+def _clean_exit(argv) -> tuple[int, str]:
+    code, out, err = cli(*argv)
+    assert code in (1, 2), (argv, code, out[-500:], err[-1000:])
+    assert "internal error" not in err and "Traceback" not in err, (argv, err[-1000:])
+    return code, err
+
+
+def test_every_hostile_save_and_log_is_a_railrules_error_in_the_api_and_the_cli(tmp_path, played):
+    from railrules.interpreter import Game, RailrulesError
+    from railrules.interpreter.paths import rulesets_dir
+    from railrules.tools.play import load_save
+    from railrules.tools.replay import read_log, replay
+    ruleset = load_ruleset(str(rulesets_dir() / COIN_RACE))
+    for name, path in _hostile_files(tmp_path, played).items():
+        kind = name.split("-")[0]
+        if kind == "save":
+            with pytest.raises(RailrulesError):
+                load_save(path)
+            text = path.read_text()   # the state (the save's last key) alone, as Game.from_json takes it
+            state_text = text[text.index('"state": ') + 9:-1] if '"state": ' in text else text
+            if name != "save-state-only":   # (a good state: what the API loads, the CLI does not)
+                with pytest.raises(RailrulesError):
+                    Game.from_json(ruleset, state_text)
+        else:
+            with pytest.raises(RailrulesError):
+                replay(read_log(path), str(path))
+        for verb in CONTRACT_VERBS[kind]:
+            code, err = _clean_exit([w.format(f=path, tmp=tmp_path) for w in verb])
+            assert "RR30" in err, (name, verb, err)
+
+
+def test_hostile_arguments_and_paths_get_a_clean_exit_code(tmp_path, played):
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "target").write_text("keep")
+    (tmp_path / "link").symlink_to(tmp_path / "target")
+    from railrules.interpreter.paths import rulesets_dir
+    race = str(rulesets_dir() / COIN_RACE)
+    cases = [
+        ["play", race, "--save", str(tmp_path / "link"), "--force"],
+        ["play", race, "--save", str(tmp_path / "fifo"), "--force"],
+        ["play", race, "--bots", "random", "--log", str(tmp_path / "fifo"), "--force"],
+        ["compare", race, "--games", "2", "--csv", str(tmp_path / "no" / "x.csv")],
+        ["compare", race, "--games", "2", "--html", str(tmp_path / "no" / "x.html")],
+        ["render", race, "--svg", "/dev/full", "--force"],
+        ["render", race, "--svg", str(tmp_path)],
+        ["view", str(tmp_path / "missing.log"), "-o", str(tmp_path / "x.html")],
+        ["play", "/dev/null"], ["play", str(tmp_path / "fifo")], ["lint", str(tmp_path / "target")],
+        ["simulate", race, "--players", "99"], ["simulate", race, "--variant", "../../etc/passwd"],
+        ["render", race, "--step", "3"], ["replay", str(tmp_path)],
+    ]
+    for argv in cases:
+        _clean_exit(argv)
+    assert (tmp_path / "target").read_text() == "keep" and (tmp_path / "link").is_symlink()
+
+
+@pytest.mark.parametrize("fault", [RecursionError, MemoryError, SyntaxError])
+def test_a_resource_fault_while_loading_is_a_coded_error(tmp_path, monkeypatch, fault):
+    """Whatever limit of Python a ruleset reaches while it loads (a nesting the parser or the
+    code generator cannot take, memory) is a RailrulesError at the loader's boundary."""
+    from railrules.interpreter import RulesetError
+    from railrules.interpreter.data import ruleset as loader
+
+    def overwhelmed(self, *args, **kwargs):
+        raise fault("too much")
+    monkeypatch.setattr(loader._Loader, "load", overwhelmed)
+    root = ruleset(tmp_path)
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(str(root))
+    assert info.value.diagnostics[0].code == "RR311"
+    _, diags = check_ruleset(str(root))
+    assert [d.code for d in diags] == ["RR311"]
+    code, out, err = cli("lint", str(root))
+    assert code == 1 and "RR311" in out and "internal error" not in err
+
+
+def test_a_rules_file_is_not_read_past_the_size_limit(tmp_path, monkeypatch):
+    root = ruleset(tmp_path)
+    with open(root / "main.rules", "r+b") as fh:   # a sparse 64 MB file: nothing is written
+        fh.truncate(64 * 1024 ** 2)
+    read = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self) or real(self))
+    assert codes(root) == ["RR007"]
+    assert root / "main.rules" not in [p.resolve() for p in read]

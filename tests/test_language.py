@@ -6,8 +6,8 @@ minimal one (one kind, a `game:` block, a `score p = ...`) with the rules given 
 from __future__ import annotations
 
 import json
+import math
 import textwrap
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 from railrules.interpreter.paths import rulesets_dir
 from railrules.interpreter import (Game, IllegalAction, RulesetError, RulesRuntimeError,
                                    check_ruleset, load_ruleset)
+from railrules.interpreter.runtime.rationals import Fraction
 
 RULESET_YAML = """\
 name: tiny
@@ -228,6 +229,25 @@ def test_integer_division_agrees_with_python(tiny, a, b):
     assert game.evaluate(f"{lit} // {b}") == a // b
     assert game.evaluate(f"{lit} % {b}") == a % b
     assert game.evaluate(f"{lit} / {b}") == Fraction(a, b)
+
+
+@given(a=st.integers(-500, 500), b=st.integers(-40, 40))
+@settings(max_examples=80, deadline=None, derandomize=True)
+def test_division_of_computed_whole_numbers_agrees_with_fractions(tiny, a, b):
+    """Both operands computed (not numbers written in the rules), so generated code divides two
+    whole numbers inline; by 0 it still says so; the same result as with a fraction and its
+    ceil or floor, and a fraction even when the quotient is whole."""
+    game = tiny.new_game(players=1, seed=0)
+    x, y = (f"({v} + 0)" if v >= 0 else f"(0 - {-v})" for v in (a, b))
+    expressions = [f"ceil({x} / {y})", f"floor({x} / {y})", f"{x} // {y}", f"{x} % {y}", f"{x} / {y}"]
+    if b == 0:
+        for e in expressions:
+            with pytest.raises(RulesRuntimeError, match="by zero"):
+                game.evaluate(e)
+        return
+    q = Fraction(a, b)
+    assert [game.evaluate(e) for e in expressions] == [math.ceil(q), math.floor(q), a // b, a % b, q]
+    assert type(game.evaluate(f"ceil({x} / {y})")) is int and type(game.evaluate(f"{x} / {y}")) is Fraction
 
 
 @pytest.mark.parametrize("expression, words", [
@@ -967,6 +987,30 @@ def test_distance_counts_the_fewest_steps_over_the_board(chicago):
     assert game.evaluate("distance([], A2)") is None
 
 
+def test_a_kept_distance_equals_a_fresh_one_from_networkx(chicago):
+    """`distance` from a group keeps its answers on the board: for random groups, asked twice
+    (the second answer the kept one) and with the board's kept answers dropped, it is networkx's
+    fewest steps from the nearest hex of the group."""
+    import random as _random
+    import networkx as nx
+    from railrules.interpreter.dsl import builtins
+    game = chicago.new_game(3, 1)
+    board, rng = chicago.board, _random.Random(7)
+    hexes = list(board.adj)
+    for _ in range(60):
+        group, target = rng.sample(hexes, rng.randint(1, 12)), rng.choice(hexes)
+        steps = nx.multi_source_dijkstra_path_length(board.graph, group)
+        text = f"distance([{', '.join(group)}], {target})"
+        assert game.evaluate(text) == steps[target]
+        assert game.evaluate(text) == steps[target]
+        if rng.random() < 0.3:
+            board.distances.clear()
+    assert 0 < len(board.distances) <= builtins._KEPT
+    with pytest.raises(RulesRuntimeError, match="needs a hex"):
+        game.evaluate("distance([A2, 7], A2)")    # refused, and not kept
+    assert not any(7 in key[0] for key in board.distances)
+
+
 def test_a_log_line_is_stored_as_its_template_and_values_and_reads_as_then(tmp_path):
     root = write_ruleset(tmp_path, """\
     game:
@@ -1291,7 +1335,7 @@ def test_a_frontier_is_kept_and_the_kept_one_equals_a_fresh_one(tmp_path):
     board.frontiers.clear()
     assert [game.evaluate(f"frontier({g})") for g in groups] == fresh
     # the board keeps a bounded number of them
-    assert 0 < len(board.frontiers) <= builtins._KEPT_FRONTIERS
+    assert 0 < len(board.frontiers) <= builtins._KEPT
 
 def test_a_frontier_on_a_large_board_is_every_neighbour_outside_the_group_in_board_order():
     """frontier() reads groups as bits, many bytes wide on a board of 265 hexes: checked against

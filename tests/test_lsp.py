@@ -45,10 +45,14 @@ class Client:
         self.proc.stdin.flush()
 
     def request(self, method: str, params: dict):
+        return self.reply(method, params)["result"]
+
+    def reply(self, method: str, params: dict) -> dict:
+        """The whole reply (a result or an error) to a request."""
         self.next_id += 1
         me = self.next_id
         self.send({"id": me, "method": method, "params": params})
-        return self.wait(lambda m: m.get("id") == me)["result"]
+        return self.wait(lambda m: m.get("id") == me)
 
     def notify(self, method: str, params: dict) -> None:
         self.send({"method": method, "params": params})
@@ -97,6 +101,14 @@ def _change(client, uri: str, text: str, version: int) -> None:
                                              "contentChanges": [{"text": text}]})
 
 
+def _opened(client, path: Path) -> tuple[str, str, dict]:
+    """Open a file, wait for its first diagnostics: its text, uri and textDocument."""
+    text = path.read_text(encoding="utf-8")
+    uri = _open(client, path)
+    client.diagnostics(uri)
+    return text, uri, {"uri": uri}
+
+
 def _at(text: str, needle: str) -> dict:
     i = text.index(needle)
     return {"line": text.count("\n", 0, i), "character": i - (text.rfind("\n", 0, i) + 1)}
@@ -119,10 +131,7 @@ def test_diagnostics_follow_the_unsaved_text(client):
 
 
 def test_hover_definition_completion_symbols_references(client):
-    text = DIVIDENDS.read_text(encoding="utf-8")
-    uri = _open(client, DIVIDENDS)
-    client.diagnostics(uri)
-    doc = {"uri": uri}
+    text, uri, doc = _opened(client, DIVIDENDS)
     hover = client.request("textDocument/hover", {"textDocument": doc, "position": _at(text, "ceil(")})
     assert "round a fraction up" in hover["contents"]["value"]
     at_call = _at(text, "pay_per_share(c, dividend(c))")
@@ -136,11 +145,126 @@ def test_hover_definition_completion_symbols_references(client):
     labels = {i["label"] for i in items}
     assert {"procedure", "ceil", "dividend", "pay_per_share"} <= labels
     symbols = client.request("textDocument/documentSymbol", {"textDocument": doc})
-    assert [s["name"] for s in symbols] == ["dividend", "pay_dividend", "dividend_phase"]
+    assert [s["name"] for s in symbols] == ["dividend", "pay_dividend", "dividend_phase", "train_arrived"]
     refs = client.request("textDocument/references", {"textDocument": doc, "position": _at(text, "dividend(c) ="),
                                                        "context": {"includeDeclaration": True}})
     files = {r["uri"].rsplit("/", 1)[1] for r in refs}
     assert {"dividends.rules", "end.rules"} <= files and len(refs) >= 4
+
+
+BUILD = ROOT / "rulesets" / "chicago_express" / "rules" / "build.rules"
+COMPONENTS = ROOT / "rulesets" / "chicago_express" / "components.yaml"
+NETWORK = ROOT / "rulesets" / "library" / "network.rules"
+
+
+def _line_of(path: Path, needle: str) -> int:
+    """The line (from 0) of the first line of ``path`` that starts with ``needle`` (after spaces)."""
+    return next(i for i, x in enumerate(path.read_text(encoding="utf-8").splitlines()) if x.lstrip().startswith(needle))
+
+
+def test_the_yaml_names_hover_definition_and_completion(client):
+    text, uri, doc = _opened(client, BUILD)
+    hover = client.request("textDocument/hover", {"textDocument": doc, "position": _at(text, "max_build)")})
+    assert "**max_build** (constant, a number) = `3`" in hover["contents"]["value"]
+    assert "components.yaml" in hover["contents"]["value"]
+    where = client.request("textDocument/definition", {"textDocument": doc, "position": _at(text, "trains_left > 0")})
+    assert where["uri"] == COMPONENTS.as_uri()
+    row = COMPONENTS.read_text(encoding="utf-8").splitlines()[where["range"]["start"]["line"]]
+    assert row[where["range"]["start"]["character"]:].startswith("trains_left")
+    where = client.request("textDocument/definition", {"textDocument": doc, "position": _at(text, "max_build)")})
+    assert where["range"]["start"]["line"] == _line_of(COMPONENTS, "max_build:")
+    labels = {i["label"]: i for i in client.request("textDocument/completion", {
+        "textDocument": doc, "position": _at(text, "max_build)")})["items"]}
+    assert {"max_build", "companies", "trains_left", "PRR", "build_price"} <= set(labels)
+    assert labels["max_build"]["detail"] == "constant: int"
+    after_dot = client.request("textDocument/completion", {"textDocument": doc, "position": _at(text, "trains_left > 0")})
+    assert {i["label"] for i in after_dot["items"]} >= {"trains_left", "cash", "network"}
+    assert "procedure" not in {i["label"] for i in after_dot["items"]}   # fields only after a dot
+
+
+def test_rename_across_files_and_yaml_writes_nothing(client):
+    text = BUILD.read_text(encoding="utf-8")
+    uri = _open(client, BUILD)
+    client.diagnostics(uri)
+    edit = client.request("textDocument/rename", {"textDocument": {"uri": uri}, "position": _at(text, "max_build)"),
+                                                  "newName": "build_limit"})
+    files = {u.rsplit("/", 2)[-2] + "/" + u.rsplit("/", 1)[1]: e for u, e in edit["changes"].items()}
+    assert {"chicago_express/components.yaml", "rules/build.rules"} <= set(files)
+    assert files["chicago_express/components.yaml"][0]["range"]["start"]["line"] == _line_of(COMPONENTS, "max_build:")
+    assert all(e["newText"] == "build_limit" for es in files.values() for e in es)
+    edit = client.request("textDocument/rename", {"textDocument": {"uri": uri}, "position": _at(text, "build_price(c, h) ="),
+                                                  "newName": "track_price"})
+    assert NETWORK.as_uri() in edit["changes"]     # the library's `needs def build_price` too
+    bad = client.reply("textDocument/rename", {"textDocument": {"uri": uri}, "position": _at(text, "build_price(c, h) ="),
+                                               "newName": "2 words"})
+    assert bad["error"]["code"] == -32602 and "cannot be a name" in bad["error"]["message"]
+    assert BUILD.read_text(encoding="utf-8") == text
+
+
+def test_quick_fix_signature_help_and_workspace_symbols(client):
+    text = DIVIDENDS.read_text(encoding="utf-8")
+    uri = _open(client, DIVIDENDS)
+    client.diagnostics(uri)
+    broken = text.replace("call pay_per_share(c, dividend(c))", "call pay_per_share(c, dividnd(c))")
+    _change(client, uri, broken, 2)
+    found = client.diagnostics(uri)
+    actions = client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": found[0]["range"],
+                                                         "context": {"diagnostics": found}})
+    assert [a["title"] for a in actions] == ["replace 'dividnd' with 'dividend'"]
+    (edit,) = actions[0]["edit"]["changes"][uri]
+    assert edit["newText"] == "dividend" and edit["range"]["start"] == _at(broken, "dividnd(c)")
+    help_ = client.request("textDocument/signatureHelp", {"textDocument": {"uri": uri},
+                                                          "position": _at(broken, "dividnd(c))")})
+    assert help_["signatures"][0]["label"] == "pay_per_share(c, amount)"
+    assert help_["activeParameter"] == 1
+    inside_ceil = client.request("textDocument/signatureHelp", {"textDocument": {"uri": uri}, "position": _at(text, "ceil(") | {
+        "character": _at(text, "ceil(")["character"] + 5}})
+    assert inside_ceil["signatures"][0]["label"].startswith("ceil(") and "round" in inside_ceil["signatures"][0]["documentation"]
+    symbols = client.request("workspace/symbol", {"query": "max_bu"})
+    assert any(s["name"] == "max_build" and s["location"]["uri"] == COMPONENTS.as_uri() for s in symbols)
+
+
+def test_semantic_tokens_colour_the_names_by_what_they_are(client):
+    from railrules.tools.lsp import TOKEN_TYPES as legend   # what the server announces
+    text, uri, doc = _opened(client, BUILD)
+    data = client.request("textDocument/semanticTokens/full", {"textDocument": doc})["data"]
+    lines = text.splitlines()
+    found, line, start = {}, 0, 0
+    for i in range(0, len(data), 5):
+        dl, ds, length, kind, _ = data[i:i + 5]
+        line, start = line + dl, (start + ds if dl == 0 else ds)
+        found.setdefault(lines[line][start:start + length], set()).add(legend[kind])
+    assert found["procedure"] == {"keyword"} and found["build_price"] == {"function"}
+    assert found["build_network"] == {"method"} and found["max_build"] == {"variable"}
+    assert found["trains_left"] == {"property"} and found["companies"] == {"class"}
+    assert found["count"] == {"function"} and "string" in found[next(k for k in found if k.startswith('"'))]
+    assert any(k.startswith("#") for k in found)
+
+
+@pytest.mark.parametrize("position", [{"line": -1, "character": 0}, {"line": 3, "character": -7},
+                                      {"line": 10 ** 12, "character": 0}])
+def test_a_bad_position_gets_an_error_reply_and_the_server_goes_on(client, position):
+    uri = _open(client, DIVIDENDS)
+    bad = client.reply("textDocument/hover", {"textDocument": {"uri": uri}, "position": position})
+    assert bad["error"]["code"] == -32602
+    text = DIVIDENDS.read_text(encoding="utf-8")
+    assert "round a fraction up" in client.request("textDocument/hover", {
+        "textDocument": {"uri": uri}, "position": _at(text, "ceil(")})["contents"]["value"]
+
+
+def test_a_library_file_gets_the_diagnostics_of_the_rulesets_that_use_it(client):
+    text = NETWORK.read_text(encoding="utf-8")
+    uri = _open(client, NETWORK)
+    assert client.diagnostics(uri) == []
+    broken = text + "\nprocedure lay(p, c):\n    cite \"x\"\n    call nowhere(p)\n"
+    _change(client, uri, broken, 2)
+    codes = {(d["code"], d["range"]["start"]["line"]) for d in client.diagnostics(uri)}
+    last = len(broken.splitlines()) - 1
+    assert {("RR106", last), ("RR111", last)} <= codes
+    where = client.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": _at(text, "frontier(c.network)")
+                                                       | {"character": _at(text, "frontier(c.network)")["character"] + 12}})
+    assert where is not None   # c.network: a field of the rulesets that use the file
+    assert NETWORK.read_text(encoding="utf-8") == text
 
 
 def test_without_pygls_the_command_says_how_to_install_it(monkeypatch, capsys):

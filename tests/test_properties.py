@@ -109,11 +109,13 @@ def test_clone_is_independent_and_equal(chicago, playthrough, players):
 
 
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
-def test_safe_apply_plays_the_same_game(chicago, playthrough, players):
-    """The playthroughs use apply(safe=False) for speed; the default (safe) apply agrees."""
+def test_apply_with_the_deprecated_safe_warns_and_plays_the_same_game(chicago, playthrough, players):
+    """``apply(action, safe=...)`` (deprecated: every apply is safe) warns and does what
+    ``apply(action)`` does."""
     run = playthrough(players, 1)
     game = chicago.new_game(players=players, seed=1)
-    for action in run.actions:
-        game.apply(action)
+    for i, action in enumerate(run.actions):
+        with pytest.warns(DeprecationWarning, match="safe"):
+            game.apply(action, safe=i % 2 == 0)
     assert game.is_over
     assert game.to_json() == run.game.to_json()

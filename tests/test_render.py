@@ -25,7 +25,9 @@ def test_the_text_map_of_a_board_in_rows_puts_each_letter_on_a_line(capsys):
     lines = capsys.readouterr().out.splitlines()
     row_a = next(line for line in lines if line.startswith("  A "))
     assert "C" in row_a  # A5 is a city (Flensburg's place), drawn in row A
-    assert any(line.startswith("Berlin") for line in lines)  # no grid place: listed
+    assert not any(line.startswith("Berlin") for line in lines)  # drawn at its printed hexes
+    row_g = next(line for line in lines if line.startswith("  G "))
+    assert row_g.split()[9:11] == ["C", "C"]  # G10 and G11 (Berlin) are cities; G9 is a suburb
 
 
 def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
@@ -41,14 +43,14 @@ def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- the SVG picture (issue 13)
-import random  # noqa: E402
 import re  # noqa: E402
 
 import pytest  # noqa: E402
 
 from railrules.interpreter import load_ruleset  # noqa: E402
 from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
-from tests import browser  # noqa: E402
+import browser  # noqa: E402
+from game_checks import played  # noqa: E402
 from railrules.tools.board_model import board_model  # noqa: E402
 from railrules.tools.svg_board import R, centres, to_svg  # noqa: E402
 import shutil  # noqa: E402
@@ -56,14 +58,7 @@ from pathlib import Path  # noqa: E402
 
 
 def _played(name: str, actions: int = 150):
-    ruleset = load_ruleset(name)
-    game = ruleset.new_game(3, 2)
-    rng = random.Random(2)
-    for _ in range(actions):
-        if game.is_over:
-            break
-        game.apply(rng.choice(game.legal_actions()))
-    return game
+    return played(name, 3, 2, actions)
 
 
 @pytest.mark.parametrize("name", shipped_rulesets())
@@ -72,14 +67,65 @@ def test_the_svg_draws_every_hex_every_mark_and_the_legend(name):
     model = board_model(game)
     svg = to_svg(model, ids=True)
     placed = [h for h in model.hexes if h.col is not None]
-    assert len(placed) >= 0.95 * len(game.ruleset.board.adj)  # nearly every hex has its place
+    assert len(placed) == len(game.ruleset.board.adj)  # every hex has its place
+    assert "not on the grid" not in svg
     assert svg.count('<g class="hex"') == len(placed)
     assert svg.count('class="hex-id"') == len(placed)
-    marks = re.findall(r'<circle class="mark" data-owner="([^"]+)"', svg)
-    assert sorted(marks) == sorted(m for h in placed for m in h.marks) and marks
+    nodes = re.findall(r'<circle class="track-node" data-owner="([^"]+)"', svg)
+    assert sorted(nodes) == sorted(e for h in placed for e in h.track)
+    pieces = re.findall(r'class="(?:piece|mark)" data-kind="([^"]+)" data-owner="([^"]+)"', svg)
+    assert sorted(pieces) == sorted([*((k, e) for h in placed for k, e in h.pieces),
+                                     *(("mark", m) for h in placed for m in h.marks)])
+    assert nodes or pieces
     legend = re.findall(r'<g class="legend-entry" data-owner="([^"]+)"', svg)
-    assert legend == list(model.owners) and set(marks) == set(legend)
+    assert legend == list(model.owners) and set(nodes) | {e for _, e in pieces} <= set(legend)
+    terrain = re.findall(r'<g class="legend-terrain" data-terrain="([^"]+)"', svg)
+    assert terrain and set(terrain) == {g for g, c in model.terrain}
+    assert {h.fill for h in placed} <= {c for _, c in model.terrain}  # every colour explained
     assert svg.count('<g class="panel"') == len(game.ruleset.meta["show"])
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_track_joins_neighbouring_hexes_of_its_entity_as_a_tree(name):
+    """Each entity's lines join only its own hexes, neighbours, and as many lines as hexes less
+    one per connected group: what was laid, without a lattice of every neighbouring pair."""
+    import networkx as nx
+    game = _played(name, 300)
+    model = board_model(game)
+    adj = game.ruleset.board.adj
+    on = {}
+    for h in model.hexes:
+        for e in h.track:
+            on.setdefault(e, set()).add(h.id)
+    for e, hexes in on.items():
+        lines = [(a, b) for a, b, shared in model.track if e in shared]
+        assert all(a in hexes and b in hexes and b in adj[a] for a, b in lines)
+        groups = nx.number_connected_components(nx.Graph({h: [b for b in adj[h] if b in hexes] for h in hexes}))
+        assert len(lines) == len(hexes) - groups, e
+    svg = to_svg(model)
+    assert svg.count('<g class="track"') == sum(len(shared) for _, _, shared in model.track)
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_chromium_lays_every_text_inside_the_picture_and_over_no_other(name, tmp_path):
+    """As a person would see it: every name, label, legend and table cell is inside the picture
+    and overlaps no other text; every named place's name is drawn."""
+    model = board_model(_played(name, 300))
+    svg = to_svg(model, ids=True)
+    boxes, (width, height) = browser.text_boxes(svg, tmp_path)
+    assert len(boxes) == svg.count("<text ")
+    for b in boxes:
+        assert b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["width"] <= width and b["y"] + b["height"] <= height, b
+    shrunk = [(b["x"] + 0.5, b["y"] + 1.5, b["x"] + b["width"] - 0.5, b["y"] + b["height"] - 1.5, b) for b in boxes]
+    shrunk.sort(key=lambda s: s[0])
+    for i, a in enumerate(shrunk):   # the font's line box is taller than its letters: 1.5 px less
+        for b in shrunk[i + 1:]:
+            if b[0] >= a[2]:
+                break
+            assert not (a[1] < b[3] and b[1] < a[3]), (a[4], b[4])
+    names = {b["id"]: b["text"] for b in boxes if b["cls"] == "name"}
+    named = {h.id: h.name for h in model.hexes if h.name}
+    assert names == named and named
 
 
 def test_chicago_express_draws_one_mark_per_train_placed():
@@ -87,7 +133,18 @@ def test_chicago_express_draws_one_mark_per_train_placed():
     svg = to_svg(board_model(game))
     for c in game.evaluate("[c for c in companies where c.open]"):
         placed = game.evaluate(f"{c}.trains - {c}.trains_left")
-        assert len(re.findall(f'data-owner="{c}" cx=', svg)) == placed, c
+        assert len(re.findall(f'class="track-node" data-owner="{c}" cx=', svg)) == placed, c
+
+
+def test_german_railways_draws_berlin_over_its_printed_hexes():
+    model = board_model(load_ruleset("german_railways").new_game(3, 1))
+    berlin = next(h for h in model.hexes if h.id == "Berlin")
+    assert berlin.places == [(6, 10), (6, 11), (7, 11)] and berlin.name == "Berlin"   # G10, G11, H11
+    svg = to_svg(model)
+    hex_svg = re.search(r'<g class="hex" data-id="Berlin">.*?</g>', svg).group(0)
+    assert hex_svg.count("<polygon") == 6           # three hexes, each filled and outlined
+    x, y = centres(model)["Berlin"]
+    assert re.search(rf'<text class="name" data-id="Berlin" x="{x:.1f}"', svg)
 
 
 def test_german_railways_is_drawn_in_its_shape():
@@ -125,10 +182,12 @@ def test_secret_fields_are_not_drawn():
 def test_chromium_shows_the_board_in_colour(name, tmp_path):
     path = tmp_path / f"{name}.svg"
     path.write_text(to_svg(board_model(_played(name))), encoding="utf-8")
-    pixels = browser.screenshot(path, 1000, 1100)[..., :3]
+    svg = path.read_text(encoding="utf-8")
+    width, height = map(int, re.search(r'width="(\d+)" height="(\d+)"', svg).groups())
+    pixels = browser.screenshot(path, width, height)[..., :3]
     assert (pixels < 0.5).mean() > 0.003  # hex outlines and text drawn, not a blank page
-    saturated = (pixels.max(axis=2) - pixels.min(axis=2) > 0.5).mean()
-    assert saturated > 0.0003  # the companies' marks, in their colours
+    saturated = (pixels.max(axis=2) - pixels.min(axis=2) > 0.5).sum()
+    assert saturated > 300  # the companies' track and pieces, and the legend, in their colours
 
 
 def test_render_writes_an_svg_and_refuses_what_it_cannot_do(tmp_path, capsys):
@@ -169,4 +228,45 @@ def test_render_png_is_the_picture_at_its_own_size(tmp_path):
     width, height = map(int, re.search(r'width="(\d+)" height="(\d+)"', svg.read_text(encoding="utf-8")).groups())
     pixels = image.imread(str(png))
     assert pixels.shape[:2] == (height, width)
-    assert (pixels[..., :3].max(axis=2) - pixels[..., :3].min(axis=2) > 0.5).mean() > 0.0003  # marks in colour
+    assert (pixels[..., :3].max(axis=2) - pixels[..., :3].min(axis=2) > 0.5).sum() > 300  # colours drawn
+
+
+# ---------------------------------------------------------------- the game's own displays (issue 29)
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_the_displays_the_ruleset_declares_are_drawn_with_the_games_values(name):
+    from railrules.tools.board_model import Decision, Supply, Track
+    game = _played(name, 200)
+    model = board_model(game)
+    declared = game.ruleset.meta["render"]["displays"]
+    assert [d.title for d in model.displays] == [d["title"] for d in declared]
+    svg = to_svg(model)
+    for d, spec in zip(model.displays, declared):
+        assert f'<g class="display" data-title="{d.title}">' in svg
+        if isinstance(d, Track):
+            who = game.evaluate(spec["track"]["of"])
+            assert [e for e, _ in d.markers] == who
+            for e, at in d.markers:
+                value = game.evaluate(spec["track"]["at"].replace("e.", f"{e}."))
+                assert (at == value) if spec["track"].get("spaces") else d.spaces[at] == str(value)
+                assert 0 <= at < len(d.spaces)
+            assert svg.count('class="marker"') >= len(d.markers)
+        elif isinstance(d, Supply):
+            for e, left in d.rows:
+                assert left == game.evaluate(spec["supply"]["count"].replace("e.", f"{e}."))
+            assert svg.count('class="supply-piece"') >= sum(left for _, left in d.rows)
+        else:
+            assert isinstance(d, Decision)
+            assert d.who is None if game.is_over else d.who[0] == game.current_player
+
+
+def test_the_auction_in_progress_shows_the_price_and_who_may_still_act():
+    from railrules.tools.board_model import Decision
+    game = load_ruleset("chicago_express").new_game(3, 1)
+    game.apply("bid 7")
+    decision = next(d for d in board_model(game).displays if isinstance(d, Decision))
+    text = "\n".join(decision.lines)
+    assert "auction.rules:" in text and "price 7" in text and "Player 1" in text
+    assert "in turn" in text and decision.who[0] == game.current_player != "p1"
+    secret = load_ruleset("stephensons_rocket").new_game(3, 1)   # values may hold a secret
+    decision = next(d for d in board_model(secret).displays if isinstance(d, Decision))
+    assert len(decision.lines) <= 1 and decision.who[0] == secret.current_player

@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
+import browser
+
 from railrules.interpreter.paths import rulesets_dir
-from tests import browser
 from railrules.tools import compare
 from railrules.tools.arms import Arms
 from railrules.tools.report import to_html
@@ -17,14 +18,38 @@ pytest.importorskip("matplotlib", reason="the report's plots need matplotlib (pi
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory) -> str:
+def result(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("report") / "coin_race"
     shutil.copytree(rulesets_dir() / "templates" / "coin_race", root)
     rules = root / "rules" / "game.rules"
     rules.write_text(rules.read_text(encoding="utf-8") + "\nestimate p = p.cash\n", encoding="utf-8")
     with Arms(str(root), [], ["goal=8,12,20"]) as arms:
-        result = compare.run(arms, 20, 2, "greedy,random", 1)
+        return compare.run(arms, 20, 2, "greedy,random", 1)
+
+
+@pytest.fixture(scope="module")
+def page(result) -> str:
     return to_html(result, compare.verdicts(result))
+
+
+def test_a_sweep_curve_holds_the_base_value_and_paired_changes(result, page):
+    from railrules.tools.report import _sweeps
+    assert result["base_values"] == {"goal": 10}
+    assert _sweeps(result) == {"goal": [(8, "goal=8"), (12, "goal=12"), (20, "goal=20")]}
+    assert "Sweep of goal: the paired change against the base (goal=10, the black square)" in page
+
+
+def test_the_plots_show_the_metrics_that_changed_most_or_those_chosen(result):
+    top = compare.most_changed(result)
+    assert top[0] == "decisions" and len(top) <= 6
+    for name in top:  # each changed in some game of some arm
+        assert any(result["metrics"][name][a]["change"]["differed"] for a in result["arms"][1:])
+    ps = [min(result["metrics"][n][a]["change"]["p_corrected"] for a in result["arms"][1:]) for n in top]
+    assert ps == sorted(ps)
+    chosen = to_html(result, [], plot=["winner's margin"])
+    sweep = chosen[chosen.index("Sweep of goal"):]
+    assert "winner&#x27;s margin" in sweep or "winner's margin" in sweep
+    assert "decisions" not in sweep[:sweep.index("</figure>")]
 
 
 def test_the_page_stands_alone_with_its_plots_and_tables(page):

@@ -109,7 +109,7 @@ def play(ruleset, players: int, seed: int) -> GameRun:
         active, merges = game.current_player, run.merges
         extend = [a for a in legal if a.name == "extend"]
         action = extend[0] if extend and rng.random() < 0.5 else rng.choice(legal)
-        game.apply(action, safe=False)
+        game.apply(action)
         run.actions.append(action.to_json())
         _check_step(ruleset, game, before, active, run, action.label, i)
         # the move that laid the 60th tile merged: no tile was left to join the two lines
@@ -128,7 +128,7 @@ def replay(ruleset, run: GameRun) -> None:
     for i, action in enumerate(run.actions):
         if i in keep:
             run.snapshots.append((i, game.to_json(), [a.to_json() for a in game.legal_actions()]))
-        game.apply(action, safe=False)
+        game.apply(action)
     run.replay_final = game.to_json()
     run.replay_digest = game.digest()
 

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tests import browser
+import browser
+
 from railrules.tools.board_model import board_model
 from railrules.tools.cli import main
 from railrules.tools.replay import read_log, replay
@@ -37,10 +38,12 @@ def test_the_page_stands_alone_and_holds_every_step(logged):
     data, actions = _data(page), read_log(log)["actions"]
     assert len(data["frames"]) == len(actions) + 1
     assert [f["action"] for f in data["frames"][1:]] == actions
-    for step in (0, len(actions) // 2, len(actions)):  # the marks of a step are the board's then
+    for step in (0, len(actions) // 2, len(actions)):  # the track of a step is the board's then
         game, _ = replay(read_log(log), str(log), step=step)
-        expected = sum(len(h.marks) for h in board_model(game).hexes if h.col is not None)
-        assert len(data["frames"][step]["marks"]) == expected
+        model = board_model(game)
+        drawn = data["frames"][step]["marks"]
+        assert drawn.count('class="track-node"') == sum(len(h.track) for h in model.hexes if h.col is not None)
+        assert drawn.count('<g class="track"') == sum(len(shared) for _, _, shared in model.track)
     assert all(f["rule"].endswith(tuple(f":{n}" for n in range(1, 999))) for f in data["frames"][1:])
 
 
@@ -52,7 +55,14 @@ def test_chromium_shows_the_step_in_the_address(logged, where, tmp_path):
     step = {"end": last, "middle": last // 2, "back to the start": 0}[where]
     dom = browser.dom_at(page, f"step={step}")
     assert f"step {step} of {last}" in dom
-    assert dom.count('<circle class="mark"') == len(data["frames"][step]["marks"])
+    drawn = data["frames"][step]["marks"]
+    for kind in ('<circle class="track-node"', '<g class="track"'):
+        assert dom.count(kind) == drawn.count(kind)
+    assert dom.count('<circle class="track-node"') > 0
+    shown = next(f["displays"] for f in reversed(data["frames"][:step + 1]) if f["displays"] is not None)
+    drawn = re.search(r'<div id="displays">(.*?)</div>', dom, re.S).group(1)
+    assert drawn.count('<g class="display"') == shown.count('<g class="display"') == 3  # this step's
+    assert ("to choose:" in drawn) != data["frames"][step]["over"]
     action = data["frames"][step]["action"]
     shown = re.search(r'<span id="action">(.*?)</span>', dom).group(1)
     assert shown.startswith(" ".join(map(str, action))) if action else shown == "(the start)"

@@ -1,4 +1,5 @@
-"""The arms of a comparison: the base ruleset, its variants, and constant overrides.
+"""The arms of a comparison: the base ruleset, other ruleset folders, the base's variants, and
+constant overrides.
 
 ``--set NAME=VALUE`` is a variant made on the spot: a YAML file holding only ``constants:
 {NAME: VALUE}``, written to a folder that lives as long as the comparison. So an override is
@@ -20,13 +21,19 @@ from railrules.interpreter.dsl import nodes as n
 
 
 class ArmError(ValueError):
-    """A variant or an override that cannot be an arm, said plainly."""
+    """A variant, an override or a metric that a comparison cannot use, said plainly with its
+    diagnostic code (RR501 an arm, RR502 a metric)."""
+
+    def __init__(self, message: str, code: str = "RR501"):
+        super().__init__(f"error {code} {message}")
+        self.code = code
 
 
 @dataclass
 class Arm:
-    label: str          # "base", a variant's name, or "NAME=VALUE"
+    label: str          # "base", a variant's name, a folder's name, or "NAME=VALUE"
     ruleset: object
+    setting: tuple | None = None   # (NAME, value) of an arm made by --set
 
 
 def parse_value(text: str):
@@ -44,21 +51,23 @@ def _type(value) -> str:
 
 def overrides(base, sets: list[str]) -> list[tuple[str, object]]:
     """``NAME=V1,V2`` items -> (NAME, value) pairs, one per value, each checked against the base
-    ruleset's constant of that name (it must exist and the value must have its type)."""
+    ruleset's constant of that name (it must exist and the value must have its type). ``NAME``
+    may name an entry of a map constant: ``prices.3=50``."""
     out = []
     for item in sets:
         name, eq, values = item.partition("=")
         name = name.strip()
         if not eq or not name or not values.strip():
             raise ArmError(f"--set '{item}': write NAME=VALUE, or NAME=V1,V2,... for a sweep")
-        if name not in base.constants:
-            close = difflib.get_close_matches(name, sorted(base.constants), n=1)
+        root, *keys = name.split(".")
+        if root not in base.constants:
+            close = difflib.get_close_matches(root, sorted(base.constants), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise ArmError(f"--set: {base.name} has no constant '{name}'{hint}")
-        if any(isinstance(d, n.ConstDef) and d.name == name for d in base.definitions):
-            raise ArmError(f"--set: '{name}' is computed by the rules (const {name} = ...); only the "
+            raise ArmError(f"--set: {base.name} has no constant '{root}'{hint}")
+        if any(isinstance(d, n.ConstDef) and d.name == root for d in base.definitions):
+            raise ArmError(f"--set: '{root}' is computed by the rules (const {root} = ...); only the "
                            "constants of components.yaml can be set")
-        old = base.constants[name]
+        old = entry(base.constants[root], keys, name)
         for text in _split(values):
             value = parse_value(text)
             if type(value) is not type(old) and not (isinstance(old, dict) and isinstance(value, dict)):
@@ -66,6 +75,37 @@ def overrides(base, sets: list[str]) -> list[tuple[str, object]]:
                                f"not {_type(value)}")
             out.append((name, value))
     return out
+
+
+def _key(mapping: dict, key: str, name: str):
+    """The key of ``mapping`` written ``key`` on the command line (a text or a number)."""
+    for k in mapping:
+        if str(k) == key:
+            return k
+    raise ArmError(f"--set: {name}: the map has no entry '{key}' (it has {', '.join(map(str, mapping))})")
+
+
+def entry(value, keys: list, name: str):
+    """The entry of a constant that ``keys`` (``prices.3`` -> ["3"]) name."""
+    for key in keys:
+        if not isinstance(value, dict):
+            raise ArmError(f"--set: {name}: only the entries of a map can be set, and this is {_type(value)}")
+        value = value[_key(value, key, name)]
+    return value
+
+
+def setting_value(ruleset, name: str):
+    """The value ``NAME`` or ``NAME.KEY`` has in ``ruleset``."""
+    root, *keys = name.split(".")
+    return entry(ruleset.constants[root], keys, name)
+
+
+def with_entry(value, keys: list, new, name: str):
+    """A copy of a constant with the entry ``keys`` names set to ``new``."""
+    if not keys:
+        return new
+    k = _key(value, keys[0], name)
+    return {**value, k: with_entry(value[k], keys[1:], new, name)}
 
 
 def _split(values: str) -> list[str]:
@@ -85,13 +125,16 @@ def _split(values: str) -> list[str]:
 class Arms:
     """The arms of one comparison; a context manager, as overrides live in a temporary folder."""
 
-    def __init__(self, ruleset: str, variants: list[str], sets: list[str]):
-        self.ruleset, self.variants, self.sets = ruleset, variants, sets
+    def __init__(self, ruleset: str, variants: list[str], sets: list[str], folders: list[str] = ()):
+        self.ruleset, self.variants, self.sets, self.folders = ruleset, variants, sets, list(folders)
         self._folder = None
 
     def __enter__(self) -> list[Arm]:
         base = load_ruleset(self.ruleset)
         arms = [Arm("base", base)]
+        for folder in self.folders:   # other ruleset folders, paired game by game with the base
+            label = Path(folder).name or folder
+            arms.append(Arm(label if label not in {a.label for a in arms} else folder, load_ruleset(folder)))
         for v in self.variants:
             arms.append(Arm(Path(v).stem, load_ruleset(self.ruleset, v)))
         pairs = overrides(base, self.sets)
@@ -99,10 +142,17 @@ class Arms:
             self._folder = tempfile.TemporaryDirectory(prefix="railrules-set-")
         for i, (name, value) in enumerate(pairs):
             label = f"{name}={yaml.safe_dump(value, default_flow_style=True).strip().removesuffix('...').strip()}"
-            path = Path(self._folder.name) / f"set{i + 1}_{name}.yaml"
-            path.write_text(yaml.safe_dump({"description": f"--set {label}", "constants": {name: value}}),
+            path = Path(self._folder.name) / f"set{i + 1}_{name.replace('.', '_')}.yaml"
+            root, *keys = name.split(".")
+            constant = with_entry(base.constants[root], keys, value, name)
+            path.write_text(yaml.safe_dump({"description": f"--set {label}", "constants": {root: constant}}),
                             encoding="utf-8")
-            arms.append(Arm(label, load_ruleset(self.ruleset, str(path))))
+            arms.append(Arm(label, load_ruleset(self.ruleset, str(path)), (name, value)))
+        for a in arms:
+            declared = a.ruleset.meta.get("start_player")
+            if declared is not None and declared not in a.ruleset.variables:
+                raise ArmError(f"{a.ruleset.root / 'ruleset.yaml'}: start_player names '{declared}', "
+                               "which is no variable of components.yaml")
         labels = [a.label for a in arms]
         if len(set(labels)) != len(labels):
             raise ArmError(f"the same arm twice: {', '.join(labels)}")

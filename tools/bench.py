@@ -3,7 +3,7 @@
 Each figure is measured, never asserted (tests do not time anything): random playouts per
 second and decisions per game (from `simulate`), each bot's choices per second and seconds
 spent choosing per game, microseconds per decision, a clone of a
-mid-game state, an action applied safely (the default) and unchecked, a warm load+compile of
+mid-game state, an action applied and undone, a warm load+compile of
 the ruleset, and the cold start of the command; then the median time to lint them all.
 """
 from __future__ import annotations
@@ -36,19 +36,19 @@ def _mid_game(ruleset, players: int, seed: int):
     rng = random.Random(seed)
     probe = ruleset.new_game(players, seed)
     while not probe.is_over:
-        probe.apply(rng.choice(probe.legal_actions()), safe=False)
+        probe.apply(rng.choice(probe.legal_actions()))
     rng = random.Random(seed)
     for _ in range(probe.decisions // 2):
-        game.apply(rng.choice(game.legal_actions()), safe=False)
+        game.apply(rng.choice(game.legal_actions()))
     return game
 
 
-def _apply_us(game, safe: bool) -> float:
+def _apply_us(game) -> float:
     """Microseconds to apply one action at the mid-game position and undo it."""
     action = game.legal_actions()[0]
 
     def once():
-        game.apply(action, safe=safe)
+        game.apply(action)
         game.undo()
     return _per_call_us(once)
 
@@ -63,13 +63,13 @@ def bench_ruleset(name: str, games: int, seed: int, players: int | None, bot: st
     players = players if players is not None else min(max(4, ruleset.players_min), ruleset.players_max)
     r = simulate(ruleset, games, seed, players, bot, forced=forced)
     game = _mid_game(ruleset, players, seed)
-    safe, unchecked = _apply_us(game, True), _apply_us(game, False)
+    apply_us = _apply_us(game)
     return {
         "players": players, "games": games, "finished": r["finished"], "bot": bot, "forced": forced,
         "playouts_per_second": r["playouts_per_second"], "decisions_mean": r["decisions_mean"],
         "decisions_per_second": r["decisions_per_second"],
         "us_per_decision": round(1e6 / r["decisions_per_second"], 1) if r["decisions_per_second"] else None,
-        "clone_us": _per_call_us(game.clone), "apply_safe_us": safe, "apply_unchecked_us": unchecked,
+        "clone_us": _per_call_us(game.clone), "apply_undo_us": apply_us,
         "load_ms": round(min(loads), 1), "seconds": r["seconds"],
         "seconds_per_game": round(r["seconds"] / r["finished"], 3) if r["finished"] else None,
         "bots": r["bots"],
@@ -94,8 +94,8 @@ def describe(report: dict) -> str:
             f"{', forced moves applied' if r['forced'] else ''}): {r['playouts_per_second']} playouts/s "
             f"({r['seconds_per_game']} s/game), "
             f"{r['decisions_mean']} decisions/game, {r['us_per_decision']} us/decision; "
-            f"clone {r['clone_us']} us; apply+undo {r['apply_safe_us']} us safe, "
-            f"{r['apply_unchecked_us']} us unchecked; load+compile {r['load_ms']} ms")
+            f"clone {r['clone_us']} us; apply+undo {r['apply_undo_us']} us; "
+            f"load+compile {r['load_ms']} ms")
         lines += [f"  bot {spec}: {b['choices_per_second']} choices/s, {b['seconds_per_game']} s "
                   "choosing per game" for spec, b in r["bots"].items()]
     lines.append(f"cold start of the command: {report['cold_start_ms']} ms")

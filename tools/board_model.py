@@ -5,15 +5,35 @@
 know no game. The declarations are rules expressions (documented in LANGUAGE.md):
 
 * ``hex`` (over ``h``): a short text per hex, for the text map;
-* ``fill`` (over ``h``): the hex's colour (a CSS colour name or ``#rrggbb``), default a light grey;
-* ``label`` (over ``h``): a longer text written in the hex (a city's name and value), default none;
-* ``marks`` (over ``h``): the entities with a mark on the hex (a company's trains, a player's
-  station): a list of entity ids, or one id, or none;
-* ``colour`` (over ``e``): the colour of an entity's marks, default its ``colour`` field, else a
-  colour of a fixed palette;
+* ``terrain`` (over ``h``): the name of the hex's ground (``plain``, ``forest``...), coloured by
+  ``terrain_colours`` (name -> colour) and listed in the terrain legend;
+* ``fill`` (over ``h``): the hex's colour (a CSS colour name or ``#rrggbb``), when the colour is
+  not one of ``terrain``'s; default a light grey;
+* ``name`` (over ``h``): the place's name, written beside the hex where it overlaps no other
+  text; default the hex's ``name`` field, else its alias;
+* ``label`` (over ``h``): a short text written in the hex (a value, a cost), default none;
+* ``track`` (over ``h``): the entities with track on the hex: a line joins the centres of two
+  neighbouring hexes with track of the same entity, in its colour;
+* ``pieces``: piece name -> ``{shape, owners}``: ``owners`` (over ``h``) the entities with such a
+  piece on the hex, drawn as a ``shape`` (circle, square, triangle, diamond) in their colours;
+* ``marks`` (over ``h``): the entities with a mark on the hex: pieces drawn as circles;
+* ``colour`` (over ``e``): the colour of an entity's marks, default its ``colour`` field, else
+  (a player) the seat's colour of ``players``, else a colour of a fixed palette; ``colours``: the
+  shade each colour name is drawn in (``red: "#e8384f"``), chosen by the ruleset so that the
+  colours drawn together stay apart, for colour-blind eyes too (:func:`entity_colour`; the
+  same in ``render``, ``view`` and the terminal); ``legend``: the kinds whose every entity the
+  legend lists (besides the kinds of the entities drawn);
 * ``at`` (over ``h``): the grid id a hex is drawn at, for boards whose ids are names (default
-  the hex's own id); ``grid``: the layout to draw with when the board file has none (``odd-q``
-  or ``even-q``: letters count columns; ``odd-r`` or ``even-r``: letters count rows).
+  the hex's own id), or a list of them (a city printed over several hexes); ``grid``: the layout
+  to draw with when the board file has none (``odd-q`` or ``even-q``: letters count columns;
+  ``odd-r`` or ``even-r``: letters count rows).
+
+``displays`` lists the game's own displays, drawn beside the board, each ``{title, ...}`` with
+one of: ``track: {of, at, spaces}`` (``of`` an expression giving the entities with a marker,
+``at`` over ``e`` its space's index, ``spaces`` the spaces' labels; without ``spaces`` the values
+``at`` gives are the spaces), ``supply: {of, count}`` (``count`` over ``e``: how many pieces it
+has left) or ``decision: {}`` (the rule waiting for a player's choice, its values and who acts:
+:func:`in_progress`). Their expressions read the public view only when the ruleset has no secret.
 
 The panels are the public state of the ``show:`` key (per kind, the fields to show), read from
 ``game.view(None)``: nothing secret is drawn.
@@ -26,6 +46,8 @@ from railrules.interpreter.board.hexgrid import parse_id
 
 PALETTE = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#17becf", "#bcbd22", "#7f7f7f"]
+SHAPES = ("circle", "square", "triangle", "diamond")
+PER_HEX = ("hex", "terrain", "fill", "name", "label", "track", "marks", "at")
 
 
 @dataclass
@@ -36,7 +58,11 @@ class HexView:
     fill: str
     label: str
     text: str                # the short text of the text map
-    marks: list              # entity ids, one mark each
+    marks: list              # entity ids, one circle each
+    name: str = ""           # the place's name, written beside the hex
+    track: list = field(default_factory=list)    # entity ids with track on the hex
+    pieces: list = field(default_factory=list)   # (piece name, entity id)
+    places: list = field(default_factory=list)   # every (col, row) it covers, when more than one
 
 
 @dataclass
@@ -47,6 +73,30 @@ class BoardModel:
     owners: dict = field(default_factory=dict)   # entity id -> (name, colour), in order of first mark
     blocked: list = field(default_factory=list)  # (hex id, hex id): an impassable edge between them
     panels: list = field(default_factory=list)   # (title, header, rows)
+    track: list = field(default_factory=list)    # (hex id, hex id, [entity ids]): lines of track
+    shapes: dict = field(default_factory=dict)   # piece name -> shape
+    terrain: list = field(default_factory=list)  # (ground name, colour): the terrain legend
+    displays: list = field(default_factory=list)  # Track, Supply or Decision, in the ruleset's order
+
+
+@dataclass
+class Track:
+    title: str
+    spaces: list             # the spaces' labels
+    markers: list            # (entity id, space index)
+
+
+@dataclass
+class Supply:
+    title: str
+    rows: list               # (entity id, pieces left)
+
+
+@dataclass
+class Decision:
+    title: str
+    lines: list              # the rule waiting and its values (who bids, the price, who is still in)
+    who: tuple | None        # (id, name, colour) of the player whose choice it is
 
 
 def board_model(game) -> BoardModel:
@@ -56,47 +106,164 @@ def board_model(game) -> BoardModel:
     board = ruleset.board
     offset = (board.offset if board is not None else None) or spec.get("grid") or "odd-q"
     model = BoardModel(ruleset.meta.get("title", ruleset.name), offset)
+    pieces = spec.get("pieces") or {}
+    model.shapes = {k: p.get("shape", "circle") for k, p in pieces.items()}
     if board is not None:
-        per_hex = {k: _compile(game, spec, k, "h") for k in ("hex", "fill", "label", "marks", "at") if spec.get(k)}
+        per_hex = {k: _compile(game, spec, (k,)) for k in PER_HEX if spec.get(k)}
+        owners_of = {k: _compile(game, spec, ("pieces", k, "owners")) for k in pieces}
+        colours = spec.get("terrain_colours") or {}
+        entities = game.state["entities"]
+        grounds: set = set()
         for h in board.adj:
-            at = str(per_hex["at"](h=h)) if "at" in per_hex else h
-            cr = parse_id(at)
-            marks = per_hex["marks"](h=h) if "marks" in per_hex else None
-            marks = [] if marks is None else marks if isinstance(marks, list) else [marks]
+            places = _ids(per_hex["at"](h=h)) if "at" in per_hex else [h]
+            grid = [cr for cr in map(parse_id, places) if cr]
+            ground = _text(per_hex["terrain"](h=h)) if "terrain" in per_hex else ""
+            grounds.add(ground)
+            fill = str(per_hex["fill"](h=h)) if "fill" in per_hex else colours.get(ground, "#eeeeee")
+            rec = entities.get(h, {})
             model.hexes.append(HexView(
-                h, *(cr if cr else (None, None)),
-                fill=str(per_hex["fill"](h=h)) if "fill" in per_hex else "#eeeeee",
+                h, *(grid[0] if grid else (None, None)), fill=fill,
                 label=_text(per_hex["label"](h=h)) if "label" in per_hex else "",
                 text=_text(per_hex["hex"](h=h)) if "hex" in per_hex else "",
-                marks=[str(m) for m in marks]))
+                marks=_ids(per_hex["marks"](h=h)) if "marks" in per_hex else [],
+                name=_text(per_hex["name"](h=h)) if "name" in per_hex
+                else str(rec.get("name") or rec.get("alias") or ""),
+                track=_ids(per_hex["track"](h=h)) if "track" in per_hex else [],
+                pieces=[(k, e) for k, f in owners_of.items() for e in _ids(f(h=h))],
+                places=grid if len(grid) > 1 else []))
         model.blocked = list(board.blocked)
-    model.owners = _owners(game, spec, [m for hv in model.hexes for m in hv.marks])
+        model.terrain = [(g, c) for g, c in colours.items() if g in grounds]
+        model.track = _lines(model.hexes, board.adj)
+    seen = [m for hv in model.hexes for m in [*hv.track, *(e for _, e in hv.pieces), *hv.marks]]
+    model.owners = _owners(game, spec, _every_of_their_kinds(game, spec.get("legend") or [], seen))
     model.panels = _panels(game)
+    model.displays = [_display(game, d, k) for k, d in enumerate(spec.get("displays") or [])]
     return model
 
 
-def _compile(game, spec: dict, key: str, param: str):
-    """The render expression ``key`` as a function of ``param``; its faults point into ruleset.yaml."""
+def _display(game, d: dict, k: int):
+    def expr(*key, params=("e",)):
+        places = game.ruleset.meta_places.get("ruleset")
+        where = places.value_of("render", "displays", k, *key) if places is not None else None
+        text = d
+        for part in key:
+            text = text[part]
+        return game.compile_expression(text, params, where)
+    if "track" in d:
+        spec = d["track"]
+        who = _ids(expr("track", "of", params=())())
+        at = expr("track", "at")
+        values = [(e, at(e=e)) for e in who]
+        if spec.get("spaces"):
+            spaces = [_text(s) for s in expr("track", "spaces", params=())()]
+            return Track(d["title"], spaces, [(e, int(v)) for e, v in values])
+        spaces = sorted({v for _, v in values})
+        return Track(d["title"], [_text(s) for s in spaces], [(e, spaces.index(v)) for e, v in values])
+    if "supply" in d:
+        count = expr("supply", "count")
+        return Supply(d["title"], [(e, int(count(e=e))) for e in _ids(expr("supply", "of", params=())())])
+    lines, who = in_progress(game)
+    name = str(game.state["entities"].get(who, {}).get("name", who))
+    return Decision(d["title"], lines, (who, name, entity_colour(game, who)) if who else None)
+
+
+def in_progress(game) -> tuple[list, str | None]:
+    """The rule waiting for a choice (its name and place) and its values, from the innermost
+    paused frame (an auction's high bid, price, who is still in...), as lines, and the entity
+    whose choice it is. A ruleset with secret fields shows no values: they may hold a secret."""
+    from railrules.interpreter.dsl import turns
+    from railrules.interpreter.paths import in_ruleset
+    who = game.current_player if not game.is_over else None
+    if not game.state["stack"]:
+        return [], who
+    frame = game.state["stack"][-1]
+    code = game.ruleset.program.codes.get(frame["c"])
+    if code is None:
+        return [], who
+    head = f"in {frame['c'].split(':', 1)[-1]} ({in_ruleset(code.pos.file, code.pos.line)})"
+    if game.ruleset.meta.get("secret"):
+        return [head], who
+    values = [f"{k} {game.machine.show(v)}" if not k.startswith("$") else turns.shown(k, v, game.machine.show)
+              for k, v in frame["L"].items() if not k.startswith("__")]
+    return [head, *[v for v in values if v]], who
+
+
+def _lines(hexes: list, adj: dict) -> list:
+    """(a, b, entities): the lines of track between neighbouring hexes. An entity's hexes are
+    joined as a tree (each reached from the first in board order, breadth first), so that
+    track laid hex by hex reads as lines, not as a lattice of every neighbouring pair."""
+    on: dict = {}
+    for hv in hexes:
+        for e in hv.track:
+            on.setdefault(e, []).append(hv.id)
+    edges: dict = {}
+    for e, mine in on.items():
+        left, todo = set(mine), []
+        for start in mine:
+            if start not in left:
+                continue
+            left.discard(start)
+            todo.append(start)
+            while todo:
+                a = todo.pop(0)
+                for b in adj.get(a, ()):
+                    if b in left:
+                        left.discard(b)
+                        todo.append(b)
+                        edges.setdefault(tuple(sorted((a, b))), []).append(e)
+    return [(a, b, shared) for (a, b), shared in edges.items()]
+
+
+def _compile(game, spec: dict, key: tuple):
+    """The render expression at ``key`` (``h`` its parameter); its faults point into ruleset.yaml."""
     places = game.ruleset.meta_places.get("ruleset")
-    where = places.value_of("render", key) if places is not None else None
-    return game.compile_expression(spec[key], (param,), where)
+    where = places.value_of("render", *key) if places is not None else None
+    text = spec
+    for k in key:
+        text = text[k]
+    return game.compile_expression(text, ("e",) if key == ("colour",) else ("h",), where)
+
+
+def _ids(value) -> list:
+    """A list of entity ids (a list, one id, or none) as strings."""
+    return [] if value is None else [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def _text(value) -> str:
     return "" if value is None else str(value)
 
 
-def _owners(game, spec, marks: list) -> dict:
-    colour = _compile(game, spec, "colour", "e") if spec.get("colour") else None
+def _every_of_their_kinds(game, listed: list, drawn: list) -> list:
+    """Every entity of the kinds ``listed`` (render: legend) and of each kind that has one drawn
+    (the legend lists the companies with nothing on the board yet too), kind by kind."""
     entities = game.state["entities"]
-    out: dict = {}
-    for m in marks:
-        if m in out:
-            continue
-        rec = entities.get(m, {})
-        c = colour(e=m) if colour else rec.get("colour")
-        out[m] = (str(rec.get("name", m)), str(c) if c else PALETTE[len(out) % len(PALETTE)])
-    return out
+    kinds = {**game.ruleset.kinds, **game.state["kinds"]}
+    out: list = [e for k in listed for e in kinds.get(k, [])]
+    for e in drawn:
+        kind = entities.get(e, {}).get("kind")
+        out += kinds.get(kind, []) if kind in kinds else [e]
+    return list(dict.fromkeys(out))
+
+
+def entity_colour(game, e: str, index: int = 0) -> str:
+    """The colour entity ``e`` is drawn in, as the ruleset's ``render:`` says (see the module's
+    note); ``index`` picks the palette's colour when it says nothing."""
+    spec = game.ruleset.meta.get("render") or {}
+    rec = game.state["entities"].get(e, {})
+    if spec.get("colour"):
+        c = _compile(game, spec, ("colour",))(e=e)
+    else:
+        c = rec.get("colour")
+    seats = spec.get("players") or []
+    if not c and rec.get("kind") == "players" and seats:
+        c = seats[(int(rec.get("seat", 1)) - 1) % len(seats)]
+    c = (spec.get("colours") or {}).get(str(c), c) if c else None
+    return str(c) if c else PALETTE[index % len(PALETTE)]
+
+
+def _owners(game, spec, marks: list) -> dict:
+    entities = game.state["entities"]
+    return {m: (str(entities.get(m, {}).get("name", m)), entity_colour(game, m, k)) for k, m in enumerate(marks)}
 
 
 def _panels(game) -> list:

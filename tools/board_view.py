@@ -15,9 +15,11 @@ from .board_model import board_model
 WIDTH = 4
 
 
-def board_picture(game, marks: bool = False) -> str:
+def board_picture(game, marks: bool = False, paint=None) -> str:
     """The text map; with ``marks``, each hex shows its first letter and then one letter per
-    entity with a mark on it (the ruleset's ``render: {marks: ...}``), and a legend follows."""
+    entity with track, a piece or a mark on it (the ruleset's ``render:`` ``track``, ``pieces``
+    and ``marks``), and a legend follows, each entity in its colour when ``paint(text, colour)``
+    is given (the terminal's). A hex drawn over several grid places shows at each."""
     board = game.ruleset.board
     if board is None or not board.adj:
         return "(this ruleset has no board)"
@@ -27,12 +29,14 @@ def board_picture(game, marks: bool = False) -> str:
     letters_of = _letters(model.owners) if marks else {}
 
     def cell(h) -> str:
-        if not marks or not h.marks:
+        on = _on(h)
+        if not marks or not on:
             return h.text[:WIDTH - 1]
-        return (h.text[:1] + "".join(letters_of[m] for m in h.marks))[:WIDTH - 1]
-    cells = {(h.col, h.row): cell(h) for h in model.hexes if h.col is not None}
-    legend = ["", "marks: " + ", ".join(f"{letters_of[m]} {name}" for m, (name, _) in model.owners.items())] \
-        if letters_of else []
+        return (h.text[:1] + "".join(letters_of[m] for m in on))[:WIDTH - 1]
+    cells = {place: cell(h) for h in model.hexes if h.col is not None for place in h.places or [(h.col, h.row)]}
+    paint = paint or (lambda text, colour: text)
+    legend = ["", "marks: " + ", ".join(paint(f"{letters_of[m]} {name}", colour)
+                                        for m, (name, colour) in model.owners.items())] if letters_of else []
     loose = [f"{h.id}: {h.text}" for h in model.hexes if h.col is None]
     if not cells:
         return "\n".join([*loose, *legend])
@@ -53,6 +57,11 @@ def board_picture(game, marks: bool = False) -> str:
                    else " " * WIDTH for c in letters]
             lines.append(f"{r:>2}{'ab'[half]} " + "".join(row).rstrip())
     return "\n".join([*lines, *loose, *legend])
+
+
+def _on(h) -> list:
+    """The entities with track, a piece or a mark on the hex, each once."""
+    return list(dict.fromkeys([*h.track, *(e for _, e in h.pieces), *h.marks]))
 
 
 def _letters(owners: dict) -> dict:

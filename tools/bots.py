@@ -5,17 +5,43 @@ and a seed; the same spec, seed and game give the same choices. Seats are given 
 or one per seat separated by commas (``mcts,random,random``). Every bot but ``random`` and
 ``options`` looks at the game only through :func:`tools.search.imagine`: a copy in which what the
 seat may not see (other players' secret fields, the future of chance) is replaced by guesses.
+
+**Your own bot** is named ``package.module:Class`` (``package.module:Class:name=value:...``); the
+module is imported as Python imports any (the working folder is searched too). The protocol:
+
+- ``Class(seed, **options)`` makes it: ``seed`` is an int (use it for every random choice: same
+  seed, same choices); the options are the spec's ``name=value`` items. With a class attribute
+  ``settings = {name: default}``, only those names are accepted and each value is converted to
+  its default's type; without it, the values are passed as strings.
+- ``bot.choose(view, legal)`` returns one of ``legal``: ``view`` is ``game.view(seat)`` (what the
+  seat to move, ``view["turn"]``, may see: no other player's secrets, no seed), ``legal`` the
+  legal actions (:class:`railrules.Action`: ``.name``, ``.args``, ``.label``). It is never shown
+  the game itself.
+
+A spec that cannot be imported or does not follow the protocol is refused (RR401) before any
+game starts; a bot that returns something else than a legal action stops its game (RR401).
+See ``tools/agents/example_bot.py``.
 """
 from __future__ import annotations
 
+import importlib
+import inspect
+import os
 import random
+import sys
 import time
+
+from railrules.interpreter.errors import Diagnostic, RailrulesError
 
 from .search import Mcts, imagine, rating, standing
 
 
 class BotSpecError(ValueError):
     """A bot spec that names no bot, or a setting it does not have."""
+
+
+class BotError(RailrulesError):
+    """A bot of the user's (``module:Class``) that broke the protocol during a game (RR401)."""
 
 
 class RandomBot:
@@ -109,31 +135,113 @@ BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": 
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
             "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0); "
+            "your own: package.module:Class[:name=value...] (a class made with (seed, **options) "
+            "whose choose(view, legal) returns one of legal); "
             "one for all seats, or one per seat separated by commas (mcts,random,random)")
 
 
 def make_bot(spec: str, seed: int):
-    """The bot a spec names (``KIND`` or ``KIND:name=value:...``), seeded; BotSpecError if the
-    spec is wrong, saying what would be right."""
+    """The bot a spec names (``KIND``, ``KIND:name=value:...`` or ``module:Class:name=value:...``),
+    seeded; BotSpecError if the spec is wrong, saying what would be right."""
     kind, *items = spec.split(":")
     cls = BOTS.get(kind)
+    if cls is None and items and "=" not in items[0]:
+        return _users_bot(f"{kind}:{items[0]}", items[1:], seed)
     if cls is None:
-        raise BotSpecError(f"no bot '{kind}': the bots are {', '.join(BOTS)}")
+        raise BotSpecError(f"no bot '{kind}': the bots are {', '.join(BOTS)}, or your own as module:Class")
+    values = _settings(kind, cls.settings, items)
+    texts = dict(item.partition("=")[::2] for item in items)
+    for name, value in values.items():
+        default = cls.settings[name]
+        if value < 0 or (isinstance(default, int) and name != "depth" and value < 1):
+            raise BotSpecError(f"{kind}: {name} must be {'at least 1' if isinstance(default, int) else '>= 0'}, not {texts[name]}")
+    return cls(seed, **values)
+
+
+def _settings(kind: str, settings: dict, items: list) -> dict:
+    """``name=value`` items, each converted to the type of its default in ``settings``."""
     values = {}
     for item in items:
         name, eq, text = item.partition("=")
-        if name not in cls.settings or not eq:
-            known = ", ".join(f"{k}={v}" for k, v in cls.settings.items()) or "none"
+        if name not in settings or not eq:
+            known = ", ".join(f"{k}={v}" for k, v in settings.items()) or "none"
             raise BotSpecError(f"bot '{kind}' has no setting '{item}' (its settings: {known})")
-        default = cls.settings[name]
+        default = settings[name]
         try:
-            value = type(default)(text)
+            values[name] = type(default)(text)
         except ValueError:
             raise BotSpecError(f"{kind}: {name} must be a {type(default).__name__}, not '{text}'") from None
-        if value < 0 or (isinstance(default, int) and name != "depth" and value < 1):
-            raise BotSpecError(f"{kind}: {name} must be {'at least 1' if isinstance(default, int) else '>= 0'}, not {text}")
-        values[name] = value
-    return cls(seed, **values)
+    return values
+
+
+def _refuse(spec: str, why: str) -> BotSpecError:
+    return BotSpecError(f"RR401 bot {spec}: {why} (the protocol: railrules codes RR401)")
+
+
+def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
+    """A bot of the user's, ``module:Class``, checked against the protocol (RR401 if not)."""
+    module_name, _, class_name = spec.partition(":")
+    if os.getcwd() not in sys.path:   # as `python -m` does: a module in the working folder
+        sys.path.append(os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as err:  # noqa: BLE001 - whatever the user's module raises, it cannot be used
+        raise _refuse(spec, f"cannot import {module_name}: {type(err).__name__}: {err}") from None
+    cls = getattr(module, class_name, None)
+    if not inspect.isclass(cls):
+        raise _refuse(spec, f"{module_name} has no class {class_name}")
+    settings = getattr(cls, "settings", None)
+    if isinstance(settings, dict):
+        try:
+            options = _settings(class_name, settings, items)
+        except BotSpecError as err:
+            raise _refuse(spec, str(err)) from None
+    else:
+        options = {}
+        for item in items:
+            name, eq, text = item.partition("=")
+            if not eq or not name.isidentifier():
+                raise _refuse(spec, f"'{item}' is not name=value")
+            options[name] = text
+    try:
+        bot = cls(seed, **options)
+    except Exception as err:  # noqa: BLE001 - the user's constructor: any failure is a refusal
+        raise _refuse(spec, f"{class_name}(seed, {', '.join(f'{k}={v!r}' for k, v in options.items())}) "
+                      f"failed: {type(err).__name__}: {err}") from None
+    choose = getattr(bot, "choose", None)     # on the bot: a static or class method will do too
+    if not callable(choose) or not _takes(choose, 2):
+        raise _refuse(spec, "it has no method choose(self, view, legal)")
+    return UsersBot(spec, bot)
+
+
+def _takes(function, count: int) -> bool:
+    """Whether ``function`` can be called with ``count`` positional arguments."""
+    try:
+        inspect.signature(function).bind(*range(count))
+    except TypeError:
+        return False
+    except ValueError:   # no signature to read (a builtin): let the call decide
+        return True
+    return True
+
+
+class UsersBot:
+    """A bot of the user's behind the built-ins' interface: it is shown the view of the seat to
+    move and the legal actions, never the game."""
+
+    def __init__(self, spec: str, bot):
+        self.spec, self.bot = spec, bot
+
+    def choose(self, game):
+        legal = game.legal_actions()
+        try:
+            action = self.bot.choose(game.view(game.current_player), list(legal))
+        except Exception as err:  # noqa: BLE001 - the user's code: its game stops, said why
+            raise BotError(Diagnostic("RR401", f"bot {self.spec} failed in choose: {type(err).__name__}: {err}")) from err
+        if action not in legal:
+            raise BotError(Diagnostic("RR401", f"bot {self.spec} chose {action!r}, which is not one of "
+                                      f"the {len(legal)} legal actions: choose(view, legal) must return one of legal"))
+        return action
 
 
 def seat_bots(specs: str, seats: list, seed: int) -> dict:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -16,6 +17,7 @@ from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 from . import diagnostics
 from .bots import BOT_HELP, BotSpecError, check_specs
 from .completion import SHELLS, candidates, script
+from .outputs import OutputError
 from .runner import ClusterError
 
 if TYPE_CHECKING:   # the verbs import the loader and the engine when they run (not for --help)
@@ -94,16 +96,45 @@ def _players(ruleset, wanted: int | None) -> int:
 
 # ------------------------------------------------------------------ verbs
 def cmd_lint(args) -> int:
-    from .lint import lint_paths
-    diags = lint_paths(args.paths, args.play, args.variant or [])
-    shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
-    out = diagnostics.render(shown, args.format)
-    if out:
-        print(out)
-    errors = sum(d.severity == "error" for d in diags)
-    if args.format == "text":
-        print(f"{errors} error(s), {len(diags) - errors} warning(s)", file=sys.stderr)
-    return EXIT_FAIL if errors else EXIT_OK
+    from . import fixes
+    from .lint import lint_paths, missing_paths, watch
+    for path in missing_paths(args.paths):
+        print(f"railrules lint: no ruleset, folder or file '{path}' (shipped rulesets: "
+              f"{', '.join(shipped_rulesets())})", file=sys.stderr)
+        return EXIT_USAGE
+
+    def codes(values):
+        return None if values is None else [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+    def once() -> int:
+        diags = lint_paths(args.paths, args.play, args.variant or [], codes(args.select), codes(args.ignore))
+        if args.diff:
+            patch = fixes.diff(diags)
+            print(patch, end="")
+            return EXIT_FAIL if patch else EXIT_OK
+        if args.fix:
+            made = fixes.write(diags)
+            if made:
+                print(f"fixed {made} problem(s)", file=sys.stderr)
+                diags = lint_paths(args.paths, args.play, args.variant or [], codes(args.select), codes(args.ignore))
+        shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
+        out = diagnostics.render(shown, args.format)
+        if out:
+            print(out)
+        errors = sum(d.severity == "error" for d in diags)
+        if args.format == "text":
+            fixable = sum(fixes.fix_of(d) is not None for d in diags)
+            print(f"{errors} error(s), {len(diags) - errors} warning(s)"
+                  + (f"; {fixable} fixable with --fix" if fixable else ""), file=sys.stderr, flush=True)
+        return EXIT_FAIL if errors else EXIT_OK
+
+    if args.watch:
+        try:
+            watch(args.paths, once)
+        except KeyboardInterrupt:
+            pass
+        return EXIT_OK
+    return once()
 
 
 def _one_game_args(p: argparse.ArgumentParser, resume_help: str) -> None:
@@ -128,20 +159,21 @@ def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | 
 
 
 def _check_output(option: str, path: Path | None, force: bool, mine: Path | None = None) -> None:
-    """Refuse, before the game starts, a file the session could not write or would overwrite."""
-    from .play import writable
-    if path is None:
-        return
-    problem = writable(path)
-    if problem:
-        raise Usage(f"{option} {path}: {problem}")
-    if path.exists() and not force and (mine is None or path.resolve() != mine.resolve()):
-        raise Usage(f"{option} {path}: the file already exists; choose another name, or add "
-                    "--force to overwrite it")
+    """Refuse, before the game starts, a file the session could not write or would overwrite
+    (``mine``: the file this session's game came from, which it may write back)."""
+    from .outputs import OutputError, OutputExists, check
+    ours = mine is not None and path is not None and path.resolve() == mine.resolve()
+    try:
+        check({option: path}, force or ours)
+    except OutputExists as err:
+        raise Usage(str(err)) from None
+    except OutputError as err:
+        raise Usage(f"{option} {path}: {err.why}") from None
 
 
 def cmd_play(args) -> int:
-    from .play import free_save_path, play_bots, play_human, save_on_leaving
+    from .outputs import OutputError, write
+    from .play import play_bots, play_human, reserve_save, save_on_leaving
     resume = Path(args.resume) if args.resume else None
     log = Path(args.log) if args.log else None
     save = Path(args.save) if args.save else None
@@ -163,16 +195,22 @@ def cmd_play(args) -> int:
         seat = f"p{args.seat or 1}"
         if seat not in game.players:
             raise Usage(f"--seat must be 1 to {len(game.players)}")
-        save_path = save or resume or free_save_path(Path(f"{ruleset.name}-seed{seed}.save.json"))
+        save_path = save or resume
+        if save_path is None or (save_path != resume and not os.path.lexists(save_path)):
+            try:   # taken now: a second game given the same path is refused before it starts
+                save_path = reserve_save(game, save_path or Path(f"{ruleset.name}-seed{seed}.save.json"),
+                                         numbered=save_path is None)
+            except OutputError as err:
+                raise Usage(f"--save {err.path}: {err.why}") from None
         try:
             code = play_human(game, seat, args.bots or "random", seed, save_path, force=args.force)
         except KeyboardInterrupt:
             code = save_on_leaving(game, save_path, sys.stdout)
     if log and game.is_over:
         try:
-            log.write_text(json.dumps(game.log(), indent=1))
-        except OSError as err:    # it could be written when the game started
-            print(f"railrules play: cannot write the log {log}: {err.strerror or err}", file=sys.stderr)
+            write(log, json.dumps(game.log(), indent=1))
+        except OutputError as err:    # it could be written when the game started
+            print(f"railrules play: the log: {err}", file=sys.stderr)
             return EXIT_FAIL
         print(f"log written to {log}")
     return code
@@ -225,25 +263,128 @@ def _figures(result: dict, as_json: bool, table) -> int:
 
 def cmd_compare(args) -> int:
     from .arms import ArmError, Arms
-    from .compare import run, table, to_csv, verdicts
+    from functools import partial
+
+    from . import sequential
+    from .compare import check_metrics, run, table, to_csv, verdicts
+    from .outputs import OutputError, write
     from .report import to_html
-    for flag, path in (("--csv", args.csv), ("--html", args.html)):
-        if path and Path(path).exists() and not args.force:
-            raise Usage(f"{flag}: {path} exists; give another file, or --force to overwrite it")
+    _check_outputs({"--csv": args.csv, "--html": args.html}, args.force)
     try:
-        with Arms(args.ruleset, args.variant or [], args.set or []) as arms:
+        with Arms(args.rulesets[0], args.variant or [], args.set or [], args.rulesets[1:]) as arms:
             players = _players(arms[0].ruleset, args.players)
-            result = run(arms, args.games, players, args.bot, args.seed, args.jobs, args.time_limit,
-                         progress=sys.stderr.isatty() and not args.json, cluster=args.cluster)
+            if args.ladder:
+                args.bot, args.metrics = args.ladder, (args.metrics or []) + ["ladder"]
+            check_metrics((args.metrics or []) + (args.plot or []), [a.ruleset for a in arms], players, args.bot)
+            if args.max_games and not args.until_verdict:
+                raise Usage("--max-games goes with --until-verdict")
+            play = partial(sequential.run, arms, args.games, max(args.max_games or 1000, args.games)) \
+                if args.until_verdict else partial(run, arms, args.games)
+            result = play(players, args.bot, args.seed, args.jobs, args.time_limit,
+                          progress=sys.stderr.isatty() and not args.json, cluster=args.cluster,
+                          correction="fdr" if args.fdr else "holm", only=args.metrics)
     except ArmError as err:
         raise Usage(str(err)) from None
-    for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r)))):
+    failed = False
+    for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r), args.plot))):
         if path:
             try:
-                Path(path).write_text(make(result), encoding="utf-8")
-            except OSError as err:
-                print(f"railrules compare: cannot write {path}: {err.strerror or err}", file=sys.stderr)
-    return _figures(result, args.json, table)
+                write(Path(path), make(result))
+            except OutputError as err:
+                print(f"railrules compare: {err}", file=sys.stderr)
+                failed = True
+    code = _figures(result, args.json, table)
+    return EXIT_FAIL if failed and code == EXIT_OK else code
+
+
+def cmd_tournament(args) -> int:
+    from railrules.interpreter import load_ruleset
+
+    from .tables import show
+    from .tournament import report_tables, to_html, tournament
+    bots = args.bot.split(",")
+    if len(set(bots)) < len(bots):
+        raise Usage("--bots: each bot once (give a setting to tell two of a kind apart: mcts:iterations=100,mcts)")
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    least = max(2, ruleset.players_min)
+    players = least if args.players is None else _players(ruleset, args.players)
+    if len(bots) < max(2, players):
+        raise Usage(f"--bots: {players}-player games need at least {max(2, players)} bots (one a seat), not {len(bots)}")
+    if args.html and Path(args.html).exists() and not args.force:
+        raise Usage(f"--html: {args.html} exists; give another file, or --force to overwrite it")
+    try:
+        result = tournament(ruleset, bots, players, args.games, args.seed, args.jobs, args.time_limit,
+                            progress=sys.stderr.isatty() and not args.json, cluster=args.cluster)
+    except ImportError:
+        raise Usage('ratings need openskill: pip install "railrules[rating]" (or pip install ".[rating]" '
+                    "in the checkout)") from None
+    if args.html:
+        try:
+            Path(args.html).write_text(to_html(result), encoding="utf-8")
+        except OSError as err:
+            print(f"railrules tournament: cannot write {args.html}: {err.strerror or err}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for table in report_tables(result):
+            show(table)
+    if result["partial"]:
+        print("stopped early: the figures are those of the games finished", file=sys.stderr)
+        return 130
+    return EXIT_FAIL if result["errors"] else EXIT_OK
+
+
+def cmd_observe(args) -> int:
+    from railrules.interpreter import load_ruleset
+
+    from .agents.encoding import encoding
+    from .tables import Table, show
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    players = _players(ruleset, args.players)
+    code = encoding(ruleset, players)
+    slices = code.slices()
+    if args.json:
+        print(json.dumps({"ruleset": ruleset.name, "variant": ruleset.variant, "players": players,
+                          "width": code.width, "actions": code.size,
+                          "slices": [vars(s) for s in slices]}))
+        return EXIT_OK
+    table = Table(f"{ruleset.name}, {players} players: the observation vector ({code.width} numbers, "
+                  f"{len(slices)} slices); {code.size} actions",
+                  ["numbers", "what", "encodes"], right=(0,))
+    table.rows = [[f"{s.start}" if s.stop == s.start + 1 else f"{s.start}..{s.stop - 1}", s.name, s.encodes]
+                  for s in slices]
+    table.notes = ["the observer's own view: other players' secret fields read hidden; fields no "
+                   "sampled game changed are left out (tools/agents/encoding.py)"]
+    show(table)
+    return EXIT_OK
+
+
+def cmd_tune(args) -> int:
+    from .arms import ArmError
+    try:
+        from .tune import describe, plot, tune
+        import optuna  # noqa: F401
+    except ImportError:
+        raise Usage('tune needs Optuna: pip install "railrules[tune]"') from None
+    if args.plot and Path(args.plot).exists() and not args.force:
+        raise Usage(f"--plot: {args.plot} exists; give another file, or --force to overwrite it")
+
+    def progress(k, values, value):
+        if sys.stderr.isatty() and not args.json:
+            print(f"trial {k}: {values} -> {value:.3g}", file=sys.stderr)
+    try:
+        result = tune(args.ruleset, args.param, args.objective, args.budget, args.games,
+                      lambda rs: _players(rs, args.players), args.bot, args.seed, args.jobs, progress)
+    except ArmError as err:
+        raise Usage(str(err)) from None
+    if args.plot and result["trials"]:
+        try:
+            plot(result, args.plot)
+        except ImportError:
+            print('railrules tune: no plot: matplotlib is not installed (pip install "railrules[report]")',
+                  file=sys.stderr)
+    print(json.dumps(result) if args.json else describe(result))
+    return 130 if result["partial"] else EXIT_OK
 
 
 def cmd_replay(args) -> int:
@@ -258,25 +399,8 @@ def cmd_replay(args) -> int:
 
 
 def cmd_test(args) -> int:
-    from .scenarios import run_all
-    from railrules.interpreter.data.ruleset import resolve_ruleset_path
-    failed = total = 0
-    for name in args.rulesets or shipped_rulesets():
-        root = resolve_ruleset_path(name)
-        if root is None:
-            print(f"railrules test: no ruleset '{name}'", file=sys.stderr)
-            return EXIT_USAGE
-        for result in run_all(str(root), root):
-            total += 1
-            if result.passed:
-                print(f"ok    {result.file}  {result.description}")
-            else:
-                failed += 1
-                print(f"FAIL  {result.file}  {result.description}")
-                for d in result.failures:
-                    print("      " + diagnostics.long(d).replace("\n", "\n      "))
-    print(f"{total - failed} passed, {failed} failed")
-    return EXIT_FAIL if failed or not total else EXIT_OK
+    from .scenario_report import run_selected
+    return run_selected(args)
 
 
 def cmd_bench(args) -> int:
@@ -326,19 +450,64 @@ def cmd_codes(args) -> int:
     return EXIT_OK
 
 
+def _check_outputs(paths: dict, force: bool) -> None:
+    """Refuse, before any work, the first of ``{option: path or None}`` that cannot be written:
+    one that exists is a usage error (exit 2); one that cannot be written an OutputError (1)."""
+    from .outputs import OutputExists, check
+    try:
+        check(paths, force)
+    except OutputExists as err:
+        raise Usage(str(err)) from None
+
+
 def cmd_view(args) -> int:
+    from .outputs import write
     from .replay import read_log
     from .viewer import to_html
     out = Path(args.output)
-    if out.exists() and not args.force:
-        raise Usage(f"-o: {out} exists; give another file, or --force to overwrite it")
+    _check_outputs({"-o": out}, args.force)
     page = to_html(read_log(Path(args.log)), args.log, args.ruleset, args.force_rules)
-    try:
-        out.write_text(page, encoding="utf-8")
-    except OSError as err:
-        print(f"railrules view: cannot write {out}: {err.strerror or err}", file=sys.stderr)
-        return EXIT_FAIL
+    write(out, page)
     print(f"wrote {out} ({len(page) // 1024} KB): open it in a browser")
+    return EXIT_OK
+
+
+def _seats(text: str) -> str:
+    """An argparse type for --seats: 'all', 'none' or seat numbers separated by commas."""
+    if text in ("all", "none") or all(part.strip().isdigit() and int(part) >= 1 for part in text.split(",")):
+        return text
+    raise argparse.ArgumentTypeError(f"'{text}': give seat numbers separated by commas (1,3), all or none")
+
+
+def cmd_serve(args) -> int:
+    try:
+        from .serve import Table, run
+        import uvicorn  # noqa: F401 - checked before the game starts
+    except ImportError as err:
+        print(f"railrules serve: needs pip install \".[web]\" (Starlette and uvicorn): {err}", file=sys.stderr)
+        return EXIT_FAIL
+    from .play import free_save_path, save_on_leaving
+    resume = Path(args.resume) if args.resume else None
+    save = Path(args.save) if args.save else None
+    _check_output("--save", save, args.force, mine=resume)
+    if args.delay < 0:
+        raise Usage(f"--delay must be 0 seconds or more, not {args.delay}")
+    game = _game(args, "serve", args.players, args.seed)
+    if game is None:
+        return EXIT_USAGE
+    n = len(game.players)
+    wanted = range(1, n + 1) if args.seats == "all" else () if args.seats == "none" else \
+        sorted({int(x) for x in args.seats.split(",")})
+    if any(k > n for k in wanted):
+        raise Usage(f"--seats: this game has seats 1 to {n}")
+    seed = game.state["seed"]
+    save_path = save or resume or free_save_path(Path(f"{game.ruleset.name}-seed{seed}.save.json"))
+    table = Table(game, [f"p{k}" for k in wanted], args.bots, seed, save_path, args.delay)
+    print(f"{game.ruleset.title}: {n} players, seed {seed}; people at seat(s) "
+          f"{', '.join(map(str, wanted)) or 'none'}, bots: {args.bots}")
+    run(table, args.host, args.port)
+    if table.game.decisions and not table.game.is_over:
+        return save_on_leaving(table.game, save_path, sys.stdout)
     return EXIT_OK
 
 
@@ -351,8 +520,10 @@ def cmd_render(args) -> int:
     from .board_model import board_model
     from .board_view import board_picture
     from .svg_board import to_svg
+    from .outputs import write
     if args.step is not None and not args.log:
         raise Usage("--step needs --log LOG (the game at that step of the log)")
+    _check_outputs({"--svg": args.svg, "--png": args.png}, args.force)
     if args.log:
         from .replay import read_log, replay
         game, _ = replay(read_log(Path(args.log)), args.log, args.ruleset, step=args.step)
@@ -363,20 +534,18 @@ def cmd_render(args) -> int:
     if not args.svg and not args.png:
         print(board_picture(game))
         return EXIT_OK
-    for flag, path in (("--svg", args.svg), ("--png", args.png)):
-        if path and Path(path).exists() and not args.force:
-            raise Usage(f"{flag}: {path} exists; give another file, or --force to overwrite it")
     picture = to_svg(board_model(game), ids=args.ids)
     try:
         if args.svg:
-            Path(args.svg).write_text(picture, encoding="utf-8")
+            write(Path(args.svg), picture)
             print(f"wrote {args.svg}")
         if args.png:
             from .png import svg_to_png
             svg_to_png(picture, Path(args.png))
             print(f"wrote {args.png}")
     except OSError as err:
-        print(f"railrules render: cannot write {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
+        print(f"railrules render: cannot write {err.filename or args.png}: {err.strerror or err}",
+              file=sys.stderr)
         return EXIT_FAIL
     except RuntimeError as err:  # no browser to draw the PNG with
         print(f"railrules render: {err}", file=sys.stderr)
@@ -390,6 +559,11 @@ def cmd_doc(args) -> int:
     from .doc import ruleset_doc
     print(ruleset_doc(load_ruleset(args.ruleset, args.variant)), end="")
     return EXIT_OK
+
+
+def cmd_code(args) -> int:
+    from .generated import main as code_main
+    return code_main(args)
 
 
 def cmd_new(args) -> int:
@@ -461,15 +635,25 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Arms: the base ruleset, each --variant, and each value of each "
                        "--set NAME=V1,V2,... (a sweep). Game i of every arm uses the same seed, bot "
                        "seating (rotated game by game) and bot seeds. Per metric: each arm's mean with "
-                       "a bootstrap 95%% interval, and the paired change to the base arm (* when its "
-                       "interval excludes 0). Ctrl-C or --time-limit stops early and reports the games "
+                       "a 95%% interval, and the paired change to the base arm with its effect size; * "
+                       "marks a change that stays significant after correcting for the number of "
+                       "metrics (Holm, or --fdr). Ctrl-C or --time-limit stops early and reports the games "
                        "finished, marked partial (exit 130).")
-    p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
+    p.add_argument("rulesets", nargs="+", metavar="RULESET", help="the base: a shipped ruleset's name (see: "
+                   "railrules list) or a ruleset folder; more folders (or names) are arms of their own, "
+                   "played with the same seeds, and the report names the definitions and data that differ")
     p.add_argument("--variant", action="append", metavar="VARIANT", help="an arm: " + VARIANT_HELP + " (repeatable)")
     p.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="an arm with a constant of components.yaml changed; NAME=V1,V2,... makes one "
                    "arm per value (repeatable)")
-    p.add_argument("--games", type=_count(1), default=100, help="games per arm (default 100)")
+    p.add_argument("--games", type=_count(1), default=100, help="games per arm (default 100); with "
+                   "--until-verdict, games per block")
+    p.add_argument("--until-verdict", action="store_true", help="play block after block (of --games) and "
+                   "stop at the first block after which a metric (with --metrics: every metric chosen) has a "
+                   "corrected verdict, spending the 5%% over the looks (Lan-DeMets O'Brien-Fleming type) so "
+                   "that stopping early keeps the error rate; the report says how many games and why it stopped")
+    p.add_argument("--max-games", type=_count(1), metavar="N", help="with --until-verdict: the most games "
+                   "per arm (default 1000)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
     p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
     p.add_argument("--bots", "--bot", dest="bot", type=_bots, default="random", metavar="BOTS",
@@ -480,7 +664,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="FILE", help="also write a self-contained report with plots to "
                    "FILE (plots need matplotlib: pip install \".[report]\")")
     p.add_argument("--force", action="store_true", help="allow --csv and --html to overwrite existing files")
+    p.add_argument("--metrics", nargs="+", metavar="NAME", help="report (and correct over) only these "
+                   "metrics: names as the table shows them, or families (metric, end, seat, bot, ladder, action, rule)")
+    p.add_argument("--ladder", type=_bots, metavar="BOTS", help="a skill ladder, weaker bots first "
+                   "(random,greedy,mcts): seats them in rotation and reports how often each stronger bot "
+                   "outscores each weaker one per arm, and whether a variant makes skill matter more or less")
+    p.add_argument("--plot", nargs="+", metavar="METRIC", help="the metrics of the --html report's change "
+                   "and sweep plots (default: the six that changed most)")
+    p.add_argument("--fdr", action="store_true", help="correct the verdicts with Benjamini-Hochberg (the "
+                   "expected share of false verdicts at most 5%%) instead of Holm (the chance of any "
+                   "false verdict per arm at most 5%%)")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("tune", help="search constant values toward seat balance or a metric's target "
+                       "with paired games (needs pip install \".[tune]\")",
+                       description="Each trial sets the --param constants to values Optuna's seeded TPE "
+                       "sampler proposes and plays the same seeded games (--games) as every other trial; "
+                       "the search ends at --budget games or Ctrl-C (exit 130) and reports the best values "
+                       "with their figures' 95%% intervals.")
+    p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
+    p.add_argument("--param", action="append", required=True, metavar="NAME=LO..HI",
+                   help="a constant of components.yaml (or a map's entry: prices.3) and its range; "
+                   "whole numbers for a whole-number constant (repeatable)")
+    p.add_argument("--objective", default="balance", help="balance (default: the largest gap between a "
+                   "turn-order position's win rate and an equal share), or METRIC=TARGET ('decisions=150')")
+    p.add_argument("--budget", type=_count(1), default=1000, help="games in all (default 1000)")
+    p.add_argument("--games", type=_count(1), default=50, help="paired games per trial (default 50)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the games and of the sampler")
+    p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
+    p.add_argument("--bots", "--bot", dest="bot", type=_bots, default="random", metavar="BOTS",
+                   help="the bots (default random). " + BOT_HELP)
+    p.add_argument("--jobs", type=_count(1), default=1, help="worker processes (default 1)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object (every trial)")
+    p.add_argument("--plot", metavar="FILE", help="also draw the objective against each value (.svg or .png; "
+                   "needs matplotlib)")
+    p.add_argument("--force", action="store_true", help="allow --plot to overwrite an existing file")
+    p.set_defaults(func=cmd_tune)
 
     p = sub.add_parser("coverage", help="which rules, actions, options, triggers and end conditions "
                        "fire in many bot games, and how often",
@@ -494,6 +713,40 @@ def build_parser() -> argparse.ArgumentParser:
     _parallel_args(p)
     p.set_defaults(func=cmd_coverage)
 
+    p = sub.add_parser("tournament", help="rank bots against each other: ratings with intervals, "
+                       "head-to-head win rates",
+                       description="Every combination of P of the bots is a table; each table plays N "
+                       "deals (seeds S, S+1...), each deal once per rotation of the seats, so every bot "
+                       "plays every seat on the same deal. Prints each bot's rating (openskill "
+                       "Plackett-Luce, needs pip install \".[rating]\") with a 95 % interval, its games "
+                       "and share of wins, and head-to-head win rates with Wilson 95 % intervals. Ctrl-C "
+                       "or --time-limit stops early and reports the games finished (exit 130).")
+    _ruleset_arg(p)
+    p.add_argument("--bots", "--bot", dest="bot", type=_bots, required=True, metavar="A,B,C,...",
+                   help="the bots, each once (at least P). " + BOT_HELP)
+    p.add_argument("--games", type=_count(1), default=10, help="deals per table (default 10); each is "
+                   "played once per seat rotation, so a table plays N x P games")
+    p.add_argument("--players", type=_count(2), help="players per game (default: the fewest the ruleset "
+                   "allows, at least 2)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first deal; deal i uses seed+i")
+    _parallel_args(p)
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--html", metavar="FILE", help="also write a page with the tables and plots (plots "
+                   "need matplotlib: pip install \".[report]\")")
+    p.add_argument("--force", action="store_true", help="allow --html to overwrite an existing file")
+    p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("observe", help="list each slice of the observation vector agents are given, "
+                       "and what it encodes",
+                       description="The layout of the observation vector of the PettingZoo and OpenSpiel "
+                       "adapters for a ruleset and player count: each slice (its numbers, from 0), the "
+                       "field or variable it holds and how it encodes it; made by the code that builds "
+                       "the vector. Needs no agent library.")
+    _ruleset_arg(p)
+    p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.set_defaults(func=cmd_observe)
+
     p = sub.add_parser("lint", help="check rulesets: YAML, schemas, rules language, names",
                        description="Report every problem as file:line:col: severity CODE message. "
                        "Exit 0 when clean, 1 on errors, 2 on usage errors. No PATH: every shipped ruleset.")
@@ -506,6 +759,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--play", type=_count(0), default=0, metavar="N",
                    help="also run N seeded random games: dead ends, step budget, conservation, "
                    "options and end conditions never reached (default 0: off)")
+    p.add_argument("--select", action="append", metavar="CODES",
+                   help="report only these codes or prefixes (RR1,RR207; repeatable); replaces the "
+                   "lint: select of ruleset.yaml")
+    p.add_argument("--ignore", action="append", metavar="CODES",
+                   help="do not report these codes or prefixes (repeatable); replaces the lint: ignore "
+                   "of ruleset.yaml. One line: end it with # lint: ignore[RR207]")
+    p.add_argument("--fix", action="store_true",
+                   help="make the fixes a did-you-mean hint gives (the misspelt name replaced), then lint again")
+    p.add_argument("--diff", action="store_true",
+                   help="print the fixes --fix would make as a unified diff; write nothing (exit 1 if any)")
+    p.add_argument("--watch", action="store_true",
+                   help="lint again whenever a file of the rulesets changes, until Ctrl-C")
     p.set_defaults(func=cmd_lint)
 
     p = sub.add_parser("replay", help="replay a game log; fail at the first divergence",
@@ -521,13 +786,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("test", help="run the scenario tests kept under each ruleset's scenarios/",
                        description="Run every scenarios/*.yaml of the given rulesets (default: all).")
-    p.add_argument("rulesets", nargs="*", help="ruleset names or folders")
+    p.add_argument("rulesets", nargs="*", help="ruleset names or folders, or scenario files")
+    p.add_argument("-k", dest="pattern", metavar="EXPRESSION",
+                   help="run only the scenarios whose ruleset, file name or description match, as "
+                   "pytest -k: words (substrings, any case) with and, or, not and brackets")
+    p.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML (for CI)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON instead of text")
+    p.add_argument("--record", action="store_true",
+                   help="for each scenario chosen: play its do/set steps and add at its end the expect, "
+                   "turn and over steps that state the position reached, for you to review")
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser("bench", help="measure the engine: playouts/s, clone, apply, load, lint",
                        description="Benchmark, one core: random playouts per second, decisions per game "
-                       "and microseconds per decision for each ruleset; a clone and an action (safe and "
-                       "unchecked) at a mid-game position; warm load+compile; the command's cold start; "
+                       "and microseconds per decision for each ruleset; a clone and an action applied and "
+                       "undone at a mid-game position; warm load+compile; the command's cold start; "
                        "the median time to lint them all. --json for machines.")
     p.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
     _games_args(p, 100)
@@ -575,11 +848,50 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replay even if the rules changed since the log was made")
     p.set_defaults(func=cmd_view)
 
+    p = sub.add_parser("serve", help="play a game in the browser: people and bots in any mix",
+                       description="Serve one game to the browser (needs pip install \".[web]\"): "
+                       "click an option or a hex to act, why for a refused click, undo when the "
+                       "others are bots, save and load, bots' moves shown at a chosen speed, the log "
+                       "beside the board. It prints the table's link (hotseat: it acts for, and shows "
+                       "what may be seen by, whichever person is to move) and one link per person's seat, which shows only what that "
+                       "seat may see. Each link holds a secret token; the server listens on "
+                       "127.0.0.1 unless --host says otherwise. Ctrl-C saves and stops.")
+    _one_game_args(p, "continue a saved game (a railrules play or serve save)")
+    p.add_argument("--players", type=_count(1),
+                   help="number of players (default 4, within the game's range)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the game's chance and of the bots (default 1)")
+    p.add_argument("--bots", type=_bots, default="random", metavar="BOTS",
+                   help="the bots of the seats no person plays (default random); a list has one per "
+                   "seat, people's included (their entry is not used). " + BOT_HELP)
+    p.add_argument("--seats", type=_seats, default="1", metavar="SEATS",
+                   help="the seats people play: numbers separated by commas (1,3), all or none "
+                   "(default 1)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_count(1), default=8765, help="the port (default 8765)")
+    p.add_argument("--delay", type=float, default=0.6, metavar="SECONDS",
+                   help="how long each bot's move stays on screen before the next (default 0.6; "
+                   "the page can change it)")
+    p.add_argument("--save", help="where save and Ctrl-C write the game (default: "
+                   "RULESET-seedN.save.json, or the --resume file)")
+    p.add_argument("--force", action="store_true", help="allow --save to overwrite an existing file")
+    p.set_defaults(func=cmd_serve)
+
     p = sub.add_parser("doc", help="print a ruleset's rules as Markdown, with their citations",
                        description="Every definition of a ruleset with the rulebook passages it "
                        "cites and the options it offers: to check the rules against the rulebook.")
     _ruleset_arg(p)
     p.set_defaults(func=cmd_doc)
+
+    p = sub.add_parser("code", help="print the Python the interpreter writes for a ruleset's rules",
+                       description="Every function generated for a ruleset (rule expressions, defs, "
+                       "comprehension loops, code units), with the rule it was written for as "
+                       "comments; NAME: only those whose rule line or unit names it (a def, an "
+                       "option, a procedure, `estimate`...). Exit 1 when none does.")
+    _ruleset_arg(p)
+    p.add_argument("name", nargs="?", help="a name the rule line or unit must contain, as a word")
+    p.add_argument("--list", action="store_true", help="print only the generated functions' names")
+    p.set_defaults(func=cmd_code)
 
     p = sub.add_parser("new", help="write a new ruleset folder to edit (a copy of a ruleset or a template)",
                        description="Write the folder NAME (a path; its last part becomes the "
@@ -625,7 +937,12 @@ def main(argv: list[str] | None = None) -> int:
             except (ValueError, OSError):
                 pass
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()   # a full disk or a closed pipe is found here, not at exit
+        return code
+    except OutputError as err:
+        print(f"railrules {args.command}: {err}", file=sys.stderr)
+        return EXIT_FAIL
     except (Usage, BotSpecError) as err:
         print(f"railrules {args.command}: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -639,15 +956,39 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _drop_stdout()
         return EXIT_OK
     except Exception as err:  # noqa: BLE001 - never a traceback; RAILRULES_DEBUG=1 shows it
-        import os
+        if isinstance(err, OSError) and _stdout_failed(err):
+            print(f"railrules {args.command}: cannot write to the standard output: "
+                  f"{err.strerror or err}", file=sys.stderr)
+            _drop_stdout()
+            return EXIT_FAIL
         if os.environ.get("RAILRULES_DEBUG"):
             raise
         print(f"railrules: internal error: {type(err).__name__}: {err}\n"
               "this is a bug in railrules, not in your files; RAILRULES_DEBUG=1 shows the traceback",
               file=sys.stderr)
         return 3
+
+
+def _stdout_failed(err: OSError) -> bool:
+    """Whether it is the standard output that failed (a full disk: ``--json > /dev/full``):
+    every file railrules writes goes through :mod:`.outputs` (OutputError) or names its file."""
+    import errno
+    return err.filename is None and err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _drop_stdout() -> None:
+    """Send what is still buffered for a standard output that failed to /dev/null, so that
+    Python's own flush at exit does not fail a second time with a traceback."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        return   # not a real file (a test's capture): nothing is flushed at exit
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from railrules.interpreter.checks.lint_coverage import rules_of
+from railrules.interpreter.paths import place_in_ruleset
 
 from .tables import Table
 
@@ -41,7 +42,7 @@ def coverage(result: dict, ruleset) -> dict:
     rows = []
     for rule in rules_of(ruleset):
         key = (rule["kind"], rule["name"])
-        row = dict(rule, fired=fired[key], games=games[key])
+        row = dict(rule, where=place_in_ruleset(rule["where"]), fired=fired[key], games=games[key])
         if not row["fired"]:
             row["why"] = reasons.get(rule["name"])
         rows.append(row)

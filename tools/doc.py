@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from railrules.interpreter.dsl.nodes import walk
 from railrules.interpreter.dsl import nodes as n
+from railrules.interpreter.paths import in_ruleset
 
 _KINDS = [(n.GameDef, "Game"), (n.ProcDef, "Procedures"), (n.ActionDef, "Actions"),
           (n.HandlerDef, "Triggers"), (n.FuncDef, "Functions"), (n.ConstDef, "Constants"),
@@ -50,7 +51,7 @@ def ruleset_doc(ruleset) -> str:
             continue
         lines += ["", f"## {heading}", ""]
         for d in defs:
-            lines.append(f"### `{_title(d)}` — {d.pos.file}:{d.pos.line}")
+            lines.append(f"### `{_title(d)}` — {in_ruleset(d.pos.file, d.pos.line)}")
             cites = [c.text for c in walk(d) if isinstance(c, n.Cite)]
             lines += [f"> {c}" for c in cites] or ["(no citation)"]
             lines += [f"- {o}" for o in _options(d)]

@@ -29,6 +29,10 @@ def new_ruleset(target: str, source: str | None = None) -> tuple[Path, list[str]
         fixed = re.sub(r"[^a-z0-9_]", "_", name.lower()).lstrip("0123456789_") or "my_game"
         raise UsageError(f"'{name}' cannot name a ruleset: use lower-case letters, digits and '_', "
                          f"starting with a letter (for example '{fixed}')")
+    if name in shipped_rulesets() and "/" not in target and "\\" not in target:
+        raise UsageError(f"'{name}' is the name of a shipped ruleset: a folder of that name here would "
+                         f"be taken for it by play, list and lint. Choose another name (for example "
+                         f"'my_{name}'), or give it as a path (./{name}) if that is what you want")
     if dest.exists():
         raise UsageError(f"'{dest}' already exists; railrules new never overwrites: choose another "
                          "name, or remove it first")

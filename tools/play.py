@@ -1,7 +1,6 @@
 """`railrules play`: a person plays one seat at the terminal, bots play the others."""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -9,13 +8,17 @@ import tempfile
 from pathlib import Path
 
 from railrules.interpreter import Game, IllegalAction
-from railrules.interpreter.dsl import turns
 from railrules.interpreter.errors import RailrulesError
+from railrules.interpreter.paths import in_ruleset
 
+from . import outputs
+from .board_model import entity_colour, in_progress
 from .bots import seat_bots
+from .outputs import OutputError, OutputExists, check_path
 from .summary import standings, summary
 
-HELP = """Type the number of an action, or its label (e.g. 'bid 8').
+HELP = """Type the number of an action, or its label (e.g. 'bid 8'; capitals or not). A range such as
+'bid 7-40: type bid N' takes any N in it (its number takes the first).
 Other commands: state (the whole summary; after each turn only what changed is shown), map (the
 board), log (recent events), why LABEL (why an action is not allowed, and the rule that says so),
 undo (take back your last decision and the bots' moves after it; when every other seat is a
@@ -56,7 +59,7 @@ def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
     while not game.is_over:
         action = seats[game.current_player].choose(game)
         player = game.state["entities"][game.current_player]["name"]
-        game.apply(action, safe=False)
+        game.apply(action)
         print(f"{game.decisions:>5} {player}: {action.label}", file=out)
         _print_new(game, shown, out)
     print(standings(game), file=out)
@@ -66,17 +69,8 @@ def paused_in(game: Game) -> str:
     """The rule waiting for this choice and its values (an auction's current bid and who is still
     in...), from the innermost paused frame; nothing for a ruleset with secret fields, whose
     rules' values may hold a secret."""
-    if game.ruleset.meta.get("secret") or not game.state["stack"]:
-        return ""
-    frame = game.state["stack"][-1]
-    code = game.ruleset.program.codes.get(frame["c"])
-    values = [f"{k} {game.machine.show(v)}" if not k.startswith("$") else turns.shown(k, v, game.machine.show)
-              for k, v in frame["L"].items() if not k.startswith("__")]
-    values = [v for v in values if v]
-    if code is None or not values:
-        return ""
-    name = frame["c"].split(":", 1)[-1]
-    return f"in {name} ({code.pos.file}:{code.pos.line}): " + "; ".join(values)
+    lines, _ = in_progress(game)
+    return f"{lines[0]}: " + "; ".join(lines[1:]) if len(lines) > 1 else ""
 
 
 def _cost(game: Game, action) -> str:
@@ -101,10 +95,76 @@ def _names(game: Game, action) -> str:
     return f"  ({', '.join(names)})" if names else ""
 
 
+FOLD = 4   # this many bids or more in a row are one line: 'bid 7-40: type bid N'
+
+
+def option_lines(game: Game, actions: list) -> list:
+    """The choices as the prompt lists them: (line, the action its number takes). A run of the
+    same option over whole numbers in steps (every bid from 7 to 40) is one line, 'bid 7–40:
+    type bid N'; each option's first line ends with what it does (the ruleset's ``render:
+    {options: {NAME: TEXT}}``)."""
+    described = (game.ruleset.meta.get("render") or {}).get("options") or {}
+    out, i, told = [], 0, set()
+    while i < len(actions):
+        a, j = actions[i], _run_end(actions, i)
+        what = f"  — {described[a.name]}" if a.name in described and a.name not in told else ""
+        told.add(a.name)
+        if j - i >= FOLD:
+            step = actions[i + 1].args[0] - a.args[0]
+            by = f" by {step}" if step != 1 else ""
+            out.append((f"{a.name} {a.args[0]}–{actions[j - 1].args[0]}{by}: type {a.name} N{what}", a))
+        else:
+            out += [(f"{b.label}{_names(game, b)}{_cost(game, b)}{what if k == 0 else ''}", b)
+                    for k, b in enumerate(actions[i:j])]
+        i = j
+    return out
+
+
+def _run_end(actions: list, i: int) -> int:
+    """Where the run starting at ``i`` ends: the same option with one whole number, in steps."""
+    def number(a):
+        return len(a.args) == 1 and isinstance(a.args[0], int) and not isinstance(a.args[0], bool)
+    a, j = actions[i], i + 1
+    if not number(a):
+        return j
+    while j < len(actions) and actions[j].name == a.name and number(actions[j]) and \
+            actions[j].args[0] - actions[j - 1].args[0] == actions[i + 1].args[0] - a.args[0] > 0:
+        j += 1
+    return j
+
+
+COMMANDS = ("help", "state", "why", "undo", "map", "log", "save", "quit", "exit")
+
+
+def _command_case(text: str) -> str:
+    """The text with its first word in small letters when it is a command ('Why HEX a2')."""
+    first, _, rest = text.partition(" ")
+    return f"{first.lower()} {rest}".strip() if first.lower() in COMMANDS else text
+
+
+def as_listed(game: Game, text: str) -> str:
+    """``text`` with the capitals of the game's own names: the option's ('BID 8': 'bid 8') and
+    the entities' ('hex home': 'hex Home', 'hex r2': 'hex R2'); a word with no such name
+    stays as typed."""
+    first, *words = text.split() or [""]
+    options = {a.name.lower(): a.name for a in game.legal_actions()}
+    names = {}
+    for n in game.ruleset.names.entities:
+        names.setdefault(n.lower(), []).append(n)
+    fixed = [w if w in game.ruleset.names.entities or len(names.get(w.lower(), [])) != 1
+             else names[w.lower()][0] for w in words]
+    return " ".join([options.get(first.lower(), first), *fixed])
+
+
 def explain(game: Game, label: str) -> str:
-    """Why the action ``label`` is or is not allowed now, with the place of the rule that decides."""
+    """Why the action ``label`` is or is not allowed now, with the place of the rule that decides;
+    a name that is nothing in the game (a hex not on the board) is said to be so."""
     if not label:
         return "why what? type: why LABEL (an action as the list shows it, e.g. why bid 8)"
+    label = as_listed(game, label)
+    unknown = _unknown_name(game, label)
+    if unknown:
+        return unknown
     try:
         action = game.to_action(label)
     except IllegalAction as err:
@@ -112,8 +172,26 @@ def explain(game: Game, label: str) -> str:
     if action in game.legal_actions():
         return f"'{action.label}' is allowed now"
     reason, pos = game.machine.why_illegal(action)
-    where = f" ({pos.file}:{pos.line})" if pos is not None and pos.line else ""
+    where = f" ({in_ruleset(pos.file, pos.line)})" if pos is not None and pos.line else ""
     return f"'{action.label}' is not allowed: {reason}{where}"
+
+
+def _unknown_name(game: Game, label: str) -> str:
+    """'there is nothing named ZZ among the hexes' when a word of ``label`` names no entity while
+    the option it is given to takes entities; '' otherwise."""
+    name, *words = label.split()
+    names = game.ruleset.names.entities
+    entities = game.state["entities"]
+    choices = sorted({a.name for a in game.legal_actions()})
+    if not words and name not in choices and name not in names:   # 'why ZZ'
+        return (f"'{name}' is not a choice now (the choices are: {', '.join(choices)}) and nothing in "
+                f"this game is named {name}")
+    takes = {entities[x]["kind"] for a in game.legal_actions() if a.name == name
+             for x in a.args if isinstance(x, str) and x in entities}
+    for w in words:
+        if takes and not w.lstrip("-").isdigit() and w not in ("true", "false", "none") and w not in names:
+            return f"'{label}' is not allowed: there is nothing named {w} among the {' or '.join(sorted(takes))}"
+    return ""
 
 
 def take_back(game: Game, mine: list, shown: list) -> str:
@@ -160,8 +238,9 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         if game.current_player != seat:
             action = seats[game.current_player].choose(game)
             name = game.state["entities"][game.current_player]["name"]
+            colour = entity_colour(game, game.current_player)
             game.apply(action)
-            print(paint(f"{name}: {action.label}", "dim"), file=out)
+            print(paint(f"{name}: {action.label}", colour), file=out)   # in the player's colour
             continue
         actions = game.legal_actions()
         now = summary(game, seat).splitlines()
@@ -174,9 +253,11 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         where = paused_in(game)
         if where:
             print("\n" + paint(where, "cyan"), file=out)
-        print("\n" + paint(f"Your choice ({game.state['entities'][seat]['name']}):", "bold"), file=out)
-        for i, a in enumerate(actions, 1):
-            print(f"  {i:>3}. {a.label}{_names(game, a)}{_cost(game, a)}", file=out)
+        print("\n" + paint(f"Your choice ({game.state['entities'][seat]['name']}):",
+                            f"bold {entity_colour(game, seat)}"), file=out)
+        listed = option_lines(game, actions)
+        for i, (line, _) in enumerate(listed, 1):
+            print(f"  {i:>3}. {line}", file=out)
         try:
             print("> ", end="", file=out, flush=True)
             line = read_line(inp)
@@ -189,7 +270,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         except (EOFError, KeyboardInterrupt):
             print("", file=out)
             return save_on_leaving(game, save_path, out)
-        text = line.strip()
+        text = _command_case(line.strip())
         if not text:
             continue
         if text in ("help", "?"):
@@ -211,22 +292,23 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             continue
         if text == "map":
             from .board_view import board_picture
-            print(board_picture(game, marks=True), file=out)
+            print(board_picture(game, marks=True, paint=paint), file=out)
             continue
         if text == "log":
             print("\n".join(game.messages_for(seat)[-20:]) or "(nothing yet)", file=out)
             continue
         if text == "save" or text.startswith("save "):
             target = Path(text[4:].strip() or save_path).expanduser()
-            if target.exists() and target.resolve() not in ours and not force:
+            mine_already = target.resolve() in ours
+            try:
+                check_path(target, force or mine_already)
+                save(game, target, new=not (force or mine_already))
+            except OutputExists:
                 print(f"not saved: {target} already exists; give another name (to overwrite "
                       "files, start railrules play with --force)", file=out)
                 continue
-            try:
-                save(game, target)
-            except OSError as err:
-                print(f"not saved: cannot write {target}: {err.strerror or err}; the game goes on",
-                      file=out)
+            except OutputError as err:
+                print(f"not saved: {err}; the game goes on", file=out)
                 continue
             ours.add(target.resolve())
             print(f"saved to {target}", file=out)
@@ -235,12 +317,12 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             return save_on_leaving(game, save_path, out)
         if text.isdigit():
             k = int(text)
-            if not 1 <= k <= len(actions):
-                print(f"choose a number from 1 to {len(actions)}", file=out)
+            if not 1 <= k <= len(listed):
+                print(f"choose a number from 1 to {len(listed)}", file=out)
                 continue
-            choice = actions[k - 1]
+            choice = listed[k - 1][1]
         else:
-            choice = text
+            choice = as_listed(game, text)
         try:
             before = game.decisions
             game.apply(choice)
@@ -249,24 +331,30 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             print(paint(f"not allowed: {err.diagnostics[0].message} (try: why {text})", "red"), file=out)
     _print_new(game, shown, out, seat)
     print(standings(game), file=out)
+    try:   # the file reserved for this game when it started holds how it ended
+        save(game, save_path)
+    except OutputError as err:
+        print(f"the finished game is not saved: {err}", file=out)
+        return 1
+    print(f"the finished game is saved to {save_path}", file=out)
     return 0
 
 
-def save(game: Game, path: Path) -> None:
-    """Write a save: the ruleset, variant and state. The file appears whole or not at all
-    (written beside it, then renamed), so a failed save never destroys an older one."""
-    text = json.dumps({"format": "railrules-save-1", "ruleset": game.ruleset.name,
+def save_text(game: Game) -> str:
+    """A save's text: the ruleset, variant and state, and whether the state is what its history
+    gives from its seed (false for a position set up with ``Game.execute``): when it is, loading
+    the save replays it to check it (:func:`load_save`)."""
+    from railrules.interpreter.saves import replays
+    return json.dumps({"format": "railrules-save-1", "ruleset": game.ruleset.name,
                        "path": str(game.ruleset.root), "variant": game.ruleset.variant,
-                       "fingerprints": game.ruleset.fingerprints, "state": json.loads(game.to_json())})
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+                       "fingerprints": game.ruleset.fingerprints, "replayable": replays(game),
+                       "state": json.loads(game.to_json())})
+
+
+def save(game: Game, path: Path, new: bool = False) -> None:
+    """Write a save whole or not at all (:mod:`.outputs`), so that a failed save never destroys
+    an older one; ``new``: only if no file is at ``path`` yet. Raises OutputError."""
+    (outputs.create if new else outputs.write)(path, save_text(game))
 
 
 def save_on_leaving(game: Game, path: Path, out) -> int:
@@ -277,9 +365,9 @@ def save_on_leaving(game: Game, path: Path, out) -> int:
                       for folder in (".", tempfile.gettempdir())]
     for target in tries:
         try:
-            save(game, target)
-        except OSError as err:
-            print(f"cannot save to {target}: {err.strerror or err}", file=out)
+            save(game, target, new=target is not path)
+        except OutputError as err:
+            print(f"cannot save to {target}: {err.why}", file=out)
             continue
         print(f"saved to {target}; continue with: railrules play --resume {target}", file=out)
         return 0
@@ -287,28 +375,39 @@ def save_on_leaving(game: Game, path: Path, out) -> int:
     return 1
 
 
-def free_save_path(path: Path) -> Path:
-    """``path``, or the first of NAME-2.save.json, NAME-3... that does not exist yet."""
-    if not path.exists():
+def _numbered(path: Path, n: int) -> Path:
+    """NAME-n.save.json for NAME.save.json (NAME-n.EXT for another name)."""
+    if n < 2:
         return path
     stem = path.name[:-len(".save.json")] if path.name.endswith(".save.json") else path.stem
     suffix = ".save.json" if path.name.endswith(".save.json") else path.suffix
-    n = 2
-    while (path.with_name(f"{stem}-{n}{suffix}")).exists():
-        n += 1
     return path.with_name(f"{stem}-{n}{suffix}")
 
 
-def writable(path: Path) -> str | None:
-    """Why ``path`` cannot be written as a file, or None."""
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        return f"{path} is a folder"
-    if not parent.is_dir():
-        return f"the folder {parent} does not exist"
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        return f"{path} cannot be written (permission denied)"
-    return None
+def free_save_path(path: Path) -> Path:
+    """``path``, or the first of NAME-2.save.json, NAME-3... that does not exist yet."""
+    n = 1
+    while os.path.lexists(_numbered(path, n)):
+        n += 1
+    return _numbered(path, n)
+
+
+def reserve_save(game: Game, path: Path, numbered: bool = False) -> Path:
+    """Take ``path`` for this session's game when play starts: it is created holding the game
+    as it starts (exclusive create), so that a second `railrules play` given the same path is
+    refused now, not after both games were played. ``numbered``: when the name is taken, the
+    next free NAME-2.save.json, NAME-3... is taken instead. Returns the path taken; raises
+    OutputError."""
+    n = 1
+    while True:
+        target = _numbered(path, n)
+        try:
+            save(game, target, new=True)
+            return target
+        except OutputError:
+            if not numbered or not os.path.lexists(target):
+                raise
+        n += 1
 
 
 def load_save(path: Path, ruleset_path: str | None = None):
@@ -316,12 +415,16 @@ def load_save(path: Path, ruleset_path: str | None = None):
     save names if it is still there, else the shipped ruleset of its name. Raises BadSave, saying
     which rules changed if the ruleset is no longer the one the game was saved with."""
     from railrules.interpreter.errors import BadSave, Diagnostic, Pos
+    from railrules.interpreter.runtime.strict_json import read_json
+    from railrules.interpreter.saves import replayed
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != "railrules-save-1":
+        data = read_json(path.read_text(encoding="utf-8"), str(path))
+        if not isinstance(data, dict) or data.get("format") != "railrules-save-1":
             raise ValueError("not a railrules save file")
         name, variant, state = data["ruleset"], data.get("variant"), data["state"]
         text = json.dumps(state)
+    except BadSave:
+        raise
     except (OSError, ValueError, KeyError, AttributeError, TypeError, UnicodeDecodeError) as err:
         raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(str(path), 1, 1))) from None
     ruleset = find_ruleset(name, data.get("path"), variant, ruleset_path)
@@ -331,7 +434,12 @@ def load_save(path: Path, ruleset_path: str | None = None):
         raise BadSave(Diagnostic(
             "RR304", f"the rules changed since this game was saved: {describe_changes(changed)}",
             Pos(str(path), 1, 1), hint="resume it with the rules it was saved with (--ruleset PATH)"))
-    return Game.from_json(ruleset, text)
+    try:
+        game = Game.from_json(ruleset, text)
+        return replayed(game, str(path)) if data.get("replayable") is not False else game
+    except BadSave as err:   # placed in the file, whatever part of the check refused it
+        raise BadSave([Diagnostic(d.code, d.message, Pos(str(path), 0, 0), d.severity, d.hint)
+                       for d in err.diagnostics]) from None
 
 
 def find_ruleset(name: str, saved_in, variant, given: str | None = None):
@@ -355,4 +463,4 @@ def describe_changes(changed: list) -> str:
 
 
 __all__ = ["play_bots", "play_human", "save", "load_save", "save_on_leaving", "free_save_path",
-           "writable", "RailrulesError"]
+           "reserve_save", "RailrulesError"]

@@ -10,9 +10,8 @@ import html
 import io
 import math
 
-import yaml
-
-from .compare import _cell
+from .compare import (BALANCES, _cell, change_text, correction_note, difference_notes, most_changed,
+                      signal_warnings)
 
 
 def _svg(fig) -> str:
@@ -24,8 +23,9 @@ def _svg(fig) -> str:
     return text[text.index("<svg"):]
 
 
-def _plots(result: dict) -> list[tuple[str, str]]:
-    """(title, svg) for each plot."""
+def _plots(result: dict, plot: list | None = None) -> list[tuple[str, str]]:
+    """(title, svg) for each plot; ``plot``: the metrics of the change and sweep plots (by
+    default the six that changed most)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -57,9 +57,9 @@ def _plots(result: dict) -> list[tuple[str, str]]:
 
     # 3. every change against the base, with its interval
     if len(labels) > 1:
-        rows = [(name, a, metrics[name][a]["change"]) for name in metrics if name != "seat balance"
-                for a in labels[1:] if "change" in metrics[name][a]]
-        rows = [r for r in rows if r[2]["n"] and not (r[2]["low"] == r[2]["high"] == 0)]
+        rows = [(name, a, metrics[name][a]["change"]) for name in metrics if name not in BALANCES
+                and (not plot or name in plot) for a in labels[1:] if "change" in metrics[name][a]]
+        rows = [r for r in rows if r[2]["n"] and r[2]["differed"]]
         if rows:
             fig, ax = plt.subplots(figsize=(7, 0.28 * len(rows) + 1))
             for y, (name, a, d) in enumerate(rows):
@@ -73,33 +73,40 @@ def _plots(result: dict) -> list[tuple[str, str]]:
             ax.set_xlabel("change against the base, as a share of the base's mean (red: interval excludes 0)")
             plots.append(("Changes against the base arm", _svg(fig)))
 
-    # 4. sweeps: a metric against the value of the constant swept
-    for name, points in _sweeps(labels).items():
-        shown = [m for m in metrics if m in ("decisions", "first player wins", "shared win")
-                 or m.startswith("metric ")][:6]
+    # 4. sweeps: each metric's paired change against the base, at every value of the constant
+    # swept and at the base's own value (a change of 0 there)
+    shown = plot or most_changed(result)
+    for name, points in _sweeps(result).items():
+        if not shown:
+            break
+        base_value = result["base_values"][name]
         fig, axes = plt.subplots(1, len(shown), figsize=(2.6 * len(shown), 2.6), squeeze=False)
         for ax, m in zip(axes[0], shown):
-            cells = [metrics[m][a] for _, a in points]
-            xs = [v for v, _ in points]
-            ax.errorbar(xs, [c["mean"] for c in cells], yerr=[[c["mean"] - c["low"] for c in cells],
-                        [c["high"] - c["mean"] for c in cells]], fmt="o-", capsize=3)
+            changes = [(v, metrics[m][a]["change"]) for v, a in points]
+            curve = sorted(changes + [(base_value, None)], key=lambda p: p[0])
+            ys = [0.0 if d is None else d["mean"] for _, d in curve]
+            low = [0.0 if d is None else d["mean"] - d["low"] for _, d in curve]
+            high = [0.0 if d is None else d["high"] - d["mean"] for _, d in curve]
+            ax.errorbar([v for v, _ in curve], ys, yerr=[low, high], fmt="o-", capsize=3)
+            ax.plot([base_value], [0], "s", color="black")
+            ax.axhline(0, color="grey", linewidth=0.8)
             ax.set_title(m, fontsize=9)
             ax.set_xlabel(name, fontsize=8)
+        axes[0][0].set_ylabel("paired change", fontsize=8)
         fig.tight_layout()
-        plots.append((f"Sweep of {name}", _svg(fig)))
+        plots.append((f"Sweep of {name}: the paired change against the base ({name}={base_value}, the "
+                      f"black square) with 95 % intervals", _svg(fig)))
     return plots
 
 
-def _sweeps(labels: list) -> dict:
-    """NAME -> [(value, arm label)] for every constant swept over two or more numbers."""
+def _sweeps(result: dict) -> dict:
+    """NAME -> [(value, arm label)] for every constant set to one or more numbers."""
     found: dict = {}
-    for a in labels:
-        name, eq, text = a.partition("=")
-        if eq:
-            value = yaml.safe_load(text)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                found.setdefault(name, []).append((value, a))
-    return {k: sorted(v) for k, v in found.items() if len(v) > 1}
+    for label, (name, value) in result.get("settings", {}).items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and isinstance(result["base_values"].get(name), (int, float)):
+            found.setdefault(name, []).append((value, label))
+    return {k: sorted(v) for k, v in found.items()}
 
 
 def _table(result: dict) -> str:
@@ -107,7 +114,7 @@ def _table(result: dict) -> str:
     head = "".join(f"<th>{html.escape(a)}</th>" for a in labels)
     rows = []
     for name, row in result["metrics"].items():
-        if name == "seat balance":
+        if name in BALANCES:
             continue
         cells = []
         for a in labels:
@@ -116,21 +123,22 @@ def _table(result: dict) -> str:
             cls = ""
             if "change" in c:
                 d = c["change"]
-                if d["n"] and not math.isnan(d["mean"]):
-                    text += f"<br><small>Δ {d['mean']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]</small>"
+                text += f"<br><small>{html.escape(change_text(d))}</small>"
                 cls = ' class="changed"' if d["significant"] else ""
             cells.append(f"<td{cls}>{text}</td>")
-        rows.append(f"<tr><th>{html.escape(name)}</th>{''.join(cells)}</tr>")
-    balance = result["metrics"]["seat balance"]
-    rows.append("<tr><th>seat balance (largest seat advantage; χ² p)</th>" + "".join(
-        f"<td>{balance[a]['largest seat advantage']:+.3g}; p={balance[a]['p']:.2g}</td>" for a in labels) + "</tr>")
+        shown = name + "".join(f" = {x}" for x in row.get("same as", ()))
+        rows.append(f"<tr><th>{html.escape(shown)}</th>{''.join(cells)}</tr>")
+    for name in BALANCES:
+        balance = result["metrics"][name]
+        rows.append(f"<tr><th>{name} (largest advantage; χ² p)</th>" + "".join(
+            f"<td>{balance[a]['largest seat advantage']:+.3g}; p={balance[a]['p']:.2g}</td>" for a in labels) + "</tr>")
     return f"<table><tr><th>metric</th>{head}</tr>{''.join(rows)}</table>"
 
 
-def to_html(result: dict, verdicts: list[str]) -> str:
+def to_html(result: dict, verdicts: list[str], plot: list | None = None) -> str:
     title = f"railrules compare: {result['ruleset']}"
     try:
-        plots = _plots(result)
+        plots = _plots(result, plot)
         missing = ""
     except ImportError:
         plots = []
@@ -138,6 +146,9 @@ def to_html(result: dict, verdicts: list[str]) -> str:
     partial = ' <strong class="partial">PARTIAL: stopped early</strong>' if result["partial"] else ""
     figures = "".join(f"<figure><figcaption>{html.escape(t)}</figcaption>{svg}</figure>" for t, svg in plots)
     said = "".join(f"<li>{html.escape(v)}</li>" for v in verdicts) or "<li>none</li>"
+    warned = "".join(f'<p class="partial">{html.escape(w)}</p>' for w in signal_warnings(result))
+    differ = "".join(f"<li>{html.escape(d)}</li>" for d in difference_notes(result)
+                     + ([result["sequential"]["summary"]] if "sequential" in result else []))
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
@@ -153,10 +164,13 @@ figure svg {{ max-width: 100%; height: auto; }}
 <p>{result['compared']} paired games of {result['games']}{partial}; {result['players']} players; bots
 {html.escape(result['bots'])}; seeds {result['seed']}..{result['seed'] + result['games'] - 1}; arms:
 {html.escape(', '.join(result['arms']))}.</p>
-<h2>Significant changes</h2><p>The 95 % interval of the game-by-game difference to the base arm excludes 0.</p>
+<ul id="differences">{differ}</ul>
+{warned}<h2>Significant changes</h2><p>{html.escape(correction_note(result))}</p>
 <ul id="verdicts">{said}</ul>
 <h2>Plots</h2>{missing}{figures}
-<h2>Every metric</h2><p>Mean over games [bootstrap 95 % interval]; Δ: paired change to the base arm.</p>
+<h2>Every metric</h2><p>Mean over games [95 % interval: exact for shares, bootstrap for other
+figures]; Δ: paired change to the base arm [95 % t interval], * when significant after the
+correction; detectable: the smallest change these games find with 80 % power at the corrected level.</p>
 {_table(result)}
 </body></html>
 """

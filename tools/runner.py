@@ -12,9 +12,13 @@ installed.
 from __future__ import annotations
 
 import gc
+import itertools
+import math
 import multiprocessing
 import os
 import signal
+import socket
+import struct
 import sys
 import threading
 import time
@@ -22,7 +26,9 @@ import time
 from .heap import settled_heap
 
 _WORK: dict = {}   # in a worker: what the initializer sent (rulesets, the game function)
-_IN_FLIGHT = 64    # tasks sent to a cluster ahead of the results
+_IN_FLIGHT = 64    # batches of tasks sent to a cluster ahead of the results
+_BATCH = 16        # at most this many tasks a batch (a cluster's cost is per batch, ~ms)
+_CONNECT_TIMEOUT = 10.0   # seconds for a cluster's scheduler to answer
 
 
 class ClusterError(Exception):
@@ -55,14 +61,32 @@ def _alarm(seconds: float | None):
     return cancel
 
 
+def _on_sigterm():
+    """Handle SIGTERM as Ctrl-C (KeyboardInterrupt: what finished is kept) while the work runs,
+    on the main thread; returns the function that puts the old handler back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    old = signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, old)
+
+
 def _init(fn, shared) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool ends its workers with SIGTERM
     _WORK["fn"], _WORK["shared"] = fn, shared
     gc.freeze()  # a worker lives as long as its pool: what it received outlives every game
 
 
 def _run(task):
     return task, _WORK["fn"](_WORK["shared"], task)
+
+
+def _run_batch(fn, shared, tasks: list) -> list:
+    """On a cluster's worker: several short tasks for the cost of one."""
+    return [(task, fn(shared, task)) for task in tasks]
 
 
 def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
@@ -74,6 +98,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
     pool = None
     on_cluster = _Cluster(cluster) if cluster else None
     cancel = _alarm(time_limit)
+    restore = _on_sigterm()
     deadline = time.monotonic() + time_limit if time_limit and cancel is None else None
     try:
         try:
@@ -94,6 +119,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
         finally:
             if cancel is not None:
                 cancel()
+            restore()
     except (KeyboardInterrupt, _TimeUp):
         pass
     finally:
@@ -124,25 +150,33 @@ class _Cluster:
                                           processes=True, dashboard_address=None)
                 self.client = Client(self.local)
             else:
-                self.client = Client(address, timeout="10s")
-        except (OSError, TimeoutError, ValueError) as err:
+                _answers_as_dask(address)
+                self.client = Client(address, timeout=f"{_CONNECT_TIMEOUT}s")
+        except ClusterError:
+            raise
+        except (OSError, TimeoutError, ValueError, MemoryError) as err:
+            # MemoryError: Dask read a frame length out of something that is not Dask
             self.close()
             raise ClusterError(f"cannot reach the cluster at {address}: {err}") from None
 
     def results(self, fn, shared, tasks: list):
-        """(task, result) as they finish, with at most _IN_FLIGHT tasks sent ahead."""
+        """(task, result) as they finish, with at most _IN_FLIGHT batches sent ahead. A batch
+        holds up to _BATCH tasks, fewer when there are few tasks a worker: short games cost a
+        cluster little more than on worker processes, and every worker still gets work.
+        ``shared`` goes with every batch (rulesets pickle as a path and a hash; a worker loads
+        each once): no data lives on one worker only, so losing any worker loses no game."""
         from distributed import as_completed
-        [remote] = self.client.scatter([shared], broadcast=True)
-        todo = iter(tasks)
-        sent = {self.client.submit(fn, remote, t, pure=False): t for t, _ in zip(todo, range(_IN_FLIGHT))}
-        running = as_completed(list(sent))
+        workers = max(1, len(self.client.scheduler_info().get("workers", ())))
+        size = max(1, min(_BATCH, math.ceil(len(tasks) / (4 * workers))))
+        todo = iter([tasks[i:i + size] for i in range(0, len(tasks), size)])
+
+        def submit(batch):
+            return self.client.submit(_run_batch, fn, shared, batch, pure=False)
+        running = as_completed([submit(b) for b in itertools.islice(todo, _IN_FLIGHT)])
         for future in running:
-            yield sent.pop(future), future.result()
-            for t in todo:
-                nxt = self.client.submit(fn, remote, t, pure=False)
-                sent[nxt] = t
-                running.add(nxt)
-                break
+            yield from future.result()
+            for batch in itertools.islice(todo, 1):
+                running.add(submit(batch))
 
     def close(self) -> None:
         for part in (self.client, self.local):
@@ -151,6 +185,35 @@ class _Cluster:
                     part.close()
                 except Exception:  # noqa: BLE001 - closing after an error or Ctrl-C: nothing to save
                     pass
+
+
+def _answers_as_dask(address: str) -> None:
+    """Raise ClusterError unless what listens at a tcp:// address (or host:port) starts as a
+    Dask scheduler does: it speaks first, a frame of a few hundred bytes. Dask's own connection
+    waits for that first frame without a time limit (a port that accepts and stays silent hangs
+    it) and believes any length it reads (an HTTP server's answer asks for exabytes)."""
+    scheme, _, rest = address.rpartition("://")
+    if scheme not in ("", "tcp"):
+        return   # tls, ucx, ...: left to Dask
+    host, _, port = rest.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=_CONNECT_TIMEOUT) as sock:
+            head = b""
+            while len(head) < 8:
+                part = sock.recv(8 - len(head))
+                if not part:
+                    raise ClusterError(f"cannot reach the cluster at {address}: it closed the "
+                                       "connection without answering; is it a Dask scheduler?")
+                head += part
+    except (socket.timeout, TimeoutError):
+        raise ClusterError(f"cannot reach the cluster at {address}: nothing answered within "
+                           f"{_CONNECT_TIMEOUT:g} s; is it a Dask scheduler's address?") from None
+    except (OSError, ValueError) as err:
+        raise ClusterError(f"cannot reach the cluster at {address}: {err}") from None
+    (length,) = struct.unpack("Q", head)   # as Dask frames it (native order)
+    if not 0 < length < 1 << 20:
+        raise ClusterError(f"cannot reach the cluster at {address}: what answers there is not a "
+                           "Dask scheduler")
 
 
 _LAST_BAR = [0.0]   # when the bar was last drawn

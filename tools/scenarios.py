@@ -11,6 +11,7 @@ A scenario starts a game (players, seed, optional variant) and runs its steps in
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from railrules.interpreter.data.ruleset import variant_file
 from railrules.interpreter.data.schema import validate
 from railrules.interpreter.data.yaml_source import load_yaml
 from railrules.interpreter.errors import Diagnostic, IllegalAction, Pos, RailrulesError, Sink
+
+from .scenario_lint import display
 
 
 @dataclass
@@ -37,9 +40,11 @@ def scenario_files(ruleset_root: Path) -> list[Path]:
     return sorted((ruleset_root / "scenarios").glob("*.yaml"))
 
 
-def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None) -> ScenarioResult:
-    """Run one scenario file; every problem becomes a failure diagnostic, never an exception."""
-    shown = str(path)
+def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None, keep: list | None = None) -> ScenarioResult:
+    """Run one scenario file; every problem becomes a failure diagnostic, never an exception.
+    With ``keep`` (a list), only the steps that move the game (``do``, ``set``) are run, and
+    the game they leave is put in ``keep`` (for ``--record``)."""
+    shown = display(path)
     sink = Sink()
     try:
         text = path.read_text(encoding="utf-8")
@@ -65,7 +70,11 @@ def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None) -> Sc
     except RailrulesError as err:
         result.failures += err.diagnostics
         return result
+    if keep is not None:
+        keep.append(game)
     for i, step in enumerate(data["steps"]):
+        if keep is not None and "do" not in step and "set" not in step:
+            continue
         where = positions.of("steps", i)
         try:
             problem = _step(game, step, where)
@@ -90,7 +99,7 @@ def _step(game, step: dict, where: Pos) -> str | None:
     elif "expect" in step:
         value = game.evaluate(step["expect"], where)
         if value is not True:
-            return f"expected {step['expect']}, but it is {value!r}{_explain(game, step['expect'], where)}"
+            return f"expected {step['expect']}, got {_explain(game, step['expect'], where) or literal(value)}"
     elif "legal" in step:
         labels = [a.label for a in game.legal_actions()]
         if step["legal"] not in labels:
@@ -127,17 +136,96 @@ def _few(labels: list) -> str:
 
 
 def _explain(game, text: str, where: Pos) -> str:
-    """For ``a == b`` style expectations, show the left side's value."""
-    if " and " in text or " or " in text:
-        return ""
+    """For ``a == b`` style expectations, both sides' values: ``p1.cash = 10 (expected 12)``;
+    for ``a and b``, the parts that are false."""
+    for joiner in (" and ", " or "):
+        if joiner in text:
+            if joiner == " or ":
+                return ""
+            false = [part for part in text.split(joiner) if _value(game, part, where) is not True]
+            return "; ".join(_explain(game, part, where) or f"{part.strip()} is false" for part in false)
     for op in ("==", "!=", "<=", ">=", "<", ">"):
         if op in text:
-            left = text.split(op, 1)[0].strip()
-            try:
-                return f" ({left} is {game.evaluate(left, where)!r})"
-            except RailrulesError:
+            left, right = (x.strip() for x in text.split(op, 1))
+            got, want = _value(game, left, where), _value(game, right, where)
+            if got is _UNKNOWN:
                 return ""
+            shown = literal(want) if want is not _UNKNOWN else right
+            return f"{left} = {literal(got)} (expected {op if op != '==' else ''}{' ' if op != '==' else ''}{shown})"
     return ""
+
+
+_UNKNOWN = object()
+
+
+def _value(game, text: str, where: Pos):
+    try:
+        return game.evaluate(text.strip(), where)
+    except RailrulesError:
+        return _UNKNOWN
+
+
+def literal(value, names=None) -> str:
+    """A value as the rules language writes it (``true``, ``none``, ``[a1, b2]``, ``7/2``); a
+    string is written bare when it is one of ``names`` (entities, players; any name if None)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v, names) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k, names)}: {literal(v, names)}" for k, v in value.items()) + "}"
+    if isinstance(value, str):
+        bare = value in names if names is not None else value.replace("_", "a").isalnum() and value[:1].isalpha()
+        return value if bare else json.dumps(value)
+    return str(value)
+
+
+def recorded(ruleset_name: str, path: Path, cache: dict | None = None) -> tuple[ScenarioResult, list[dict]]:
+    """The steps that state the position a scenario's ``do``/``set`` steps reach: one
+    ``expect`` per entity (and one for the globals) of what differs from the game's start,
+    whose turn it is, whether it is over. For the author to review, not to trust blindly."""
+    keep: list = []
+    result = run_scenario(ruleset_name, path, cache, keep)
+    if not keep or not result.passed:
+        return result, []
+    game = keep[0]
+    start = game.ruleset.new_game(game.state["players"], game.state["seed"]).state
+    names = set(game.state["entities"]) | set(game.ruleset.names.entities)
+    steps = []
+    for ent, rec in game.state["entities"].items():
+        before = start["entities"].get(ent, {})
+        parts = [part for key, value in rec.items() if key not in ("id", "kind") and value != before.get(key)
+                 for part in _differences(f"{ent}.{key}", value, before.get(key), names)]
+        if parts:
+            steps.append({"expect": " and ".join(parts)})
+    parts = [part for key, value in game.state["globals"].items() if value != start["globals"].get(key)
+             for part in _differences(key, value, start["globals"].get(key), names)]
+    if parts:
+        steps.append({"expect": " and ".join(parts)})
+    steps.append({"over": True} if game.is_over else {"turn": game.current_player})
+    return result, steps
+
+
+def _differences(name: str, value, before, names) -> list[str]:
+    if isinstance(value, dict) and isinstance(before, dict):
+        return [f"{name}[{literal(k, names)}] == {literal(v, names)}" for k, v in value.items() if before.get(k) != v]
+    return [f"{name} == {literal(value, names)}"]
+
+
+def append_steps(path: Path, steps: list[dict]) -> None:
+    """Add steps at the end of a scenario file, whose last key must be ``steps:`` (written as
+    a block list), under a comment saying where they come from."""
+    text = path.read_text(encoding="utf-8")
+    keys = [line.split(":", 1)[0] for line in text.splitlines() if line[:1].isalpha()]
+    if not keys or keys[-1] != "steps":
+        raise ValueError(f"{display(path)}: steps: is not the file's last key; add the steps by hand")
+    lines = ["  # recorded by `railrules test --record`: review each line before keeping it"]
+    for step in steps:
+        (key, value), = step.items()
+        lines.append(f"  - {key}: {json.dumps(value) if isinstance(value, str) else literal(value)}")
+    path.write_text(text.rstrip("\n") + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
 
 
 def run_all(ruleset_name: str, root: Path) -> list[ScenarioResult]:

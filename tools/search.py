@@ -12,7 +12,7 @@ import math
 import time
 from fractions import Fraction
 
-from ..interpreter.engine.values import Action
+from ..interpreter.runtime.values import Action
 from ..interpreter.errors import Pos
 
 

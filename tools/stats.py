@@ -2,6 +2,7 @@
 test of equal seats. Plain Python (no numpy): the samples are games, hundreds to thousands."""
 from __future__ import annotations
 
+import functools
 import math
 import random
 import statistics
@@ -14,6 +15,12 @@ BOOTSTRAP_UP_TO = 400
 
 def mean(xs: list) -> float:
     return sum(xs) / len(xs) if xs else math.nan
+
+
+def variance(xs: list) -> float:
+    """The sample variance (n - 1), in floats (statistics.variance is exact and slow)."""
+    m = mean(xs)
+    return sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
 
 
 def bootstrap(xs: list, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
@@ -43,15 +50,6 @@ def summary(xs: list, seed: int = 0) -> dict:
     """Mean and 95 % interval of a metric over games."""
     low, high = bootstrap(xs, seed)
     return {"mean": mean(xs), "low": low, "high": high, "n": len(xs)}
-
-
-def paired(xs: list, base: list, seed: int = 0) -> dict:
-    """The mean of the game-by-game differences ``xs[i] - base[i]`` with its 95 % interval, and
-    whether the interval excludes 0 (the change is more than the games' noise)."""
-    d = [x - b for x, b in zip(xs, base)]
-    s = summary(d, seed)
-    s["significant"] = bool(d) and (s["low"] > 0 or s["high"] < 0)
-    return s
 
 
 def chi_square_equal(counts: list) -> tuple[float, float]:
@@ -94,3 +92,198 @@ def _chi2_sf(x: float, dof: int) -> float:
         if abs(d * c - 1) < 1e-14:
             break
     return min(1.0, math.exp(-z + a * math.log(z) - math.lgamma(a)) * h)
+
+
+# ------------------------------------------------------------------ distributions (no scipy)
+def _betacf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (tiny if abs(d) < tiny else d)
+    h = d
+    for m in range(1, 1000):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + num * d
+            d = 1 / (tiny if abs(d) < tiny else d)
+            c = 1 + num / c
+            c = tiny if abs(c) < tiny else c
+            h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h
+
+
+def betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b) (the beta distribution's CDF)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _betacf(a, b, x) / a
+    return 1 - front * _betacf(b, a, 1 - x) / b
+
+
+def _invert(cdf, p: float, low: float, high: float) -> float:
+    """x in [low, high] with cdf(x) = p, for an increasing cdf (bisection to 1e-12)."""
+    for _ in range(200):
+        mid = (low + high) / 2
+        if cdf(mid) < p:
+            low = mid
+        else:
+            high = mid
+        if high - low < 1e-12:
+            break
+    return (low + high) / 2
+
+
+def beta_ppf(p: float, a: float, b: float) -> float:
+    """The ``p`` quantile of the beta(a, b) distribution."""
+    return _invert(lambda x: betainc(a, b, x), p, 0.0, 1.0)
+
+
+def t_sf(t: float, dof: float) -> float:
+    """P(T > t) for Student's t with ``dof`` degrees of freedom."""
+    tail = 0.5 * betainc(dof / 2, 0.5, dof / (dof + t * t))
+    return tail if t >= 0 else 1 - tail
+
+
+@functools.lru_cache(maxsize=1024)
+def t_isf(q: float, dof: float) -> float:
+    """The t with P(T > t) = ``q`` (remembered: a comparison asks for the same few); exact for
+    the tiny ``q`` of a corrected or sequential level, where 1 - q is 1 in floating point."""
+    if q == 0.5:
+        return 0.0
+    if q > 0.5:
+        return -t_isf(1 - q, dof)
+    high = 10.0
+    while t_sf(high, dof) > q:
+        high *= 2
+    low = 0.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        if t_sf(mid, dof) > q:
+            low = mid
+        else:
+            high = mid
+        if high - low < 1e-12 * max(1.0, high):
+            break
+    return (low + high) / 2
+
+
+def t_ppf(p: float, dof: float) -> float:
+    """The ``p`` quantile of Student's t."""
+    return -t_isf(p, dof)
+
+
+# ------------------------------------------------------------------ proportions
+def clopper_pearson(k: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) interval of a proportion of ``k`` successes in ``n`` trials
+    (``k`` may be fractional: shared wins count 1/winners)."""
+    if n == 0:
+        return math.nan, math.nan
+    tail = (1 - level) / 2
+    low = 0.0 if k <= 0 else beta_ppf(tail, k, n - k + 1)
+    high = 1.0 if k >= n else beta_ppf(1 - tail, k + 1, n - k)
+    return low, high
+
+
+def wilson(k: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson's score interval of a proportion of ``k`` in ``n``."""
+    if n == 0:
+        return math.nan, math.nan
+    z = statistics.NormalDist().inv_cdf(1 - (1 - level) / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def is_rate(xs: list) -> bool:
+    """Whether the values are shares of a game in [0, 1] (a win, an end reason, a shared win)."""
+    return bool(xs) and all(0 <= x <= 1 for x in xs)
+
+
+def proportion(xs: list) -> dict:
+    """Mean and exact 95 % interval of per-game shares in [0, 1] (never zero wide)."""
+    low, high = clopper_pearson(sum(xs), len(xs))
+    return {"mean": mean(xs), "low": low, "high": high, "n": len(xs)}
+
+
+# ------------------------------------------------------------------ paired tests
+def binom_two_sided(k: int, n: int) -> float:
+    """The exact two-sided p-value of ``k`` successes in ``n`` fair coin tosses (the sign test,
+    McNemar's exact test on the discordant pairs)."""
+    if n == 0:
+        return 1.0
+    k = min(k, n - k)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def paired_test(xs: list, base: list) -> dict:
+    """The paired change ``xs - base``: its mean, 95 % t interval, the p-value of 'no change'
+    and an effect size. Figures that are 0 or 1 in every game take McNemar's exact test, others
+    the paired t-test. The effect of a share in [0, 1] (a win rate) is the difference of
+    proportions; of another figure, Cohen's d: the mean change over the pooled standard
+    deviation of the two arms (infinite when both are constant)."""
+    d = [x - b for x, b in zip(xs, base)]
+    n = len(d)
+    rate = is_rate(xs + base)
+    out = {"mean": mean(d), "n": n, "differed": sum(1 for v in d if v != 0), "effect_kind": "d"}
+    if rate:
+        out.update(effect_kind="difference of proportions", effect=out["mean"])
+    else:
+        pooled = math.sqrt((variance(xs) + variance(base)) / 2) if n > 1 else 0.0
+        out["effect"] = out["mean"] / pooled if pooled else (0.0 if out["mean"] == 0 else math.copysign(math.inf, out["mean"]))
+    if n < 2 or out["differed"] == 0:
+        return {**out, "low": out["mean"], "high": out["mean"], "p": 1.0, "sd": 0.0}
+    sd = 0.0 if min(d) == max(d) else math.sqrt(variance(d))
+    half = t_isf(0.025, n - 1) * sd / math.sqrt(n)
+    out.update(low=out["mean"] - half, high=out["mean"] + half, sd=sd)
+    if all(v in (0, 1) for v in xs + base):
+        out["p"] = binom_two_sided(sum(1 for v in d if v > 0), out["differed"])
+    elif sd == 0:  # every game moved by the same amount
+        out["p"] = 0.0
+    else:
+        out["p"] = 2 * t_sf(abs(out["mean"]) / (sd / math.sqrt(n)), n - 1)
+    return out
+
+
+def detectable(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest paired change a two-sided t-test at level ``alpha`` finds with probability
+    ``power`` in ``n`` games whose differences have standard deviation ``sd`` (the usual
+    approximation (t_{1-alpha/2} + t_{power}) * sd / sqrt(n))."""
+    if n < 2:
+        return math.nan
+    return (t_isf(alpha / 2, n - 1) + t_ppf(power, n - 1)) * sd / math.sqrt(n)
+
+
+# ------------------------------------------------------------------ multiple comparisons
+def holm(ps: list, alpha: float = 0.05) -> tuple[list, list]:
+    """Holm's step-down: (adjusted p-values, rejected) for p-values ``ps``; controls the chance of
+    any false verdict among them at ``alpha``."""
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: ps[i])
+    adjusted, running = [1.0] * m, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * ps[i]))
+        adjusted[i] = running
+    return adjusted, [a <= alpha for a in adjusted]
+
+
+def benjamini_hochberg(ps: list, alpha: float = 0.05) -> tuple[list, list]:
+    """Benjamini–Hochberg step-up: (adjusted p-values, rejected); controls the expected share of
+    false verdicts among the verdicts at ``alpha``."""
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: ps[i], reverse=True)
+    adjusted, running = [1.0] * m, 1.0
+    for rank, i in enumerate(order):
+        running = min(running, ps[i] * m / (m - rank))
+        adjusted[i] = running
+    return adjusted, [a <= alpha for a in adjusted]
+
+
+CORRECTIONS = {"holm": holm, "fdr": benjamini_hochberg}

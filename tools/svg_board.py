@@ -1,41 +1,64 @@
-"""The board as an SVG picture: hexes in their terrain colours with their labels, each entity's
-marks (trains, stations...) in its colour, a legend, and tables of the public state.
+"""The board as an SVG picture: hexes in their terrain colours, each place named, the track
+joining hex centres in its entity's colour, the pieces (stations, locomotives...) as shapes, the
+legends (entities, pieces, terrain) and tables of the public state.
 
 Drawn from a :class:`tools.board_model.BoardModel` only: flat-topped hexes in columns, every
 other column half a hex lower (the board's ``odd-q``/``even-q`` layout), or, for ``odd-r`` /
 ``even-r``, pointy-topped hexes in rows (the id's letters count rows, its number columns), every
-other row half a hex to the right. Hexes with no grid
-position are listed under the map. Every element carries a class (``hex``, ``mark``,
-``legend-entry``, ``panel``...) and ``data-`` attributes, so that tests and style sheets can
-find them; each hex has a ``<title>`` (its id, label and marks) shown on hover.
+other row half a hex to the right. A hex drawn over several grid places (a city printed over
+three hexes) is one shape with its name once, at their middle; hexes with no grid place are
+listed under the map. Texts are placed where they overlap no other text (the picture grows to
+hold them), measured with :func:`text_width`, an upper bound of a sans-serif font's widths.
+Every element carries a class (``hex``, ``track``, ``piece``, ``mark``, ``name``, ``label``,
+``legend-entry``, ``panel``...) and ``data-`` attributes, so that tests and style sheets can find
+them; each hex has a ``<title>`` (its id, name, label and pieces) shown on hover.
 """
 from __future__ import annotations
 
 import math
 from xml.sax.saxutils import escape, quoteattr
 
-R = 18.0                      # a hex's radius (centre to corner), in px
+R = 24.0                      # a hex's radius (centre to corner), in px
 H = math.sqrt(3) * R          # a hex's height
-MARK = 4.2                    # a mark's radius
-LINE = 15                     # a line of text in the panels
+MARK = 4.6                    # a mark's radius
+LINE = 15                     # a line of text in the panels and legends
+TOP = 44                      # the map starts below the title
+NAME_SIZE, LABEL_SIZE, ID_SIZE = 8.5, 7.0, 6.0
+HALO = 'stroke="white" stroke-width="2.2" stroke-opacity="0.75" paint-order="stroke"'
+
+
+def text_width(text: str, size: float) -> float:
+    """An upper bound of the width of ``text`` at font size ``size`` in a sans-serif font."""
+    narrow, wide = set("iljI.,:;'!|() []ft"), set("mwMW@%&")
+    return size * sum(0.36 if c in narrow else 0.95 if c in wide else 0.74 if c.isupper()
+                      else 0.62 for c in text) + 2
+
+
+def _grid_centre(col: int, row: int, left: int, top: int, offset: str) -> tuple:
+    shifted = (col % 2 == 1) if offset.startswith("odd") else (col % 2 == 0)
+    if offset.endswith("-r"):   # letters are rows, numbers columns
+        return (H / 2 + 4 + (row - top) * H + (H / 2 if shifted else 0),
+                R + TOP + (col - left) * 1.5 * R)
+    return (R + 4 + (col - left) * 1.5 * R, H / 2 + TOP + (row - top) * H + (H / 2 if shifted else 0))
+
+
+def _origin(model) -> tuple:
+    cells = [cr for hv in model.hexes if hv.col is not None for cr in (hv.places or [(hv.col, hv.row)])]
+    return min((c for c, _ in cells), default=0), min((r for _, r in cells), default=0)
+
+
+def shapes_at(model) -> dict:
+    """Hex id -> the centres of every grid place it is drawn at."""
+    left, top = _origin(model)
+    return {hv.id: [_grid_centre(c, r, left, top, model.offset) for c, r in (hv.places or [(hv.col, hv.row)])]
+            for hv in model.hexes if hv.col is not None}
 
 
 def centres(model) -> dict:
-    """Hex id -> the (x, y) of its centre in the picture, for the hexes with a grid place."""
-    placed = [hv for hv in model.hexes if hv.col is not None]
-    left = min((hv.col for hv in placed), default=0)
-    top = min((hv.row for hv in placed), default=0)
-    pointy = model.offset.endswith("-r")   # letters are rows, numbers columns
-    out = {}
-    for hv in placed:
-        shifted = (hv.col % 2 == 1) if model.offset.startswith("odd") else (hv.col % 2 == 0)
-        if pointy:
-            out[hv.id] = (H / 2 + 4 + (hv.row - top) * H + (H / 2 if shifted else 0),
-                          R + 40 + (hv.col - left) * 1.5 * R)
-        else:
-            out[hv.id] = (R + 4 + (hv.col - left) * 1.5 * R,
-                          H / 2 + 40 + (hv.row - top) * H + (H / 2 if shifted else 0))
-    return out
+    """Hex id -> the (x, y) of its centre in the picture (the middle of its places), for the
+    hexes with a grid place."""
+    return {h: (sum(x for x, _ in ps) / len(ps), sum(y for _, y in ps) / len(ps))
+            for h, ps in shapes_at(model).items()}
 
 
 def mark_places(marks: list, x: float, y: float) -> list:
@@ -49,33 +72,37 @@ def mark_places(marks: list, x: float, y: float) -> list:
     return out
 
 
-def to_svg(model, ids: bool = False, marks: bool = True, panels: bool = True) -> str:
-    """The picture; without ``marks``, an empty layer ``<g id="marks">`` where they would go;
-    without ``panels``, no tables of the state."""
-    loose = [hv for hv in model.hexes if hv.col is None]
+def to_svg(model, ids: bool = False, marks: bool = True, panels: bool = True,
+           displays: bool = True) -> str:
+    """The picture; without ``marks``, an empty layer ``<g id="marks">`` where the track and the
+    pieces would go (:func:`marks_layer` draws them); without ``panels``, no tables of the state;
+    without ``displays``, none of the game's own displays (:func:`displays_svg` draws them)."""
     pointy = model.offset.endswith("-r")
-    at = centres(model)
-    body, width, height = [], 300.0, 60.0
-    for hv in model.hexes:
-        if hv.id not in at:
-            continue
-        x, y = at[hv.id]
-        body.append(_hex(hv, x, y, ids, model.owners, pointy, marks))
-        width, height = max(width, x + R + 4), max(height, y + H / 2 + 4)
+    at, shapes = centres(model), shapes_at(model)
+    body = [_hex(hv, shapes[hv.id], model, ids, pointy, marks) for hv in model.hexes if hv.id in at]
     body += [_blocked_edge(at[a], at[b]) for a, b in model.blocked if a in at and b in at]
-    if not marks:
-        body.append('<g id="marks"></g>')
-    legend_x = width + 20
-    body.append(_legend(model.owners, legend_x, 40))
-    y = height + 30
+    body.append(f'<g id="marks">{marks_layer(model, at) if marks else ""}</g>')
+    texts, (right, bottom) = place_texts(model, at, ids)
+    body += texts
+    for x, y in (p for ps in shapes.values() for p in ps):
+        right, bottom = max(right, x + R + 4), max(bottom, y + H / 2 + 4)
+    legend, legend_right, legend_bottom = _legends(model, right + 24, TOP)
+    body.append(legend)
+    shown, shown_right, legend_bottom = _displays(model if displays else None, right + 24, legend_bottom + 24)
+    body.append(shown)
+    legend_right = max(legend_right, shown_right)
+    y = max(bottom, legend_bottom) + 30
+    loose = [hv for hv in model.hexes if hv.col is None]
     if loose:
-        body.append(f'<text class="loose" x="8" y="{y:.0f}">not on the grid: '
-                    f'{escape(", ".join(hv.id + (" " + hv.text if hv.text else "") for hv in loose))}</text>')
+        text = "not on the grid: " + ", ".join(hv.id + (" " + hv.text if hv.text else "") for hv in loose)
+        body.append(f'<text class="loose" x="8" y="{y:.0f}" font-size="9">{escape(text)}</text>')
+        right = max(right, 8 + text_width(text, 9))
         y += 2 * LINE
     for panel in model.panels if panels else []:
-        svg, y = _panel(panel, 8, y)
+        svg, y, wide = _panel(panel, 8, y)
         body.append(svg)
-    total_w = max(legend_x + 220, 720)
+        right = max(right, wide)
+    total_w = max(legend_right, right) + 12
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w:.0f}" height="{y + 10:.0f}" '
             f'viewBox="0 0 {total_w:.0f} {y + 10:.0f}" font-family="sans-serif" font-size="9">\n'
             f'<rect class="background" width="100%" height="100%" fill="white"/>\n'
@@ -83,27 +110,131 @@ def to_svg(model, ids: bool = False, marks: bool = True, panels: bool = True) ->
             + "\n".join(body) + "\n</svg>\n")
 
 
-def _hex(hv, x: float, y: float, ids: bool, owners: dict, pointy: bool, marks: bool = True) -> str:
+def _corners(x: float, y: float, pointy: bool) -> str:
     turn = math.pi / 6 if pointy else 0.0
-    corners = " ".join(f"{x + R * math.cos(math.pi / 3 * k + turn):.1f},{y + R * math.sin(math.pi / 3 * k + turn):.1f}"
-                       for k in range(6))
-    tip = ", ".join([hv.id, *([hv.label] if hv.label else []),
+    return " ".join(f"{x + R * math.cos(math.pi / 3 * k + turn):.1f},{y + R * math.sin(math.pi / 3 * k + turn):.1f}"
+                    for k in range(6))
+
+
+def _hex(hv, places: list, model, ids: bool, pointy: bool, marks: bool = True) -> str:
+    owners = model.owners
+    tip = ", ".join([hv.id, *([hv.name] if hv.name else []), *([hv.label] if hv.label else []),
+                     *[f"{owners.get(e, (e,))[0]} {kind}" for kind, e in (hv.pieces if marks else [])],
                      *[owners.get(m, (m,))[0] for m in (hv.marks if marks else [])]])
-    parts = [f'<g class="hex" data-id={quoteattr(hv.id)}>',
-             f'<title>{escape(tip)}</title>',
-             f'<polygon points="{corners}" fill={quoteattr(hv.fill)} stroke="#888" stroke-width="0.6"/>']
-    if ids:
-        parts.append(f'<text class="hex-id" x="{x:.1f}" y="{y - R * 0.45:.1f}" text-anchor="middle" '
-                     f'font-size="6" fill="#555">{escape(hv.id)}</text>')
-    if hv.label:
-        parts.append(f'<text class="label" x="{x:.1f}" y="{y + R * 0.62:.1f}" text-anchor="middle" '
-                     f'font-size="6.5">{escape(hv.label[:14])}</text>')
-    for m, mx, my in mark_places(hv.marks if marks else [], x, y):
-        colour = owners.get(m, ("", "#000"))[1]
-        parts.append(f'<circle class="mark" data-owner={quoteattr(m)} cx="{mx:.1f}" cy="{my:.1f}" '
-                     f'r="{MARK}" fill={quoteattr(colour)} stroke="black" stroke-width="0.6"/>')
+    outline = "none" if len(places) > 1 else "#888"
+    parts = [f'<g class="hex" data-id={quoteattr(hv.id)}>', f'<title>{escape(tip)}</title>']
+    parts += [f'<polygon points="{_corners(x, y, pointy)}" fill={quoteattr(hv.fill)} stroke={quoteattr(outline)} '
+              f'stroke-width="0.6"/>' for x, y in places]
+    if len(places) > 1:   # one place printed over several hexes: drawn without inner edges
+        parts += [f'<polygon points="{_corners(x, y, pointy)}" fill="none" stroke="#555" stroke-width="1.2" '
+                  f'stroke-dasharray="3 2"/>' for x, y in places]
     parts.append("</g>")
     return "".join(parts)
+
+
+def marks_layer(model, at: dict | None = None) -> str:
+    """The track, the pieces and the marks of the hexes placed at ``at`` (default: the model's)."""
+    at = centres(model) if at is None else at
+    order = {e: k for k, e in enumerate(model.owners)}
+    out = []
+    for a, b, shared in model.track:
+        if a in at and b in at:
+            out += _track_line(at[a], at[b], sorted(shared, key=order.get), model.owners)
+    for hv in model.hexes:
+        if hv.id not in at:
+            continue
+        x, y = at[hv.id]
+        ends = sorted(hv.track, key=order.get)
+        for k, e in enumerate(ends):
+            out.append(f'<circle class="track-node" data-owner={quoteattr(e)} cx="{x + (k - (len(ends) - 1) / 2) * 7:.1f}" '
+                       f'cy="{y:.1f}" r="4" fill={quoteattr(_colour(model.owners, e))} stroke="black" stroke-width="0.5"/>')
+        items = [(kind, e) for kind, e in hv.pieces] + [("mark", m) for m in hv.marks]
+        for (kind, e), (_, px, py) in zip(items, mark_places(items, x, y)):
+            shape = model.shapes.get(kind, "circle")
+            out.append(_shape(shape, px, py, _colour(model.owners, e),
+                              f'class="{"mark" if kind == "mark" else "piece"}" data-kind={quoteattr(kind)} '
+                              f'data-owner={quoteattr(e)}'))
+    return "".join(out)
+
+
+def _colour(owners: dict, e: str) -> str:
+    return owners.get(e, ("", "#000"))[1]
+
+
+def _track_line(a: tuple, b: tuple, shared: list, owners: dict) -> list:
+    """One line per entity from centre to centre, side by side when several share the way."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = math.hypot(dx, dy) or 1.0
+    nx, ny = -dy / length, dx / length
+    out = []
+    for k, e in enumerate(shared):
+        off = (k - (len(shared) - 1) / 2) * 3.6
+        x1, y1, x2, y2 = a[0] + nx * off, a[1] + ny * off, b[0] + nx * off, b[1] + ny * off
+        out.append(f'<g class="track" data-owner={quoteattr(e)}>'
+                   f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#222" stroke-width="4.2" stroke-linecap="round"/>'
+                   f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke={quoteattr(_colour(owners, e))} '
+                   f'stroke-width="2.8" stroke-linecap="round"/></g>')
+    return out
+
+
+def _shape(shape: str, x: float, y: float, colour: str, attrs: str) -> str:
+    paint = f'fill={quoteattr(colour)} stroke="black" stroke-width="0.7"'
+    if shape == "square":
+        return f'<rect {attrs} x="{x - MARK:.1f}" y="{y - MARK:.1f}" width="{2 * MARK}" height="{2 * MARK}" {paint}/>'
+    if shape in ("triangle", "diamond"):
+        pts = [(0, -1.25), (1.15, 0.85), (-1.15, 0.85)] if shape == "triangle" else [(0, -1.3), (1.1, 0), (0, 1.3), (-1.1, 0)]
+        points = " ".join(f"{x + px * MARK:.1f},{y + py * MARK:.1f}" for px, py in pts)
+        return f'<polygon {attrs} points="{points}" {paint}/>'
+    return f'<circle {attrs} cx="{x:.1f}" cy="{y:.1f}" r="{MARK}" {paint}/>'
+
+
+def place_texts(model, at: dict, ids: bool = False) -> tuple[list, tuple]:
+    """The hexes' ids, labels and names as ``<text>`` elements, each where its box overlaps no
+    other's (tried nearest first: inside the hex, then around it, then farther out), and the
+    right and bottom edges of all of them."""
+    boxes: list = []
+    out: list = []
+    right = bottom = 0.0
+    todo = []
+    for hv in model.hexes:
+        if hv.id not in at:
+            continue
+        x, y = at[hv.id]
+        if ids:
+            todo.append((0, "hex-id", hv.id, hv.id, ID_SIZE, x, y, [(0, -0.62 * R)]))
+        if hv.label:
+            todo.append((1, "label", hv.id, hv.label, LABEL_SIZE, x, y, [(0, 0.56 * R), (0, 0.3 * R)]))
+        if hv.name:
+            todo.append((2, "name", hv.id, hv.name, NAME_SIZE, x, y, [(0, -0.5 * R), (0, -0.22 * R)]))
+    for _, cls, hid, text, size, x, y, first in sorted(todo, key=lambda t: t[0]):
+        w, h = text_width(text, size), size * 1.25
+        for dx, dy in first + _around(w, h):
+            cx, cy = x + dx, y + dy
+            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+            if box[0] >= 2 and box[1] >= TOP - 12 and not any(_overlap(box, o) for o in boxes):
+                break
+        boxes.append(box)
+        right, bottom = max(right, box[2]), max(bottom, box[3])
+        weight = ' font-weight="bold"' if cls == "name" else ""
+        fill = "#555" if cls == "hex-id" else "#111"
+        out.append(f'<text class="{cls}" data-id={quoteattr(hid)} x="{cx:.1f}" y="{cy + size * 0.36:.1f}" '
+                   f'text-anchor="middle" font-size="{size}"{weight} fill="{fill}" {HALO}>{escape(text)}</text>')
+    return out, (right, bottom)
+
+
+def _around(w: float, h: float) -> list:
+    """Offsets of a text's centre around a hex, nearest first, in rings farther and farther."""
+    out = []
+    for ring in range(1, 9):
+        d = R * (0.55 + 0.45 * ring)
+        side = d + w / 2 - R * 0.4
+        out += [(0, -d), (0, d), (side, 0), (-side, 0), (side, -d * 0.6), (-side, -d * 0.6),
+                (side, d * 0.6), (-side, d * 0.6)]
+    return out
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _blocked_edge(a: tuple, b: tuple) -> str:
@@ -117,20 +248,133 @@ def _blocked_edge(a: tuple, b: tuple) -> str:
             'stroke-linecap="round"/>')
 
 
-def _legend(owners: dict, x: float, y: float) -> str:
-    rows = [f'<g class="legend"><text x="{x:.0f}" y="{y:.0f}" font-size="11" font-weight="bold">legend</text>']
-    for k, (eid, (name, colour)) in enumerate(owners.items()):
-        cy = y + 16 + k * LINE
-        rows.append(f'<g class="legend-entry" data-owner={quoteattr(eid)}>'
-                    f'<circle cx="{x + 6:.0f}" cy="{cy - 3:.0f}" r="{MARK}" fill={quoteattr(colour)} stroke="black" stroke-width="0.6"/>'
-                    f'<text x="{x + 16:.0f}" y="{cy:.0f}" font-size="10">{escape(name)}</text></g>')
+def _legends(model, x: float, y: float) -> tuple[str, float, float]:
+    """The legends right of the map: every entity in its colour, each kind of piece, the
+    terrain; returns the SVG and its right and bottom edges."""
+    rows, right = ['<g class="legend">'], x
+    drawn_track = {e for _, _, shared in model.track for e in shared} | \
+        {e for hv in model.hexes for e in hv.track}
+    shape_of = {e: model.shapes.get(kind, "circle") for hv in model.hexes for kind, e in hv.pieces}
+
+    def section(title: str, entries: list) -> None:
+        """A heading, then per entry (class, data attribute, swatch at (x, y), text) a line."""
+        nonlocal right, y
+        if rows[1:]:
+            y += LINE + 6
+        rows.append(f'<text x="{x:.0f}" y="{y:.0f}" font-size="11" font-weight="bold">{escape(title)}</text>')
+        right = max(right, x + text_width(title, 11))
+        for cls, data, swatch, text in entries:
+            y += LINE
+            rows.append(f'<g class="{cls}" {data}>{swatch(y)}'
+                        f'<text x="{x + 18:.0f}" y="{y:.0f}" font-size="10">{escape(text)}</text></g>')
+            right = max(right, x + 18 + text_width(text, 10))
+
+    def line(colour: str):
+        return lambda at: "".join(f'<line x1="{x:.0f}" y1="{at - 3:.0f}" x2="{x + 12:.0f}" y2="{at - 3:.0f}" '
+                                  f'stroke={quoteattr(c)} stroke-width="{w}"/>' for c, w in (("#222", 4.2), (colour, 2.8)))
+
+    def shape(kind: str, colour: str, attrs: str = ""):
+        return lambda at: _shape(kind, x + 6, at - 3, colour, attrs)
+
+    def square(colour: str):
+        return lambda at: f'<rect x="{x:.0f}" y="{at - 9:.0f}" width="12" height="11" fill={quoteattr(colour)} stroke="#888"/>'
+    section("legend", [("legend-entry", f"data-owner={quoteattr(e)}",
+                        line(c) if e in drawn_track else shape(shape_of.get(e, "circle"), c, 'class="swatch"'), name)
+                       for e, (name, c) in model.owners.items()])
+    if model.shapes:
+        section("pieces", [("legend-piece", f"data-kind={quoteattr(k)}", shape(s, "#bbbbbb"), k)
+                           for k, s in model.shapes.items()])
+    if model.terrain:
+        section("terrain", [("legend-terrain", f"data-terrain={quoteattr(g)}", square(c), g) for g, c in model.terrain])
     rows.append("</g>")
-    return "".join(rows)
+    return "".join(rows), right, y + 6
 
 
-def _panel(panel, x: float, y: float) -> tuple[str, float]:
+def _displays(model, x: float, y: float) -> tuple[str, float, float]:
+    """The game's own displays (tracks, supplies, the decision in progress) in a column from
+    (x, y); returns the SVG and its right and bottom edges."""
+    from .board_model import Supply, Track
+    out, right = [], x
+    for d in model.displays if model is not None else []:
+        out.append(f'<g class="display" data-title={quoteattr(d.title)}>'
+                   f'<text x="{x:.0f}" y="{y:.0f}" font-size="11" font-weight="bold">{escape(d.title)}</text>')
+        right = max(right, x + text_width(d.title, 11))
+        if isinstance(d, Track):
+            svg, wide, y = _track_display(d, model.owners, x, y + 6)
+        elif isinstance(d, Supply):
+            svg, wide, y = _supply_display(d, model.owners, x, y + 4)
+        else:
+            svg, wide, y = _decision_display(d, model.owners, x, y + 4)
+        out.append(svg + "</g>")
+        right = max(right, wide)
+        y += 26
+    return "".join(out), right, y
+
+
+def displays_svg(model) -> str:
+    """The game's own displays alone, as an SVG picture of their size ('' when there are none)."""
+    if not model.displays:
+        return ""
+    svg, right, bottom = _displays(model, 8, 16)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{right + 8:.0f}" height="{bottom:.0f}" '
+            f'font-family="sans-serif" font-size="9">{svg}</svg>')
+
+
+def _track_display(d, owners: dict, x: float, y: float) -> tuple[str, float, float]:
+    widths = [max(text_width(s, 7) + 2, 15) for s in d.spaces]
+    stacks: dict = {}
+    for e, at in d.markers:
+        stacks.setdefault(at, []).append(e)
+    high = max((len(v) for v in stacks.values()), default=0)
+    top = y + high * 9          # the markers stand above their space
+    out, cx = [], x
+    for k, (label, w) in enumerate(zip(d.spaces, widths)):
+        out.append(f'<rect class="space" x="{cx:.1f}" y="{top:.1f}" width="{w:.1f}" height="13" fill="#f4f1e6" stroke="#888" stroke-width="0.6"/>'
+                   f'<text class="space-label" x="{cx + w / 2:.1f}" y="{top + 9.5:.1f}" text-anchor="middle" font-size="7">{escape(label)}</text>')
+        for j, e in enumerate(stacks.get(k, [])):
+            out.append(_shape("circle", cx + w / 2, top - 5 - 9 * j, _colour(owners, e),
+                              f'class="marker" data-owner={quoteattr(e)} data-space="{k}"').replace(f'r="{MARK}"', 'r="3.8"'))
+        cx += w
+    return "".join(out), cx, top + 13
+
+
+def _supply_display(d, owners: dict, x: float, y: float) -> tuple[str, float, float]:
+    names = [owners.get(e, (e,))[0] for e, _ in d.rows]
+    indent = x + max((text_width(n, 9) for n in names), default=0) + 8
+    out, right = [], x
+    for (e, left), name in zip(d.rows, names):
+        y += 13
+        out.append(f'<text x="{x:.0f}" y="{y:.0f}" font-size="9">{escape(name)}</text>')
+        out += [f'<rect class="supply-piece" data-owner={quoteattr(e)} x="{indent + 8 * k:.1f}" y="{y - 8:.1f}" '
+                f'width="6" height="8" fill={quoteattr(_colour(owners, e))} stroke="black" stroke-width="0.5"/>'
+                for k in range(max(left, 0))]
+        count = f"{left}"
+        out.append(f'<text class="supply-count" x="{indent + 8 * max(left, 0) + 4:.1f}" y="{y:.0f}" font-size="9">{count}</text>')
+        right = max(right, indent + 8 * max(left, 0) + 4 + text_width(count, 9))
+    return "".join(out), right, y + 4
+
+
+def _decision_display(d, owners: dict, x: float, y: float) -> tuple[str, float, float]:
+    out, right = [], x
+    lines = list(d.lines) or ["(nothing in progress)"]
+    for line in lines:
+        y += 13
+        out.append(f'<text class="decision-line" x="{x:.0f}" y="{y:.0f}" font-size="9">{escape(line)}</text>')
+        right = max(right, x + text_width(line, 9))
+    if d.who:
+        y += 14
+        who, name, colour = d.who
+        text = f"to choose: {name}"
+        out.append(_shape("circle", x + 5, y - 3, colour, f'class="to-act" data-owner={quoteattr(who)}')
+                   + f'<text x="{x + 14:.0f}" y="{y:.0f}" font-size="9" font-weight="bold">{escape(text)}</text>')
+        right = max(right, x + 14 + text_width(text, 9))
+    return "".join(out), right, y + 4
+
+
+def _panel(panel, x: float, y: float) -> tuple[str, float, float]:
+    """A table of the state: its SVG, the y below it and its right edge."""
     title, header, rows = panel
-    widths = [max(len(str(r[i])) for r in [header, *rows]) * 6 + 14 for i in range(len(header))]
+    widths = [max(text_width(str(r[i]), 10) for r in [header, *rows]) + 12 for i in range(len(header))]
     out = [f'<g class="panel" data-kind={quoteattr(title)}>',
            f'<text x="{x:.0f}" y="{y:.0f}" font-size="11" font-weight="bold">{escape(title)}</text>']
     for k, row in enumerate([header, *rows]):
@@ -138,7 +382,8 @@ def _panel(panel, x: float, y: float) -> tuple[str, float]:
         cy = y + (k + 1) * LINE
         weight = ' font-weight="bold"' if k == 0 else ""
         for w, cell in zip(widths, row):
-            out.append(f'<text x="{cx:.0f}" y="{cy:.0f}" font-size="10"{weight}>{escape(str(cell))}</text>')
+            if str(cell):
+                out.append(f'<text x="{cx:.0f}" y="{cy:.0f}" font-size="10"{weight}>{escape(str(cell))}</text>')
             cx += w
     out.append("</g>")
-    return "".join(out), y + (len(rows) + 2) * LINE + 8
+    return "".join(out), y + (len(rows) + 2) * LINE + 8, x + sum(widths)

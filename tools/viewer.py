@@ -1,7 +1,7 @@
 """`railrules view LOG -o FILE.html`: one self-contained page to step through a logged game.
 
 The page holds the board once (the SVG picture of :mod:`tools.svg_board`, without marks) and,
-for every step, what changes: the marks (placed by the same writer), the hex labels that differ
+for every step, what changes: the track and pieces (drawn by the same writer), the hex labels that differ
 from the start, the action taken and who took it, the log lines it wrote and the public state
 tables. A slider, buttons and the arrow keys move through the steps; ``#step=N`` in the address
 opens step N. Nothing is fetched: the page works offline. Only public information is shown
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import html
 import json
-import os
 
 from railrules.interpreter.checks.lint_coverage import rules_of
+from railrules.interpreter.paths import place_in_ruleset
 
 from .board_model import board_model
-from .svg_board import centres, mark_places, to_svg
+from .svg_board import centres, displays_svg, marks_layer, to_svg
 
 
 def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool = False) -> str:
@@ -28,20 +28,19 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
         if first is None:
             first, at = model, centres(model)
             base_labels = {h.id: h.label for h in model.hexes}
-            rules = {r["name"]: _shown(r["where"]) for r in rules_of(game.ruleset)
+            rules = {r["name"]: place_in_ruleset(r["where"]) for r in rules_of(game.ruleset)
                      if r["kind"] in ("action", "option")}
         for m, (name, colour) in model.owners.items():
             owners.setdefault(m, (name, colour))
-        index = {m: k for k, m in enumerate(owners)}
-        marks = [[round(x, 1), round(y, 1), index[m]] for h in model.hexes if h.id in at
-                 for m, x, y in mark_places(h.marks, *at[h.id])]
+        model.owners = {**model.owners, **owners}  # the colour an entity was first drawn in
         lines = game.messages_for(None)
         action = log["actions"][i - 1] if i else None
         frames.append({
             "action": action,
             "by": by if i else "",
             "rule": rules.get(action[0], "") if action else "",
-            "marks": marks,
+            "marks": marks_layer(model, at),
+            "displays": _changed(displays_svg(model), frames),
             "labels": {h.id: h.label for h in model.hexes if h.label != base_labels.get(h.id)},
             "log": list(lines[seen_messages:]),
             "panels": model.panels,
@@ -51,7 +50,7 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
         who = game.current_player
         by = str(game.state["entities"].get(who, {}).get("name", who)) if who else ""
     first.owners = owners
-    board = to_svg(first, marks=False, panels=False)
+    board = to_svg(first, marks=False, panels=False, displays=False)
     data = {"frames": frames, "owners": [[m, n, c] for m, (n, c) in owners.items()],
             "base": base_labels}
     title = f"{first.title}: {log['players']} players, seed {log['seed']}"
@@ -59,10 +58,10 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
                         data=json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
 
 
-def _shown(where: str) -> str:
-    """A rule's place, relative to the working folder when it is inside it."""
-    rel = os.path.relpath(where)
-    return where if rel.startswith("..") else rel
+def _changed(svg: str, frames: list):
+    """The displays of a step, or None when they are those of the step before (kept smaller)."""
+    last = next((f["displays"] for f in reversed(frames) if f["displays"] is not None), None)
+    return None if svg == last else svg
 
 
 _PAGE = """<!doctype html>
@@ -91,31 +90,25 @@ td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: left; }}
 <div><b>action</b>: <span id="action"></span></div>
 <div><b>allowed by</b>: <span id="rule"></span></div>
 <div id="log"></div>
+<div id="displays"></div>
 <div id="panels"></div>
 </div></div>
 <script id="game-data" type="application/json">{data}</script>
 <script>
 const DATA = JSON.parse(document.getElementById("game-data").textContent);
-const SVG = "http://www.w3.org/2000/svg";
 const slider = document.getElementById("slider");
 function esc(t) {{ const d = document.createElement("div"); d.textContent = t; return d.innerHTML; }}
 function show(i) {{
   i = Math.max(0, Math.min(DATA.frames.length - 1, i));
   slider.value = i;
   const f = DATA.frames[i];
-  const layer = document.getElementById("marks");
-  layer.replaceChildren();
-  for (const [x, y, k] of f.marks) {{
-    const c = document.createElementNS(SVG, "circle");
-    c.setAttribute("class", "mark"); c.setAttribute("data-owner", DATA.owners[k][0]);
-    c.setAttribute("cx", x); c.setAttribute("cy", y); c.setAttribute("r", 4.2);
-    c.setAttribute("fill", DATA.owners[k][2]); c.setAttribute("stroke", "black");
-    c.setAttribute("stroke-width", 0.6);
-    layer.appendChild(c);
-  }}
-  for (const g of document.querySelectorAll("g.hex")) {{
-    const id = g.getAttribute("data-id"), label = g.querySelector("text.label");
-    if (label) label.textContent = (id in f.labels ? f.labels[id] : DATA.base[id]).slice(0, 14);
+  document.getElementById("marks").innerHTML = f.marks;
+  let k = i;
+  while (k > 0 && DATA.frames[k].displays === null) k--;
+  document.getElementById("displays").innerHTML = DATA.frames[k].displays || "";
+  for (const label of document.querySelectorAll("text.label")) {{
+    const id = label.getAttribute("data-id");
+    label.textContent = id in f.labels ? f.labels[id] : DATA.base[id];
   }}
   document.getElementById("where").textContent =
     "step " + i + " of " + (DATA.frames.length - 1) + (f.over ? " (game over)" : "");

@@ -24,6 +24,7 @@ class Board:
         self.adj = {h: sorted(graph.adj[h], key=self.order.__getitem__) for h in order}
         self._distances: dict = {}
         self.frontiers: dict = {}   # tuple of hexes -> their frontier (builtins._frontier)
+        self.distances: dict = {}   # (tuple of hexes, hex) -> steps between (builtins._distance)
         # A group of hexes as one whole number, bit i for the hex of index i: a group's
         # neighbours are an or of its hexes' ``near_bits``, read back in board order by bytes.
         self.bits = {h: 1 << i for h, i in self.order.items()}

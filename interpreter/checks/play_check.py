@@ -26,7 +26,7 @@ def play_check(ruleset, games: int, seed: int = 1) -> list[Diagnostic]:
                 instr, _ = game.machine._choice()
                 legal_seen.update((id(instr), a.name) for a in actions)
                 action = rng.choice(actions)
-                game.apply(action, safe=False)
+                game.apply(action)
                 now = _conserved(ruleset, game)
                 for name in start:
                     if now[name] != start[name]:

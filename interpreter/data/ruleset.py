@@ -6,6 +6,7 @@ stops the stages after it, and :func:`load_ruleset` raises one
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import hashlib
@@ -14,15 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..board.graph import Board, build_board
+from ..checks.check_definitions import check_definitions
 from ..checks.library_contract import check_contracts
 from ..dsl import nodes as n
 from ..dsl.compiler import Compiler, Program
 from ..dsl.parser import parse_expression, parse_rules
 from ..dsl.scope import Names
 from ..engine.machine import ConstantRun
-from ..engine.values import check_storable
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
+from ..runtime.values import check_storable
+from . import snippets
 from .schema import load_checked
 from .yaml_source import Positions, copy_data, utf8_text
 
@@ -104,6 +107,20 @@ class Ruleset:
         from ..engine.game import Game
         return Game.new(self, players, seed, count_rules=count_rules, chance=chance)
 
+    def snippet(self, names, text: str, params: tuple, where: Pos):
+        """An expression of a game (``Game.evaluate``) compiled: ``fn(run, values)``."""
+        return snippets.expression(names, text, params, where)
+
+    def setup_statements(self, names, text: str, where: Pos) -> tuple:
+        """Statements that set up a position (``Game.execute``) compiled: ``(code, program)``."""
+        return snippets.statements(names, text, where)
+
+    def check_save(self, state: dict, where: str = "<save>") -> None:
+        """BadSave (RR304) naming the field unless every value of a saved ``state`` has the type
+        this ruleset gives it (:func:`railrules.interpreter.saves.check_types`)."""
+        from ..saves import check_types
+        check_types(self, state, where)
+
     def variants(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "variants").glob("*.yaml"))
 
@@ -168,7 +185,8 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     ``derive_all`` (a debugging aid) makes every ``def`` a ``derived`` value, so that
     ``game.check_derived()`` tests the engine's read tracking on every function of the rules."""
     sink = Sink()
-    ruleset = _Loader(sink, derive_all=derive_all).load(name_or_path, variant)
+    with _within_python_limits(name_or_path):
+        ruleset = _Loader(sink, derive_all=derive_all).load(name_or_path, variant)
     sink.raise_if_errors()
     assert ruleset is not None  # a load with errors never gets here
     return ruleset
@@ -182,12 +200,26 @@ def check_ruleset(name_or_path: str, variant: str | None = None,
     from ..checks import run_checks
     sink = Sink()
     try:
-        ruleset = _Loader(sink, generate=False, texts=texts).load(name_or_path, variant)
+        with _within_python_limits(name_or_path):
+            ruleset = _Loader(sink, generate=False, texts=texts).load(name_or_path, variant)
+            if ruleset is not None:
+                run_checks(ruleset, sink, runnable=not sink.errors)
     except RulesetError as err:  # a stage gave up early
         return None, sink.diagnostics + [d for d in err.diagnostics if d not in sink.diagnostics]
-    if ruleset is not None:
-        run_checks(ruleset, sink, runnable=not sink.errors)
     return (None if sink.errors else ruleset), sink.diagnostics
+
+
+@contextlib.contextmanager
+def _within_python_limits(name_or_path: str):
+    """RR311 for a limit of Python reached while loading (a nesting the parser or the code
+    generator cannot take, recursion, memory): the contract is a RailrulesError, never those."""
+    try:
+        yield
+    except (RecursionError, MemoryError, SyntaxError) as err:
+        what = {RecursionError: "nested too deeply to follow", MemoryError: "too large for the memory",
+                SyntaxError: "too deeply nested for the code generator"}[type(err)]
+        raise RulesetError([Diagnostic("RR311", f"the ruleset is {what} ({type(err).__name__}: "
+                                       f"{str(err)[:120]})", Pos(str(name_or_path), 0, 0))]) from None
 
 
 class _Loader:
@@ -201,11 +233,15 @@ class _Loader:
         self.files: list = []     # (name in ruleset.yaml, its position, shown path, module): parsed rules
         self.root: Path = Path(".")
         self.places: dict = {}
+        self.variant_places: Positions | None = None   # where the variant's values are written
+        self.sources: dict = {}   # shown path -> the text of each rules file read
 
     # ------------------------------------------------------------------ files
-    def read(self, rel: str, pos: Pos, base: Path | None = None) -> tuple[str | None, str]:
+    def read(self, rel: str, pos: Pos, base: Path | None = None,
+             hashed: bool = True) -> tuple[str | None, str]:
         """Read a file named by the ruleset (or, with ``base``, by a variant file kept in that
-        folder); returns (text or None, display name). ``library/...`` is the shared library."""
+        folder); returns (text or None, display name). ``library/...`` is the shared library.
+        Its bytes go into the content hash unless not ``hashed`` (the caller hashes its data)."""
         library = rulesets_dir() / "library"
         home = base or self.root
         in_library = rel.startswith("library/")
@@ -222,22 +258,27 @@ class _Loader:
             self.sink.add("RR001", f"no file '{rel}'", pos)
             return None, shown
         else:
-            data = path.read_bytes()
+            with path.open("rb") as fh:   # never more than the limit: a 3 GB file stays on disk
+                data = fh.read(5_000_001)
         if len(data) > 5_000_000:
             self.sink.add("RR007", f"'{rel}' is larger than 5 MB", pos)
             return None, shown
-        self.digest.update(rel.encode() + b"\0" + data + b"\0")
+        if hashed:
+            self.digest.update(rel.encode() + b"\0" + data + b"\0")
         text, problem = utf8_text(data, rel, shown)
         if problem:
             self.sink.diagnostics.append(problem)
         return text, shown
 
     def yaml(self, rel: str, kind: str, pos: Pos, base: Path | None = None) -> tuple[dict | None, Positions]:
-        text, shown = self.read(rel, pos, base)
+        text, shown = self.read(rel, pos, base, hashed=kind != "ruleset")
         if text is None:
             return None, Positions(shown)
         data, positions, diagnostics = load_checked(text, shown, kind)
         self.sink.diagnostics += diagnostics
+        if kind == "ruleset":  # how the game is drawn (render:) and its comments change no game
+            played = {k: v for k, v in data.items() if k != "render"} if isinstance(data, dict) else data
+            self.digest.update(rel.encode() + b"\0" + json.dumps(played, sort_keys=True, default=str).encode() + b"\0")
         return copy_data(data), positions   # a copy: a variant changes it in place
 
     # ------------------------------------------------------------------ stages
@@ -268,8 +309,11 @@ class _Loader:
                           self.parse(var_rules, rules_pos, broken, var_base))
         if self.derive_all:  # copies: parsed modules are shared
             defs = [dataclasses.replace(d, derived=True) if isinstance(d, n.FuncDef) else d for d in defs]
-        names = _names(defs, comps, entities, aliases, kinds, broken)
-        compiler = Compiler(names, self.sink, generate=self.generate)
+        errors = len(self.sink.errors)
+        cyclic = check_definitions(defs + [x for *_, m in self.files for x in m.needs], self.sink, self.sources)
+        names = _names(defs, comps, entities, aliases, kinds, broken | cyclic)
+        # code is not generated for definitions that cannot work (it would not even compile)
+        compiler = Compiler(names, self.sink, generate=self.generate and len(self.sink.errors) == errors)
         self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
             "limits", {}).get("steps", DEFAULT_STEPS)))
         program = compiler.compile(defs)
@@ -285,7 +329,8 @@ class _Loader:
             constants=names.constants, variables=dict(comps.get("variables", {})),
             notes=frozenset(comps.get("notes") or {}),
             player_fields=dict(comps.get("player", {})), entities=entities, kinds=kinds,
-            meta_places={"components": cpos, "ruleset": mpos, "board": bpos},
+            meta_places={"components": cpos, "ruleset": mpos, "board": bpos,
+                         **({"variant": self.variant_places} if self.variant_places else {})},
             board=board, program=program, functions=functions, tracked=tracked, conserve=conserve,
             hash=self.digest.hexdigest()[:16],
             step_budget=limits.get("steps", DEFAULT_STEPS),
@@ -345,6 +390,7 @@ class _Loader:
                     "; or give the path of a variant file")
             return None
         self.overlay(comps, board_data, over, vpos)
+        self.variant_places = vpos
         var_rules = list(over.get("rules", []))
         for i, f in enumerate(var_rules):
             rules_pos[f] = vpos.of("rules", i)
@@ -489,6 +535,7 @@ class _Loader:
                 broken.update(("game", "score"))  # it may have held them: no follow-on RR107
             else:
                 module = parse_rules(text, shown, self.sink)
+                self.sources[shown] = text
                 defs += module.definitions
                 broken |= module.broken
                 self.files.append((rel, entry, shown, module))
@@ -516,10 +563,13 @@ class _Loader:
         """Compute the rules' constants in order, each seeing the ones before it."""
         from_yaml = set(names.constants)
         for d in defs:
-            if isinstance(d, n.ConstDef):
+            if isinstance(d, n.ConstDef) and d.name not in names.broken:
                 if d.name in from_yaml:
                     self.sink.add("RR103", f"constant '{d.name}' is already defined in the YAML "
                                   "constants", d.pos, hint="rename one of them")
+                    continue
+                if any(isinstance(x, n.Var) and x.name in names.broken for x in n.walk(d.expr)):
+                    names.broken.add(d.name)   # computed from a broken one: said already
                     continue
                 errors = len(self.sink.errors)
                 fn = compiler.expr(d.expr, _empty_scope())

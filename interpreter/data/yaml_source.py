@@ -34,6 +34,14 @@ class Positions:
         line, col = self._value[tuple(path)]
         return Pos(self.file, line, col)
 
+    def has(self, *path) -> bool:
+        """Whether the document has a value at ``path``."""
+        return tuple(path) in self._at
+
+    def paths(self):
+        """Every path that has a position, in document order."""
+        return iter(self._at)
+
     def of(self, *path) -> Pos:
         """The position of ``path``, or of its nearest ancestor that has one."""
         path = tuple(path)

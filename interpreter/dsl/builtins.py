@@ -10,13 +10,13 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, deque
-from fractions import Fraction
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
 import networkx as nx
 
-from ..engine.values import sorted_keys
+from ..runtime.rationals import Fraction
+from ..runtime.values import BuiltinError, sorted_keys
 
 
 class Builtin(NamedTuple):
@@ -30,10 +30,6 @@ class Builtin(NamedTuple):
     doc: str
     args: tuple = ()
     result: str | None = "any"
-
-
-class BuiltinError(Exception):
-    """A builtin was called with values it cannot use."""
 
 
 def _as_list(x, fname):
@@ -99,8 +95,13 @@ def _keys(m):
 
 
 def _sum(xs):
-    total = 0
     for x in _as_list(xs, "sum"):
+        if x.__class__ is not int:
+            break
+    else:
+        return sum(xs)   # whole numbers only (no truth values): Python's sum
+    total = 0
+    for x in xs:
         total += _number(x, "sum")
     return total
 
@@ -269,7 +270,7 @@ def _neighbours(run, h):
     return list(run.board.adj[_hex(run, h, "neighbours")])
 
 
-_KEPT_FRONTIERS = 4096
+_KEPT = 4096   # the frontiers and the distances a board keeps (the last few thousand)
 
 
 def _frontier(run, hexes):
@@ -291,7 +292,7 @@ def _frontier(run, hexes):
         out |= near
         inside |= bits[h]
     found = board.hexes_in(out & ~inside)
-    if len(board.frontiers) >= _KEPT_FRONTIERS:
+    if len(board.frontiers) >= _KEPT:
         board.frontiers.clear()
     board.frontiers[key] = found
     return list(found)
@@ -325,11 +326,26 @@ def _connected(run, hexes, a, b):
 
 def _distance(run, group, h):
     """Fewest steps from the nearest hex of ``group`` (a hex or a list of hexes) to hex ``h``,
-    every hex of the board enterable; none when the group is empty or has no way there."""
-    table = run.board.distances_to(_hex(run, h, "distance"))
+    every hex of the board enterable; none when the group is empty or has no way there. The
+    same groups come back again and again (a company's network): the board keeps the answers
+    for the last few thousand (group, hex), as it keeps frontiers."""
+    board = run.board
+    try:
+        key = (tuple(group) if group.__class__ is list else group, h)
+        found = board.distances.get(key, board)
+    except TypeError:  # a list among the items: refused below, as a hex that is not one
+        key, found = None, board
+    if found is not board:
+        return found
+    table = board.distances_to(_hex(run, h, "distance"))
     steps = [table.get(_hex(run, x, "distance")) for x in (group if isinstance(group, list) else [group])]
     steps = [d for d in steps if d is not None]
-    return min(steps) if steps else None
+    found = min(steps) if steps else None
+    if key is not None:
+        if len(board.distances) >= _KEPT:
+            board.distances.clear()
+        board.distances[key] = found
+    return found
 
 
 def _reach(run, group, limit, cost=None):

@@ -15,14 +15,15 @@ file, line and column from the statement that runs it.
 """
 from __future__ import annotations
 
-import functools
+import math
 import operator
 import re
-from fractions import Fraction
 
-from ..engine.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
-                             get_attr, get_index, map_key, run_body)
 from ..errors import RailrulesError
+from ..runtime.rationals import Fraction
+from ..runtime.sources import add, define
+from ..runtime.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
+                              get_attr, get_index, map_key, run_body)
 from . import builtins, nodes as n
 from .functions import call_value, def_value
 from .scope import Kind, resolve, resolve_call
@@ -157,6 +158,15 @@ def fraction_div(a, b):
     return Fraction(a, b)
 
 
+def _ceil_of_div(a, b):
+    """``ceil(a / b)`` when a and b are not two whole numbers (those are inline)."""
+    return math.ceil(fraction_div(a, b))
+
+
+def _floor_of_div(a, b):
+    return math.floor(fraction_div(a, b))
+
+
 def floor_div(a, b):
     numbers(a, b, "//")
     if b == 0:
@@ -249,7 +259,8 @@ _BASE = {
     "_call": call_def, "_derived": _derived,
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
-    "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg,
+    "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg, "_Fraction": Fraction,
+    "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div,
     **{f"_b_{name}": entry[0] for name, entry in builtins.ALL.items()},
     **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(
         [("<", operator.lt), ("<=", operator.le), (">", operator.gt), (">=", operator.ge)])},
@@ -264,27 +275,10 @@ def namespace() -> dict:
     return dict(_BASE)
 
 
-@functools.lru_cache(maxsize=8192)
-def _compiled(source: str, filename: str):
-    return compile(source, filename, "exec")
-
-
-def define(space: dict, source: str, filename: str) -> None:
-    """Run generated ``source`` (our own: definitions only) in ``space``. Its code object is
-    kept by source: a ruleset loaded again, or a variant that leaves a rule as it was, writes
-    the same source, and compiling is most of what writing it costs."""
-    exec(_compiled(source, filename), space)  # noqa: S102 - our own source
-
-
-def add(space: dict, prefix: str, value) -> str:
-    """Put ``value`` into ``space`` under a new name (names are never removed, so the size of
-    the namespace makes it unique) and return the name."""
-    name = f"{prefix}{len(space)}"
-    space[name] = value
-    return name
 _ORDER = {"<": "_o_0", "<=": "_o_1", ">": "_o_2", ">=": "_o_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
 _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
+_WHOLE_DIVISION = {"/": "_Fraction({x}, {y})", "//": "{x} // {y}", "%": "{x} % {y}"}
 _INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
@@ -467,6 +461,9 @@ class Codegen:
             return f"_get_index({obj}, {key})"
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
         # index out of range raises, and the checked closure words the fault
+        if _INT.fullmatch(key):   # a whole number written in the rules (a pair's item): a list's
+            o = self.temp()
+            return f"({o}[{key}] if ({o} := {obj}).__class__ is list else _get_index({o}, {key}))"
         o, k = self.temp(), self.temp()
         return (f"({o}[{k}] if ((({o} := {obj}).__class__ is dict) & (({k} := {key}).__class__ is str))"
                 f" or ({o}.__class__ is list and {k}.__class__ is int) else _get_index({o}, {k}))")
@@ -529,6 +526,8 @@ class Codegen:
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
         if e.op in _FAST_ARITH and walrus:
             return self._ints(a, b, e.op, _FAST_ARITH[e.op])
+        if e.op in _CHECKED_ARITH and walrus:  # two whole numbers, the second not 0: inline
+            return self._ints(a, b, e.op, _CHECKED_ARITH[e.op], _WHOLE_DIVISION[e.op])
         if e.op in _FAST_ARITH:
             return f"{_FAST_ARITH[e.op]}({a}, {b})"
         return f"{_CHECKED_ARITH[e.op]}({a}, {b})"
@@ -545,15 +544,22 @@ class Codegen:
             return self._ints(a, b, e.op, _ORDER[e.op])
         return f"{_ORDER[e.op]}({a}, {b})"
 
-    def _ints(self, a: str, b: str, op: str, checked: str) -> str:
-        """``a op b`` inline when both are whole numbers, else through the ``checked`` helper;
-        a number written in the rules is not tested."""
+    def _ints(self, a: str, b: str, op: str, checked: str, inline: str = "{x} {op} {y}") -> str:
+        """``a op b`` (or the ``inline`` form of x and y) when both are whole numbers, else
+        through the ``checked`` helper; a number written in the rules is not tested. A division
+        (``op`` one of / // %, or ceil or floor of a /) is inline only when the second is not 0:
+        the helper says what is wrong with a division by zero."""
         x = a if _INT.fullmatch(a) else self.temp()
         y = b if _INT.fullmatch(b) else self.temp()
         tests = [f"(({t} := {s}).__class__ is int)" for t, s in ((x, a), (y, b)) if t != s]
-        if not tests:
-            return f"({a} {op} {b})"
-        return f"({x} {op} {y} if {' & '.join(tests)} else {checked}({x}, {y}))"
+        divides = op in ("/", "//", "%", "ceil", "floor")
+        if divides and y == "0":
+            return f"{checked}({x}, {y})"
+        body = inline.format(x=x, y=y, op=op)
+        test = " & ".join(tests)
+        if divides and y != b:  # not a number written in the rules: not 0 either
+            test = f"{test} and {y}"
+        return f"({body} if {test} else {checked}({x}, {y}))" if test else f"({body})"
 
     def g_BoolOp(self, e, bound, walrus):
         joined = f" {e.op} ".join(f"({self.gen(x, bound, walrus)})" for x in e.items)
@@ -571,8 +577,14 @@ class Codegen:
 
     def g_Call(self, e, bound, walrus):
         name = e.name
-        args = [self.gen(a, bound, walrus) for a in e.args]
         kind, d = resolve_call(self.names, name, bound.keys() | self.locals)  # d: a def or a builtin
+        if kind is Kind.BUILTIN and name in ("ceil", "floor") and walrus and len(e.args) == 1 \
+                and isinstance(e.args[0], n.BinOp) and e.args[0].op == "/":
+            # ceil(a / b) or floor(a / b) of two whole numbers: in whole numbers, no fraction made
+            a, b = (self.gen(x, bound, walrus) for x in (e.args[0].left, e.args[0].right))
+            whole = "-(-{x} // {y})" if name == "ceil" else "{x} // {y}"
+            return self._ints(a, b, name, f"_{name}_of_div", whole)
+        args = [self.gen(a, bound, walrus) for a in e.args]
         if kind is Kind.FUNCTION:
             if len(d.params) != len(args):
                 raise _Unsupported

@@ -11,12 +11,12 @@ import difflib
 import operator
 from dataclasses import dataclass, field
 from functools import cached_property
-from fractions import Fraction
 
 from ..engine import instructions as ins
 from ..engine.units import Units, straight
-from ..engine.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
 from ..errors import Sink
+from ..runtime.rationals import Fraction
+from ..runtime.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
 from . import builtins, functions as _functions, nodes as n, turns as _turns
 from .codegen import (Codegen, call_def, inlinable, floor_div as _floor_div, fraction_div as _fraction_div,
                       modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable,

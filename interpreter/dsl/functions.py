@@ -12,7 +12,7 @@ that ``f`` names (:func:`procedure_key`).
 """
 from __future__ import annotations
 
-from ..engine.values import RuleFault, describe
+from ..runtime.values import RuleFault, describe
 
 
 class DefValue:

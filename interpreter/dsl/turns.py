@@ -15,7 +15,7 @@ Stored values are never changed in place: every step makes a new list.
 """
 from __future__ import annotations
 
-from ..engine.values import RuleFault, describe
+from ..runtime.values import RuleFault, describe
 
 ROUND, ALL, OTHERS, ONCE = None, "all", "others", "once"
 SLOT = "$turn"   # the hidden local's name starts so (then the loop's number and line)

@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections import Counter
-from fractions import Fraction
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
+from ..runtime.rationals import Fraction
+from ..runtime.strict_json import read_json
 from .log import Messages
 from .machine import Action, Machine
 
 LOG_FORMAT = "railrules-log-1"
+_UNSET = object()   # apply(safe=...) not given
 ENGINE = "railrules-engine-2"  # the engine a log or save was made by
 # what a player's view holds of the state (Game.view)
 _VISIBLE = ("format", "ruleset", "variant", "hash", "players", "kinds", "entities", "globals",
@@ -184,12 +187,16 @@ class Game:
             return next((a for a in self.legal_actions() if a == action), action)
         raise IllegalAction(Diagnostic("RR301", f"not an action: {action!r}"))
 
-    def apply(self, action, safe: bool = True) -> None:
+    def apply(self, action, safe: object = _UNSET) -> None:
         """Apply one action; an illegal one raises :class:`IllegalAction` and changes nothing,
         and so does a rule that fails while it runs (the state is put back from the undo log).
 
-        ``safe`` is kept for old callers: every apply is safe, at no measurable cost.
+        ``safe`` is deprecated and ignored: every apply is safe, at no measurable cost. Passing
+        it warns (DeprecationWarning); it will be removed.
         """
+        if safe is not _UNSET:
+            warnings.warn("Game.apply(safe=...) is deprecated and ignored: every apply is safe; "
+                          "call apply(action)", DeprecationWarning, stacklevel=2)
         state = self.state
         if state["result"] is not None:
             raise IllegalAction(Diagnostic("RR301", "the game is over"))
@@ -251,15 +258,10 @@ class Game:
         return dataclasses.replace(names, entities={**names.entities, **{p: p for p in self.players}})
 
     def compile_expression(self, text: str, params: tuple = (), where: Pos | None = None):
-        """Compile a rules-language expression once; returns ``fn(**values of params)``."""
-        from ..dsl.compiler import Compiler, _Scope
-        from ..dsl.parser import parse_expression
-        from ..errors import RulesetError, Sink
+        """Compile a rules-language expression once (by the loader: ``Ruleset.snippet``);
+        returns ``fn(**values of params)``."""
         where = where or Pos("<expression>", 1, 1)
-        sink = Sink()
-        fn = Compiler(self._names(), sink).expr(parse_expression(text, where), _Scope(set(params)))
-        if sink.errors:
-            raise RulesetError(sink.diagnostics)
+        fn = self.ruleset.snippet(self._names(), text, params, where)
 
         def run(**values):
             self.machine.steps = 0  # each evaluation has the whole step budget
@@ -307,31 +309,17 @@ class Game:
         return self.compile_expression(text, (), where)()
 
     def execute(self, text: str, where: Pos | None = None) -> None:
-        """Run simple statements (set, pay, add, remove) on the state to set up a position."""
-        from ..dsl.compiler import Compiler, _Scope
-        from ..dsl.parser import parse_rules
-        from ..engine.instructions import Code, Exec, Return
-        from ..engine.units import write
-        from ..errors import RulesetError, Sink
+        """Run simple statements (set, pay, add, remove) on the state to set up a position
+        (compiled by the loader: ``Ruleset.setup_statements``)."""
+        from .units import write
         where = where or Pos("<statement>", 1, 1)
-        sink = Sink()
-        module = parse_rules(f"procedure _setup():\n    {text}\n", where.file, sink,
-                             line_offset=where.line - 2)
-        if sink.errors or not module.definitions:
-            raise RulesetError(sink.diagnostics or [Diagnostic("RR101", f"cannot parse '{text}'", where)])
-        compiler = Compiler(self._names(), sink)
-        code = Code("<setup>", [], where, space=compiler.space)
-        compiler.block(module.definitions[0].body, _Scope(set()), code.instrs)
-        if sink.errors or not all(isinstance(i, Exec) for i in code.instrs):
-            raise RulesetError(sink.diagnostics or [Diagnostic(
-                "RR105", "a position is set up with set, pay, add and remove only", where)])
-        code.instrs.append(Return(where))
+        code, program = self.ruleset.setup_statements(self._names(), text, where)
         frame = {"c": code.key, "pc": 0, "L": {}, "r": None}
         self.machine.begin()
         self.machine.steps = 0
         try:
             self.state["stack"].append(frame)  # popped by the Return
-            write(code, compiler.program)(self.machine, frame)
+            write(code, program)(self.machine, frame)
         except Exception as err:  # noqa: BLE001
             self.machine.rollback()
             raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
@@ -375,10 +363,7 @@ class Game:
     @classmethod
     def from_json(cls, ruleset, text: str) -> "Game":
         """Resume a saved state; a truncated, foreign or tampered file raises :class:`BadSave`."""
-        try:
-            state = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as err:
-            raise BadSave(Diagnostic("RR304", f"the save is not JSON: {err}")) from None
+        state = read_json(text)   # strict: no NaN, no key twice, not too deep (RR304)
         if isinstance(state, dict) and state.get("format") == SAVE_FORMAT:
             state = _from_save(state)
         _check_state(ruleset, state)
@@ -445,7 +430,7 @@ def _check_state(ruleset, state) -> None:
 def _check_contents(ruleset, state, bad) -> None:
     """What the rules will read must be what the ruleset declares: the players, every entity
     with its fields, every variable, the history as actions; values as plain JSON data."""
-    from .values import RuleFault, check_storable
+    from ..runtime.values import RuleFault, check_storable
     n = state["players"]
     if not ruleset.players_min <= n <= ruleset.players_max:
         bad(f"the save has {n} players; {ruleset.name} is for {ruleset.players_min} to {ruleset.players_max}")
@@ -467,6 +452,7 @@ def _check_contents(ruleset, state, bad) -> None:
             bad(f"the save's entity {e} is damaged: its fields are not the ruleset's")
     if set(state["globals"]) != set(start["globals"]):
         bad("the save's variables do not match the ruleset's")
+    ruleset.check_save(state)   # the ruleset's schema: each field and variable of its type
     try:
         check_storable(have)
         check_storable(state["globals"])

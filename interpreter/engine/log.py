@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .values import sorted_keys
+from ..runtime.values import sorted_keys
 
 
 def show(ent: dict, value) -> str:

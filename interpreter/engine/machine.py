@@ -6,15 +6,14 @@ and locals), never in Python: the machine can be rebuilt on any state at any tim
 from __future__ import annotations
 
 from collections import Counter
-from fractions import Fraction
 from typing import Any, Callable
 
-from ..dsl.builtins import BuiltinError
 from ..errors import Diagnostic, Pos, RulesRuntimeError
+from ..runtime.rationals import Fraction
+from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, check_storable, run_body, word
 from .instructions import Choose
 from .log import Entry, LogLine, show
 from .units import fault_site
-from .values import Action, OverBudget, RuleFault, check_storable, run_body, word
 
 _MASK = (1 << 64) - 1
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call

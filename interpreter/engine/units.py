@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ..dsl.codegen import add, define
+from ..runtime.sources import add, define
 from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, Return
 
 _SAFE = re.compile(r"-?\d+|'[^'\\]*'|None|True|False|_k\d+")

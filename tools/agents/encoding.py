@@ -28,7 +28,9 @@ left out: it tells nothing about the state):
     more: the list's length;
   - a map: one slot per key of the field's table (its number; 1/0 for other values);
   - hidden from this player: every slot -1.
-``describe()`` lists the slots with what each one holds.
+``describe()`` lists the slots with what each one holds; ``slices()`` the slices (one per part of
+the header and per field or variable) with what each encodes: ``railrules observe RULESET``
+prints them.
 """
 from __future__ import annotations
 
@@ -227,12 +229,28 @@ class Encoding:
         table = shape[form].values(self.ids_of, self.kind_order) if form != "scalar" else []
         if form in ("list", "map"):
             table = [v for v in table if isinstance(v, str)]
-        self.slots.append(Slot(owner, name, form, table))
+        slot = Slot(owner, name, form, table)
+        slot.secret = name in (self.ruleset.meta.get("secret") or {}).get(self.kind_of.get(owner), ())
+        self.slots.append(slot)
+
+    def slices(self) -> list["Slice"]:
+        """Every slice of the observation vector in order (they cover it exactly): its place, what
+        it is and how it encodes it. ``observe`` fills the header, then ``self.slots`` in order."""
+        n = len(self.seats)
+        out = [Slice(0, n, "observer", f"1 at the observing seat's place in {self.seats}, else 0"),
+               Slice(n, 2 * n, "to move", f"1 at the place of the seat to move in {self.seats} (all 0: nobody)"),
+               Slice(2 * n, 2 * n + 1, "game over", "1 once the game is over, else 0")]
+        for slot in self.slots:
+            at = out[-1].stop
+            out.append(Slice(at, at + slot.width, f"{slot.owner}.{slot.name}", slot.encodes()
+                             + ("; -1 in each number when hidden from the observer" if slot.secret else "")))
+        return out
 
     def observe(self, game, player: str | None) -> list[float]:
         """The observation vector of ``player`` (None: an onlooker), ``width`` numbers."""
-        # without secret fields every view is the whole state: read it, do not copy it
-        view = game.state if not self.ruleset.meta.get("secret") else game.view(player)
+        # the state is read, never copied: a secret field is hidden slot by slot, as game.view
+        # hides it (a view copies the whole state: most of the time of an observation)
+        view = game.state
         out = [0.0] * self.header
         n = len(self.seats)
         if player in self.seats:
@@ -242,8 +260,24 @@ class Encoding:
         out[2 * n] = 1.0 if view["result"] is not None else 0.0
         ents, glob = view["entities"], view["globals"]
         for slot in self.slots:
+            if slot.secret and game.hidden(slot.owner, slot.name, player):
+                out += slot.encode("hidden")
+                continue
             value = glob.get(slot.name) if slot.owner == "globals" else ents.get(slot.owner, {}).get(slot.name)
             out += slot.encode(value)
+        return out
+
+    def observe_seats(self, game, seats: list) -> dict:
+        """Seat -> its observation vector, for several seats at once: without a secret slot the
+        seats' vectors differ only in the observer's place, so the rest is encoded once."""
+        if any(slot.secret for slot in self.slots) or not seats:
+            return {p: self.observe(game, p) for p in seats}
+        first = self.observe(game, seats[0])
+        out = {}
+        for p in seats:
+            vector = list(first)
+            vector[:len(self.seats)] = [1.0 if p == q else 0.0 for q in self.seats]
+            out[p] = vector
         return out
 
     def describe(self) -> list[str]:
@@ -262,13 +296,33 @@ class Encoding:
         return out
 
 
+@dataclass
+class Slice:
+    """A part of the observation vector: ``vector[start:stop]`` holds ``name``, as ``encodes`` says."""
+    start: int
+    stop: int
+    name: str
+    encodes: str
+
+
 class Slot:
     """One field's (or variable's) part of the observation: its form, table and width."""
 
     def __init__(self, owner: str, name: str, form: str, table: list):
         self.owner, self.name, self.form, self.table = owner, name, form, table
+        self.secret = False     # a field the ruleset declares secret (hidden from other players)
         self.place = {v: i for i, v in enumerate(table)}
         self.width = len(table) + 1 if form == "list" else len(table) if form == "map" else 1
+
+    def encodes(self) -> str:
+        """What the slot's numbers say, in words (as :meth:`encode` writes them)."""
+        if self.form == "list":
+            return f"a list: how many times it holds each of {self.table}, then its length"
+        if self.form == "map":
+            return f"a map: its value at each of {self.table} (a number; 1 for another value, 0 if absent)"
+        if self.form == "single":
+            return f"1 + its place in {self.table} (0: none or another value); a number as itself"
+        return "a number as itself (true 1, false and none 0)"
 
     def encode(self, value) -> list[float]:
         form = self.form
@@ -339,4 +393,4 @@ def _sample_games(ruleset, players: int, games: int, seed: int):
             yield game
             if game.is_over:
                 break
-            game.apply(pick.choice(game.legal_actions()), safe=False)
+            game.apply(pick.choice(game.legal_actions()))

@@ -31,7 +31,7 @@ except ImportError as err:  # pragma: no cover - the message is the point
     raise ImportError('the OpenSpiel game needs the agents extra: pip install ".[agents]"') from err
 
 from railrules.interpreter import load_ruleset
-from railrules.interpreter.engine.values import MAX_LIST
+from railrules.interpreter.runtime.values import MAX_LIST
 
 from .encoding import Encoding, encoding
 from .pettingzoo_env import standings_rewards
@@ -135,7 +135,7 @@ class RulesState(pyspiel.State):
             else:
                 self.game.machine.chance = chance
                 try:
-                    self.game.apply(action, safe=False)
+                    self.game.apply(action)
                 finally:
                     self.game.machine.chance = None
             self._pending = None

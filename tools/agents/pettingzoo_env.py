@@ -1,19 +1,29 @@
-"""A PettingZoo AEC environment for any ruleset: ``railrules.pettingzoo.env(ruleset, players=...)``.
+"""PettingZoo environments for any ruleset: ``from railrules.pettingzoo import env, parallel_env``.
 
->>> import railrules
+>>> from railrules.pettingzoo import env                             # doctest: +SKIP
 >>> from railrules.interpreter.paths import shipped_rulesets
->>> env = railrules.pettingzoo.env(shipped_rulesets()[0], players=3)   # doctest: +SKIP
->>> env.reset(seed=7)                                                # doctest: +SKIP
+>>> aec = env(shipped_rulesets()[0], players=3)                      # doctest: +SKIP
+>>> aec.reset(seed=7)                                                # doctest: +SKIP
 
-Agents are the player ids (``p1``, ``p2``...). Actions are indices into a fixed space made from
-the ruleset (:mod:`.encoding` says how labels map to indices; ``env.labels`` lists them).
-``observe(agent)`` gives ``{"observation": float32 vector, "action_mask": int8 vector}``: the
-vector is the agent's view (secrets of others hidden), encoded as :mod:`.encoding` documents
-(``env.describe_observation()`` names each slot). ``infos[agent]`` holds, as of the agent's
-last turn to act (and for everyone at the end), the whole structured view (``"view"``), the
-legal action labels (``"legal"``) and how many legal actions fall outside the space
-(``"unmapped"``). Rewards come at the end, from the standings: a winner gets
-1/(number of winners), everybody 1/(number of players) less, so that they sum to 0.
+Agents are ``player_0``, ``player_1``... (PettingZoo's convention), in seat order; the game's own
+name of the seat (``p1``...) is ``infos[agent]["seat"]``. Actions are indices into a fixed space
+made from the ruleset (:mod:`.encoding` says how labels map to indices; ``env.labels`` lists
+them). ``observe(agent)`` gives ``{"observation": float32 vector, "action_mask": int8 vector}``:
+the vector is the agent's view (secrets of others hidden), encoded as :mod:`.encoding` documents
+(``env.describe_observation()`` names each slot; ``railrules observe RULESET`` lists them); the
+mask is all zero but for the agent to move. ``infos[agent]`` holds the seat's name and, as of
+the agent's last turn to act (and for everyone at the end), the whole structured view
+(``"view"``), the legal action labels (``"legal"``) and how many legal actions fall outside the
+space (``"unmapped"``); ``views=False`` leaves the view out (a view is a copy of the state: it
+can cost more than the game's step and the observation together). Rewards come at the end, from
+the standings: a winner gets 1/(number of winners), everybody 1/(number of players) less, so that
+they sum to 0.
+
+``parallel_env`` is the same game in PettingZoo's Parallel API: the games are turn-based (one
+seat decides at a time), so each step every live agent may send an action but only the one of
+the agent to move (``infos[agent]["to_move"]``, the one whose mask is not all zero) is played;
+the others' are ignored (send anything, or nothing). It is there for libraries that take only
+parallel environments; the AEC ``env`` is the natural form of these games.
 Needs the optional extra: pip install ".[agents]".
 """
 from __future__ import annotations
@@ -23,7 +33,7 @@ import random
 try:
     import numpy as np
     from gymnasium import spaces
-    from pettingzoo import AECEnv
+    from pettingzoo import AECEnv, ParallelEnv
 except ImportError as err:  # pragma: no cover - the message is the point
     raise ImportError('the PettingZoo environment needs the agents extra: pip install ".[agents]"') from err
 
@@ -32,11 +42,21 @@ from railrules.interpreter import load_ruleset
 from .encoding import encoding
 
 
+def _load(ruleset, variant):
+    return load_ruleset(ruleset, variant) if isinstance(ruleset, str) else ruleset
+
+
 def env(ruleset, players: int = 4, variant: str | None = None, render_mode: str | None = None,
-        samples: int = 8) -> "RulesEnv":
+        samples: int = 8, views: bool = True) -> "RulesEnv":
     """A PettingZoo AEC environment: ``ruleset`` is a shipped name, a folder or a loaded Ruleset."""
-    rs = load_ruleset(ruleset, variant) if isinstance(ruleset, str) else ruleset
-    return RulesEnv(rs, players, render_mode=render_mode, samples=samples)
+    return RulesEnv(_load(ruleset, variant), players, render_mode=render_mode, samples=samples, views=views)
+
+
+def parallel_env(ruleset, players: int = 4, variant: str | None = None, render_mode: str | None = None,
+                 samples: int = 8, views: bool = True) -> "RulesParallelEnv":
+    """The same game as a PettingZoo Parallel environment (only the agent to move's action counts)."""
+    return RulesParallelEnv(_load(ruleset, variant), players, render_mode=render_mode, samples=samples,
+                            views=views)
 
 
 def standings_rewards(game) -> dict:
@@ -46,18 +66,20 @@ def standings_rewards(game) -> dict:
     return {p: (1 / len(winners) if p in winners else 0.0) - 1 / len(players) for p in players}
 
 
-class RulesEnv(AECEnv):
-    """One ruleset's game as a PettingZoo AEC environment."""
+class _Rules:
+    """What both environments share: the encoding, the spaces, the agents' names, the game."""
 
-    def __init__(self, ruleset, players: int, render_mode: str | None = None, samples: int = 8):
-        super().__init__()
-        self.ruleset = ruleset
+    def _setup(self, ruleset, players: int, render_mode: str | None, samples: int, parallel: bool,
+               views: bool) -> None:
+        self.ruleset, self.views = ruleset, views
         self.encoding = encoding(ruleset, players, samples=samples)
         self.metadata = {"name": f"railrules_{ruleset.name}", "render_modes": ["ansi"],
-                         "is_parallelizable": False}
+                         "is_parallelizable": parallel}
         self.render_mode = render_mode
         self.players = players
-        self.possible_agents = list(self.encoding.seats)
+        self.seat_of = {f"player_{i}": seat for i, seat in enumerate(self.encoding.seats)}
+        self.agent_of = {seat: agent for agent, seat in self.seat_of.items()}
+        self.possible_agents = list(self.seat_of)
         self.labels = self.encoding.labels()
         size, width = self.encoding.size, self.encoding.width
         self._observation_spaces = {a: spaces.Dict({
@@ -66,6 +88,7 @@ class RulesEnv(AECEnv):
             for a in self.possible_agents}
         self._action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
         self.game = None
+        self._legal: list = []
 
     def observation_space(self, agent):
         return self._observation_spaces[agent]
@@ -76,30 +99,25 @@ class RulesEnv(AECEnv):
     def describe_observation(self) -> list[str]:
         return self.encoding.describe()
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def _new_game(self, seed: int | None) -> None:
         self.seed_used = seed if seed is not None else random.randrange(1 << 31)
         self.game = self.ruleset.new_game(self.players, self.seed_used)
         self.agents = list(self.possible_agents)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self._after_move()
+        self.infos = {a: {"seat": self.seat_of[a]} for a in self.agents}
 
-    def _mask(self) -> np.ndarray:
+    def _to_move(self) -> str | None:
+        return None if self.game.is_over else self.agent_of[self.game.current_player]
+
+    def _observe(self, agent, vector: list | None = None):
+        if vector is None:
+            vector = self.encoding.observe(self.game, self.seat_of[agent])
         mask = np.zeros(self.encoding.size, dtype=np.int8)
-        mask[self._legal] = 1
-        return mask
-
-    def observe(self, agent):
-        obs = np.asarray(self.encoding.observe(self.game, agent), dtype=np.float32)
-        mask = self._mask() if agent == self.agent_selection and not self.game.is_over \
-            else np.zeros(self.encoding.size, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        if agent == self._to_move():
+            mask[self._legal] = 1
+        return {"observation": np.asarray(vector, dtype=np.float32), "action_mask": mask}
 
     def _after_move(self) -> None:
-        """Whose turn it is, the legal indices, and each agent's info, after a move."""
+        """The legal indices and each agent's info after a move (or the start)."""
         game = self.game
         if game.is_over:
             self._legal, unmapped, labels = [], 0, []
@@ -109,30 +127,20 @@ class RulesEnv(AECEnv):
             if not self._legal:
                 raise RuntimeError(f"every legal action ({', '.join(labels)}) falls outside the action "
                                    "space: make the environment with more samples")
-            self.agent_selection = game.current_player
         # the structured view of the agent to act (of every agent at the end): a view is a copy
         # of the state, too dear to make for everybody at every step
-        for a in self.agents if game.is_over else [self.agent_selection]:
-            self.infos[a] = {"view": game.view(a), "legal": labels, "unmapped": unmapped}
+        for a in self.agents if game.is_over else [self._to_move()]:
+            seat = self.seat_of[a]
+            self.infos[a] = {"seat": seat, "legal": labels, "unmapped": unmapped}
+            if self.views:
+                self.infos[a]["view"] = game.view(seat)
 
-    def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
+    def _play(self, agent, action) -> None:
         action = int(action)
         if action not in self._legal:
             raise ValueError(f"action {action} ({self.encoding.action_at(action).label}) is not legal for "
                              f"{agent} now; the legal ones are in observe(agent)['action_mask']")
-        self._cumulative_rewards[agent] = 0.0
-        self.game.apply(self.encoding.action_at(action), safe=False)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.game.is_over:
-            self.rewards = standings_rewards(self.game)
-            self.terminations = dict.fromkeys(self.agents, True)
-            self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
-        self._after_move()
-        self._accumulate_rewards()
+        self.game.apply(self.encoding.action_at(action))
 
     def render(self):
         if self.render_mode != "ansi" or self.game is None:
@@ -142,3 +150,83 @@ class RulesEnv(AECEnv):
 
     def close(self) -> None:
         self.game = None
+
+
+class RulesEnv(_Rules, AECEnv):
+    """One ruleset's game as a PettingZoo AEC environment."""
+
+    def __init__(self, ruleset, players: int, render_mode: str | None = None, samples: int = 8,
+                 views: bool = True):
+        AECEnv.__init__(self)
+        self._setup(ruleset, players, render_mode, samples, parallel=False, views=views)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._new_game(seed)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._after_move()
+        self.agent_selection = self._to_move()
+
+    def observe(self, agent):
+        return self._observe(agent)
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._play(agent, action)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.game.is_over:
+            self.rewards = {self.agent_of[p]: r for p, r in standings_rewards(self.game).items()}
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
+        else:
+            self.agent_selection = self._to_move()
+        self._after_move()
+        self._accumulate_rewards()
+
+
+class RulesParallelEnv(_Rules, ParallelEnv):
+    """One ruleset's game as a PettingZoo Parallel environment: every step plays the action of
+    the agent to move (``infos[agent]["to_move"]``); the other agents' actions are ignored."""
+
+    def __init__(self, ruleset, players: int, render_mode: str | None = None, samples: int = 8,
+                 views: bool = True):
+        self._setup(ruleset, players, render_mode, samples, parallel=True, views=views)
+        self.agents = []
+
+    def _report(self) -> tuple[dict, dict]:
+        mover = self._to_move()
+        for a in self.agents:
+            self.infos[a]["to_move"] = mover
+        vectors = self.encoding.observe_seats(self.game, [self.seat_of[a] for a in self.agents])
+        return ({a: self._observe(a, vectors[self.seat_of[a]]) for a in self.agents},
+                {a: self.infos[a] for a in self.agents})
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self._new_game(seed)
+        self._after_move()
+        return self._report()
+
+    def step(self, actions: dict):
+        mover = self._to_move()
+        if mover is None:
+            raise ValueError("the game is over: reset() starts another")
+        if actions.get(mover) is None:
+            raise ValueError(f"no action for {mover}, the agent to move (infos[agent]['to_move'])")
+        self._play(mover, actions[mover])
+        over = self.game.is_over
+        rewards = dict.fromkeys(self.agents, 0.0)
+        if over:
+            rewards = {self.agent_of[p]: r for p, r in standings_rewards(self.game).items()}
+        self._after_move()
+        obs, infos = self._report()
+        done = dict.fromkeys(self.agents, over)
+        truncated = dict.fromkeys(self.agents, False)
+        if over:
+            self.agents = []
+        return obs, rewards, done, truncated, infos

@@ -1,8 +1,10 @@
-"""How rule values are read and written in the game state (shared by compiler and engine)."""
+"""How rule values are read and written in the game state, and the faults a rule can make
+(shared by compiler, generated code and engine)."""
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import NamedTuple
+
+from .rationals import Fraction
 
 
 MAX_STORED = 10 ** 18
@@ -15,6 +17,10 @@ class OverBudget(Exception):
 
 class RuleFault(Exception):
     """A rule did something impossible (no such field, wrong type); the VM adds the position."""
+
+
+class BuiltinError(Exception):
+    """A builtin was called with values it cannot use."""
 
 
 def run_body(run, body, key, params):

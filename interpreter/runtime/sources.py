@@ -1,0 +1,102 @@
+"""Generated Python that a developer can read: in tracebacks, profilers, debuggers and printed.
+
+Every function the interpreter writes (a rule's expression, a ``def``, a comprehension's loop, a
+code unit) is compiled under a name of its own, ``<rules FILE:LINE ab12cd34>`` or
+``<unit KEY ab12cd34>`` (the rule it was written for, and a short hash of its source: one rule
+line gives several functions), and its source is registered with :mod:`linecache` under that
+name. So ``traceback``, ``pdb``, ``cProfile`` and coverage tools show the generated lines, and
+:func:`listing` prints them with the rules they were written for (``railrules code``).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import linecache
+import re
+
+_NAME = re.compile(r"<(rules|unit) (.+) [0-9a-f]{8}>")
+_RULE = re.compile(r"(.+):(\d+)")
+
+
+_KEPT = 20_000            # sources registered at most (an editor's server compiles edit after edit)
+_registered: dict = {}    # the names registered, oldest first
+
+
+def register(source: str, filename: str) -> str:
+    """The name to compile generated ``source`` under (``filename`` is ``<rules FILE:LINE>`` or
+    ``<unit KEY>``), its lines registered with linecache (kept: no file to check them against;
+    the oldest are dropped beyond the last 20,000)."""
+    name = f"{filename[:-1]} {hashlib.blake2s(source.encode(), digest_size=4).hexdigest()}>"
+    if name not in linecache.cache:
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+        _registered[name] = None
+        while len(_registered) > _KEPT:
+            oldest = next(iter(_registered))
+            del _registered[oldest]
+            linecache.cache.pop(oldest, None)
+    return name
+
+
+@functools.lru_cache(maxsize=8192)
+def _compiled(source: str, filename: str):
+    return compile(source, filename, "exec")
+
+
+def define(space: dict, source: str, filename: str) -> None:
+    """Run generated ``source`` (our own: definitions only) in ``space``. Its code object is
+    kept by source: a ruleset loaded again, or a variant that leaves a rule as it was, writes
+    the same source, and compiling is most of what writing it costs. The source is registered
+    with linecache under a name of its own (tracebacks and profilers show it) and listed in the
+    namespace's ``__sources__`` (``railrules code``)."""
+    name = register(source, filename)
+    space.setdefault("__sources__", []).append(name)
+    exec(_compiled(source, name), space)  # noqa: S102 - our own source
+
+
+def add(space: dict, prefix: str, value) -> str:
+    """Put ``value`` into ``space`` under a new name (names are never removed, so the size of
+    the namespace makes it unique) and return the name."""
+    name = f"{prefix}{len(space)}"
+    space[name] = value
+    return name
+
+
+def rule_text(file: str, line: int) -> str:
+    """Line ``line`` of rules file ``file``, stripped ('' when it cannot be read)."""
+    return linecache.getline(file, line).strip()
+
+
+def listing(space: dict, wanted: str | None = None) -> list[tuple[str, str]]:
+    """``(name, source)`` of the functions generated in a ruleset's namespace ``space``, the
+    source with the rule text as comments: a function written for a rule line starts with that
+    line; a code unit's lines end with the rule each instruction came from (where it changes).
+    ``wanted``: only those whose rule line or unit key names it as a word."""
+    units = {code.co_filename: (unit, owners) for code, (unit, owners) in space.get("__units__", {}).items()}
+    word = re.compile(rf"\b{re.escape(wanted)}\b") if wanted else None
+    out = []
+    for name in dict.fromkeys(space.get("__sources__", ())):
+        lines = linecache.getlines(name)
+        named = _NAME.fullmatch(name)
+        if named is None:
+            continue
+        kind, where = named.groups()
+        if name in units:
+            unit, owners = units[name]
+            head = [f"# unit {unit.key}"]
+            body, last = [], None
+            for i, text in enumerate(lines):
+                pos = unit.instrs[owners[i]].pos if i < len(owners) and owners[i] is not None else None
+                said = (pos.file, pos.line) if pos is not None and pos.line else None
+                note = f"  # {said[0]}:{said[1]}: {rule_text(*said)}" if said and said != last else ""
+                last = said or last
+                body.append(text.rstrip("\n") + note)
+            about = unit.key
+        else:
+            m = _RULE.fullmatch(where)
+            text = rule_text(m.group(1), int(m.group(2))) if m else ""
+            head = [f"# {where}", f"# {text}"] if text else [f"# {where}"]
+            body = [line.rstrip("\n") for line in lines]
+            about = f"{kind} {where} {text}"
+        if word is None or word.search(about):
+            out.append((name, "\n".join(head + body) + "\n"))
+    return out

@@ -1,0 +1,188 @@
+"""What a save or a log may hold: strict JSON, and values of the types its ruleset gives them.
+
+A save comes from a file anyone may have edited. Before a game is made of it:
+
+- :func:`~railrules.interpreter.runtime.strict_json.read_json` (on the runtime floor, so that
+  the engine can use it) parses strictly: no NaN or Infinity (not JSON, and a game could not write
+  them back), no key given twice (which one would count?), no nesting deeper than
+  :data:`MAX_DEPTH` (no RecursionError later, in the parser or the engine);
+- :func:`check_types` checks the state against a schema derived from the ruleset: every value
+  plain JSON data without fractions of numbers, each entity's ``id`` and ``kind`` its own, and
+  every field and variable of the type of its starting value (a number stays a whole number,
+  true/false stays true/false, a string a string, a list a list, a mapping a mapping; any of
+  them may become none, and a value that starts as none may become anything); ``cash`` is never
+  below 0 (``pay`` keeps it so) except on an entity marked ``unlimited``; the history is a list
+  of actions the ruleset defines.
+
+Whether the history's actions are legal when replayed, and give this very state, is checked by
+replaying them (:func:`replayed`, in :func:`railrules.tools.play.load_save`), unless the save
+says it holds a position set up outside its history (``"replayable": false``). Every refusal is
+BadSave (RR304) and names the field.
+"""
+from __future__ import annotations
+
+import json
+
+from .errors import BadSave
+from .runtime.strict_json import refuse
+from .runtime.values import MAX_STORED
+
+_KINDS = {type(None): "none", bool: "true/false", int: "a whole number", str: "a string",
+          list: "a list", dict: "a mapping"}
+
+
+def _kind(value) -> str:
+    return _KINDS.get(value.__class__) or f"a {type(value).__name__}"
+
+
+def _fine(x, limit: int) -> bool:
+    """Whether ``x`` is plain game data: JSON without fractional numbers, whole numbers within
+    ``limit`` (the quick walk; :func:`_plain` says where it is not)."""
+    t = x.__class__
+    if t is str or t is bool or x is None:
+        return True
+    if t is int:
+        return -limit <= x <= limit
+    if t is list:
+        return all(_fine(v, limit) for v in x)
+    if t is dict:
+        return all(_fine(v, limit) for v in x.values())
+    return False
+
+
+def _plain(value, path: str) -> str | None:
+    """Why ``value`` is not plain game data, naming where in it; None when it is."""
+    if _fine(value, MAX_STORED):
+        return None
+    todo = [(value, path)]
+    while todo:
+        x, at = todo.pop()
+        if _fine(x, MAX_STORED):
+            continue
+        if isinstance(x, list):
+            todo.extend((v, f"{at}[{i}]") for i, v in enumerate(x))
+        elif isinstance(x, dict):
+            todo.extend((v, f"{at}.{k}") for k, v in x.items())
+        elif isinstance(x, int) and not isinstance(x, bool):
+            return f"{at} holds a value a game cannot: {x} is beyond ±{MAX_STORED}"
+        else:
+            return f"{at} holds a value a game cannot: {_short(x)} is {_kind(x)} (whole numbers only)"
+    return None
+
+
+def _typed(value, start, at: str) -> str | None:
+    """Why ``value`` cannot be a value of what started as ``start``, or None."""
+    if not _fine(value, MAX_STORED):
+        return _plain(value, at)
+    if value is None or start is None or value.__class__ is start.__class__:
+        return None
+    if _kind(value) != _kind(start):
+        return f"{at}: {_short(value)} is {_kind(value)}; it must be {_kind(start)} (or none), as it starts"
+    return None
+
+
+def check_types(ruleset, state: dict, where: str = "<save>") -> None:
+    """BadSave (RR304) naming the first field, variable or action that the ruleset's schema
+    refuses. The state has the shape of a game's (its keys, entities and fields are checked
+    before this)."""
+    start = ruleset.start
+    for e, record in state["entities"].items():
+        base = start["player"] if e in state["kinds"]["players"] else start["entities"][e]
+        kind = "players" if e in state["kinds"]["players"] else base.get("kind")
+        if record.get("id") != e:
+            raise refuse(f"entities.{e}.id: {_short(record.get('id'))} is not the entity's own id {e}", where)
+        if kind is not None and record.get("kind") != kind:
+            raise refuse(f"entities.{e}.kind: {_short(record.get('kind'))}; {e} is of kind {kind}", where)
+        for field, value in record.items():
+            why = _typed(value, base.get(field, _PLAYER_SEATING.get(field)), f"entities.{e}.{field}")
+            if why:
+                raise refuse(why, where)
+        cash = record.get("cash")
+        if isinstance(cash, int) and not isinstance(cash, bool) and cash < 0 and not record.get("unlimited"):
+            raise refuse(f"entities.{e}.cash: {cash} is below 0, which paying never makes", where)
+    for name, value in state["globals"].items():
+        why = _typed(value, start["globals"].get(name), f"globals.{name}")
+        if why:
+            raise refuse(why, where)
+    for i, frame in enumerate(state["stack"]):
+        why = _plain(frame.get("L"), f"stack[{i}].locals") if isinstance(frame, dict) else None
+        if why:
+            raise refuse(why, where)
+    names = _action_names(ruleset)
+    for i, action in enumerate(state["history"]):
+        if not isinstance(action, list) or not action or not isinstance(action[0], str):
+            raise refuse(f"history[{i}] holds a value a game cannot: {_short(action)} is not an "
+                         "action ([NAME, value...])", where)
+        if action[0] not in names:
+            raise refuse(f"history[{i}]: {_short(action[0])} is no action or option of {ruleset.name}", where)
+        why = _plain(action, f"history[{i}]")
+        if why:
+            raise refuse(why, where)
+
+
+_PLAYER_SEATING = {"id": "", "kind": "", "name": "", "seat": 0}   # what every player record has
+
+
+def _action_names(ruleset) -> set:
+    """The names an action of this ruleset can have: its actions' and options' names."""
+    from .checks.lint_coverage import rules_of
+    return {r["name"] for r in rules_of(ruleset) if r["kind"] in ("action", "option")}
+
+
+def replayed(game, where: str = "<save>"):
+    """The game a save's history gives, played again from its seed: a new game object (as a
+    clone: an empty log, nothing to undo). BadSave (RR304) at the first action of the history
+    that is not legal when replayed, or naming the first field whose saved value is not what
+    the history gives (the paused rules' frames are taken from the replay, not the file)."""
+    from .errors import RailrulesError
+    state = game.state
+    fresh = game.ruleset.new_game(state["players"], state["seed"])
+    for i, action in enumerate(state["history"]):
+        try:
+            fresh.apply(action)
+        except RailrulesError as err:
+            raise refuse(f"history[{i}]: {_short(action)} is not legal when the game is replayed from its "
+                         f"seed: {err.diagnostics[0].message}", where) from None
+    now = json.loads(json.dumps(fresh.state))
+    for key, value in state.items():
+        if key != "stack":
+            _same(value, now.get(key), key, where)
+    return fresh.clone()
+
+
+def replays(game) -> bool:
+    """Whether the game is what its history gives from its seed: false for a position set up
+    with ``Game.execute`` (a scenario's), whose save cannot be checked by replaying it."""
+    try:
+        replayed(game)
+    except BadSave:
+        return False
+    return True
+
+
+def _same(saved, replay, at: str, where: str) -> None:
+    """BadSave naming the first place where ``saved`` differs from ``replay`` (bounded depth:
+    both passed :func:`depth_check` or were made by the engine)."""
+    if isinstance(saved, dict) and isinstance(replay, dict):
+        for k in sorted(set(saved) | set(replay), key=str):
+            _same(saved.get(k, _MISSING), replay.get(k, _MISSING), f"{at}.{k}", where)
+    elif isinstance(saved, list) and isinstance(replay, list) and len(saved) == len(replay):
+        for i, (a, b) in enumerate(zip(saved, replay)):
+            _same(a, b, f"{at}[{i}]", where)
+    elif saved.__class__ is not replay.__class__ or saved != replay:
+        raise refuse(f"{at}: the save holds {_short(saved)}, but its history gives "
+                     f"{_short(replay)} when the game is replayed from its seed", where)
+
+
+_MISSING = object()
+
+
+def _short(value) -> str:
+    """A value as JSON, cut at 60 characters."""
+    if value is _MISSING:
+        return "nothing"
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

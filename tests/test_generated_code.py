@@ -1,0 +1,61 @@
+"""Generated code a developer can read (issue 25, item 3): `railrules code` prints it with the
+rules as comments, and tracebacks show its lines (linecache)."""
+from __future__ import annotations
+
+import linecache
+import re
+import traceback
+
+import pytest
+
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.paths import shipped_rulesets
+from railrules.tools.cli import main
+from railrules.tools.generated import generated
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_every_generated_function_is_listed_compiles_and_names_its_rule(name):
+    found = generated(name)
+    assert len(found) > 20
+    for fn_name, source in found:
+        code = compile(source, fn_name, "exec")   # the comments keep it valid Python
+        assert code.co_consts
+        assert re.fullmatch(r"# (unit \S+|\S+:\d+)", source.splitlines()[0]), source[:200]
+        assert linecache.getlines(fn_name), fn_name
+
+
+def test_a_name_selects_the_functions_written_for_it(capsys):
+    assert main(["code", "chicago_express", "estimate"]) == 0
+    out = capsys.readouterr().out
+    assert "# estimate p = p.cash" in out and "def fast(run, L):" in out
+    assert main(["code", "chicago_express", "no_such_rule_anywhere"]) == 1
+    assert "no generated function" in capsys.readouterr().out
+
+
+def test_a_unit_says_which_rule_each_part_comes_from():
+    [(_, source)] = [f for f in generated("chicago_express", "proc:share_auction")]
+    assert source.startswith("# unit proc:share_auction\ndef unit(run, F):")
+    assert "turn.rules:" in source and "call english_auction" in source
+
+
+def test_a_traceback_through_generated_code_shows_the_generated_line():
+    ruleset = load_ruleset("chicago_express")
+    defs = [v for k, v in ruleset.program.space.items() if k.startswith("_def_")]
+    assert defs
+
+    class NoRun:   # a run without its fields: the def's first line fails
+        pass
+    with pytest.raises(AttributeError) as err:
+        defs[0](NoRun(), *([None] * (defs[0].__code__.co_argcount - 1)))
+    frame = traceback.extract_tb(err.value.__traceback__)[-1]
+    assert frame.filename.startswith("<rules ") and frame.line == "run.steps = _s = run.steps + 1"
+
+
+def test_linecache_keeps_a_bounded_number_of_generated_sources(monkeypatch):
+    from railrules.interpreter.runtime import sources
+    monkeypatch.setattr(sources, "_KEPT", 5)
+    names = [sources.register(f"x = {i}\n", "<rules bounded.rules:1>") for i in range(12)]
+    assert len(set(names)) == 12
+    assert [bool(linecache.getlines(n)) for n in names] == [False] * 7 + [True] * 5
+    assert linecache.getline(names[-1], 1) == "x = 11\n"
