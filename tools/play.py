@@ -422,6 +422,8 @@ def load_save(path: Path, ruleset_path: str | None = None):
         if not isinstance(data, dict) or data.get("format") != "railrules-save-1":
             raise ValueError("not a railrules save file")
         name, variant, state = data["ruleset"], data.get("variant"), data["state"]
+        if not isinstance(name, str) or not (variant is None or isinstance(variant, str)):
+            raise ValueError("its ruleset must be a name and its variant a name or none")
         text = json.dumps(state)
     except BadSave:
         raise
