@@ -227,9 +227,10 @@ def test_shares_take_exact_intervals_and_unchanged_figures_say_no_game_differed(
 
 
 def test_the_first_player_is_the_declared_start_player_else_the_first_to_decide(coin_race):
-    """Chicago Express's opening auctions choose its start player (ruleset.yaml declares the
-    variable): "first player wins" is that player's rate, not seat p1's, and every position in
-    turn order has its own row. The coin race declares none: its first decider starts."""
+    """Chicago Express's opening auctions choose its start player (its variable start_player):
+    "first player wins" is that player's rate, not seat p1's, and every position in turn order
+    has its own row. The coin race has none: its first decider starts; a variable ruleset.yaml
+    declares must exist."""
     with Arms("chicago_express", [], []) as arms:
         result = compare.run(arms, 12, 3, "random", 5)
     records = result["records"]["base"]

@@ -46,7 +46,7 @@ def play_game(rulesets: list, task: tuple) -> dict:
     actions: Counter = Counter()
     leader, changes = None, 0
     order: list = []   # the players in the order of their first decision: the turn order
-    declared, start = rulesets[k].meta.get("start_player"), None
+    declared, start = start_variable(rulesets[k]), None
     estimating = rulesets[k].program.estimate is not None
     try:
         while not game.is_over:
@@ -74,6 +74,12 @@ def play_game(rulesets: list, task: tuple) -> dict:
                   lead_changes=changes if estimating else None, actions=dict(actions),
                   rules={rule[1]: v for key, v in game.rule_counts.items() if (rule := unit_rule(key))})
     return record
+
+
+def start_variable(ruleset) -> str | None:
+    """The variable that holds the start player: the one ruleset.yaml's ``start_player:`` names,
+    else a variable called ``start_player`` if the ruleset has one, else none."""
+    return ruleset.meta.get("start_player") or ("start_player" if "start_player" in ruleset.variables else None)
 
 
 def turn_order(players: list, deciders: list, start: str | None) -> list:
