@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("pygls", reason="the language server needs pygls (pip install '.[lsp]')")
 
+from railrules.interpreter.paths import rulesets_dir  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -154,7 +156,9 @@ def test_hover_definition_completion_symbols_references(client):
 
 BUILD = ROOT / "rulesets" / "chicago_express" / "rules" / "build.rules"
 COMPONENTS = ROOT / "rulesets" / "chicago_express" / "components.yaml"
-NETWORK = ROOT / "rulesets" / "library" / "network.rules"
+# the library the server reads: the installed package's (the checkout's own under an editable
+# install), whichever ruleset folder uses it
+NETWORK = (rulesets_dir() / "library" / "network.rules").resolve()
 
 
 def _line_of(path: Path, needle: str) -> int:
