@@ -12,7 +12,8 @@ import pytest
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import rulesets_dir
 from railrules.tools.cli import main
-from railrules.tools.tournament import schedule, tournament, wilson
+from railrules.tools.stats import wilson
+from railrules.tools.tournament import schedule, tournament
 
 COIN_RACE = str(rulesets_dir() / "templates" / "coin_race")
 BOTS = ["random", "options", "mcts:iterations=20", "railrules.tools.agents.example_bot:ThriftyBot"]

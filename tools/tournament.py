@@ -23,20 +23,10 @@ from railrules.interpreter.errors import RailrulesError
 
 from . import runner
 from .bots import play_out, seat_bots
+from .stats import wilson
 from .tables import Table
 
 Z95 = statistics.NormalDist().inv_cdf(0.975)
-
-
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``k / n`` (nan, nan for n = 0)."""
-    if n == 0:
-        return math.nan, math.nan
-    p = k / n
-    scale = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / scale
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def schedule(bots: list, players: int, games: int, seed: int) -> tuple[list, list]:
