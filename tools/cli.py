@@ -300,6 +300,7 @@ def cmd_compare(args) -> int:
 def cmd_tournament(args) -> int:
     from railrules.interpreter import load_ruleset
 
+    from .outputs import OutputError, write
     from .tables import show
     from .tournament import report_tables, to_html, tournament
     bots = args.bot.split(",")
@@ -310,19 +311,20 @@ def cmd_tournament(args) -> int:
     players = least if args.players is None else _players(ruleset, args.players)
     if len(bots) < max(2, players):
         raise Usage(f"--bots: {players}-player games need at least {max(2, players)} bots (one a seat), not {len(bots)}")
-    if args.html and Path(args.html).exists() and not args.force:
-        raise Usage(f"--html: {args.html} exists; give another file, or --force to overwrite it")
+    _check_outputs({"--html": args.html}, args.force)
     try:
         result = tournament(ruleset, bots, players, args.games, args.seed, args.jobs, args.time_limit,
                             progress=sys.stderr.isatty() and not args.json, cluster=args.cluster)
     except ImportError:
         raise Usage('ratings need openskill: pip install "railrules[rating]" (or pip install ".[rating]" '
                     "in the checkout)") from None
+    failed = False
     if args.html:
         try:
-            Path(args.html).write_text(to_html(result), encoding="utf-8")
-        except OSError as err:
-            print(f"railrules tournament: cannot write {args.html}: {err.strerror or err}", file=sys.stderr)
+            write(Path(args.html), to_html(result))
+        except OutputError as err:
+            print(f"railrules tournament: {err}", file=sys.stderr)
+            failed = True
     if args.json:
         print(json.dumps(result))
     else:
@@ -331,7 +333,7 @@ def cmd_tournament(args) -> int:
     if result["partial"]:
         print("stopped early: the figures are those of the games finished", file=sys.stderr)
         return 130
-    return EXIT_FAIL if result["errors"] else EXIT_OK
+    return EXIT_FAIL if result["errors"] or failed else EXIT_OK
 
 
 def cmd_observe(args) -> int:
@@ -366,8 +368,7 @@ def cmd_tune(args) -> int:
         import optuna  # noqa: F401
     except ImportError:
         raise Usage('tune needs Optuna: pip install "railrules[tune]"') from None
-    if args.plot and Path(args.plot).exists() and not args.force:
-        raise Usage(f"--plot: {args.plot} exists; give another file, or --force to overwrite it")
+    _check_outputs({"--plot": args.plot}, args.force)
 
     def progress(k, values, value):
         if sys.stderr.isatty() and not args.json:
