@@ -4,7 +4,7 @@ Each expression a statement, a require, a domain or a ``def`` evaluates is turne
 source of one Python function ``f(run, L)`` and compiled with :func:`compile`. The source never
 holds a name a ruleset wrote: rule variables become ``v_NAME`` (comprehension and lambda
 variables) or ``L['NAME']`` (locals), fields and keys are string literals, and everything else
-is a helper of this module or a value in the function's namespace. So nothing in a ruleset can
+is a helper (:mod:`interpreter.runtime.helpers`) or a value in the function's namespace. So nothing in a ruleset can
 reach a Python name.
 
 The generated code takes the common path without checks (an entity's field, whole numbers).
@@ -15,15 +15,10 @@ file, line and column from the statement that runs it.
 """
 from __future__ import annotations
 
-import math
-import operator
 import re
 
-from ..errors import RailrulesError
-from ..runtime.rationals import Fraction
+from ..runtime.helpers import HELPERS
 from ..runtime.sources import add, define
-from ..runtime.values import (MAX_LIST, Action, OverBudget, RuleFault, check_storable, describe,
-                              get_attr, get_index, map_key, run_body)
 from . import builtins, nodes as n
 from .functions import call_value, def_value
 from .scope import Kind, resolve, resolve_call
@@ -33,241 +28,7 @@ class _Unsupported(Exception):
     """An expression the generator leaves to the closures (it is then only checked)."""
 
 
-# ------------------------------------------------------------------ helpers the code calls
-def numbers(a, b, sym):
-    for x in (a, b):
-        if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
-            raise RuleFault(f"cannot compute {describe(a)} {sym} {describe(b)}")
-
-
-def _add(x, y):
-    if type(x) is type(y) and isinstance(x, (list, str)):
-        if len(x) + len(y) > MAX_LIST:
-            raise RuleFault(f"a list or string longer than {MAX_LIST} items")
-        return x + y
-    numbers(x, y, "+")
-    return x + y
-
-
-def _arith(op, sym):
-    def checked(x, y):
-        numbers(x, y, sym)
-        return op(x, y)
-    return checked
-
-
-def _order(op, sym):
-    def checked(x, y):
-        if isinstance(x, bool) or isinstance(y, bool):
-            raise RuleFault(f"cannot compare {describe(x)} {sym} {describe(y)}")
-        return op(x, y)
-    return checked
-
-
-_SETS: dict = {}  # id(list) -> (the list, its items as a set, or None if they cannot be)
-
-
-def _member(x, xs):
-    if xs.__class__ is list:
-        if len(xs) < 16:
-            return x in xs
-        # A long list is searched again and again (``h in near`` inside a search): its set is
-        # kept. Lists are never changed in place, and the list itself is kept with its set, so
-        # its id cannot be another list's while the entry lives.
-        entry = _SETS.get(id(xs))
-        if entry is None:
-            if len(_SETS) >= 256:
-                _SETS.clear()
-            try:
-                entry = _SETS[id(xs)] = (xs, frozenset(xs))
-            except TypeError:  # lists among the items
-                entry = _SETS[id(xs)] = (xs, None)
-        try:
-            return x in entry[1]
-        except TypeError:  # x is a list, or the items are
-            return x in xs
-    if isinstance(xs, dict):
-        return map_key(x) in xs
-    raise RuleFault(f"'in' needs a list, got {describe(xs)}")
-
-
-def map_of(pairs: list) -> dict:
-    """The map of [key, value] pairs: a key is a name, an entity or a number (kept as text)."""
-    out = {}
-    for key, value in pairs:
-        if isinstance(key, bool) or not isinstance(key, (str, int)):
-            raise RuleFault(f"a map's key is a name, an entity or a whole number, not {describe(key)}")
-        out[map_key(key)] = value
-    if len(out) > MAX_LIST:
-        raise RuleFault(f"a map with more than {MAX_LIST} keys")
-    return out
-
-
-def unpack(value, count: int):
-    """``let (a, b) = value``: a list of exactly ``count`` items."""
-    if not isinstance(value, list) or len(value) != count:
-        raise RuleFault(f"cannot take {count} names from {describe(value)}: it needs a list of {count} items")
-    return value
-
-
-def _items(run, xs, var, word="for"):
-    """A comprehension's (or an ``exists``') list, counted against the step budget."""
-    if xs.__class__ is not list and not isinstance(xs, list):
-        raise RuleFault(f"'{word} {var} in' needs a list, got {describe(xs)}")
-    run.steps += len(xs)  # run.tick, written out: the run says what going over means
-    if run.steps > run.budget:
-        run.tick(0)
-    return xs
-
-
-def call_def(run, functions, key, params):
-    """A ``def`` called (``functions``: the run's plain or tracking bodies): one step."""
-    body = functions[key]  # a constant's run refuses here, with the reason
-    run.tick(1)
-    return run_body(run, body, key, params)
-
-
-def _derived(run, key, args):
-    run.tick(1)
-    return run.derived(key, args)
-
-
-def tracked_attr(run, o, name):
-    """An entity field read inside a derived value: noted with the object read."""
-    try:
-        v = run.ent[o][name]
-    except (KeyError, TypeError):
-        return get_attr(run, o, name)
-    run.deps.append((o, name, v))
-    return v
-
-
-def tracked_variable(run, name):
-    """A variable read inside a derived value: noted with the object read."""
-    v = run.glob[name]
-    run.gdeps.append((name, v))
-    return v
-
-
-def fraction_div(a, b):
-    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, Fraction)) \
-            or not isinstance(b, (int, Fraction)):
-        raise RuleFault(f"cannot divide {describe(a)} by {describe(b)}")
-    if b == 0:
-        raise RuleFault("division by zero")
-    return Fraction(a, b)
-
-
-def _ceil_of_div(a, b):
-    """``ceil(a / b)`` when a and b are not two whole numbers (those are inline)."""
-    return math.ceil(fraction_div(a, b))
-
-
-def _floor_of_div(a, b):
-    return math.floor(fraction_div(a, b))
-
-
-def floor_div(a, b):
-    numbers(a, b, "//")
-    if b == 0:
-        raise RuleFault("division by zero")
-    return a // b
-
-
-def modulo(a, b):
-    numbers(a, b, "%")
-    if b == 0:
-        raise RuleFault("modulo by zero")
-    return a % b
-
-
-def _neg(x):
-    if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
-        raise RuleFault(f"cannot negate {describe(x)}")
-    return -x
-
-
-# ------------------------------------------------------------------ helpers statements call
-def _augment(old, value, op):
-    """``set x += value`` / ``-=`` when they are not two whole numbers (those are inline)."""
-    if isinstance(old, list) and isinstance(value, list) and op == "+=":
-        if len(old) + len(value) > MAX_LIST:
-            raise RuleFault(f"a list longer than {MAX_LIST} items")
-        return old + value
-    if isinstance(old, int) and isinstance(value, int) and not isinstance(value, bool):
-        return old + value if op == "+=" else old - value
-    raise RuleFault(f"cannot apply {op} to {describe(old)} and {describe(value)}")
-
-
-def _pay(run, x, a, b):
-    if not isinstance(x, int) or isinstance(x, bool) or x < 0:
-        raise RuleFault(f"cannot pay {describe(x)}: an amount is a whole number >= 0")
-    ra, rb = run.ent.get(a), run.ent.get(b)
-    if ra is None or rb is None or "cash" not in ra or "cash" not in rb:
-        raise RuleFault(f"pay needs two entities with cash, got {describe(a)} and {describe(b)}")
-    if ra["cash"] < x and not ra.get("unlimited"):
-        raise RuleFault(f"{a} cannot pay {x}: it has {ra['cash']}")
-    run.record(a)["cash"] -= x
-    run.record(b)["cash"] += x
-
-
-def _edit(container, key, value, add):
-    """``add value to ...`` / ``remove value from ...``: the list is replaced, never changed."""
-    xs = container[key]
-    value = check_storable(value)
-    if not isinstance(xs, list):
-        raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
-    if add:
-        if len(xs) >= MAX_LIST:
-            raise RuleFault(f"a list longer than {MAX_LIST} items")
-        container[key] = xs + [value]
-    elif value in xs:
-        i = xs.index(value)
-        container[key] = xs[:i] + xs[i + 1:]
-    else:
-        raise RuleFault(f"cannot remove {describe(value)}: it is not in the list")
-
-
-def _draw(run, items):
-    if not isinstance(items, list) or not items:
-        raise RuleFault(f"draw needs a non-empty list, got {describe(items)}")
-    return items[run.random_below(len(items))]
-
-
-def _loop_items(items):
-    """A loop's list (``repeat N`` loops over N numbers), kept as it is: never changed in place."""
-    if isinstance(items, int) and not isinstance(items, bool):
-        return list(range(items))
-    if not isinstance(items, list):
-        raise RuleFault(f"a loop needs a list, got {describe(items)}")
-    return items
-
-
-def _too_deep(key):
-    raise RuleFault(f"'{key}' calls itself more than 200 deep")
-
-
-def _required(reason):
-    raise RuleFault(f"requirement failed: {reason}")
-
-
-_BASE = {
-    "_store": check_storable, "_augment": _augment, "_pay": _pay, "_edit": _edit, "_draw": _draw,
-    "_loop_items": _loop_items, "_required": _required, "_too_deep": _too_deep,
-    "_new": tuple.__new__, "_Action": Action, "_OverBudget": OverBudget,
-    "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items, "_unpack": unpack, "_map_of": map_of,
-    "_call": call_def, "_derived": _derived,
-    "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
-    "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
-    "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg, "_Fraction": Fraction,
-    "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div,
-    **{f"_b_{name}": entry[0] for name, entry in builtins.ALL.items()},
-    **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(
-        [("<", operator.lt), ("<=", operator.le), (">", operator.gt), (">=", operator.ge)])},
-}
-_SAID = (RuleFault, builtins.BuiltinError, OverBudget, RailrulesError)
-_BASE["_SAID"] = _SAID
-_BASE["_EMPTY"] = {}  # a record to look into when there is none (never changed)
+_BASE = {**HELPERS, **{f"_b_{name}": entry[0] for name, entry in builtins.ALL.items()}}
 
 
 def namespace() -> dict:

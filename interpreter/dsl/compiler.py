@@ -18,9 +18,9 @@ from ..errors import Sink
 from ..runtime.rationals import Fraction
 from ..runtime.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
 from . import builtins, functions as _functions, nodes as n, turns as _turns
-from .codegen import (Codegen, call_def, inlinable, floor_div as _floor_div, fraction_div as _fraction_div,
-                      modulo as _mod, namespace, numbers as _numbers, tracked_attr, tracked_variable,
-                      map_of, unpack)
+from ..runtime.helpers import (call_def, floor_div as _floor_div, fraction_div as _fraction_div, map_of,
+                               modulo as _mod, numbers as _numbers, tracked_attr, tracked_variable, unpack)
+from .codegen import Codegen, inlinable, namespace
 from .scope import Kind, Names, candidates, resolve, resolve_call, resolve_procedure
 
 

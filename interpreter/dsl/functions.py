@@ -12,6 +12,7 @@ that ``f`` names (:func:`procedure_key`).
 """
 from __future__ import annotations
 
+from ..runtime.helpers import call_def
 from ..runtime.values import RuleFault, describe
 
 
@@ -23,7 +24,6 @@ class DefValue:
         self.run, self.name, self.params, self.derived, self.tracking = run, name, params, derived, tracking
 
     def __call__(self, *args):
-        from .codegen import call_def
         if len(args) != len(self.params):
             raise RuleFault(f"'{self.name}' takes {len(self.params)} argument(s), {len(args)} given")
         run = self.run
