@@ -109,7 +109,7 @@ class Ruleset:
 
     def snippet(self, names, text: str, params: tuple, where: Pos):
         """An expression of a game (``Game.evaluate``) compiled: ``fn(run, values)``."""
-        return snippets.expression(names, text, params, where)
+        return snippets.expression(names, text, params, where, self.program.checked)
 
     def setup_statements(self, names, text: str, where: Pos) -> tuple:
         """Statements that set up a position (``Game.execute``) compiled: ``(code, program)``."""
@@ -192,6 +192,17 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     return ruleset
 
 
+def load_all_checked(name_or_path: str, variant: str | None = None) -> Ruleset:
+    """Like :func:`load_ruleset`, every expression in the code generator's checked mode and none
+    in its fast mode: for tests that play the rules both ways and compare (not public API)."""
+    sink = Sink()
+    with _within_python_limits(name_or_path):
+        ruleset = _Loader(sink, checked=True).load(name_or_path, variant)
+    sink.raise_if_errors()
+    assert ruleset is not None
+    return ruleset
+
+
 def check_ruleset(name_or_path: str, variant: str | None = None,
                   texts: dict | None = None) -> tuple[Ruleset | None, list]:
     """Like :func:`load_ruleset` but return the diagnostics (errors and warnings) instead.
@@ -224,11 +235,12 @@ def _within_python_limits(name_or_path: str):
 
 class _Loader:
     def __init__(self, sink: Sink, generate: bool = True, derive_all: bool = False,
-                 texts: dict | None = None):
+                 texts: dict | None = None, checked: bool = False):
         self.sink = sink
         self.texts = texts or {}  # resolved path -> text read instead of the file
         self.derive_all = derive_all
         self.generate = generate  # compile expressions to Python code too (not needed to lint)
+        self.checked = checked    # every expression in checked mode (load_all_checked)
         self.digest = hashlib.sha256()
         self.files: list = []     # (name in ruleset.yaml, its position, shown path, module): parsed rules
         self.root: Path = Path(".")
@@ -313,7 +325,8 @@ class _Loader:
         cyclic = check_definitions(defs + [x for *_, m in self.files for x in m.needs], self.sink, self.sources)
         names = _names(defs, comps, entities, aliases, kinds, broken | cyclic)
         # code is not generated for definitions that cannot work (it would not even compile)
-        compiler = Compiler(names, self.sink, generate=self.generate and len(self.sink.errors) == errors)
+        compiler = Compiler(names, self.sink, generate=self.generate and len(self.sink.errors) == errors,
+                            checked=self.checked)
         self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
             "limits", {}).get("steps", DEFAULT_STEPS)))
         program = compiler.compile(defs)

@@ -8,11 +8,12 @@ from ..engine.instructions import Code, Exec, Return
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 
 
-def expression(names, text: str, params: tuple, where: Pos):
-    """``fn(run, values)``: expression ``text`` over ``names`` with parameters ``params``;
+def expression(names, text: str, params: tuple, where: Pos, checked: bool = False):
+    """``fn(run, values)``: expression ``text`` over ``names`` with parameters ``params``
+    (``checked``: in checked mode only, as every expression of an all-checked program);
     RulesetError when it does not compile."""
     sink = Sink()
-    fn = Compiler(names, sink).expr(parse_expression(text, where), _Scope(set(params)))
+    fn = Compiler(names, sink, checked=checked).expr(parse_expression(text, where), _Scope(set(params)))
     if sink.errors:
         raise RulesetError(sink.diagnostics)
     return fn

@@ -37,6 +37,7 @@ def namespace() -> dict:
 
 
 _ORDER = {"<": "_o_0", "<=": "_o_1", ">": "_o_2", ">=": "_o_3"}
+_CHECKED_ORDER = {"<": "_cmp_0", "<=": "_cmp_1", ">": "_cmp_2", ">=": "_cmp_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
 _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
 _WHOLE_DIVISION = {"/": "_Fraction({x}, {y})", "//": "{x} // {y}", "%": "{x} % {y}"}
@@ -70,12 +71,19 @@ def inlinable(functions: dict) -> set:
 
 
 class Codegen:
-    """Writes the Python source of one expression, then compiles it with its fallback."""
+    """Writes the Python source of one expression, then compiles it with its fallback.
 
-    def __init__(self, names, tracking: bool, space: dict):
+    ``checked``: the checked mode, for the same syntax tree. Every step goes through a helper
+    that words what is wrong (a local not set yet, a field read, an index, arithmetic, an
+    order, a def's call counted one step), nothing is inlined and nothing is assumed, so the
+    code raises the fault the rules made in their own words. It is what the fast code runs
+    again when anything goes wrong in it (:class:`Checked`), and what lint runs."""
+
+    def __init__(self, names, tracking: bool, space: dict, checked: bool = False):
         self.names = names
         self.tracking = tracking
         self.space = space  # the ruleset's namespace, shared by all its generated code
+        self.checked = checked
         self.inlining = 0   # how many defs deep the code being written is inlined
 
     def source(self, e, locals_: set, bound: dict | None = None):
@@ -85,9 +93,16 @@ class Codegen:
         self.locals = locals_
         self.temps = 0
         try:
-            return self.gen(e, bound or {}, walrus=True)
+            return self.gen(e, bound or {}, walrus=not self.checked)  # checked: no temporaries
         except _Unsupported:
             return None
+
+    def checked_function(self, e, locals_: set):
+        """``f(run, L)``, expression ``e`` in checked mode (``self.checked``): no fallback, its
+        faults are the rules' own."""
+        source = f"def checked(run, L):\n    return {self.source(e, locals_)}\n"
+        define(self.space, source, f"<rules {e.pos.file}:{e.pos.line}>")
+        return self.space.pop("checked")
 
     def define(self, d, slow) -> None:
         """Put ``_def_NAME(run, v_PARAM...)``, def ``d`` as a Python function, into the namespace:
@@ -188,7 +203,7 @@ class Codegen:
             return bound[name]
         kind, v = resolve(self.names, name, self.locals)
         if kind is Kind.LOCAL:
-            return f"L[{name!r}]"
+            return f"_local(L, {name!r})" if self.checked else f"L[{name!r}]"
         if kind is Kind.VARIABLE:
             return f"_tracked_variable(run, {name!r})" if self.tracking else f"run.glob[{name!r}]"
         if kind is Kind.CONSTANT:
@@ -203,12 +218,14 @@ class Codegen:
             return f"{self.const(def_value(v, self.tracking))}(run)"
         if kind is Kind.PROCEDURE:  # a procedure as a value: its name
             return repr(name)
-        raise _Unsupported  # undefined: reported by the closure compiler
+        return self.unsupported()  # undefined: reported by the resolver
 
     def g_Attr(self, e, bound, walrus):
         obj = self.gen(e.obj, bound, walrus)
         if self.tracking:
             return f"_tracked_attr(run, {obj}, {e.name!r})"
+        if self.checked:
+            return f"_get_attr(run, {obj}, {e.name!r})"
         if _PLAIN.fullmatch(obj):  # a name or a literal: read twice, no temporary
             return f"(_E[{obj}][{e.name!r}] if {obj}.__class__ is str else _get_attr(run, {obj}, {e.name!r}))"
         if not walrus:
@@ -218,7 +235,7 @@ class Codegen:
 
     def g_Index(self, e, bound, walrus):
         obj, key = self.gen(e.obj, bound, walrus), self.gen(e.key, bound, walrus)
-        if not walrus:
+        if not walrus:  # (and in checked mode)
             return f"_get_index({obj}, {key})"
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
         # index out of range raises, and the checked closure words the fault
@@ -233,6 +250,12 @@ class Codegen:
         return "[" + ", ".join(self.gen(x, bound, walrus) for x in e.items) + "]"
 
     def g_Comprehension(self, e, bound, walrus):
+        if self.checked:  # a Python comprehension: no temporaries to pass
+            var = f"v_{e.var}"
+            inner = {**bound, e.var: var}
+            where = f" if {self.gen(e.where, inner, False)}" if e.where is not None else ""
+            return (f"[{self.gen(e.expr, inner, False)} for {var} in "
+                    f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}){where}]")
         items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r})"
         var, start = f"v_{e.var}", self.temps
         inner = {**bound, e.var: var}
@@ -249,6 +272,10 @@ class Codegen:
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
 
     def g_Exists(self, e, bound, walrus):
+        if self.checked:
+            var = f"v_{e.var}"
+            return (f"any({self.gen(e.cond, {**bound, e.var: var}, False)} for {var} in "
+                    f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}, 'exists'))")
         items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r}, 'exists')"
         var, start = f"v_{e.var}", self.temps
         cond = self.gen(e.cond, {**bound, e.var: var}, True)
@@ -301,6 +328,8 @@ class Codegen:
             return f"(not _member({a}, {b}))"
         if e.op in ("==", "!="):
             return f"({a} {e.op} {b})"
+        if self.checked:  # Python's refusal to order two values, worded
+            return f"{_CHECKED_ORDER[e.op]}({a}, {b})"
         if walrus:
             return self._ints(a, b, e.op, _ORDER[e.op])
         return f"{_ORDER[e.op]}({a}, {b})"
@@ -348,19 +377,20 @@ class Codegen:
         args = [self.gen(a, bound, walrus) for a in e.args]
         if kind is Kind.FUNCTION:
             if len(d.params) != len(args):
-                raise _Unsupported
+                return self.unsupported()
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
-            if not self.tracking:  # the def as a Python function (define); none while constants
-                inline = self.inline(d, args, walrus)  # are computed: refused
+            if not self.tracking and not self.checked:  # the def as a Python function (define);
+                inline = self.inline(d, args, walrus)  # none while constants are computed: refused
                 return inline or f"_def_{name}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
-            return f"_call(run, run.tracked_functions, {name!r}, {{{params}}})"
+            functions = "tracked_functions" if self.tracking else "program_functions"
+            return f"_call(run, run.{functions}, {name!r}, {{{params}}})"
         if kind is Kind.LOCAL:  # a local holding a function
             f = self.gen(n.Var(e.pos, name), bound, walrus)
             return f"{self.const(call_value)}({name!r}, {f}, [{', '.join(args)}])"
         if kind is not Kind.BUILTIN or not d.lo <= len(args) <= d.hi:
-            raise _Unsupported
+            return self.unsupported()
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()
             return f"(len({t}) if ({t} := {args[0]}).__class__ is list else _b_{name}({t}))"
@@ -372,6 +402,13 @@ class Codegen:
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
+
+    def unsupported(self) -> str:
+        """What is written for a name or a call the resolver reported (the rules do not run):
+        nothing in fast mode (the expression is left to its checked code), none in checked mode."""
+        if self.checked:
+            return "None"
+        raise _Unsupported
 
     def inline(self, d, args: list, walrus: bool) -> str | None:
         """Def ``d``'s body written in place for a call with ``args`` (Python sources), or None
@@ -403,6 +440,29 @@ class Codegen:
             self.locals = outer
             self.inlining -= 1
         return _after(first, body)
+
+
+class Checked:
+    """Expression ``e`` in checked mode as ``fn(run, L)``: its Python is written the first time
+    it is called (a fault of its fast code, or a run with no fast code: lint, the all-checked
+    mode), so that a load does not write every expression twice. ``source``: the fast source a
+    code unit inlines (:mod:`interpreter.engine.units`), falling back on this; None if none."""
+    __slots__ = ("names", "tracking", "space", "e", "locals", "fn", "source")
+
+    def __init__(self, names, tracking: bool, space: dict, e, locals_, source: str | None = None):
+        self.names, self.tracking, self.space, self.e = names, tracking, space, e
+        self.locals, self.fn, self.source = frozenset(locals_), None, source
+
+    def __call__(self, run, L):
+        return (self.fn or self.function())(run, L)
+
+    def function(self):
+        """The checked function itself, written now if it was not yet (called directly, it
+        saves a Python frame a call: a def's body, run at every level of a recursion)."""
+        if self.fn is None:
+            self.fn = Codegen(self.names, self.tracking, self.space, checked=True).checked_function(
+                self.e, self.locals)
+        return self.fn
 
 
 def _after(sets: list, body: str) -> str:

@@ -20,7 +20,7 @@ from ..runtime.values import MAX_LIST, RuleFault, describe, get_attr, get_index,
 from . import builtins, functions as _functions, nodes as n, turns as _turns
 from ..runtime.helpers import (call_def, floor_div as _floor_div, fraction_div as _fraction_div, map_of,
                                modulo as _mod, numbers as _numbers, tracked_attr, tracked_variable, unpack)
-from .codegen import Codegen, inlinable, namespace
+from .codegen import Checked, Codegen, inlinable, namespace
 from .scope import Kind, Names, candidates, resolve, resolve_call, resolve_procedure
 
 
@@ -42,6 +42,7 @@ class Program:
     direct_units: dict | None = None                 # key -> a straight unit, called directly
     counted_direct: dict | None = None               # the same, counting entries
     resets: dict = field(default_factory=dict)       # procedure's code key -> {scoped variable: start}
+    checked: bool = False                            # every expression in checked mode (tests)
 
     def __post_init__(self):
         self.units = Units(self)
@@ -70,11 +71,14 @@ _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.l
 
 
 class Compiler:
-    def __init__(self, names: Names, sink: Sink, generate: bool = True):
+    def __init__(self, names: Names, sink: Sink, generate: bool = True, checked: bool = False):
         self.names = names
         self.sink = sink
         self.generate = generate  # False: checked closures only (lint, where nothing runs long)
-        self.program = Program()
+        # True: every expression in codegen's checked mode, no fast code at all (a test plays
+        # the rules both ways and compares)
+        self.checked = checked
+        self.program = Program(checked=checked)
         self.space = self.program.space
         # True while compiling the variant of a def that a derived value runs: it also notes
         # every entity field and variable it reads (Machine.derived)
@@ -132,7 +136,7 @@ class Compiler:
         spec.levels = tuple(max((params.index(x.name) for x in n.walk(r.cond)
                                  if isinstance(x, n.Var) and x.name in params), default=0) for r in requires)
         last = [r.cond for r, level in zip(requires, spec.levels) if level == len(domains) - 1]
-        if domains and last and self.generate:
+        if domains and last and self.generate and not self.checked:
             spec.choices = Codegen(self.names, False, self.space).choices(
                 domains[-1].var, last, scope.locals, spec.pos)
         return spec
@@ -494,6 +498,8 @@ class Compiler:
         """An expression as ``fn(run, locals)``: generated Python code (codegen), which falls
         back on its checked closure when anything goes wrong."""
         slow = self._closure(e, scope)
+        if self.checked:
+            return Checked(self.names, self.tracking, self.space, e, scope.locals).function()
         if not self.generate:
             return slow
         return Codegen(self.names, self.tracking, self.space).function(e, scope.locals, slow) or slow
@@ -502,6 +508,8 @@ class Compiler:
         """An expression a code unit computes (:mod:`interpreter.engine.units`): its checked
         closure, carrying in ``.source`` the generated source the unit inlines."""
         slow = self._closure(e, scope)
+        if self.checked:
+            return Checked(self.names, False, self.space, e, scope.locals).function()
         if self.generate:
             slow.source = Codegen(self.names, False, self.space).source(e, scope.locals)
         return slow
@@ -782,7 +790,7 @@ class Compiler:
                         for name, d in self.names.functions.items()})
             self.sink = Sink()  # the tracking variant's problems are the same: said once
         self.tracking, self.sink = False, sink
-        if self.generate:  # and a third time, as the Python function generated code calls
+        if self.generate and not self.checked:  # and a third time, as the Python function generated code calls
             for d in self.names.functions.values():
                 Codegen(self.names, False, self.space).define(d, self._closure(d.expr, _Scope(set(d.params))))
         return out[0], out[1]

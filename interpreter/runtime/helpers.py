@@ -230,6 +230,37 @@ def _required(reason):
     raise RuleFault(f"requirement failed: {reason}")
 
 
+def _local(L, name):
+    """A rule local read by checked code: a name not set yet is the rule's fault, worded."""
+    try:
+        return L[name]
+    except KeyError:
+        raise RuleFault(f"'{name}' is used before it is set") from None
+
+
+def _compare(op, sym):
+    """``x < y`` (``op``, written ``sym``) in checked code: true and false, and values Python
+    cannot order, are the rule's fault, worded."""
+    def checked(x, y):
+        try:
+            if isinstance(x, bool) or isinstance(y, bool):
+                raise TypeError
+            return op(x, y)
+        except TypeError:
+            raise RuleFault(f"cannot compare {describe(x)} {sym} {describe(y)}") from None
+    return checked
+
+
+def _times(k):
+    """``repeat k``: a whole number of times."""
+    if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+        raise RuleFault(f"repeat needs a whole number of times, got {describe(k)}")
+    return k
+
+
+_ORDERS = [("<", operator.lt), ("<=", operator.le), (">", operator.gt), (">=", operator.ge)]
+
+
 HELPERS = {
     "_store": check_storable, "_augment": _augment, "_pay": _pay, "_edit": _edit, "_draw": _draw,
     "_loop_items": _loop_items, "_required": _required, "_too_deep": _too_deep,
@@ -240,8 +271,9 @@ HELPERS = {
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
     "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg, "_Fraction": Fraction,
     "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div,
-    **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(
-        [("<", operator.lt), ("<=", operator.le), (">", operator.gt), (">=", operator.ge)])},
+    **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
+    # checked code (codegen's checked mode): every read and comparison worded
+    "_local": _local, "_times": _times, **{f"_cmp_{i}": _compare(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
     # the faults that already have their words (a rule's, a builtin's, the budget's)
     "_SAID": (RuleFault, BuiltinError, OverBudget, RailrulesError),
     "_EMPTY": {},  # a record to look into when there is none (never changed)

@@ -1,0 +1,184 @@
+"""The code generator's two modes against each other (issue 25, item 2).
+
+Every expression of the rules is written twice by one generator (interpreter/dsl/codegen.py):
+fast, taking the common path unchecked, and checked, every step through a helper that words
+what is wrong. The fast code falls back on the checked code when anything goes wrong in it, so
+a mistake of the fast mode would only show as a slowdown, and one of the checked mode only when
+a rule faults. Here the shipped rulesets are played with every expression in checked mode and
+no fast code at all (``load_all_checked``), and must play exactly as they play normally: the
+same legal actions at every decision, the same messages, estimates and metrics, the same final
+state. And every fault a rule can make is worded the same in both modes.
+"""
+from __future__ import annotations
+
+import functools
+import random
+
+import pytest
+
+from test_language import COMPONENTS_YAML, write_ruleset   # tests/test_language.py
+
+from railrules.interpreter import RulesRuntimeError, load_ruleset
+from railrules.interpreter.data.ruleset import load_all_checked
+from railrules.interpreter.paths import shipped_rulesets
+
+SEEDS = (1, 2)
+EVERY = 25   # estimates and metrics are compared every this many decisions
+
+
+def play(ruleset, players: int, seed: int) -> dict:
+    """One seeded random game: what it showed at each decision and how it ended."""
+    game = ruleset.new_game(players=players, seed=seed)
+    rng = random.Random(seed)
+    labels, figures = [], []
+    while not game.is_over:
+        legal = game.legal_actions()
+        labels.append([a.label for a in legal])
+        if len(labels) % EVERY == 0:
+            figures.append(([game.estimate(p) for p in game.players], game.metrics()))
+        game.apply(rng.choice(legal))
+    return {"labels": labels, "figures": figures, "messages": list(game.messages),
+            "digest": game.digest(), "result": game.result,
+            "final": [game.estimate(p) for p in game.players]}
+
+
+@functools.cache
+def _both(name: str, variant: str | None = None) -> tuple:
+    return load_ruleset(name, variant), load_all_checked(name, variant)
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_a_shipped_ruleset_plays_the_same_with_every_expression_checked(name):
+    fast, checked = _both(name)
+    assert checked.program.checked and not fast.program.checked
+    for players in sorted({fast.players_min, fast.players_max}):
+        for seed in SEEDS:
+            want, got = play(fast, players, seed), play(checked, players, seed)
+            for i, (a, b) in enumerate(zip(want["labels"], got["labels"])):
+                assert a == b, f"{name}, {players} players, seed {seed}: decision {i + 1} differs"
+            assert got == want, f"{name}, {players} players, seed {seed}"
+
+
+@pytest.mark.parametrize("name, variant", [("baltimore_ohio", "coal_after_building"),
+                                           ("baltimore_ohio", "pass_is_final"),
+                                           ("german_railways", "badische_first_rural_free"),
+                                           ("german_railways", "mwb_printed_start_income")])
+def test_a_variant_with_rules_of_its_own_plays_the_same_checked(name, variant):
+    fast, checked = _both(name, variant)
+    assert play(checked, fast.players_max, 3) == play(fast, fast.players_max, 3)
+
+
+# ------------------------------------------------------------------ faults
+FAULT_RULES = """\
+def loop(x) = loop(x + 1)
+def holds(f) = f(1)
+def two(a, b) = a
+def pick(xs, i) = xs[i]
+
+game:
+    choose by players[0]:
+        option stop:
+            pass
+    end_game "done"
+
+score p = p.cash
+"""
+
+# an expression, and the words of its fault (RR302, after the expression quoted)
+FAULTS = [
+    ("1 / 0", "division by zero"),
+    ("5 // 0", "division by zero"),
+    ("5 % 0", "modulo by zero"),
+    ("red + 1", "cannot compute 'red' + 1"),
+    ("1 + true", "cannot compute 1 + true"),
+    ("[1] * 2", "cannot compute a list * 2"),
+    ('"a" - "b"', "cannot compute 'a' - 'b'"),
+    ('"%d" % 3', "cannot compute '%d' % 3"),
+    ('"a" / 2', "cannot divide 'a' by 2"),
+    ('ceil("a" / 2)', "cannot divide 'a' by 2"),
+    ("floor(1 / 0)", "division by zero"),
+    ("range(0, 60000) + range(0, 60000)", "a list or string longer than 100000 items"),
+    ('1 < "a"', "cannot compare 1 < 'a'"),
+    ("true < 1", "cannot compare true < 1"),
+    ('red.value >= "a"', "cannot compare 3 >= 'a'"),
+    ('-"a"', "cannot negate 'a'"),
+    ("-true", "cannot negate true"),
+    ("red.colour", "red has no field 'colour'"),
+    ("table.zz", "no key 'zz'"),
+    ("base.x", "10 has no field 'x'"),
+    ('"nobody".cash', "'nobody' is not an entity, so it has no '.cash'"),
+    ("[1, 2][5]", "index 5 is outside a list of 2 items"),
+    ('table["zz"]', "no entry 'zz'"),
+    ("[1][true]", "a list index must be a number, not true"),
+    ("3[0]", "3 cannot be indexed"),
+    ("pick([1], 3)", "index 3 is outside a list of 1 items"),
+    ("pick(table, 3)", "no entry 3"),
+    ("3 in 4", "'in' needs a list, got 4"),
+    ("[x for x in 3]", "'for x in' needs a list, got 3"),
+    ("exists x in 3 where x > 1", "'exists x in' needs a list, got 3"),
+    ("[t.zz for t in tokens]", "red has no field 'zz'"),
+    ("[t for t in tokens where t.zz]", "red has no field 'zz'"),
+    ("exists t in tokens where t.value.x", "3 has no field 'x'"),
+    ('"{red.zz}"', "red has no field 'zz'"),
+    ("1 if red.zz else 2", "red has no field 'zz'"),
+    ("red.zz and true", "red has no field 'zz'"),
+    ("{[1]: 2}", "a map's key is a name, an entity or a whole number, not a list"),
+    ("{true: 2}", "a map's key is a name, an entity or a whole number, not true"),
+    ("keys(3)", "keys() needs a map, got a number"),
+    ('min([1, "a"])', "min() cannot order 'a' and a number together: compare numbers with numbers "
+                      "and text with text"),
+    ("max_by(tokens, t => t.zz)", "red has no field 'zz'"),
+    ("holds(3)", "'f' is not a function: it holds 3"),
+    ('holds("bump")', "'f' is not a function: it holds 'bump' (a procedure is run with 'call')"),
+    ("holds(x => [x, x][5])", "index 5 is outside a list of 2 items"),
+    ("sort([1], two)", "'two' takes 2 argument(s), 1 given"),
+    ("loop(0)", "'loop' calls itself more than 200 deep"),
+]
+
+
+@functools.cache
+def _fault_rulesets(root) -> tuple:
+    path = str(write_ruleset(root, FAULT_RULES))
+    return load_ruleset(path), load_all_checked(path)
+
+
+def _fault(ruleset, text: str) -> str:
+    with pytest.raises(RulesRuntimeError) as info:
+        ruleset.new_game(players=2, seed=0).evaluate(text)
+    d = info.value.diagnostics[0]
+    assert d.code == "RR302"
+    return d.message
+
+
+@pytest.mark.parametrize("text, words", FAULTS, ids=[t for t, _ in FAULTS])
+def test_a_fault_is_worded_the_same_fast_and_checked(tmp_path_factory, text, words):
+    fast, checked = _fault_rulesets(tmp_path_factory.getbasetemp() / "faults")
+    assert _fault(fast, text) == _fault(checked, text) == f"'{text}': {words}"
+
+
+# statements that fault: the expression they compute, or what they do with its value
+STATEMENT_FAULTS = [
+    ("if false:\n        let x = 1\n    log x", "'x' is used before it is set"),
+    ('repeat "a" times:\n        pass', "repeat needs a whole number of times, got 'a'"),
+    ("repeat 0 - 1 times:\n        pass", "repeat needs a whole number of times, got -1"),
+    ("let (a, b) = [1]", "cannot take 2 names from a list: it needs a list of 2 items"),
+    ('for x in "a":\n        pass', "a loop needs a list, got 'a'"),
+    ("set trace[5] = 1", "cannot assign to index 5 of a list"),
+    ('set counter += "a"', "cannot apply += to 0 and 'a'"),
+    ("set red.zz = 1", "'red' has no field 'zz'"),
+    ("log red.zz", "red has no field 'zz'"),
+    ('require red.value > "a" else "never"', "cannot compare 3 > 'a'"),
+]
+
+
+@pytest.mark.parametrize("statement, words", STATEMENT_FAULTS, ids=[s for s, _ in STATEMENT_FAULTS])
+def test_a_statement_faults_with_the_same_words_fast_and_checked(tmp_path, statement, words):
+    rules = f"game:\n    {statement}\n    end_game \"done\"\n\nscore p = p.cash\n"
+    path = str(write_ruleset(tmp_path, rules, COMPONENTS_YAML))
+    said = []
+    for load in (load_ruleset, load_all_checked):
+        with pytest.raises(RulesRuntimeError) as info:
+            load(path).new_game(players=2, seed=0)
+        said.append((info.value.diagnostics[0].code, info.value.diagnostics[0].message))
+    assert said[0] == said[1]
+    assert said[0][0] == "RR302" and words in said[0][1], said[0]
