@@ -443,8 +443,8 @@ def test_a_require_is_tested_as_soon_as_its_parameters_have_values(tmp_path):
 
 @pytest.mark.parametrize("name", shipped_rulesets())
 def test_generated_code_never_falls_back_for_a_mistake_of_its_own(name):
-    """Generated code falls back on the checked closures for any error it does not word itself
-    (a wrong type in the rules, worded properly by the closure). A Python name error is never
+    """Generated code falls back on its checked code for any error it does not word itself
+    (a wrong type in the rules, worded properly by the checked code). A Python name error is never
     the rules' doing but a mistake of the generator, which the fallback would hide as a slowdown:
     here it is raised instead, over random games of each shipped ruleset."""
     ruleset = load_ruleset(name)

@@ -1465,7 +1465,8 @@ def test_every_pass_handles_every_node_of_its_kind():
     from railrules.interpreter.dsl import nodes as n
     from railrules.interpreter.dsl.codegen import Codegen
     from railrules.interpreter.dsl.compiler import Compiler
-    for cls, prefix, kinds in [(Compiler, "e_", n.EXPRESSIONS), (Codegen, "g_", n.EXPRESSIONS),
+    from railrules.interpreter.dsl.resolver import Resolver
+    for cls, prefix, kinds in [(Resolver, "r_", n.EXPRESSIONS), (Codegen, "g_", n.EXPRESSIONS),
                                (_Types, "t_", n.EXPRESSIONS), (Compiler, "s_", n.STATEMENTS)]:
         handled = set(n.handlers(cls, prefix, kinds))
         assert handled == set(kinds), (cls.__name__, prefix, set(kinds) - handled)

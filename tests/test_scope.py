@@ -1,7 +1,7 @@
 """What a name means is said once (interpreter/dsl/scope.py), and its three users agree on it.
 
-For a name of each kind of LANGUAGE.md §7, and a call of each kind, the checked closure
-(compiler), the generated code (codegen) and the type checker must give the same answer: the
+For a name of each kind of LANGUAGE.md §7, and a call of each kind, the checked code
+(compiler), the generated fast code (codegen) and the type checker must give the same answer: the
 same value from the first two, a type of it from the third. A kind added to the resolver
 and not to these tables fails here, and so does a lookup written again outside the resolver.
 """
@@ -72,7 +72,7 @@ def tiny(tmp_path_factory):
 
 
 def _answers(ruleset, text: str) -> tuple:
-    """What the compiler's closure, the generated code and the checker make of ``text``: a
+    """What the compiler's checked code, the generated fast code and the checker make of ``text``: a
     value, or the first diagnostic's code and message; None where the generator declines."""
     e = parse_expression(text, Pos("<test>", 1, 1))
     run = ruleset.new_game(players=2, seed=0).machine
@@ -101,7 +101,7 @@ def test_a_name_means_the_same_to_compiler_generated_code_and_checker(tiny, name
     assert resolve(tiny.names, name, LOCALS).kind is kind
     slow, fast, checked = _answers(tiny, name)
     assert slow == value
-    assert fast == (None if kind is Kind.UNDEFINED else value)  # undefined: left to the closure
+    assert fast == (None if kind is Kind.UNDEFINED else value)  # undefined: left to the checked code
     assert checked == typed
 
 
@@ -111,7 +111,7 @@ def test_a_call_means_the_same_to_compiler_generated_code_and_checker(tiny, call
     assert resolve_call(tiny.names, call.split("(")[0], LOCALS).kind is kind
     slow, fast, checked = _answers(tiny, call)
     assert slow == value
-    assert fast == (None if isinstance(value, str) else value)  # a fault: left to the closure
+    assert fast == (None if isinstance(value, str) else value)  # a fault: left to the checked code
     assert checked == typed
 
 

@@ -1,4 +1,4 @@
-"""Expressions compiled to Python code objects: the fast path.
+"""Expressions compiled to Python code objects: the one generator, fast and checked.
 
 Each expression a statement, a require, a domain or a ``def`` evaluates is turned into the
 source of one Python function ``f(run, L)`` and compiled with :func:`compile`. The source never
@@ -7,11 +7,12 @@ variables) or ``L['NAME']`` (locals), fields and keys are string literals, and e
 is a helper (:mod:`interpreter.runtime.helpers`) or a value in the function's namespace. So nothing in a ruleset can
 reach a Python name.
 
-The generated code takes the common path without checks (an entity's field, whole numbers).
-When anything goes wrong inside it, it runs the same expression again through its checked
-closure (:mod:`interpreter.dsl.compiler`), which raises the fault with its exact words: an
-expression changes nothing, so running it again is safe, and the error keeps the ruleset's
-file, line and column from the statement that runs it.
+The fast code takes the common path without checks (an entity's field, whole numbers). When
+anything goes wrong inside it, it runs the same expression again as the same generator's
+checked mode wrote it (:class:`Checked`, written the first time it is needed), which raises the
+fault with its exact words: an expression changes nothing, so running it again is safe, and the
+error keeps the ruleset's file, line and column from the statement that runs it. Names are
+checked before any of this (:mod:`interpreter.dsl.resolver`).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from .scope import Kind, resolve, resolve_call
 
 
 class _Unsupported(Exception):
-    """An expression the generator leaves to the closures (it is then only checked)."""
+    """An expression the fast mode leaves to the checked mode (a name the resolver reported)."""
 
 
 _BASE = {**HELPERS, **{f"_b_{name}": entry[0] for name, entry in builtins.ALL.items()}}
@@ -89,7 +90,7 @@ class Codegen:
     def source(self, e, locals_: set, bound: dict | None = None):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
         one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
-        generator leaves it to the checked closure."""
+        generator leaves it to the checked code."""
         self.locals = locals_
         self.temps = 0
         try:
@@ -97,21 +98,22 @@ class Codegen:
         except _Unsupported:
             return None
 
-    def checked_function(self, e, locals_: set):
+    def checked_function(self, e, locals_: set, around: str | None = None):
         """``f(run, L)``, expression ``e`` in checked mode (``self.checked``): no fallback, its
-        faults are the rules' own."""
-        source = f"def checked(run, L):\n    return {self.source(e, locals_)}\n"
+        faults are the rules' own. ``around``: a helper its value goes through."""
+        body = self.source(e, locals_)
+        source = f"def checked(run, L):\n    return {f'{around}({body})' if around else body}\n"
         define(self.space, source, f"<rules {e.pos.file}:{e.pos.line}>")
         return self.space.pop("checked")
 
     def define(self, d, slow) -> None:
         """Put ``_def_NAME(run, v_PARAM...)``, def ``d`` as a Python function, into the namespace:
-        generated code calls it directly (``slow``: its body's checked closure, the fallback).
+        generated code calls it directly (``slow``: its body's checked code, the fallback).
         A call counts one step; defs call each other at most 200 deep."""
         bound = {p: f"v_{p}" for p in d.params}
         body = self.source(d.expr, set(), bound)
         if body is None:
-            return  # its callers' generated code fails to find it and runs their closures
+            return  # its callers' generated code fails to find it and runs their checked code
         params = "".join(f", v_{p}" for p in d.params)
         loc = ", ".join(f"{p!r}: v_{p}" for p in d.params)
         source = (f"def _def_{d.name}(run{params}):\n"
@@ -126,7 +128,7 @@ class Codegen:
 
     def function(self, e, locals_: set, slow):
         """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
-        checked closure. None when the generator leaves it to the closure."""
+        checked code. None when the generator leaves it to the checked code."""
         body = self.source(e, locals_)
         if body is None:
             return None
@@ -238,7 +240,7 @@ class Codegen:
         if not walrus:  # (and in checked mode)
             return f"_get_index({obj}, {key})"
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
-        # index out of range raises, and the checked closure words the fault
+        # index out of range raises, and the checked code words the fault
         if _INT.fullmatch(key):   # a whole number written in the rules (a pair's item): a list's
             o = self.temp()
             return f"({o}[{key}] if ({o} := {obj}).__class__ is list else _get_index({o}, {key}))"
@@ -447,11 +449,12 @@ class Checked:
     it is called (a fault of its fast code, or a run with no fast code: lint, the all-checked
     mode), so that a load does not write every expression twice. ``source``: the fast source a
     code unit inlines (:mod:`interpreter.engine.units`), falling back on this; None if none."""
-    __slots__ = ("names", "tracking", "space", "e", "locals", "fn", "source")
+    __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source")
 
-    def __init__(self, names, tracking: bool, space: dict, e, locals_, source: str | None = None):
+    def __init__(self, names, tracking: bool, space: dict, e, locals_, around: str | None = None):
         self.names, self.tracking, self.space, self.e = names, tracking, space, e
-        self.locals, self.fn, self.source = frozenset(locals_), None, source
+        self.locals, self.around, self.fn = frozenset(locals_), around, None
+        self.source: str | None = None
 
     def __call__(self, run, L):
         return (self.fn or self.function())(run, L)
@@ -461,7 +464,7 @@ class Checked:
         saves a Python frame a call: a def's body, run at every level of a recursion)."""
         if self.fn is None:
             self.fn = Codegen(self.names, self.tracking, self.space, checked=True).checked_function(
-                self.e, self.locals)
+                self.e, self.locals, self.around)
         return self.fn
 
 

@@ -1,27 +1,25 @@
-"""Compiler: syntax tree -> Python closures and flat instruction lists, once per load.
+"""Compiler: syntax tree -> generated expressions and flat instruction lists, once per load.
 
-Expressions become closures ``fn(run, locals)``; statements become the instructions of
-:mod:`interpreter.engine.instructions`. Every name is resolved here (what it means is
-:mod:`interpreter.dsl.scope`'s answer) and every call's arguments counted, so a loaded ruleset
-never meets an undefined name at run time. Problems go to the sink.
+Expressions become ``fn(run, locals)``: the fast Python code of :mod:`interpreter.dsl.codegen`,
+which runs the expression's checked code (the same generator's checked mode) when anything goes
+wrong in it; statements become the instructions of :mod:`interpreter.engine.instructions`.
+Every name an expression reads is resolved first (:mod:`interpreter.dsl.resolver`, asking
+:mod:`interpreter.dsl.scope`) and every call's arguments counted, so a loaded ruleset never
+meets an undefined name at run time. Problems go to the sink.
 """
 from __future__ import annotations
 
-import difflib
-import operator
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..engine import instructions as ins
 from ..engine.units import Units, straight
 from ..errors import Sink
-from ..runtime.rationals import Fraction
-from ..runtime.values import MAX_LIST, RuleFault, describe, get_attr, get_index, map_key
-from . import builtins, functions as _functions, nodes as n, turns as _turns
-from ..runtime.helpers import (call_def, floor_div as _floor_div, fraction_div as _fraction_div, map_of,
-                               modulo as _mod, numbers as _numbers, tracked_attr, tracked_variable, unpack)
+from ..runtime.values import RuleFault, describe, map_key
+from . import functions as _functions, nodes as n, turns as _turns
 from .codegen import Checked, Codegen, inlinable, namespace
-from .scope import Kind, Names, candidates, resolve, resolve_call, resolve_procedure
+from .resolver import Resolver
+from .scope import Kind, Names, candidates, resolve, resolve_procedure
 
 
 @dataclass
@@ -65,20 +63,16 @@ class _Scope:
         self.counter = 0
 
 
-_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "%": operator.mod}
-_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-        ">": operator.gt, ">=": operator.ge}
-
-
 class Compiler:
     def __init__(self, names: Names, sink: Sink, generate: bool = True, checked: bool = False):
         self.names = names
         self.sink = sink
-        self.generate = generate  # False: checked closures only (lint, where nothing runs long)
+        self.generate = generate  # False: checked code only, written when it runs (lint)
         # True: every expression in codegen's checked mode, no fast code at all (a test plays
         # the rules both ways and compares)
         self.checked = checked
         self.program = Program(checked=checked)
+        self.resolver = Resolver(names, sink)
         self.space = self.program.space
         # True while compiling the variant of a def that a derived value runs: it also notes
         # every entity field and variable it reads (Machine.derived)
@@ -181,7 +175,7 @@ class Compiler:
             out.append(_CallValue(s.pos, s.proc, self.value(n.Var(s.pos, s.proc), scope), args, dest))
             return
         if kind is Kind.UNDEFINED:
-            self._undefined(s.proc, s.pos, candidates(self.names, kind=Kind.PROCEDURE), code="RR106",
+            self.resolver.undefined(s.proc, s.pos, candidates(self.names, kind=Kind.PROCEDURE), code="RR106",
                             what="procedure")
         elif len(d.params) != len(args):
             self.sink.add("RR104", f"procedure '{s.proc}' takes {len(d.params)} argument(s), "
@@ -332,14 +326,7 @@ class Compiler:
         self._loop(s, scope, out, self.value(s.source, scope), s.var)
 
     def s_Repeat(self, s, scope, out):
-        count = self.value(s.count, scope)
-
-        def times(run, loc):
-            k = count(run, loc)
-            if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-                raise RuleFault(f"repeat needs a whole number of times, got {describe(k)}")
-            return k
-        self._loop(s, scope, out, times, None)
+        self._loop(s, scope, out, self.value(s.count, scope, around="_times"), None)
 
     def s_While(self, s, scope, out):
         head = len(out)
@@ -401,7 +388,7 @@ class Compiler:
             if isinstance(opt, n.UseOption):
                 template = self.program.actions.get(opt.action)
                 if template is None:
-                    self._undefined(opt.action, opt.pos, self.names.actions, what="action")
+                    self.resolver.undefined(opt.action, opt.pos, self.names.actions, what="action")
                     continue
                 choose.options.append(template)
                 continue
@@ -432,7 +419,7 @@ class Compiler:
             elif meaning is Kind.VARIABLE:
                 return lambda g: [f"_c, _k = run.globals_w(), {name!r}"]
             elif meaning is not Kind.LOCAL:
-                self._undefined(name, t.pos, candidates(self.names, scope.locals, Kind.VARIABLE),
+                self.resolver.undefined(name, t.pos, candidates(self.names, scope.locals, Kind.VARIABLE),
                                 what="variable")
             return lambda g: [f"_c, _k = L, {name!r}"]
         base = self.value(n.Var(t.pos, name), scope)
@@ -495,314 +482,65 @@ class Compiler:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e, scope):
-        """An expression as ``fn(run, locals)``: generated Python code (codegen), which falls
-        back on its checked closure when anything goes wrong."""
-        slow = self._closure(e, scope)
+        """An expression as ``fn(run, locals)``: its fast generated code (codegen), which runs the
+        expression's checked code when anything goes wrong in it. Its names are checked first."""
+        slow = self._checked(e, scope, self.tracking)
         if self.checked:
-            return Checked(self.names, self.tracking, self.space, e, scope.locals).function()
+            return slow.function()
         if not self.generate:
             return slow
         return Codegen(self.names, self.tracking, self.space).function(e, scope.locals, slow) or slow
 
-    def value(self, e, scope):
-        """An expression a code unit computes (:mod:`interpreter.engine.units`): its checked
-        closure, carrying in ``.source`` the generated source the unit inlines."""
-        slow = self._closure(e, scope)
+    def value(self, e, scope, around: str | None = None):
+        """An expression a code unit computes (:mod:`interpreter.engine.units`): its checked code
+        (written when first called), carrying in ``.source`` the fast source the unit inlines.
+        ``around``: a helper the value goes through (``_times``: a repeat's count)."""
+        slow = self._checked(e, scope, False, around)
         if self.checked:
-            return Checked(self.names, False, self.space, e, scope.locals).function()
+            return slow.function()
         if self.generate:
-            slow.source = Codegen(self.names, False, self.space).source(e, scope.locals)
+            source = Codegen(self.names, False, self.space).source(e, scope.locals)
+            slow.source = f"{around}({source})" if around and source else source
         return slow
 
-    def _closure(self, e, scope):
-        return _EXPRESSION[type(e)](self, e, scope)
-
-    def e_Int(self, e, scope):
-        v = e.value
-        return lambda run, loc: v
-
-    def e_Const(self, e, scope):
-        v = e.value
-        return lambda run, loc: v
-
-    def e_Str(self, e, scope):
-        if len(e.parts) == 1:
-            text = e.parts[0]
-            return lambda run, loc: text
-        parts = [p if isinstance(p, str) else self._closure(p, scope) for p in e.parts]
-
-        def fmt(run, loc):
-            return "".join(p if isinstance(p, str) else run.show(p(run, loc)) for p in parts)
-        return fmt
-
-    def e_Var(self, e, scope):
-        name = e.name
-        kind, v = resolve(self.names, name, scope.locals)
-        if kind is Kind.LOCAL:
-            def local(run, loc):
-                try:
-                    return loc[name]
-                except KeyError:
-                    raise RuleFault(f"'{name}' is used before it is set") from None
-            return local
-        if kind is Kind.VARIABLE:
-            if self.tracking:
-                return lambda run, loc: tracked_variable(run, name)
-            return lambda run, loc: run.glob[name]
-        if kind is Kind.CONSTANT or kind is Kind.ENTITY:
-            return lambda run, loc: v
-        if kind is Kind.PLAYERS:
-            return lambda run, loc: run.state["kinds"]["players"]
-        if kind is Kind.KIND:
-            return lambda run, loc: list(v)
-        if kind is Kind.FUNCTION:   # a def as a value: sort(xs, income)
-            make = _functions.def_value(v, self.tracking)
-            return lambda run, loc: make(run)
-        if kind is Kind.PROCEDURE:  # a procedure as a value: its name, for `call f(...)`
-            return lambda run, loc: name
-        self._undefined(name, e.pos, candidates(self.names, scope.locals))
-        return lambda run, loc: None
-
-    def e_Attr(self, e, scope):
-        obj, name = self._closure(e.obj, scope), e.name
-        if self.tracking:
-            return lambda run, loc: tracked_attr(run, obj(run, loc), name)
-
-        def attr(run, loc):
-            o = obj(run, loc)
-            try:
-                return run.ent[o][name]      # the common case: a field of an entity
-            except (KeyError, TypeError):
-                return get_attr(run, o, name)  # maps, and the errors, said properly
-        return attr
-
-    def e_Index(self, e, scope):
-        obj, key = self._closure(e.obj, scope), self._closure(e.key, scope)
-        return lambda run, loc: get_index(obj(run, loc), key(run, loc))
-
-    def e_ListLit(self, e, scope):
-        items = [self._closure(x, scope) for x in e.items]
-        return lambda run, loc: [f(run, loc) for f in items]
-
-    def e_Comprehension(self, e, scope):
-        inner = _Scope(scope.locals | {e.var}, scope.loops)
-        body, source, var = self._closure(e.expr, inner), self._closure(e.source, scope), e.var
-        where = self._closure(e.where, inner) if e.where else None
-
-        def comp(run, loc):
-            items = source(run, loc)
-            if not isinstance(items, list):
-                raise RuleFault(f"'for {var} in' needs a list, got {describe(items)}")
-            loc2 = dict(loc)
-            out = []
-            run.tick(len(items))
-            for x in items:
-                loc2[var] = x
-                if where is None or where(run, loc2):
-                    out.append(body(run, loc2))
-            return out
-        return comp
-
-    def e_MapOf(self, e, scope):
-        pairs = self._closure(e.pairs, scope)
-        return lambda run, loc: map_of(pairs(run, loc))
-
-    def e_Unpack(self, e, scope):
-        value, count = self._closure(e.expr, scope), e.count
-        return lambda run, loc: unpack(value(run, loc), count)
-
-    def e_Exists(self, e, scope):
-        inner = _Scope(scope.locals | {e.var}, scope.loops)
-        cond, source, var = self._closure(e.cond, inner), self._closure(e.source, scope), e.var
-
-        def exists(run, loc):
-            items = source(run, loc)
-            if not isinstance(items, list):
-                raise RuleFault(f"'exists {var} in' needs a list, got {describe(items)}")
-            run.tick(len(items))
-            loc2 = dict(loc)
-            for x in items:
-                loc2[var] = x
-                if cond(run, loc2):
-                    return True
-            return False
-        return exists
-
-    def e_LetIn(self, e, scope):
-        value, var = self._closure(e.value, scope), e.var
-        body = self._closure(e.body, _Scope(scope.locals | {var}, scope.loops))
-
-        def let_in(run, loc):
-            loc2 = dict(loc)
-            loc2[var] = value(run, loc)
-            return body(run, loc2)
-        return let_in
-
-    def e_Lambda(self, e, scope):
-        inner = _Scope(scope.locals | {e.var}, scope.loops)
-        body, var = self._closure(e.body, inner), e.var
-
-        def make(run, loc):
-            def fn(x):
-                loc2 = dict(loc)
-                loc2[var] = x
-                return body(run, loc2)
-            return fn
-        return make
-
-    def e_BinOp(self, e, scope):
-        a, b = self._closure(e.left, scope), self._closure(e.right, scope)
-        if e.op == "/":
-            return lambda run, loc: _fraction_div(a(run, loc), b(run, loc))
-        if e.op == "//":
-            return lambda run, loc: _floor_div(a(run, loc), b(run, loc))
-        if e.op == "%":
-            return lambda run, loc: _mod(a(run, loc), b(run, loc))
-        op = _ARITH[e.op]
-        sym = e.op
-
-        def arith(run, loc):
-            x, y = a(run, loc), b(run, loc)
-            if type(x) is int and type(y) is int:   # the common case, first
-                return op(x, y)
-            if sym == "+" and type(x) is type(y) and isinstance(x, (list, str)):
-                if len(x) + len(y) > MAX_LIST:
-                    raise RuleFault(f"a list or string longer than {MAX_LIST} items")
-                return x + y
-            _numbers(x, y, sym)
-            return op(x, y)
-        return arith
-
-    def e_Compare(self, e, scope):
-        a, b = self._closure(e.left, scope), self._closure(e.right, scope)
-        if e.op in ("in", "not in"):
-            want = e.op == "in"
-
-            def member(run, loc):
-                x, xs = a(run, loc), b(run, loc)
-                if not isinstance(xs, (list, dict)):
-                    raise RuleFault(f"'in' needs a list, got {describe(xs)}")
-                return (map_key(x) in xs if isinstance(xs, dict) else x in xs) == want
-            return member
-        op, sym = _CMP[e.op], e.op
-        if sym in ("==", "!="):
-            return lambda run, loc: op(a(run, loc), b(run, loc))
-
-        def order(run, loc):
-            x, y = a(run, loc), b(run, loc)
-            if type(x) is int and type(y) is int:
-                return op(x, y)
-            try:
-                if isinstance(x, bool) or isinstance(y, bool):
-                    raise TypeError
-                return op(x, y)
-            except TypeError:
-                raise RuleFault(f"cannot compare {describe(x)} {sym} {describe(y)}") from None
-        return order
-
-    def e_BoolOp(self, e, scope):
-        items = [self._closure(x, scope) for x in e.items]
-        if len(items) == 2:
-            f, g = items
-            if e.op == "and":
-                return lambda run, loc: bool(f(run, loc) and g(run, loc))
-            return lambda run, loc: bool(f(run, loc) or g(run, loc))
-        if e.op == "and":
-            return lambda run, loc: all(f(run, loc) for f in items)
-        return lambda run, loc: any(f(run, loc) for f in items)
-
-    def e_Not(self, e, scope):
-        f = self._closure(e.expr, scope)
-        return lambda run, loc: not f(run, loc)
-
-    def e_Neg(self, e, scope):
-        f = self._closure(e.expr, scope)
-
-        def neg(run, loc):
-            x = f(run, loc)
-            if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
-                raise RuleFault(f"cannot negate {describe(x)}")
-            return -x
-        return neg
-
-    def e_Conditional(self, e, scope):
-        then, cond, other = (self._closure(x, scope) for x in (e.then, e.cond, e.otherwise))
-        return lambda run, loc: then(run, loc) if cond(run, loc) else other(run, loc)
-
-    def e_Call(self, e, scope):
-        name = e.name
-        args = [self._closure(a, scope) for a in e.args]
-        kind, found = resolve_call(self.names, name, scope.locals)
-        if kind is Kind.FUNCTION:
-            if len(found.params) != len(args):
-                self.sink.add("RR104", f"'{name}' takes {len(found.params)} argument(s), "
-                              f"{len(args)} given", e.pos)
-                return lambda run, loc: None
-            return self._user_function(found, args)
-        if kind is Kind.LOCAL:   # a local holding a function: key(x)
-            f = self._closure(n.Var(e.pos, name), scope)
-            return lambda run, loc: _functions.call_value(name, f(run, loc), [a(run, loc) for a in args])
-        if kind is Kind.PROCEDURE:
-            self.sink.add("RR105", f"'{name}' is a procedure: use 'call {name}(...)' as a "
-                          "statement or 'let x = call ...'", e.pos)
-            return lambda run, loc: None
-        if kind is Kind.UNDEFINED:
-            self._undefined(name, e.pos, candidates(self.names, kind=Kind.FUNCTION), what="function")
-            return lambda run, loc: None
-        fn, lo, hi = found.fn, found.lo, found.hi
-        if not lo <= len(args) <= hi:
-            want = str(lo) if lo == hi else f"{lo} to {hi}"
-            self.sink.add("RR104", f"'{name}' takes {want} argument(s), {len(args)} given", e.pos)
-            return lambda run, loc: None
-        if name in builtins.CONTEXT:
-            if len(args) == 1:
-                (a0,) = args
-                return lambda run, loc: fn(run, a0(run, loc))
-            return lambda run, loc: fn(run, *[a(run, loc) for a in args])
-        if len(args) == 1:
-            (a0,) = args
-            return lambda run, loc: fn(a0(run, loc))
-        return lambda run, loc: fn(*[a(run, loc) for a in args])
-
-    def _user_function(self, d: n.FuncDef, args):
-        key = d.name
-        params = d.params
-        if d.derived:
-            def derived(run, loc):
-                run.tick(1)
-                return run.derived(key, tuple([a(run, loc) for a in args]))
-            return derived
-        tracking = self.tracking
-
-        def call(run, loc):
-            return call_def(run, run.tracked_functions if tracking else run.program_functions, key,
-                            dict(zip(params, [a(run, loc) for a in args])))
-        return call
+    def _checked(self, e, scope, tracking: bool, around: str | None = None) -> Checked:
+        self.resolver.expression(e, scope.locals)
+        return Checked(self.names, tracking, self.space, e, scope.locals, around)
 
     def functions(self) -> tuple[dict, dict]:
         """Compile every ``def`` body (done after all names are known: defs may recurse), twice:
-        as it runs anywhere, and as it runs inside a derived value, noting what it reads."""
+        as it runs anywhere, and as it runs inside a derived value, noting what it reads; and,
+        with fast code, a third time as the Python function ``_def_NAME`` generated code calls."""
+        defs = self.names.functions
+        for d in defs.values():  # the problems of a body are the same in each: said once
+            self.resolver.expression(d.expr, set(d.params))
         out = []
-        sink = self.sink
         for tracking in (False, True):
-            self.tracking = tracking
-            out.append({name: self.expr(d.expr, _Scope(set(d.params)))
-                        for name, d in self.names.functions.items()})
-            self.sink = Sink()  # the tracking variant's problems are the same: said once
-        self.tracking, self.sink = False, sink
-        if self.generate and not self.checked:  # and a third time, as the Python function generated code calls
-            for d in self.names.functions.values():
-                Codegen(self.names, False, self.space).define(d, self._closure(d.expr, _Scope(set(d.params))))
+            bodies = {name: Checked(self.names, tracking, self.space, d.expr, d.params) for name, d in defs.items()}
+            if self.checked:
+                out.append({name: body.function() for name, body in bodies.items()})
+            elif not self.generate:
+                out.append(_Bodies(bodies))
+            else:
+                out.append({name: Codegen(self.names, tracking, self.space).function(
+                    defs[name].expr, set(defs[name].params), body) or body for name, body in bodies.items()})
+            if self.generate and not self.checked and not tracking:
+                for name, d in defs.items():
+                    Codegen(self.names, False, self.space).define(d, bodies[name])
         return out[0], out[1]
 
-    # ------------------------------------------------------------------ errors
-    def _undefined(self, name, pos, known, code="RR102", what="name"):
-        """RR102 (or ``code``): ``name`` is none of the names ``known``; the closest is the hint."""
-        if name in self.names.broken:
-            return  # its definition has a syntax error, reported already
-        close = difflib.get_close_matches(name, sorted(map(str, known)), n=1)
-        hint = f"did you mean '{close[0]}'?" if close else None
-        self.sink.add(code, f"undefined {what} '{name}'", pos, hint)
+
+class _Bodies(dict):
+    """Def name -> its body's checked code as a function, written the first time a call needs
+    it (lint, which writes no fast code, plays a few games that call few of the defs)."""
+
+    def __init__(self, bodies: dict):
+        super().__init__()
+        self.bodies = bodies
+
+    def __missing__(self, name):
+        fn = self[name] = self.bodies[name].function()
+        return fn
 
 
 class _CallValue(ins.Instr):
@@ -833,7 +571,6 @@ def _leading_requires(body: list) -> list:
 
 
 _STATEMENT = n.handlers(Compiler, "s_", n.STATEMENTS)    # statement node -> Compiler.s_...
-_EXPRESSION = n.handlers(Compiler, "e_", n.EXPRESSIONS)  # expression node -> Compiler.e_...
 
 
 def _strip_requires(body: list) -> list:

@@ -451,8 +451,8 @@ def _definition_nodes(d) -> tuple:
     return kept[1]
 
 
-# The node kinds, each listed once: every pass over expressions (the compiler's closures, the
-# generated code, the type checker) and over statements (the compiler) handles all of its kind
+# The node kinds, each listed once: every pass over expressions (the resolver, the generated
+# code, the type checker) and over statements (the compiler) handles all of its kind
 # (tests/test_language.py checks it), through a table :func:`handlers` builds.
 EXPRESSIONS = (Int, Str, Const, Var, Attr, Index, Call, ListLit, Comprehension, MapOf, Unpack, Exists,
                Lambda, LetIn, BinOp, Compare, BoolOp, Not, Neg, Conditional)

@@ -5,7 +5,7 @@ entity id or alias, ``players``, a kind, a ``def`` (a function value), a ``proce
 name, a value). A call ``f(...)`` is a def, a builtin, or a local holding a function (a
 procedure there is an error). ``call f(...)`` runs a procedure, or the one a local names.
 
-The compiler (checked closures), the code generator (Python source) and the type checker all
+The resolver (undefined names), the code generator (Python source) and the type checker all
 ask :func:`resolve`, :func:`resolve_call` or :func:`resolve_procedure` and only decide what to
 do with each :class:`Kind`; an undefined name's "did you mean" hint picks from
 :func:`candidates`. ``locals_`` is whatever answers ``name in locals_``: the compiler's set

@@ -5,7 +5,7 @@ event (a frame pushed, ``F["pc"]`` set to where it goes on: returns 0), a return
 popped: 0), a choice or the end of the game (1, the machine pauses). Inside, the unit's basic
 blocks are picked by ``pc`` in a ``while`` loop, so jumps and loops stay in Python; each block
 counts its instructions against the step budget when it starts. Expressions are inlined as
-their generated source (:mod:`interpreter.dsl.codegen`), each with its checked closure as the
+their generated source (:mod:`interpreter.dsl.codegen`), each with its checked code as the
 fallback, and locals are ``L[...]``: no name a ruleset writes reaches Python.
 
 Counting units (``Units(program, counting=True)``, run when ``Machine.counts`` is a Counter)
@@ -112,7 +112,7 @@ class _Writer:
 
     # ------------------------------------------------------------ for the instructions
     def obj(self, x) -> str:
-        """The name of a Python object (a checked closure, a target resolver) in the source."""
+        """The name of a Python object (an expression's checked code, a target resolver) in the source."""
         name = self.names.get(id(x))
         if name is None:
             name = self.names[id(x)] = add(self.space, "_o", x)
@@ -120,7 +120,7 @@ class _Writer:
 
     def value(self, fn, var: str) -> list:
         """Lines that set ``var`` to an expression's value: its generated source inline, falling
-        back on its checked closure for any fault the source does not word itself."""
+        back on its checked code for any fault the source does not word itself."""
         source = getattr(fn, "source", None)
         if source is None:
             return [f"{var} = {self.obj(fn)}(run, L)"]
