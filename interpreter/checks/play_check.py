@@ -7,7 +7,7 @@ import random
 
 from ..dsl import nodes as n
 from ..errors import Diagnostic, RailrulesError
-from ..engine.instructions import Choose
+from ..runtime.code import Choice
 
 
 def play_check(ruleset, games: int, seed: int = 1) -> list[Diagnostic]:
@@ -43,7 +43,7 @@ def play_check(ruleset, games: int, seed: int = 1) -> list[Diagnostic]:
                                     d.pos, d.severity, d.hint))
     for code in ruleset.program.codes.values():
         for instr in code.instrs:
-            if isinstance(instr, Choose):
+            if isinstance(instr, Choice):
                 for spec in instr.options:
                     if (id(instr), spec.name) not in legal_seen:
                         diags.append(Diagnostic("RR309", f"option '{spec.name}' was never legal in "

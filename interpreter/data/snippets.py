@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ..dsl.compiler import Compiler, _Scope
 from ..dsl.parser import parse_expression, parse_rules
-from ..engine.instructions import Code, Exec, Return
+from ..engine.instructions import Exec, Return
 from ..errors import Diagnostic, Pos, RulesetError, Sink
+from ..runtime.code import Code
 
 
 def expression(names, text: str, params: tuple, where: Pos, checked: bool = False):
@@ -34,4 +35,5 @@ def statements(names, text: str, where: Pos) -> tuple:
         raise RulesetError(sink.diagnostics or [Diagnostic(
             "RR105", "a position is set up with set, pay, add and remove only", where)])
     code.instrs.append(Return(where))
+    compiler.program.codes[code.key] = code   # the program writes its function when it runs
     return code, compiler.program

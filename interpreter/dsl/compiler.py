@@ -15,6 +15,7 @@ from functools import cached_property
 from ..engine import instructions as ins
 from ..engine.units import Units, straight
 from ..errors import Sink
+from ..runtime.code import Code, OptionSpec
 from ..runtime.values import RuleFault, describe, map_key
 from . import functions as _functions, nodes as n, turns as _turns
 from .codegen import Checked, Codegen, inlinable, namespace
@@ -115,12 +116,12 @@ class Compiler:
             self._code("game", [], game[0].body, game[0].pos)
         return p
 
-    def _action_template(self, d: n.ActionDef) -> ins.OptionSpec:
+    def _action_template(self, d: n.ActionDef) -> OptionSpec:
         scope = _Scope({d.player} | {dom.var for dom in d.domains})
         domains = [(dom.var, self.expr(dom.source, scope)) for dom in d.domains]
         requires = [self._require(r, scope) for r in _leading_requires(d.body)]
         return self._with_choices(
-            ins.OptionSpec(d.name, domains, requires, None, f"action:{d.name}", d.player, d.pos),
+            OptionSpec(d.name, domains, requires, None, f"action:{d.name}", d.player, d.pos),
             d.domains, _leading_requires(d.body), scope)
 
     def _with_choices(self, spec, domains, requires, scope):
@@ -137,7 +138,7 @@ class Compiler:
 
     def _code(self, key, params, body, pos, when=None):
         scope = _Scope(set(params) | _assigned(body))
-        code = ins.Code(key, list(params), pos, space=self.space)
+        code = Code(key, list(params), pos, space=self.space)
         self.program.codes[key] = code
         out = code.instrs
         if when is not None:
@@ -394,7 +395,7 @@ class Compiler:
                 continue
             domains = [(d.var, self.expr(d.source, scope)) for d in opt.domains]
             requires = [self._require(r, scope) for r in _leading_requires(opt.body)]
-            spec = self._with_choices(ins.OptionSpec(opt.name, domains, requires, len(out), None, None,
+            spec = self._with_choices(OptionSpec(opt.name, domains, requires, len(out), None, None,
                                                      opt.pos), opt.domains, _leading_requires(opt.body), scope)
             choose.options.append(spec)
             self.block(_strip_requires(opt.body), scope, out)

@@ -311,7 +311,7 @@ class Game:
     def execute(self, text: str, where: Pos | None = None) -> None:
         """Run simple statements (set, pay, add, remove) on the state to set up a position
         (compiled by the loader: ``Ruleset.setup_statements``)."""
-        from .units import write
+        from ..runtime.code import function_of as write
         where = where or Pos("<statement>", 1, 1)
         code, program = self.ruleset.setup_statements(self._names(), text, where)
         frame = {"c": code.key, "pc": 0, "L": {}, "r": None}
@@ -412,7 +412,7 @@ def _check_state(ruleset, state) -> None:
                 or not 0 <= frame["pc"] < len(codes[frame["c"]].instrs) \
                 or not isinstance(frame["L"], dict) or not (frame["r"] is None or isinstance(frame["r"], str)):
             bad("the save's rule stack is damaged")
-    from .instructions import Choose
+    from ..runtime.code import Choice as Choose
     if state.get("result") is None:
         # a running game is always saved paused at a choice, inside the game block
         stack = state["stack"]

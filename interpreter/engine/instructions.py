@@ -1,37 +1,14 @@
-"""The instructions a compiled rule becomes, and the code units that hold them.
+"""The instructions a compiled rule becomes, each writing itself as Python.
 
-A code unit is a flat list of instructions with jumps, so that where the rules are paused
-is just ``(code unit, pc, locals)``: plain data (DESIGN invariant 3). Each instruction
-keeps the source position of the statement it came from, and writes itself as Python lines
-of the unit's one function (:mod:`interpreter.engine.units`), which is what runs.
+A code unit (:class:`interpreter.runtime.code.Code`) is a flat list of instructions with jumps,
+so that where the rules are paused is just ``(code unit, pc, locals)``: plain data (DESIGN
+invariant 3). Each instruction keeps the source position of the statement it came from, and
+writes itself as Python lines of the unit's one function (:mod:`interpreter.engine.units`),
+which is what runs: ``source(g, i)``, where ``g`` is the writer and ``i`` its pc.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
-
-from ..errors import Pos
-
-PAUSE = 1  # returned by a unit's function that stops the machine (a choice, the end)
-
-
-@dataclass
-class Code:
-    key: str
-    params: list
-    pos: Pos
-    instrs: list = field(default_factory=list)
-    space: dict | None = None   # the namespace its unit function is written into (units.py)
-    guarded: bool = False       # its first instruction is a `when` guard (a trigger's)
-
-
-class Instr:
-    """One step of a code unit. ``source(g, i)`` writes it as Python lines of the unit's function
-    (:mod:`interpreter.engine.units`, where ``g`` is the writer and ``i`` its pc); ``ends``: control
-    leaves the straight line after it (a jump, a call, a return, a pause)."""
-    __slots__ = ("pos",)
-    pos: Pos
-    ends = False
+from ..runtime.code import PAUSE, Choice, Instr
 
 
 class Exec(Instr):
@@ -164,59 +141,8 @@ class CheckEnd(Instr):
         return ["if run.check_end():", f"    return {PAUSE}"]
 
 
-@dataclass
-class OptionSpec:
-    """One option of a choice: its parameters' domains and the requires that make it legal."""
-    name: str
-    domains: list          # of (var, fn)
-    requires: list         # of (fn, reason_fn, pos)
-    target: int | None     # pc of an inline body, or
-    action: str | None     # the key of a used action's code unit
-    player_var: str | None  # the action's `by p` name
-    pos: Pos
-    # generated code for the last parameter: the actions of its values that pass the requires
-    # tested with it (tests_at[-1]), or None: choices(run, L, items, name, head values, made)
-    choices: object = None
-    levels: tuple = ()     # for each require, the index of the last parameter it reads (0: none)
-    # the Actions this option has listed, kept to be listed again (see Machine._enumerate): values
-    # before the last -> last value -> its Action. Actions never change, and an option lists the
-    # same few values decision after decision.
-    made: dict = field(default_factory=dict, repr=False, compare=False)
-
-    @cached_property
-    def tests(self) -> tuple:
-        """The require conditions."""
-        return tuple(cond for cond, _, _ in self.requires)
-
-    @cached_property
-    def tests_at(self) -> tuple:
-        """For each parameter, the require conditions tested once it has its value: each as soon
-        as every parameter it reads has one, so that a require of the first parameter alone is
-        not tested again for every value of the second (without ``levels``: all with the last)."""
-        last = max(len(self.domains) - 1, 0)
-        levels = self.levels or (last,) * len(self.requires)
-        return tuple(tuple(cond for (cond, _, _), level in zip(self.requires, levels) if level == i)
-                     for i in range(last + 1))
-
-    @cached_property
-    def names(self) -> tuple:
-        return tuple(var for var, _ in self.domains)
-
-
-class Choose(Instr):
-    __slots__ = ("player", "options", "end", "_by_name")
-
-    def __init__(self, pos, player, options, end=None):
-        self.pos, self.player, self.options, self.end = pos, player, options, end
-        self._by_name = None
-
-    def option(self, name: str) -> OptionSpec:
-        """The option called ``name`` (a legal action's)."""
-        if self._by_name is None:
-            self._by_name = {s.name: s for s in self.options}
-        return self._by_name[name]
-
-    ends = True
+class Choose(Choice):
+    __slots__ = ()
 
     def source(self, g, i):
         return [*g.value(self.player, "_v"), "run.state['turn'] = _v", "run.state['waiting'] = True",

@@ -11,9 +11,8 @@ from typing import Any, Callable
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, check_storable, run_body, word
-from .instructions import Choose
+from ..runtime.code import Choice as Choose, fault_site
 from .log import Entry, LogLine, show
-from .units import fault_site
 
 _MASK = (1 << 64) - 1
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call

@@ -20,7 +20,8 @@ paused, and every save, is the same either way.
 
 Where the rules are paused stays plain data: ``pc`` is an instruction's index, as before. A
 fault's position is found from the line of the unit's function that raised it
-(:func:`fault_site`): each line of the source belongs to one instruction.
+(:func:`interpreter.runtime.code.fault_site`): each line of the source belongs to one
+instruction.
 """
 from __future__ import annotations
 
@@ -86,20 +87,6 @@ def write(code, program, counting: bool = False, direct: bool = False):
     # for position(): the namespace knows its units' code objects, their Code and line owners
     space.setdefault("__units__", {})[fn.__code__] = (code, owners)
     return fn
-
-
-def fault_site(err) -> tuple:
-    """The key of the innermost unit whose line raised ``err``, and the ruleset position of that
-    line's instruction ((None, None) if no unit's line is in its traceback)."""
-    tb, found = err.__traceback__, (None, None)
-    while tb is not None:
-        frame = tb.tb_frame
-        where = frame.f_globals.get("__units__", {}).get(frame.f_code)
-        if where is not None:
-            code, owners = where
-            found = code.key, code.instrs[owners[tb.tb_lineno - 1]].pos
-        tb = tb.tb_next
-    return found
 
 
 class _Writer:
