@@ -53,7 +53,7 @@ def test_a_traceback_through_generated_code_shows_the_generated_line():
 
 
 def test_linecache_keeps_a_bounded_number_of_generated_sources(monkeypatch):
-    from railrules.interpreter.runtime import sources
+    from railrules.interpreter.compile import sources
     monkeypatch.setattr(sources, "_KEPT", 5)
     names = [sources.register(f"x = {i}\n", "<rules bounded.rules:1>") for i in range(12)]
     assert len(set(names)) == 12

@@ -1463,8 +1463,8 @@ def test_every_pass_handles_every_node_of_its_kind():
     nodes.STATEMENTS list them once); nothing else may be missing or left over."""
     from railrules.interpreter.checks.check_types import _Types
     from railrules.interpreter.dsl import nodes as n
-    from railrules.interpreter.dsl.codegen import Codegen
-    from railrules.interpreter.dsl.compiler import Compiler
+    from railrules.interpreter.compile.expressions import Codegen
+    from railrules.interpreter.compile.statements import Compiler
     from railrules.interpreter.dsl.resolver import Resolver
     for cls, prefix, kinds in [(Resolver, "r_", n.EXPRESSIONS), (Codegen, "g_", n.EXPRESSIONS),
                                (_Types, "t_", n.EXPRESSIONS), (Compiler, "s_", n.STATEMENTS)]:

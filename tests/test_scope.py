@@ -14,8 +14,8 @@ import pytest
 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.checks.check_types import _Types
-from railrules.interpreter.dsl.codegen import Codegen
-from railrules.interpreter.dsl.compiler import Compiler, _Scope
+from railrules.interpreter.compile.expressions import Codegen
+from railrules.interpreter.compile.statements import Compiler, _Scope
 from railrules.interpreter.dsl.parser import parse_expression
 from railrules.interpreter.dsl.scope import Kind, resolve, resolve_call
 from railrules.interpreter.errors import Pos, Sink
@@ -127,7 +127,7 @@ _LOOKUP = re.compile(rf"\bin (self\.)?(names|rs)\.{_GLOBAL}\b(?![.\[])|names\.{_
                      r"|builtins\.ALL(\[|\.get\b)|\bin builtins\.ALL\b(?!\.)")
 
 
-@pytest.mark.parametrize("module", ["dsl/compiler.py", "dsl/codegen.py", "checks/check_types.py"])
+@pytest.mark.parametrize("module", ["compile/statements.py", "compile/expressions.py", "checks/check_types.py"])
 def test_names_are_resolved_only_by_the_scope_module(module):
     text = (Path(__file__).resolve().parents[1] / "interpreter" / module).read_text(encoding="utf-8")
     found = [m.group(0) for m in _LOOKUP.finditer(text)]

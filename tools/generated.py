@@ -7,7 +7,7 @@ the listing even if no game has run them yet.
 from __future__ import annotations
 
 from railrules.interpreter import load_ruleset
-from railrules.interpreter.runtime.sources import listing
+from railrules.interpreter.compile.sources import listing
 
 
 def generated(name_or_path: str, wanted: str | None = None, variant: str | None = None) -> list:

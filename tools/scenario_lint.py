@@ -162,7 +162,7 @@ class _Steps:
                               hint=f"did you mean '{close[0]}'?" if close else None)
 
     def expression(self, text: str, where: Pos) -> None:
-        from railrules.interpreter.dsl.compiler import Compiler, _Scope
+        from railrules.interpreter.compile.statements import Compiler, _Scope
         from railrules.interpreter.dsl.parser import parse_expression
         try:
             expr = parse_expression(text, where)
@@ -173,7 +173,7 @@ class _Steps:
 
     def statement(self, text: str, where: Pos) -> None:
         """As Game.execute compiles it: one procedure body, shifted back to where the text is."""
-        from railrules.interpreter.dsl.compiler import Compiler, _Scope
+        from railrules.interpreter.compile.statements import Compiler, _Scope
         from railrules.interpreter.dsl.parser import parse_rules
         inner = Sink()
         module = parse_rules(f"procedure _setup():\n    {text}\n", where.file, inner,

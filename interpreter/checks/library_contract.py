@@ -79,7 +79,7 @@ def _check_calls(module: n.Module, sink: Sink) -> None:
 
 def _locals(d) -> set:
     """The names a definition binds itself: a call of one runs the function or procedure it holds."""
-    from ..dsl.compiler import _assigned
+    from ..compile.statements import _assigned
     params = set(getattr(d, "params", None) or [])
     if isinstance(d, n.ActionDef):
         params = {d.player} | {x.var for x in d.domains}

@@ -17,8 +17,8 @@ from pathlib import Path
 from ..board.graph import Board, build_board
 from ..checks.check_definitions import check_definitions
 from ..checks.library_contract import check_contracts
+from ..compile.statements import Compiler, Program
 from ..dsl import nodes as n
-from ..dsl.compiler import Compiler, Program
 from ..dsl.parser import parse_expression, parse_rules
 from ..dsl.scope import Names
 from ..engine.machine import ConstantRun
@@ -638,7 +638,7 @@ def _display(path: Path) -> str:
 
 
 def _empty_scope():
-    from ..dsl.compiler import _Scope
+    from ..compile.statements import _Scope
     return _Scope(set())
 
 

@@ -2,9 +2,9 @@
 play prompt, tests), compiled by the loader's compiler so that the engine never imports it."""
 from __future__ import annotations
 
-from ..dsl.compiler import Compiler, _Scope
+from ..compile.instructions import Exec, Return
+from ..compile.statements import Compiler, _Scope
 from ..dsl.parser import parse_expression, parse_rules
-from ..engine.instructions import Exec, Return
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..runtime.code import Code
 

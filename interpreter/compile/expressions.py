@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 
+from ..dsl import builtins, nodes as n
+from ..dsl.functions import call_value, def_value
+from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS
-from ..runtime.sources import add, define
-from . import builtins, nodes as n
-from .functions import call_value, def_value
-from .scope import Kind, resolve, resolve_call
+from .sources import add, define
 
 
 class _Unsupported(Exception):

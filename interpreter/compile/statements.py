@@ -12,15 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..engine import instructions as ins
-from ..engine.units import Units, straight
+from ..dsl import functions as _functions, nodes as n, turns as _turns
+from ..dsl.resolver import Resolver
+from ..dsl.scope import Kind, Names, candidates, resolve, resolve_procedure
 from ..errors import Sink
 from ..runtime.code import Code, OptionSpec
 from ..runtime.values import RuleFault, describe, map_key
-from . import functions as _functions, nodes as n, turns as _turns
-from .codegen import Checked, Codegen, inlinable, namespace
-from .resolver import Resolver
-from .scope import Kind, Names, candidates, resolve, resolve_procedure
+from . import instructions as ins
+from .expressions import Checked, Codegen, inlinable, namespace
+from .units import Units, straight
 
 
 @dataclass

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 
-from ..runtime.sources import add, define
 from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, Return
+from .sources import add, define
 
 _SAFE = re.compile(r"-?\d+|'[^'\\]*'|None|True|False|_k\d+")
 
