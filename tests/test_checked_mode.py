@@ -1,6 +1,6 @@
 """The code generator's two modes against each other (issue 25, item 2).
 
-Every expression of the rules is written twice by one generator (interpreter/dsl/codegen.py):
+Every expression of the rules is written twice by one generator (interpreter/compile/expressions.py):
 fast, taking the common path unchecked, and checked, every step through a helper that words
 what is wrong. The fast code falls back on the checked code when anything goes wrong in it, so
 a mistake of the fast mode would only show as a slowdown, and one of the checked mode only when

@@ -96,7 +96,7 @@ def test_the_import_graph_finds_a_cycle_when_there_is_one():
 
 def test_no_two_parts_of_the_interpreter_import_each_other():
     graph = _graph()
-    assert {"dsl", "engine", "runtime", "data", "board"} <= graph.keys()
+    assert {"dsl", "compile", "engine", "runtime", "data", "board"} <= graph.keys()
     assert "dsl" in graph["data"] and "runtime" in graph["engine"]   # the walk sees imports
     cycle = _cycle(graph)
     assert cycle == [], "import cycle between parts of interpreter/: " + " -> ".join(cycle)
@@ -107,3 +107,11 @@ def test_the_engine_stands_on_the_runtime_floor_only():
     graph = _graph()
     assert graph["engine"] <= {"runtime", "board", "errors"}, graph["engine"]
     assert graph["runtime"] <= {"errors"}, graph["runtime"]
+
+
+def test_the_compiler_stands_on_the_language_and_the_runtime():
+    """compile/ (the one back end) reads the language's trees and writes code over the runtime;
+    neither of those, nor the engine, imports it."""
+    graph = _graph()
+    assert graph["compile"] <= {"dsl", "runtime", "errors"}, graph["compile"]
+    assert [part for part in ("dsl", "runtime", "engine") if "compile" in graph[part]] == []

@@ -1,7 +1,7 @@
 """`railrules code RULESET [NAME]`: the Python the interpreter writes for a ruleset's rules.
 
 Each generated function is printed with the rule it was written for as comments (see
-:mod:`interpreter.runtime.sources`); code units (procedures, triggers, the game) are written for
+:mod:`interpreter.compile.sources`); code units (procedures, triggers, the game) are written for
 the listing even if no game has run them yet.
 """
 from __future__ import annotations

@@ -448,7 +448,7 @@ class Checked:
     """Expression ``e`` in checked mode as ``fn(run, L)``: its Python is written the first time
     it is called (a fault of its fast code, or a run with no fast code: lint, the all-checked
     mode), so that a load does not write every expression twice. ``source``: the fast source a
-    code unit inlines (:mod:`interpreter.engine.units`), falling back on this; None if none."""
+    code unit inlines (:mod:`.units`), falling back on this; None if none."""
     __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source")
 
     def __init__(self, names, tracking: bool, space: dict, e, locals_, around: str | None = None):

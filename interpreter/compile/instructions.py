@@ -3,7 +3,7 @@
 A code unit (:class:`interpreter.runtime.code.Code`) is a flat list of instructions with jumps,
 so that where the rules are paused is just ``(code unit, pc, locals)``: plain data (DESIGN
 invariant 3). Each instruction keeps the source position of the statement it came from, and
-writes itself as Python lines of the unit's one function (:mod:`interpreter.engine.units`),
+writes itself as Python lines of the unit's one function (:mod:`.units`),
 which is what runs: ``source(g, i)``, where ``g`` is the writer and ``i`` its pc.
 """
 from __future__ import annotations

@@ -493,7 +493,7 @@ class Compiler:
         return Codegen(self.names, self.tracking, self.space).function(e, scope.locals, slow) or slow
 
     def value(self, e, scope, around: str | None = None):
-        """An expression a code unit computes (:mod:`interpreter.engine.units`): its checked code
+        """An expression a code unit computes (:mod:`.units`): its checked code
         (written when first called), carrying in ``.source`` the fast source the unit inlines.
         ``around``: a helper the value goes through (``_times``: a repeat's count)."""
         slow = self._checked(e, scope, False, around)

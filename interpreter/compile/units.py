@@ -5,7 +5,7 @@ event (a frame pushed, ``F["pc"]`` set to where it goes on: returns 0), a return
 popped: 0), a choice or the end of the game (1, the machine pauses). Inside, the unit's basic
 blocks are picked by ``pc`` in a ``while`` loop, so jumps and loops stay in Python; each block
 counts its instructions against the step budget when it starts. Expressions are inlined as
-their generated source (:mod:`interpreter.dsl.codegen`), each with its checked code as the
+their generated source (:mod:`.expressions`), each with its checked code as the
 fallback, and locals are ``L[...]``: no name a ruleset writes reaches Python.
 
 Counting units (``Units(program, counting=True)``, run when ``Machine.counts`` is a Counter)
