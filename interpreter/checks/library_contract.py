@@ -19,6 +19,7 @@ from ..dsl import builtins
 from ..dsl import nodes as n
 from ..errors import Diagnostic, Sink
 from ..dsl.nodes import walk
+from ..dsl.resolver import assigned
 
 _KIND = {"def": n.FuncDef, "procedure": n.ProcDef}
 
@@ -79,11 +80,10 @@ def _check_calls(module: n.Module, sink: Sink) -> None:
 
 def _locals(d) -> set:
     """The names a definition binds itself: a call of one runs the function or procedure it holds."""
-    from ..compile.statements import _assigned
     params = set(getattr(d, "params", None) or [])
     if isinstance(d, n.ActionDef):
         params = {d.player} | {x.var for x in d.domains}
-    names = params | _assigned(getattr(d, "body", None) or [])
+    names = params | assigned(getattr(d, "body", None) or [])
     return names | {x.var for x in walk(d) if isinstance(x, (n.Lambda, n.Comprehension, n.Exists, n.LetIn))}
 
 

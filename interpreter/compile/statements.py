@@ -1,11 +1,12 @@
-"""Compiler: syntax tree -> generated expressions and flat instruction lists, once per load.
+"""The compiler: syntax tree -> generated expressions and flat instruction lists, once per load.
 
-Expressions become ``fn(run, locals)``: the fast Python code of :mod:`interpreter.dsl.codegen`,
-which runs the expression's checked code (the same generator's checked mode) when anything goes
-wrong in it; statements become the instructions of :mod:`interpreter.engine.instructions`.
-Every name an expression reads is resolved first (:mod:`interpreter.dsl.resolver`, asking
-:mod:`interpreter.dsl.scope`) and every call's arguments counted, so a loaded ruleset never
-meets an undefined name at run time. Problems go to the sink.
+Expressions become ``fn(run, locals)``: the fast Python code of :mod:`.expressions`, which runs
+the expression's checked code (the same generator's checked mode) when anything goes wrong in
+it; statements become the instructions of :mod:`.instructions`, each unit written as one Python
+function by :mod:`.units`. Everything is resolved first, in one walk
+(:mod:`interpreter.dsl.resolver`, asking :mod:`interpreter.dsl.scope`): every name, every call's
+arguments, every statement where it stands; its problems go to the sink, so a loaded ruleset
+never meets an undefined name at run time, and the compiler only writes code.
 """
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..dsl import functions as _functions, nodes as n, turns as _turns
-from ..dsl.resolver import Resolver
-from ..dsl.scope import Kind, Names, candidates, resolve, resolve_procedure
+from ..dsl.resolver import Resolver, assigned, leading_requires, strip_requires
+from ..dsl.scope import Kind, Names, resolve, resolve_procedure
 from ..errors import Sink
 from ..runtime.code import Code, OptionSpec
 from ..runtime.values import RuleFault, describe, map_key
@@ -67,13 +68,12 @@ class _Scope:
 class Compiler:
     def __init__(self, names: Names, sink: Sink, generate: bool = True, checked: bool = False):
         self.names = names
-        self.sink = sink
         self.generate = generate  # False: checked code only, written when it runs (lint)
         # True: every expression in codegen's checked mode, no fast code at all (a test plays
         # the rules both ways and compares)
         self.checked = checked
         self.program = Program(checked=checked)
-        self.resolver = Resolver(names, sink)
+        self.resolver = Resolver(names, sink)   # the one that reports; the compiler writes code
         self.space = self.program.space
         # True while compiling the variant of a def that a derived value runs: it also notes
         # every entity field and variable it reads (Machine.derived)
@@ -82,6 +82,7 @@ class Compiler:
     # ------------------------------------------------------------------ entry
     def compile(self, definitions: list) -> Program:
         p = self.program
+        self.resolver.definitions(definitions)
         if self.generate:  # from now on generated code writes small defs in place (codegen.inline)
             self.space["_inlinable"] = inlinable(self.names.functions)
         game = [d for d in definitions if isinstance(d, n.GameDef)]
@@ -93,17 +94,17 @@ class Compiler:
                 self._code(f"proc:{d.name}", d.params, d.body, d.pos)
             elif isinstance(d, n.ActionDef):
                 scope_vars = [d.player] + [dom.var for dom in d.domains]
-                self._code(f"action:{d.name}", scope_vars, _strip_requires(d.body), d.pos)
+                self._code(f"action:{d.name}", scope_vars, strip_requires(d.body), d.pos)
             elif isinstance(d, n.HandlerDef):
                 key = f"on:{d.event}:{len(p.handlers.get(d.event, []))}"
                 p.handlers.setdefault(d.event, []).append(key)
                 self._code(key, d.params, d.body, d.pos, when=d.when)
             elif isinstance(d, n.EndDef):
-                p.end_conditions.append((d.name, self.expr(d.expr, _Scope(set()))))
+                p.end_conditions.append((d.name, self._expr(d.expr, _Scope(set()))))
             elif isinstance(d, n.MetricDef):
-                p.metrics.append((d.name, self.expr(d.expr, _Scope(set())), d.pos))
+                p.metrics.append((d.name, self._expr(d.expr, _Scope(set())), d.pos))
             elif isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
-                fn = self.expr(d.expr, _Scope({d.player}))
+                fn = self._expr(d.expr, _Scope({d.player}))
                 var = d.player
                 fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})  # noqa: E731
                 if isinstance(d, n.EstimateDef):
@@ -118,11 +119,11 @@ class Compiler:
 
     def _action_template(self, d: n.ActionDef) -> OptionSpec:
         scope = _Scope({d.player} | {dom.var for dom in d.domains})
-        domains = [(dom.var, self.expr(dom.source, scope)) for dom in d.domains]
-        requires = [self._require(r, scope) for r in _leading_requires(d.body)]
+        domains = [(dom.var, self._expr(dom.source, scope)) for dom in d.domains]
+        requires = [self._require(r, scope) for r in leading_requires(d.body)]
         return self._with_choices(
             OptionSpec(d.name, domains, requires, None, f"action:{d.name}", d.player, d.pos),
-            d.domains, _leading_requires(d.body), scope)
+            d.domains, leading_requires(d.body), scope)
 
     def _with_choices(self, spec, domains, requires, scope):
         """Say which parameters each require reads (:attr:`OptionSpec.tests_at`), and give the
@@ -137,7 +138,7 @@ class Compiler:
         return spec
 
     def _code(self, key, params, body, pos, when=None):
-        scope = _Scope(set(params) | _assigned(body))
+        scope = _Scope(set(params) | assigned(body))
         code = Code(key, list(params), pos, space=self.space)
         self.program.codes[key] = code
         out = code.instrs
@@ -145,18 +146,20 @@ class Compiler:
             skip = ins.JumpIfNot(when.pos, self.value(when, scope))
             out.append(skip)
             code.guarded = True
-        self.block(body, scope, out)
+        self._block(body, scope, out)
         out.append(ins.Return(pos))
         if when is not None:
             skip.target = len(out) - 1
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts: list, scope: _Scope, out: list) -> None:
-        for s in stmts:
-            self.stmt(s, scope, out)
+        """Statements ``stmts`` resolved, then compiled onto the instructions ``out``."""
+        self.resolver.statements(stmts, scope.locals)
+        self._block(stmts, scope, out)
 
-    def stmt(self, s, scope, out):
-        _STATEMENT[type(s)](self, s, scope, out)
+    def _block(self, stmts: list, scope: _Scope, out: list) -> None:
+        for s in stmts:
+            _STATEMENT[type(s)](self, s, scope, out)
 
     def s_Let(self, s, scope, out):
         fn, name = self.value(s.expr, scope), s.name
@@ -175,12 +178,6 @@ class Compiler:
             # `call f(...)` where the local f holds a procedure's name (a procedure as a value)
             out.append(_CallValue(s.pos, s.proc, self.value(n.Var(s.pos, s.proc), scope), args, dest))
             return
-        if kind is Kind.UNDEFINED:
-            self.resolver.undefined(s.proc, s.pos, candidates(self.names, kind=Kind.PROCEDURE), code="RR106",
-                            what="procedure")
-        elif len(d.params) != len(args):
-            self.sink.add("RR104", f"procedure '{s.proc}' takes {len(d.params)} argument(s), "
-                          f"{len(args)} given", s.pos)
         out.append(ins.CallProc(s.pos, f"proc:{s.proc}", args, dest))
 
     def s_Set(self, s, scope, out):
@@ -216,9 +213,7 @@ class Compiler:
         self._loop_jump(s, scope, out, 1)
 
     def _loop_jump(self, s, scope, out, which):
-        if not scope.loops:
-            word = "break" if which == 0 else "continue"
-            self.sink.add("RR105", f"'{word}' outside a loop", s.pos)
+        if not scope.loops:  # reported by the resolver
             return
         j = ins.Jump(s.pos)
         scope.loops[-1][which].append(j)
@@ -235,17 +230,9 @@ class Compiler:
         out.append(ins.Assert(s.pos, cond, reason))
 
     def _require(self, s: n.Require, scope):
-        return self.expr(s.cond, scope), self.expr(s.reason, scope), s.pos
+        return self._expr(s.cond, scope), self._expr(s.reason, scope), s.pos
 
     def s_Emit(self, s, scope, out):
-        handlers = self.names.events.get(s.event, [])
-        if not handlers:
-            self.sink.add("RR102", f"no 'on {s.event}(...)' handles this event", s.pos,
-                          severity="warning")
-        for h in handlers:
-            if len(h.params) != len(s.args):
-                self.sink.add("RR104", f"'on {s.event}' takes {len(h.params)} argument(s), "
-                              f"{len(s.args)} given", s.pos)
         out.append(ins.Emit(s.pos, s.event, [self.value(a, scope) for a in s.args]))
 
     def s_Draw(self, s, scope, out):
@@ -263,8 +250,7 @@ class Compiler:
         reveals, field = None, None
         if s.reveals is not None:  # an entry that gives away a field: shown only to whoever may see it
             t = s.reveals
-            if not t.path or t.path[-1][0] != "attr":
-                self.sink.add("RR105", "'reveals' names an entity's field, as in: reveals p.cash", t.pos)
+            if not t.path or t.path[-1][0] != "attr":  # reported by the resolver
                 return
             entity, field = n.Var(t.pos, t.name), t.path[-1][1]
             for kind, x in t.path[:-1]:
@@ -290,20 +276,20 @@ class Compiler:
         for cond, body in s.branches:
             test = ins.JumpIfNot(cond.pos, self.value(cond, scope))
             out.append(test)
-            self.block(body, scope, out)
+            self._block(body, scope, out)
             j = ins.Jump(s.pos)
             out.append(j)
             ends.append(j)
             test.target = len(out)
         if s.otherwise:
-            self.block(s.otherwise, scope, out)
+            self._block(s.otherwise, scope, out)
         for j in ends:
             j.target = len(out)
 
     def _body_and_back(self, s, scope, out, head) -> int:
         """Compile a loop body, jump back to ``head``, patch break/continue; return the exit pc."""
         scope.loops.append(([], []))
-        self.block(s.body, scope, out)
+        self._block(s.body, scope, out)
         breaks, continues = scope.loops.pop()
         out.append(ins.Jump(s.pos, head))
         for j in breaks:
@@ -349,56 +335,39 @@ class Compiler:
         head = len(out)
         step = ins.JumpIfNot(s.pos, lambda run, loc: _turns.next_turn(loc, slot, var, end))
         out.append(step)
-        if end in (_turns.ALL, _turns.OTHERS) and not any(
-                isinstance(x, (n.PassTurn, n.DropOut, n.Break, n.Return, n.EndGame)) for x in n.walk(s.body)):
-            self.sink.add("RR112", f"this loop ends when all{' others' if end == _turns.OTHERS else ''} pass, "
-                          "but nothing in it says 'pass turn' or 'drop out'", s.pos, severity="warning",
-                          hint="say 'pass turn' where a player passes")
         scope.turns.append((slot, end))
         step.target = self._body_and_back(s, scope, out, head)
         scope.turns.pop()
         out.append(ins.Exec(s.pos, lambda g: [f"L.pop({slot!r}, None)"]))
 
     def s_PassTurn(self, s, scope, out):
-        self._turn_mark(s, scope, out, "pass turn", _turns.pass_turn)
+        self._turn_mark(scope, s.pos, out, _turns.pass_turn)
 
     def s_DropOut(self, s, scope, out):
-        self._turn_mark(s, scope, out, "drop out", _turns.drop_out)
+        self._turn_mark(scope, s.pos, out, _turns.drop_out)
 
-    def _turn_mark(self, s, scope, out, word, fn):
-        if not scope.turns:
-            self.sink.add("RR105", f"'{word}' outside an 'each ... in turn' loop", s.pos,
-                          hint="it says what the turn of an 'each p in turn' loop did")
+    def _turn_mark(self, scope, pos, out, fn):
+        if not scope.turns:  # reported by the resolver
             return
-        slot, end = scope.turns[-1]
-        if word == "pass turn" and end not in (_turns.ALL, _turns.OTHERS):
-            self.sink.add("RR112", "'pass turn' counts only in a loop that ends 'until all pass' or "
-                          "'until all others pass'", s.pos, severity="warning")
-        out.append(ins.Exec(s.pos, lambda g: [f"L[{slot!r}] = {g.obj(fn)}(L[{slot!r}])"]))
+        slot, _ = scope.turns[-1]
+        out.append(ins.Exec(pos, lambda g: [f"L[{slot!r}] = {g.obj(fn)}(L[{slot!r}])"]))
 
     def s_Choose(self, s, scope, out):
         choose = ins.Choose(s.pos, self.value(s.player, scope), [])
         out.append(choose)
         jumps = []
-        seen = set()
         for opt in s.options:
-            name = opt.action if isinstance(opt, n.UseOption) else opt.name
-            if name in seen:
-                self.sink.add("RR103", f"option '{name}' appears twice in this choice", opt.pos)
-            seen.add(name)
             if isinstance(opt, n.UseOption):
                 template = self.program.actions.get(opt.action)
-                if template is None:
-                    self.resolver.undefined(opt.action, opt.pos, self.names.actions, what="action")
-                    continue
-                choose.options.append(template)
+                if template is not None:  # else reported by the resolver
+                    choose.options.append(template)
                 continue
-            domains = [(d.var, self.expr(d.source, scope)) for d in opt.domains]
-            requires = [self._require(r, scope) for r in _leading_requires(opt.body)]
+            domains = [(d.var, self._expr(d.source, scope)) for d in opt.domains]
+            requires = [self._require(r, scope) for r in leading_requires(opt.body)]
             spec = self._with_choices(OptionSpec(opt.name, domains, requires, len(out), None, None,
-                                                     opt.pos), opt.domains, _leading_requires(opt.body), scope)
+                                                 opt.pos), opt.domains, leading_requires(opt.body), scope)
             choose.options.append(spec)
-            self.block(_strip_requires(opt.body), scope, out)
+            self._block(strip_requires(opt.body), scope, out)
             j = ins.Jump(opt.pos)
             out.append(j)
             jumps.append(j)
@@ -415,13 +384,8 @@ class Compiler:
         name = t.name
         meaning = resolve(self.names, name, scope.locals).kind
         if not t.path:
-            if meaning is Kind.CONSTANT:
-                self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos)
-            elif meaning is Kind.VARIABLE:
+            if meaning is Kind.VARIABLE:
                 return lambda g: [f"_c, _k = run.globals_w(), {name!r}"]
-            elif meaning is not Kind.LOCAL:
-                self.resolver.undefined(name, t.pos, candidates(self.names, scope.locals, Kind.VARIABLE),
-                                what="variable")
             return lambda g: [f"_c, _k = L, {name!r}"]
         base = self.value(n.Var(t.pos, name), scope)
         locate = self._resolver(t, scope, base, meaning)
@@ -443,10 +407,7 @@ class Compiler:
     def _resolver(self, t: n.Target, scope, base, meaning: Kind):
         """``fn(run, loc) -> (container, key)`` for a target with a path (see :meth:`target`)."""
         name = t.name
-        if meaning is Kind.CONSTANT:
-            self.sink.add("RR105", f"'{name}' is a constant and cannot be changed", t.pos,
-                          hint="declare it under variables: in components.yaml if the rules change it")
-        steps = [(kind, x if kind == "attr" else self.expr(x, scope)) for kind, x in t.path]
+        steps = [(kind, x if kind == "attr" else self._expr(x, scope)) for kind, x in t.path]
         root0 = {Kind.LOCAL: "L", Kind.VARIABLE: "G"}.get(meaning)
 
         def locate(run, loc):
@@ -483,8 +444,13 @@ class Compiler:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e, scope):
+        """An expression resolved, then compiled (:meth:`_expr`)."""
+        self.resolver.expression(e, scope.locals)
+        return self._expr(e, scope)
+
+    def _expr(self, e, scope):
         """An expression as ``fn(run, locals)``: its fast generated code (codegen), which runs the
-        expression's checked code when anything goes wrong in it. Its names are checked first."""
+        expression's checked code when anything goes wrong in it."""
         slow = self._checked(e, scope, self.tracking)
         if self.checked:
             return slow.function()
@@ -505,7 +471,6 @@ class Compiler:
         return slow
 
     def _checked(self, e, scope, tracking: bool, around: str | None = None) -> Checked:
-        self.resolver.expression(e, scope.locals)
         return Checked(self.names, tracking, self.space, e, scope.locals, around)
 
     def functions(self) -> tuple[dict, dict]:
@@ -560,33 +525,4 @@ class _CallValue(ins.Instr):
                 f"F['pc'] = {i + 1}", f"run.push(_u, [{values}], {self.dest!r})", "return 0"]
 
 
-def _leading_requires(body: list) -> list:
-    out = []
-    for s in body:
-        if isinstance(s, n.Cite):
-            continue
-        if not isinstance(s, n.Require):
-            break
-        out.append(s)
-    return out
-
-
 _STATEMENT = n.handlers(Compiler, "s_", n.STATEMENTS)    # statement node -> Compiler.s_...
-
-
-def _strip_requires(body: list) -> list:
-    lead = _leading_requires(body)
-    return [s for s in body if not any(s is r for r in lead)]
-
-
-def _assigned(body) -> set:
-    """Every local name a block binds (let, for, draw, choose domains, let ... = call)."""
-    found = set()
-    for node in n.walk(body):
-        if isinstance(node, (n.Let, n.LetCall, n.Draw)):
-            found.add(node.name)
-        elif isinstance(node, (n.For, n.Turns)):
-            found.add(node.var)
-        elif isinstance(node, n.Option):
-            found.update(d.var for d in node.domains)
-    return found
