@@ -801,7 +801,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="measure the engine: playouts/s, clone, apply, load, lint",
                        description="Benchmark, one core: random playouts per second, decisions per game "
                        "and microseconds per decision for each ruleset; a clone and an action applied and "
-                       "undone at a mid-game position; warm load+compile; the command's cold start; "
+                       "undone at a mid-game position; warm load+compile; the cold start of `railrules play` "
+                       "(to its first prompt) and of `railrules list`; "
                        "the median time to lint them all. --json for machines.")
     p.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
     _games_args(p, 100)

@@ -1,0 +1,76 @@
+"""A user cache of what every start would otherwise rebuild (the rules grammar's parser tables,
+which YAML data its schema already accepted), so that a command starts quickly.
+
+Nothing depends on it for correctness: every entry is named by a hash of everything its content
+depends on, a missing, unreadable or stale entry is rebuilt, and a cache that cannot be written
+is simply not used. It lives in ``$RAILRULES_CACHE_DIR`` if set (empty: no cache), else in the
+user's cache folder (``$XDG_CACHE_HOME/railrules``, ``~/.cache/railrules``; on Windows
+``%LOCALAPPDATA%/railrules/cache``; on macOS ``~/Library/Caches/railrules``). Deleting it is
+always safe.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+FORMAT = "1"   # changes when what an entry holds changes
+
+
+def cache_dir() -> Path | None:
+    """The folder of the cache, or None when it is switched off."""
+    chosen = os.environ.get("RAILRULES_CACHE_DIR")
+    if chosen is not None:
+        return Path(chosen) if chosen else None
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "railrules" / "cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "railrules"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "railrules"
+
+
+def entry(kind: str, *content: str) -> Path | None:
+    """The file of the entry of ``kind`` for this content (its name is the content's hash), in
+    a cache folder that exists; None when there is no usable cache."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    digest = hashlib.sha256()
+    for part in (FORMAT, sys.version, kind, *content):   # each with its length: no two contents alike
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(b"%d:" % len(data) + data)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder / f"{kind}-{digest.hexdigest()[:32]}"
+
+
+def has(kind: str, *content: str) -> bool:
+    """Whether an entry of ``kind`` was stored for this content (see :func:`mark`)."""
+    path = entry(kind, *content)
+    return path is not None and path.is_file()
+
+
+def mark(kind: str, *content: str) -> None:
+    """Store an empty entry: a fact about this content (for instance, that it was checked)."""
+    store(entry(kind, *content), lambda tmp: tmp.write_bytes(b""))
+
+
+def store(path: Path | None, write) -> None:
+    """Make the entry ``path`` by ``write(temporary path)`` and a rename, so that a reader never
+    sees half an entry; any failure leaves no entry (and no error: the cache is optional)."""
+    if path is None:
+        return
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    finally:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
