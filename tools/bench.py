@@ -24,7 +24,8 @@ from .simulate import simulate
 
 def _per_call_us(fn, seconds: float = 0.3) -> float:
     """Median microseconds of one call of fn(), over batches for about ``seconds``."""
-    samples, end = [], time.perf_counter() + seconds
+    samples: list[float] = []
+    end = time.perf_counter() + seconds
     while time.perf_counter() < end or len(samples) < 5:
         t = time.perf_counter()
         for _ in range(20):

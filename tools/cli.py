@@ -408,7 +408,7 @@ def cmd_bench(args) -> int:
     from .bench import bench_ruleset, cold_start_ms, describe
     from .lint import lint_paths
     names = args.rulesets or shipped_rulesets()
-    report = {"rulesets": {}}
+    report: dict = {"rulesets": {}}
     for name in names:
         report["rulesets"][name] = bench_ruleset(name, args.games, args.seed, args.players,
                                                  args.bot, args.forced)

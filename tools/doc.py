@@ -6,7 +6,7 @@ from railrules.interpreter.dsl.nodes import walk
 from railrules.interpreter.dsl import nodes as n
 from railrules.interpreter.paths import in_ruleset
 
-_KINDS = [(n.GameDef, "Game"), (n.ProcDef, "Procedures"), (n.ActionDef, "Actions"),
+_KINDS: list[tuple[type[n.Node], str]] = [(n.GameDef, "Game"), (n.ProcDef, "Procedures"), (n.ActionDef, "Actions"),
           (n.HandlerDef, "Triggers"), (n.FuncDef, "Functions"), (n.ConstDef, "Constants"),
           (n.EndDef, "End conditions"), (n.ScoreDef, "Score and estimate"),
           (n.MetricDef, "Metrics")]
