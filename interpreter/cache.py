@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 FORMAT = "1"   # changes when what an entry holds changes
+KEEP = 500     # entries kept of each kind
 
 
 def cache_dir() -> Path | None:
@@ -58,15 +59,20 @@ def mark(kind: str, *content: str) -> None:
     store(entry(kind, *content), lambda tmp: tmp.write_bytes(b""))
 
 
-def store(path: Path | None, write) -> None:
+def store(path: Path | None, write, keep: int = KEEP) -> None:
     """Make the entry ``path`` by ``write(temporary path)`` and a rename, so that a reader never
-    sees half an entry; any failure leaves no entry (and no error: the cache is optional)."""
+    sees half an entry; any failure leaves no entry (and no error: the cache is optional). Of
+    the entries of its kind, the newest ``keep`` stay (texts being edited leave one each)."""
     if path is None:
         return
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         write(tmp)
         os.replace(tmp, path)
+        kind = path.name.rsplit("-", 1)[0]
+        entries = sorted(path.parent.glob(f"{kind}-*"), key=_age)
+        for old in entries[:max(0, len(entries) - keep)]:
+            old.unlink(missing_ok=True)
     except OSError:
         pass
     finally:
@@ -74,3 +80,10 @@ def store(path: Path | None, write) -> None:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass
+
+
+def _age(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:   # removed meanwhile (another process pruning)
+        return 0.0

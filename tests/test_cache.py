@@ -3,6 +3,7 @@ it parse as freshly built ones do, a broken or unwritable cache is ignored, and 
 its schema accepts is marked (so an error is never hidden by a mark)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,44 @@ def test_a_mark_is_not_needed_to_accept_data(folder):
     for mark in folder.glob("valid-*"):
         mark.unlink()
     assert schema._accepted(good, "ruleset")
+
+
+ALL_RULES = sorted(rulesets_dir().glob("**/*.rules"))
+BROKEN = "def ok() = 1\n\ndef bad( = 2\n\nprocedure p():\n    let x = \n"
+
+
+def test_a_parse_read_from_the_cache_is_the_parse(folder):
+    assert len(ALL_RULES) > 10
+    for path in ALL_RULES + [Path("broken.rules")]:
+        text = BROKEN if path.name == "broken.rules" else path.read_text(encoding="utf-8")
+        fresh = parser._parsed(text, str(path), 0, cached=True)
+        kept = parser._parsed(text, str(path), 0, cached=True)
+        assert kept is not fresh and kept == fresh
+        assert (kept[1] != []) == (path.name == "broken.rules")
+    assert len(list(folder.glob("parse-*"))) == len(ALL_RULES) + 1
+    other = parser._parsed(BROKEN, "elsewhere.rules", 0, cached=True)   # positions name the file
+    assert other[1][0].pos.file == "elsewhere.rules"
+
+
+def test_a_parse_is_kept_only_when_asked(folder):
+    parser._parsed(BROKEN, "a.rules", 0, cached=False)
+    assert not list(folder.glob("parse-*"))
+
+
+def test_a_broken_parse_entry_is_parsed_again(folder):
+    fresh = parser._parsed(BROKEN, "a.rules", 0, cached=True)
+    (entry,) = folder.glob("parse-*")
+    for junk in (b"", b"junk", __import__("pickle").dumps(("not", "a module"))):
+        entry.write_bytes(junk)
+        assert parser._parsed(BROKEN, "a.rules", 0, cached=True) == fresh
+
+
+def test_the_oldest_entries_of_a_kind_go_beyond_the_limit(folder):
+    for i in range(7):
+        path = cache.entry("parse", str(i))
+        cache.store(path, lambda tmp: tmp.write_bytes(b"x"), keep=5)
+        os.utime(path, (1000 + i, 1000 + i))    # older than the next one, whatever the clock
+        cache.mark("valid", str(i))
+    kept = set(folder.glob("parse-*"))
+    assert kept == {cache.entry("parse", str(i)) for i in range(2, 7)}
+    assert len(list(folder.glob("valid-*"))) == 7
