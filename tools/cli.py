@@ -33,6 +33,15 @@ def _ruleset_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", help=VARIANT_HELP)
 
 
+class _Version(argparse.Action):
+    """--version: the installed version, looked up only when asked for."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from railrules.interpreter import __version__
+        print(f"railrules {__version__}")
+        parser.exit()
+
+
 class Usage(Exception):
     """A usage error found after parsing (exit 2): the message says what to type instead."""
 
@@ -599,8 +608,8 @@ def cmd_list(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="railrules", description=(
         "Run, simulate and lint railway share games written as data (YAML + a rules language)."))
-    from railrules.interpreter import __version__
-    top.add_argument("--version", action="version", version=f"railrules {__version__}")
+    top.add_argument("--version", action=_Version, nargs=0,
+                     help="show program's version number and exit")
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("play", help="play a game at the terminal against bots, or watch bots play",

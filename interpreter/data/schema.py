@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import json
 from functools import lru_cache
-from importlib.metadata import version
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import cache
@@ -61,16 +62,29 @@ def load_checked(text: str, file: str, kind: str) -> tuple:
 
 def _accepted(data, kind: str) -> bool:
     """Whether the schema accepts the data (``validate`` then says why not). Accepted data
-    leaves a mark in the user cache named by the hash of the schema, jsonschema's version and
+    leaves a mark in the user cache named by the hash of the schema, jsonschema's code and
     the data's exact ``repr``: a ruleset's files are checked once, not at every start (and
     jsonschema is not even imported)."""
-    content = (kind, _schema(kind), version("jsonschema"), repr(data))
+    content = (kind, _schema(kind), _jsonschema_code(), repr(data))
     if cache.has("valid", *content):
         return True
     if not validator(kind).is_valid(data):
         return False
     cache.mark("valid", *content)
     return True
+
+
+@lru_cache(maxsize=1)
+def _jsonschema_code() -> str:
+    """The installed jsonschema, told apart without importing it (nor importlib.metadata, tens
+    of ms): its folder and each of its modules' size and time of change."""
+    spec = importlib.util.find_spec("jsonschema")
+    if spec is None or spec.origin is None:
+        return "?"
+    folder = Path(spec.origin).parent
+    files = sorted(folder.glob("*.py"))   # its code (not its tests)
+    return str(folder) + "".join(f"|{p.relative_to(folder)}:{s.st_size}:{s.st_mtime_ns}"
+                                 for p in files for s in [p.stat()])
 
 
 def _offending_key(err) -> tuple:
