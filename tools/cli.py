@@ -5,7 +5,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -414,6 +413,7 @@ def cmd_test(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    import statistics
     from .bench import bench_ruleset, cold_start_ms, describe
     from .lint import lint_paths
     names = args.rulesets or shipped_rulesets()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import gc
 import itertools
 import math
-import multiprocessing
 import os
 import signal
 import socket
@@ -105,6 +104,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
             if on_cluster:
                 results = on_cluster.results(fn, shared, tasks)
             elif jobs > 1:
+                import multiprocessing   # only for --jobs: a command that plays one game needs none
                 pool = multiprocessing.Pool(jobs, _init, (fn, shared))
                 results = pool.imap_unordered(_run, tasks)
             else:
