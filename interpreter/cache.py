@@ -6,7 +6,7 @@ depends on, a missing, unreadable or stale entry is rebuilt, and a cache that ca
 is simply not used. It lives in ``$RAILRULES_CACHE_DIR`` if set (empty: no cache), else in the
 user's cache folder (``$XDG_CACHE_HOME/railrules``, ``~/.cache/railrules``; on Windows
 ``%LOCALAPPDATA%/railrules/cache``; on macOS ``~/Library/Caches/railrules``). Deleting it is
-always safe.
+always safe. A folder that other users can write to is not used (entries are unpickled).
 """
 from __future__ import annotations
 
@@ -42,10 +42,21 @@ def entry(kind: str, *content: str) -> Path | None:
         data = part.encode("utf-8", "surrogatepass")
         digest.update(b"%d:" % len(data) + data)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(folder):
+            return None
     except OSError:
         return None
     return folder / f"{kind}-{digest.hexdigest()[:32]}"
+
+
+def _private(folder: Path) -> bool:
+    """Whether only this user can write into ``folder`` (entries are unpickled: a folder others
+    can write to is not used)."""
+    if not hasattr(os, "getuid"):   # Windows: the user's own LOCALAPPDATA
+        return True
+    st = folder.stat()
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
 def has(kind: str, *content: str) -> bool:

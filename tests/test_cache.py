@@ -145,3 +145,15 @@ def test_the_oldest_entries_of_a_kind_go_beyond_the_limit(folder):
     kept = set(folder.glob("parse-*"))
     assert kept == {cache.entry("parse", str(i)) for i in range(2, 7)}
     assert len(list(folder.glob("valid-*"))) == 7
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
+def test_a_folder_others_can_write_to_is_not_used(folder):
+    assert cache.entry("lark", "x") is not None
+    assert folder.stat().st_mode & 0o777 == 0o700
+    folder.chmod(0o777)
+    assert cache.entry("lark", "x") is None
+    cache.mark("valid", "y")
+    assert not list(folder.iterdir())
+    folder.chmod(0o700)
+    assert cache.entry("lark", "x") is not None
