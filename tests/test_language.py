@@ -1466,8 +1466,7 @@ def test_every_pass_handles_every_node_of_its_kind():
     from railrules.interpreter.dsl.codegen import Codegen
     from railrules.interpreter.dsl.compiler import Compiler
     for cls, prefix, kinds in [(Compiler, "e_", n.EXPRESSIONS), (Codegen, "g_", n.EXPRESSIONS),
-                               (_Types, "t_", n.EXPRESSIONS), (Compiler, "s_", n.STATEMENTS),
-                               (_Types, "s_", n.STATEMENTS)]:
+                               (_Types, "t_", n.EXPRESSIONS), (Compiler, "s_", n.STATEMENTS)]:
         handled = set(n.handlers(cls, prefix, kinds))
         assert handled == set(kinds), (cls.__name__, prefix, set(kinds) - handled)
         strays = [m for m in vars(cls) if m.startswith(prefix) and getattr(n, m[len(prefix):], None) not in kinds]
