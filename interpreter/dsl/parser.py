@@ -35,11 +35,11 @@ class _RulesIndenter(Indenter):
 @lru_cache(maxsize=None)
 def _lark() -> Lark:
     """The grammar's LALR parser. Building its tables takes about 0.15 s, loading them from
-    the user cache (:mod:`..cache`: an entry named by the grammar, lark's and Python's
-    versions, written whole or not at all) about 0.015 s. A cached entry that does not load is
-    built again."""
+    the user cache (:mod:`..cache`: an entry named by the grammar and this module's source,
+    which holds the options, and lark's and Python's versions; written whole or not at all)
+    about 0.015 s. A cached entry that does not load is built again."""
     grammar = GRAMMAR.read_text(encoding="utf-8")
-    stored = cache.entry("lark", grammar, lark.__version__)
+    stored = cache.entry("lark", _parser_source(), lark.__version__)
     if stored is not None and stored.is_file():
         try:
             with stored.open("rb") as fh:
