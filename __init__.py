@@ -10,8 +10,6 @@ engine), ``railrules.tools`` (the command and its helpers), ``railrules.rulesets
 >>> game.decisions
 1
 """
-from .interpreter import __version__
-
 __all__ = ["__version__", "load_ruleset", "check_ruleset", "shipped_rulesets", "Ruleset", "Game",
            "Action", "Diagnostic", "RailrulesError", "RulesetError", "IllegalAction",
            "RulesRuntimeError", "BadSave"]

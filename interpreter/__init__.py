@@ -8,15 +8,9 @@
 1
 """
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 
 from .errors import (BadSave, Diagnostic, IllegalAction, RailrulesError, RulesetError,
                      RulesRuntimeError)
-
-try:
-    __version__ = version("railrules")
-except PackageNotFoundError:  # run from a checkout that was never installed
-    __version__ = "0+unknown"
 
 __all__ = ["__version__", "load_ruleset", "check_ruleset", "Ruleset", "Game", "Action", "Diagnostic",
            "RailrulesError", "RulesetError", "IllegalAction", "RulesRuntimeError", "BadSave"]
@@ -27,7 +21,20 @@ _LAZY = {"load_ruleset": ".data.ruleset", "check_ruleset": ".data.ruleset", "Rul
          "Game": ".engine.game", "Action": ".engine.machine"}
 
 
+def _version() -> str:
+    """The installed package's version (importlib.metadata takes tens of ms to import: only
+    when asked for)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("railrules")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str):
+    if name == "__version__":
+        globals()[name] = value = _version()
+        return value
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(import_module(_LAZY[name], __name__), name)

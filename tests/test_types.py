@@ -1,4 +1,4 @@
-"""The type hints of interpreter/ hold: mypy, configured in pyproject.toml, finds no error."""
+"""The type hints of interpreter/ and tools/ hold: mypy, configured in pyproject.toml, finds no error."""
 from __future__ import annotations
 
 import subprocess
@@ -10,10 +10,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_mypy_finds_no_error_in_the_interpreter(tmp_path):
+def test_mypy_finds_no_error_in_the_interpreter_and_the_tools(tmp_path):
     pytest.importorskip("mypy", reason="mypy is in the test extra: pip install \".[test]\"")
+    # mypy names modules by their folders and tools/ imports `railrules.interpreter...`: the
+    # checkout is seen through a link named railrules (the checkout's own folder may be any name)
+    (tmp_path / "railrules").symlink_to(ROOT, target_is_directory=True)
     # in a process of its own: mypy raises the recursion limit of the process it runs in
-    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"),
-                           "--no-error-summary"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+                           "--cache-dir", str(tmp_path / "cache"), "--no-error-summary",
+                           "railrules/interpreter", "railrules/tools"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout == ""
+    assert [line for line in done.stdout.splitlines() if "[annotation-unchecked]" not in line] == []

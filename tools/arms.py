@@ -13,11 +13,15 @@ import difflib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.dsl import nodes as n
+
+if TYPE_CHECKING:
+    from railrules.interpreter.data.ruleset import Ruleset
 
 
 class ArmError(ValueError):
@@ -32,7 +36,7 @@ class ArmError(ValueError):
 @dataclass
 class Arm:
     label: str          # "base", a variant's name, a folder's name, or "NAME=VALUE"
-    ruleset: object
+    ruleset: Ruleset
     setting: tuple | None = None   # (NAME, value) of an arm made by --set
 
 
@@ -125,9 +129,9 @@ def _split(values: str) -> list[str]:
 class Arms:
     """The arms of one comparison; a context manager, as overrides live in a temporary folder."""
 
-    def __init__(self, ruleset: str, variants: list[str], sets: list[str], folders: list[str] = ()):
+    def __init__(self, ruleset: str, variants: list[str], sets: list[str], folders: tuple[str, ...] | list[str] = ()):
         self.ruleset, self.variants, self.sets, self.folders = ruleset, variants, sets, list(folders)
-        self._folder = None
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
 
     def __enter__(self) -> list[Arm]:
         base = load_ruleset(self.ruleset)
@@ -139,10 +143,10 @@ class Arms:
             arms.append(Arm(Path(v).stem, load_ruleset(self.ruleset, v)))
         pairs = overrides(base, self.sets)
         if pairs:
-            self._folder = tempfile.TemporaryDirectory(prefix="railrules-set-")
+            self._folder = temp = tempfile.TemporaryDirectory(prefix="railrules-set-")
         for i, (name, value) in enumerate(pairs):
             label = f"{name}={yaml.safe_dump(value, default_flow_style=True).strip().removesuffix('...').strip()}"
-            path = Path(self._folder.name) / f"set{i + 1}_{name.replace('.', '_')}.yaml"
+            path = Path(temp.name) / f"set{i + 1}_{name.replace('.', '_')}.yaml"
             root, *keys = name.split(".")
             constant = with_entry(base.constants[root], keys, value, name)
             path.write_text(yaml.safe_dump({"description": f"--set {label}", "constants": {root: constant}}),

@@ -4,7 +4,8 @@ Each figure is measured, never asserted (tests do not time anything): random pla
 second and decisions per game (from `simulate`), each bot's choices per second and seconds
 spent choosing per game, microseconds per decision, a clone of a
 mid-game state, an action applied and undone, a warm load+compile of
-the ruleset, and the cold start of the command; then the median time to lint them all.
+the ruleset and the cold start of `railrules play` (to its first prompt), and the cold start of
+the command (`railrules list`, which loads every ruleset); then the median time to lint them all.
 """
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from railrules.interpreter import load_ruleset
 
@@ -21,7 +24,8 @@ from .simulate import simulate
 
 def _per_call_us(fn, seconds: float = 0.3) -> float:
     """Median microseconds of one call of fn(), over batches for about ``seconds``."""
-    samples, end = [], time.perf_counter() + seconds
+    samples: list[float] = []
+    end = time.perf_counter() + seconds
     while time.perf_counter() < end or len(samples) < 5:
         t = time.perf_counter()
         for _ in range(20):
@@ -70,20 +74,30 @@ def bench_ruleset(name: str, games: int, seed: int, players: int | None, bot: st
         "decisions_per_second": r["decisions_per_second"],
         "us_per_decision": round(1e6 / r["decisions_per_second"], 1) if r["decisions_per_second"] else None,
         "clone_us": _per_call_us(game.clone), "apply_undo_us": apply_us,
-        "load_ms": round(min(loads), 1), "seconds": r["seconds"],
+        "load_ms": round(min(loads), 1), "play_cold_start_ms": play_cold_start_ms(name),
+        "seconds": r["seconds"],
         "seconds_per_game": round(r["seconds"] / r["finished"], 3) if r["finished"] else None,
         "bots": r["bots"],
     }
 
 
-def cold_start_ms(runs: int = 3) -> float:
-    """The best wall time of `railrules list` in a new Python process."""
+def cold_start_ms(*command: str, typed: str = "", runs: int = 3) -> float:
+    """The best wall time of `railrules COMMAND` (default: list) in a new Python process, in a
+    folder of its own, ``typed`` on its input."""
     times = []
     for _ in range(runs):
-        t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "railrules", "list"], capture_output=True, check=False)
-        times.append((time.perf_counter() - t) * 1000)
+        with tempfile.TemporaryDirectory() as folder:
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "railrules", *(command or ("list",))], input=typed,
+                           capture_output=True, text=True, check=False, cwd=folder)
+            times.append((time.perf_counter() - t) * 1000)
     return round(min(times), 1)
+
+
+def play_cold_start_ms(name: str) -> float:
+    """`railrules play NAME` started, shown its first prompt and quit (saving the game)."""
+    return cold_start_ms("play", str(Path(name).resolve()) if Path(name).is_dir() else name,
+                         "--seed", "1", typed="quit\n")
 
 
 def describe(report: dict) -> str:
@@ -95,10 +109,10 @@ def describe(report: dict) -> str:
             f"({r['seconds_per_game']} s/game), "
             f"{r['decisions_mean']} decisions/game, {r['us_per_decision']} us/decision; "
             f"clone {r['clone_us']} us; apply+undo {r['apply_undo_us']} us; "
-            f"load+compile {r['load_ms']} ms")
+            f"load+compile {r['load_ms']} ms; cold start of `railrules play` {r['play_cold_start_ms']} ms")
         lines += [f"  bot {spec}: {b['choices_per_second']} choices/s, {b['seconds_per_game']} s "
                   "choosing per game" for spec, b in r["bots"].items()]
-    lines.append(f"cold start of the command: {report['cold_start_ms']} ms")
+    lines.append(f"cold start of the command (railrules list): {report['cold_start_ms']} ms")
     lines.append(f"lint of {', '.join(report['rulesets'])}: median {report['lint_seconds_median']} s "
                  f"over {report['lint_runs']} runs")
     return "\n".join(lines)

@@ -117,12 +117,13 @@ def board_model(game) -> BoardModel:
         for h in board.adj:
             places = _ids(per_hex["at"](h=h)) if "at" in per_hex else [h]
             grid = [cr for cr in map(parse_id, places) if cr]
+            col, row = grid[0] if grid else (None, None)
             ground = _text(per_hex["terrain"](h=h)) if "terrain" in per_hex else ""
             grounds.add(ground)
             fill = str(per_hex["fill"](h=h)) if "fill" in per_hex else colours.get(ground, "#eeeeee")
             rec = entities.get(h, {})
             model.hexes.append(HexView(
-                h, *(grid[0] if grid else (None, None)), fill=fill,
+                h, col, row, fill=fill,
                 label=_text(per_hex["label"](h=h)) if "label" in per_hex else "",
                 text=_text(per_hex["hex"](h=h)) if "hex" in per_hex else "",
                 marks=_ids(per_hex["marks"](h=h)) if "marks" in per_hex else [],
@@ -162,9 +163,9 @@ def _display(game, d: dict, k: int):
     if "supply" in d:
         count = expr("supply", "count")
         return Supply(d["title"], [(e, int(count(e=e))) for e in _ids(expr("supply", "of", params=())())])
-    lines, who = in_progress(game)
-    name = str(game.state["entities"].get(who, {}).get("name", who))
-    return Decision(d["title"], lines, (who, name, entity_colour(game, who)) if who else None)
+    lines, mover = in_progress(game)
+    name = str(game.state["entities"].get(mover, {}).get("name", mover))
+    return Decision(d["title"], lines, (mover, name, entity_colour(game, mover)) if mover else None)
 
 
 def in_progress(game) -> tuple[list, str | None]:

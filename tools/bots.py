@@ -30,6 +30,7 @@ import os
 import random
 import sys
 import time
+from typing import Any, Callable
 
 from railrules.interpreter.errors import Diagnostic, RailrulesError
 
@@ -204,7 +205,8 @@ def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
                 raise _refuse(spec, f"'{item}' is not name=value")
             options[name] = text
     try:
-        bot = cls(seed, **options)
+        make: Callable[..., Any] = cls   # the user's class: any constructor
+        bot = make(seed, **options)
     except Exception as err:  # noqa: BLE001 - the user's constructor: any failure is a refusal
         raise _refuse(spec, f"{class_name}(seed, {', '.join(f'{k}={v!r}' for k, v in options.items())}) "
                       f"failed: {type(err).__name__}: {err}") from None

@@ -5,7 +5,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -31,6 +30,15 @@ VARIANT_HELP = ("a variant: the name of one in the ruleset's variants/ folder, o
 def _ruleset_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
     p.add_argument("--variant", help=VARIANT_HELP)
+
+
+class _Version(argparse.Action):
+    """--version: the installed version, looked up only when asked for."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from railrules.interpreter import __version__
+        print(f"railrules {__version__}")
+        parser.exit()
 
 
 class Usage(Exception):
@@ -405,10 +413,11 @@ def cmd_test(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    import statistics
     from .bench import bench_ruleset, cold_start_ms, describe
     from .lint import lint_paths
     names = args.rulesets or shipped_rulesets()
-    report = {"rulesets": {}}
+    report: dict = {"rulesets": {}}
     for name in names:
         report["rulesets"][name] = bench_ruleset(name, args.games, args.seed, args.players,
                                                  args.bot, args.forced)
@@ -599,8 +608,8 @@ def cmd_list(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="railrules", description=(
         "Run, simulate and lint railway share games written as data (YAML + a rules language)."))
-    from railrules.interpreter import __version__
-    top.add_argument("--version", action="version", version=f"railrules {__version__}")
+    top.add_argument("--version", action=_Version, nargs=0,
+                     help="show program's version number and exit")
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("play", help="play a game at the terminal against bots, or watch bots play",
@@ -801,7 +810,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="measure the engine: playouts/s, clone, apply, load, lint",
                        description="Benchmark, one core: random playouts per second, decisions per game "
                        "and microseconds per decision for each ruleset; a clone and an action applied and "
-                       "undone at a mid-game position; warm load+compile; the command's cold start; "
+                       "undone at a mid-game position; warm load+compile; the cold start of `railrules play` "
+                       "(to its first prompt) and of `railrules list`; "
                        "the median time to lint them all. --json for machines.")
     p.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
     _games_args(p, 100)

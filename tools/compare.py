@@ -16,6 +16,7 @@ import difflib
 import io
 import math
 from collections import Counter
+from typing import Callable
 
 from railrules.interpreter.checks.lint_coverage import rules_of, unit_rule
 from railrules.interpreter.errors import RailrulesError
@@ -147,9 +148,10 @@ def _per_game(records: list, players: int) -> dict:
                  for q, b in r["seats"].items() if b == weak]
         return stats.mean([1.0 if x > y else 0.5 if x == y else 0.0 for x, y in pairs])
 
-    m = {"decisions": lambda r: r["decisions"], "winner's margin": lambda r: r["margin"],
-         "shared win": lambda r: float(len(r["winners"]) > 1),
-         "first player wins": lambda r: share(r, r["order"][0])}
+    m: dict[str, Callable[..., float]] = {   # called with a game's record
+        "decisions": lambda r: r["decisions"], "winner's margin": lambda r: r["margin"],
+        "shared win": lambda r: float(len(r["winners"]) > 1),
+        "first player wins": lambda r: share(r, r["order"][0])}
     if ok and ok[0]["lead_changes"] is not None:
         m["lead changes"] = lambda r: r["lead_changes"]
     for x in sorted({x for r in ok for x in r["metrics"]}):

@@ -6,10 +6,6 @@ from railrules.interpreter.dsl.nodes import walk
 from railrules.interpreter.dsl import nodes as n
 from railrules.interpreter.paths import in_ruleset
 
-_KINDS = [(n.GameDef, "Game"), (n.ProcDef, "Procedures"), (n.ActionDef, "Actions"),
-          (n.HandlerDef, "Triggers"), (n.FuncDef, "Functions"), (n.ConstDef, "Constants"),
-          (n.EndDef, "End conditions"), (n.ScoreDef, "Score and estimate"),
-          (n.MetricDef, "Metrics")]
 
 
 def _title(d) -> str:
@@ -45,8 +41,8 @@ def ruleset_doc(ruleset) -> str:
         lines += [f"Rulebook: {ruleset.meta['rulebook']}", ""]
     for part, text in (ruleset.meta.get("fidelity") or {}).items():
         lines.append(f"- fidelity of {part}: {text}")
-    for kind, heading in _KINDS:
-        defs = [d for d in ruleset.definitions if isinstance(d, kind)]
+    for heading in dict.fromkeys(k.heading for k in n.DEFINITIONS):
+        defs = [d for d in ruleset.definitions if n.KIND_OF[type(d)].heading == heading]
         if not defs:
             continue
         lines += ["", f"## {heading}", ""]

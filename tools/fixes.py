@@ -86,7 +86,7 @@ def fixes_by_file(diags: list[Diagnostic]) -> dict[str, list[Fix]]:
 
 def diff(diags: list[Diagnostic]) -> str:
     """A unified diff of what ``--fix`` would change (nothing is written)."""
-    out = []
+    out: list[str] = []
     for file, fixes in fixes_by_file(diags).items():
         old = Path(file).read_text(encoding="utf-8")
         out += difflib.unified_diff(old.splitlines(keepends=True), apply(old, fixes).splitlines(keepends=True),

@@ -32,7 +32,7 @@ def missing_paths(paths: list[str]) -> list[str]:
     return [p for p in paths if not Path(p).exists() and resolve_ruleset_path(p) is None]
 
 
-def lint_paths(paths: list[str], play: int = 0, variants: list[str] = (),
+def lint_paths(paths: list[str], play: int = 0, variants: list[str] | tuple[()] = (),
                select: list[str] | None = None, ignore: list[str] | None = None) -> list[Diagnostic]:
     """Lint rulesets (names, folders, or files inside them) and loose .rules files.
 
@@ -168,7 +168,7 @@ def library_users(path: Path) -> list[Path]:
         return []
     rel = "library/" + p.relative_to(library).as_posix()
     roots = [rulesets_dir() / name for name in shipped_rulesets()]
-    return [root for root in roots if rel in listed_rules(root)]
+    return [root for root in roots if rel in (listed_rules(root) or ())]
 
 
 def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
@@ -237,6 +237,7 @@ def _lint_loose(path: str) -> list[Diagnostic]:
     text, problem = utf8_text(p.read_bytes(), path, path)
     if problem:
         return [problem]
+    assert text is not None  # utf8_text gives the text or the problem
     parse_rules(text, path, sink)
     return sink.diagnostics
 

@@ -70,7 +70,7 @@ class Rules:
                 else self.root / "ruleset.yaml"
             if path.is_dir():
                 path = path / "ruleset.yaml"
-            text = texts.get(path) if path in texts else _read(path)
+            text = texts[path] if path in texts else _read(path)
             if not suppressed(d, text):
                 out.setdefault(path, []).append(d)
         self.diags = {p: ds for p, ds in out.items() if ds}
@@ -92,7 +92,7 @@ def _source_line(path: Path, line: int) -> tuple[str, str]:
     """A definition's line and the comment lines just above it."""
     lines = _read(path).splitlines()
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
-    comment = []
+    comment: list[str] = []
     k = line - 2
     while k >= 0 and lines[k].lstrip().startswith("#"):
         comment.insert(0, lines[k].lstrip()[1:].strip())

@@ -36,13 +36,10 @@ def new_ruleset(target: str, source: str | None = None) -> tuple[Path, list[str]
     if dest.exists():
         raise UsageError(f"'{dest}' already exists; railrules new never overwrites: choose another "
                          "name, or remove it first")
-    if source is None:
-        origin = templates_dir() / TEMPLATE
-    else:
-        origin = resolve_ruleset_path(source)
-        if origin is None:
-            raise UsageError(f"no ruleset '{source}' to start from (shipped: "
-                             f"{', '.join(shipped_rulesets())}; or give a folder with ruleset.yaml)")
+    origin = templates_dir() / TEMPLATE if source is None else resolve_ruleset_path(source)
+    if origin is None:
+        raise UsageError(f"no ruleset '{source}' to start from (shipped: "
+                         f"{', '.join(shipped_rulesets())}; or give a folder with ruleset.yaml)")
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(origin, dest, ignore=shutil.ignore_patterns(".*", "__pycache__", "*.pyc"))
     meta = dest / "ruleset.yaml"

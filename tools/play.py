@@ -148,7 +148,7 @@ def as_listed(game: Game, text: str) -> str:
     stays as typed."""
     first, *words = text.split() or [""]
     options = {a.name.lower(): a.name for a in game.legal_actions()}
-    names = {}
+    names: dict[str, list[str]] = {}
     for n in game.ruleset.names.entities:
         names.setdefault(n.lower(), []).append(n)
     fixed = [w if w in game.ruleset.names.entities or len(names.get(w.lower(), [])) != 1

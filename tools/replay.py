@@ -25,6 +25,7 @@ def read_log(path: Path) -> dict:
     head = {**data, "actions": []} if isinstance(actions, list) else data
     if not validate(head, "log", Positions(str(path)), sink):
         raise BadSave([Diagnostic("RR304", f"not a railrules log: {d.message}", d.pos) for d in sink.errors])
+    assert isinstance(actions, list)  # the schema requires it
     for i, action in enumerate(actions):
         if not isinstance(action, list) or not action or not isinstance(action[0], str):
             raise refuse(f"actions[{i}]: {str(action)[:80]} is not an action ([NAME, value...])", str(path))

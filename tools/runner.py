@@ -14,7 +14,6 @@ from __future__ import annotations
 import gc
 import itertools
 import math
-import multiprocessing
 import os
 import signal
 import socket
@@ -105,6 +104,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
             if on_cluster:
                 results = on_cluster.results(fn, shared, tasks)
             elif jobs > 1:
+                import multiprocessing   # only for --jobs: a command that plays one game needs none
                 pool = multiprocessing.Pool(jobs, _init, (fn, shared))
                 results = pool.imap_unordered(_run, tasks)
             else:
@@ -166,12 +166,14 @@ class _Cluster:
         ``shared`` goes with every batch (rulesets pickle as a path and a hash; a worker loads
         each once): no data lives on one worker only, so losing any worker loses no game."""
         from distributed import as_completed
-        workers = max(1, len(self.client.scheduler_info().get("workers", ())))
+        client = self.client
+        assert client is not None  # made by __init__ (which raises if it cannot)
+        workers = max(1, len(client.scheduler_info().get("workers", ())))
         size = max(1, min(_BATCH, math.ceil(len(tasks) / (4 * workers))))
         todo = iter([tasks[i:i + size] for i in range(0, len(tasks), size)])
 
         def submit(batch):
-            return self.client.submit(_run_batch, fn, shared, batch, pure=False)
+            return client.submit(_run_batch, fn, shared, batch, pure=False)
         running = as_completed([submit(b) for b in itertools.islice(todo, _IN_FLIGHT)])
         for future in running:
             yield from future.result()

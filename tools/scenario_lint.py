@@ -75,6 +75,7 @@ def lint_scenario(path: Path, ruleset, variant_loader) -> list[Diagnostic]:
     text, problem = utf8_text(path.read_bytes(), shown, shown)
     if problem:
         return [problem]
+    assert text is not None  # utf8_text gives the text or the problem
     doc, positions, diagnostics = load_checked(text, shown, "scenario")
     sink.diagnostics += diagnostics
     if doc is None or ruleset is None:

@@ -193,7 +193,7 @@ def recorded(ruleset_name: str, path: Path, cache: dict | None = None) -> tuple[
     game = keep[0]
     start = game.ruleset.new_game(game.state["players"], game.state["seed"]).state
     names = set(game.state["entities"]) | set(game.ruleset.names.entities)
-    steps = []
+    steps: list[dict] = []
     for ent, rec in game.state["entities"].items():
         before = start["entities"].get(ent, {})
         parts = [part for key, value in rec.items() if key not in ("id", "kind") and value != before.get(key)

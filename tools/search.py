@@ -275,7 +275,8 @@ class Mcts:
         return node
 
     def _iterate(self, game, root: _Node, me: str) -> None:
-        node, path = root, []
+        node = root
+        path: list[tuple[str, _Node]] = []
         while not game.is_over:
             legal = game.legal_actions()
             seat = game.current_player

@@ -39,7 +39,11 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
     done, stopped = runner.run(_one, (ruleset, players, bot, forced), list(range(seed, seed + games)),
                                jobs, time_limit, progress, cluster)
     elapsed = time.perf_counter() - start
-    wins, reasons, errors, decisions, ties = Counter(), Counter(), [], [], 0
+    wins: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    errors: list = []
+    decisions: list = []
+    ties = 0
     thinking: dict = {}
     for s in sorted(done):
         r = done[s]

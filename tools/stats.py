@@ -232,23 +232,24 @@ def paired_test(xs: list, base: list) -> dict:
     d = [x - b for x, b in zip(xs, base)]
     n = len(d)
     rate = is_rate(xs + base)
-    out = {"mean": mean(d), "n": n, "differed": sum(1 for v in d if v != 0), "effect_kind": "d"}
+    m, differed = mean(d), sum(1 for v in d if v != 0)
+    out: dict[str, float | int | str] = {"mean": m, "n": n, "differed": differed, "effect_kind": "d"}
     if rate:
-        out.update(effect_kind="difference of proportions", effect=out["mean"])
+        out.update(effect_kind="difference of proportions", effect=m)
     else:
         pooled = math.sqrt((variance(xs) + variance(base)) / 2) if n > 1 else 0.0
-        out["effect"] = out["mean"] / pooled if pooled else (0.0 if out["mean"] == 0 else math.copysign(math.inf, out["mean"]))
-    if n < 2 or out["differed"] == 0:
-        return {**out, "low": out["mean"], "high": out["mean"], "p": 1.0, "sd": 0.0}
+        out["effect"] = m / pooled if pooled else (0.0 if m == 0 else math.copysign(math.inf, m))
+    if n < 2 or differed == 0:
+        return {**out, "low": m, "high": m, "p": 1.0, "sd": 0.0}
     sd = 0.0 if min(d) == max(d) else math.sqrt(variance(d))
     half = t_isf(0.025, n - 1) * sd / math.sqrt(n)
-    out.update(low=out["mean"] - half, high=out["mean"] + half, sd=sd)
+    out.update(low=m - half, high=m + half, sd=sd)
     if all(v in (0, 1) for v in xs + base):
-        out["p"] = binom_two_sided(sum(1 for v in d if v > 0), out["differed"])
+        out["p"] = binom_two_sided(sum(1 for v in d if v > 0), differed)
     elif sd == 0:  # every game moved by the same amount
         out["p"] = 0.0
     else:
-        out["p"] = 2 * t_sf(abs(out["mean"]) / (sd / math.sqrt(n)), n - 1)
+        out["p"] = 2 * t_sf(abs(m) / (sd / math.sqrt(n)), n - 1)
     return out
 
 

@@ -139,12 +139,12 @@ def marks_layer(model, at: dict | None = None) -> str:
     out = []
     for a, b, shared in model.track:
         if a in at and b in at:
-            out += _track_line(at[a], at[b], sorted(shared, key=order.get), model.owners)
+            out += _track_line(at[a], at[b], sorted(shared, key=lambda e: order.get(e, len(order))), model.owners)
     for hv in model.hexes:
         if hv.id not in at:
             continue
         x, y = at[hv.id]
-        ends = sorted(hv.track, key=order.get)
+        ends = sorted(hv.track, key=lambda e: order.get(e, len(order)))
         for k, e in enumerate(ends):
             out.append(f'<circle class="track-node" data-owner={quoteattr(e)} cx="{x + (k - (len(ends) - 1) / 2) * 7:.1f}" '
                        f'cy="{y:.1f}" r="4" fill={quoteattr(_colour(model.owners, e))} stroke="black" stroke-width="0.5"/>')

@@ -91,7 +91,8 @@ def _ratings(model, bots: list, records: list) -> dict:
 
 
 def _head_to_head(bots: list, records: list) -> dict:
-    table = {a: {b: {"wins": 0, "losses": 0, "ties": 0} for b in bots if b != a} for a in bots}
+    table: dict[str, dict[str, dict[str, float]]] = {   # counts, then the rate and its interval
+        a: {b: {"wins": 0, "losses": 0, "ties": 0} for b in bots if b != a} for a in bots}
     for r in records:
         key = _order(r)
         for p, q in combinations(r["seats"], 2):
@@ -101,7 +102,7 @@ def _head_to_head(bots: list, records: list) -> dict:
             table[b][a][{"wins": "losses", "losses": "wins", "ties": "ties"}[outcome]] += 1
     for a in table:
         for cell in table[a].values():
-            n = cell["wins"] + cell["losses"]
+            n = int(cell["wins"] + cell["losses"])
             cell["rate"] = cell["wins"] / n if n else math.nan
             cell["low"], cell["high"] = wilson(cell["wins"], n)
     return table

@@ -15,13 +15,17 @@ import json
 from railrules.interpreter.checks.lint_coverage import rules_of
 from railrules.interpreter.paths import place_in_ruleset
 
-from .board_model import board_model
+from .board_model import BoardModel, board_model
 from .svg_board import centres, displays_svg, marks_layer, to_svg
 
 
 def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool = False) -> str:
     from .replay import steps
-    frames, owners, base_labels, at, first = [], {}, None, None, None
+    frames: list[dict] = []
+    owners: dict[str, tuple[str, str]] = {}
+    base_labels: dict[str, str] = {}
+    at: dict | None = None
+    first: BoardModel | None = None
     seen_messages, by, rules = 0, "", {}
     for i, game in enumerate(steps(log, where, ruleset_path, force)):
         model = board_model(game)
@@ -49,6 +53,7 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
         seen_messages = len(lines)
         who = game.current_player
         by = str(game.state["entities"].get(who, {}).get("name", who)) if who else ""
+    assert first is not None  # steps() yields the starting position first
     first.owners = owners
     board = to_svg(first, marks=False, panels=False, displays=False)
     data = {"frames": frames, "owners": [[m, n, c] for m, (n, c) in owners.items()],

@@ -1,9 +1,15 @@
-"""The board as a networkx graph, plus the adjacency lists the hot paths read."""
+"""The board: its hexes' adjacency lists, which the hot paths read, and a networkx graph of them
+(components, paths) made when first asked for: networkx takes about 0.1 s to import, and a game
+that asks for no path or component never needs it."""
 from __future__ import annotations
 
-import networkx as nx
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .hexgrid import grid_neighbours
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["Board", "build_board"]
 
@@ -11,17 +17,16 @@ __all__ = ["Board", "build_board"]
 class Board:
     """Hexes (nodes, in file order) and their adjacency.
 
-    ``graph`` is the networkx graph used for components and paths; ``adj`` maps a hex to
-    its neighbours in board order (a plain dict, for speed); ``order`` maps a hex to its index.
+    ``adj`` maps a hex to its neighbours in board order (a plain dict, for speed); ``order``
+    maps a hex to its index; ``graph`` is the same board as a networkx graph.
     """
 
-    def __init__(self, graph: nx.Graph, order: list[str], offset: str | None = None,
+    def __init__(self, near: dict[str, dict[str, None]], order: list[str], offset: str | None = None,
                  blocked: tuple = ()):
-        self.graph = graph
         self.offset = offset
         self.blocked = blocked   # (a, b) pairs of neighbouring hexes with no way between them
         self.order = {h: i for i, h in enumerate(order)}
-        self.adj = {h: sorted(graph.adj[h], key=self.order.__getitem__) for h in order}
+        self.adj = {h: sorted(near[h], key=self.order.__getitem__) for h in order}
         self._distances: dict = {}
         self.frontiers: dict = {}   # tuple of hexes -> their frontier (builtins._frontier)
         self.distances: dict = {}   # (tuple of hexes, hex) -> steps between (builtins._distance)
@@ -32,6 +37,15 @@ class Board:
         self._ids = list(order)
         self._width = (len(order) + 7) // 8
         self._by_byte: list = [{} for _ in range(self._width)]  # byte index -> byte -> its hexes
+
+    @cached_property
+    def graph(self) -> nx.Graph:
+        """The board as a networkx graph (used for components and paths)."""
+        import networkx as nx
+        graph = nx.Graph()
+        graph.add_nodes_from(self._ids)
+        graph.add_edges_from((h, x) for h, near in self.adj.items() for x in near)
+        return graph
 
     def hexes_in(self, bits: int) -> list:
         """The hexes of the bits set in ``bits``, in board order."""
@@ -48,8 +62,18 @@ class Board:
     def distances_to(self, h: str) -> dict:
         """Fewest steps from every hex that has a way to ``h`` (kept: the board never changes)."""
         found = self._distances.get(h)
-        if found is None:
-            found = self._distances[h] = nx.single_source_shortest_path_length(self.graph, h)
+        if found is None:   # a breadth-first walk out from h (the board's ways go both ways)
+            found = self._distances[h] = {h: 0}
+            ring, steps = [h], 0
+            while ring:
+                steps += 1
+                reached = []
+                for x in ring:
+                    for y in self.adj[x]:
+                        if y not in found:
+                            found[y] = steps
+                            reached.append(y)
+                ring = reached
         return found
 
 
@@ -62,18 +86,21 @@ def build_board(hexes: dict, offset: str | None,
     ``neighbours`` (a neighbour that is not a hex) or ``blocked`` (its index).
     """
     ids = list(hexes)
-    graph = nx.Graph()
-    graph.add_nodes_from(ids)
+    near: dict[str, dict[str, None]] = {h: {} for h in ids}   # hex -> its neighbours (an ordered set)
+
+    def link(a: str, b: str) -> None:
+        near[a][b] = near[b][a] = None
     problems = []
     if offset:
-        for h, near in grid_neighbours(ids, offset).items():
-            graph.add_edges_from((h, x) for x in near)
+        for h, around in grid_neighbours(ids, offset).items():
+            for x in around:
+                link(h, x)
     for h, record in hexes.items():
         for x in record.get("neighbours", []) or []:
             if x not in hexes:
                 problems.append(("neighbours", h, f"hex {h} names neighbour '{x}', which is not a hex"))
             else:
-                graph.add_edge(h, x)
+                link(h, x)
     cut = []
     for i, (a, b) in enumerate(blocked):
         missing = [x for x in (a, b) if x not in hexes]
@@ -81,9 +108,10 @@ def build_board(hexes: dict, offset: str | None,
             problems.append(("blocked", i, f"blocked edge {a}-{b}: '{missing[0]}' is not a hex"))
         elif (a, b) in cut or (b, a) in cut:
             problems.append(("blocked", i, f"blocked edge {a}-{b} is listed twice"))
-        elif not graph.has_edge(a, b):
+        elif b not in near[a]:
             problems.append(("blocked", i, f"blocked edge {a}-{b}: the two hexes are not neighbours"))
         else:
-            graph.remove_edge(a, b)
+            near[a].pop(b, None)
+            near[b].pop(a, None)
             cut.append((a, b))
-    return Board(graph, ids, offset, tuple(cut)), problems
+    return Board(near, ids, offset, tuple(cut)), problems

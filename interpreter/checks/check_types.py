@@ -250,80 +250,112 @@ class _Types:
             self.stmt(s, scope)
 
     def stmt(self, s, scope):
-        if isinstance(s, n.Let):
-            t = self.expr(s.expr, scope)
-            self._not_a_function(s.expr, t, "kept in a local")
-            scope[s.name] = t if scope.get(s.name, t) == t else "any"
-        elif isinstance(s, n.LetCall):
-            self._call(s, scope)
-            scope[s.name] = "any"
-        elif isinstance(s, n.Set):
-            target = self.target(s.target, scope)
-            value = self.expr(s.expr, scope)
-            if s.op != "=" and target not in ("any", "int") and not target.startswith("list"):
-                self.error(s, f"'{s.op}' on {_words(target)}")
-            if s.op != "=" and value not in ("any", "int") and not value.startswith("list"):
-                self.error(s.expr, f"'{s.op}' needs a number, not {_words(value)}")
-            if s.op == "=" and _clash(target, value) and target != "none":
-                self.error(s.expr, f"this stores {_words(value)} where {_words(target)} was")
-            self._not_a_function(s.expr, value, "stored")
-        elif isinstance(s, n.Pay):
-            amount = self.expr(s.amount, scope)
-            if amount not in ("int", "any"):
-                self.error(s.amount, f"pay needs a whole number, not {_words(amount)}",
-                           "round fractions with ceil() or floor()" if amount == "fraction" else None)
-            for side in (s.payer, s.payee):
-                t = self.expr(side, scope)
-                if t != "any" and not t.startswith("entity:"):
-                    self.error(side, f"pay moves money between entities, not {_words(t)}")
-        elif isinstance(s, (n.Add, n.Remove)):
-            self.expr(s.item, scope)
-            t = self.target(s.target, scope)
-            self._need_list(s.target, t, "add/remove")
-        elif isinstance(s, n.For):
-            src = self.expr(s.source, scope)
-            self._need_list(s.source, src, "for")
-            scope[s.var] = _elem(src)
-            self.block(s.body, scope)
-        elif isinstance(s, n.Turns):
-            src = self.expr(s.source, scope) if s.source is not None else "list:entity:players"
-            self._need_list(s.source or s, src, "'each ... in turn of'")
-            if s.first is not None:
-                self.expr(s.first, scope)
-            scope[s.var] = _elem(src)
-            self.block(s.body, scope)
-        elif isinstance(s, n.Draw):
-            src = self.expr(s.source, scope)
-            self._need_list(s.source, src, "draw")
-            scope[s.name] = _elem(src)
-        elif isinstance(s, (n.While, n.Repeat)):
-            self.expr(s.cond if isinstance(s, n.While) else s.count, scope)
-            self.block(s.body, scope)
-        elif isinstance(s, n.If):
-            for cond, body in s.branches:
-                self.expr(cond, scope)
-                self.block(body, scope)
-            self.block(s.otherwise or [], scope)
-        elif isinstance(s, n.Choose):
-            self.expr(s.player, scope)
-            for o in s.options:
-                if isinstance(o, n.Option):
-                    self.domains(o.domains, scope)
-                    self.block(o.body, scope)
-        elif isinstance(s, (n.Require,)):
-            self.expr(s.cond, scope)
-            self.expr(s.reason, scope)
-        elif isinstance(s, (n.Return, n.Log, n.EndGame)):
-            x = getattr(s, "expr", None) or getattr(s, "reason", None)
-            if x is not None:
-                self.expr(x, scope)
-        elif isinstance(s, n.CallStmt):
-            self._call(s, scope)
-        elif isinstance(s, n.Emit):
-            args = [self.expr(a, scope) for a in s.args]
-            for node, t in zip(s.args, args):
-                self._not_a_function(node, t, "passed to a handler")
-            self.calls.setdefault(f"on:{s.event}", []).append(args)
+        _STMT[type(s)](self, s, scope)   # every statement has its method (a KeyError if not)
+
+    def s_Let(self, s, scope):
+        t = self.expr(s.expr, scope)
+        self._not_a_function(s.expr, t, "kept in a local")
+        scope[s.name] = t if scope.get(s.name, t) == t else "any"
+
+    def s_LetCall(self, s, scope):
+        self._call(s, scope)
+        scope[s.name] = "any"
+
+    def s_Set(self, s, scope):
+        target = self.target(s.target, scope)
+        value = self.expr(s.expr, scope)
+        if s.op != "=" and target not in ("any", "int") and not target.startswith("list"):
+            self.error(s, f"'{s.op}' on {_words(target)}")
+        if s.op != "=" and value not in ("any", "int") and not value.startswith("list"):
+            self.error(s.expr, f"'{s.op}' needs a number, not {_words(value)}")
+        if s.op == "=" and _clash(target, value) and target != "none":
+            self.error(s.expr, f"this stores {_words(value)} where {_words(target)} was")
+        self._not_a_function(s.expr, value, "stored")
+
+    def s_Pay(self, s, scope):
+        amount = self.expr(s.amount, scope)
+        if amount not in ("int", "any"):
+            self.error(s.amount, f"pay needs a whole number, not {_words(amount)}",
+                       "round fractions with ceil() or floor()" if amount == "fraction" else None)
+        for side in (s.payer, s.payee):
+            t = self.expr(side, scope)
+            if t != "any" and not t.startswith("entity:"):
+                self.error(side, f"pay moves money between entities, not {_words(t)}")
+
+    def s_Add(self, s, scope):
+        self.expr(s.item, scope)
+        t = self.target(s.target, scope)
+        self._need_list(s.target, t, "add/remove")
+
+    s_Remove = s_Add
+
+    def s_For(self, s, scope):
+        src = self.expr(s.source, scope)
+        self._need_list(s.source, src, "for")
+        scope[s.var] = _elem(src)
+        self.block(s.body, scope)
+
+    def s_Turns(self, s, scope):
+        src = self.expr(s.source, scope) if s.source is not None else "list:entity:players"
+        self._need_list(s.source or s, src, "'each ... in turn of'")
+        if s.first is not None:
+            self.expr(s.first, scope)
+        scope[s.var] = _elem(src)
+        self.block(s.body, scope)
+
+    def s_Draw(self, s, scope):
+        src = self.expr(s.source, scope)
+        self._need_list(s.source, src, "draw")
+        scope[s.name] = _elem(src)
+
+    def s_While(self, s, scope):
+        self.expr(s.cond, scope)
+        self.block(s.body, scope)
+
+    def s_Repeat(self, s, scope):
+        self.expr(s.count, scope)
+        self.block(s.body, scope)
+
+    def s_If(self, s, scope):
+        for cond, body in s.branches:
+            self.expr(cond, scope)
+            self.block(body, scope)
+        self.block(s.otherwise or [], scope)
+
+    def s_Choose(self, s, scope):
+        self.expr(s.player, scope)
+        for o in s.options:
+            if isinstance(o, n.Option):
+                self.domains(o.domains, scope)
+                self.block(o.body, scope)
+
+    def s_Require(self, s, scope):
+        self.expr(s.cond, scope)
+        self.expr(s.reason, scope)
+
+    def s_Return(self, s, scope):
+        if s.expr is not None:
+            self.expr(s.expr, scope)
+
+    def s_Log(self, s, scope):
+        self.expr(s.expr, scope)
+
+    def s_EndGame(self, s, scope):
+        self.expr(s.reason, scope)
+
+    def s_CallStmt(self, s, scope):
+        self._call(s, scope)
+
+    def s_Emit(self, s, scope):
+        args = [self.expr(a, scope) for a in s.args]
+        for node, t in zip(s.args, args):
+            self._not_a_function(node, t, "passed to a handler")
+        self.calls.setdefault(f"on:{s.event}", []).append(args)
+
+    def _nothing(self, s, scope):
+        """A statement with no expression to type."""
+
+    s_Break = s_Continue = s_Pass = s_CheckEnd = s_Cite = s_PassTurn = s_DropOut = _nothing
 
     def _call(self, s, scope):
         """``call f(args)``: a procedure's arguments wait in the saved game: no function among them."""
@@ -355,6 +387,7 @@ class _Types:
 
 
 _EXPR = n.handlers(_Types, "t_", n.EXPRESSIONS)   # expression node -> _Types.t_...
+_STMT = n.handlers(_Types, "s_", n.STATEMENTS)    # statement node -> _Types.s_... (every one)
 
 
 def _elem(t: str) -> str:

@@ -29,14 +29,14 @@ def rules_of(ruleset) -> list[dict]:
     """Every rule of the ruleset: its kind, name (as the games count it) and where it is."""
     out, options = [], set()
     handlers: Counter = Counter()
-    kinds = {n.ProcDef: "procedure", n.ActionDef: "action", n.EndDef: "end"}
     for d in ruleset.definitions:
         where = f"{d.pos.file}:{d.pos.line}"
+        kind = n.KIND_OF[type(d)].rule
         if isinstance(d, n.HandlerDef):
-            out.append({"kind": "trigger", "name": trigger_name(d.event, handlers[d.event]), "where": where})
+            out.append({"kind": kind, "name": trigger_name(d.event, handlers[d.event]), "where": where})
             handlers[d.event] += 1
-        elif type(d) in kinds:
-            out.append({"kind": kinds[type(d)], "name": d.name, "where": where})
+        elif kind is not None:
+            out.append({"kind": kind, "name": d.name, "where": where})
     for d in ruleset.definitions:
         for node in walk(d):
             if isinstance(node, n.Option) and node.name not in options:

@@ -52,8 +52,7 @@ def lint_unreachable(ruleset, sink) -> None:
     shared = {f for f in {d.pos.file for d in named.values()} if _in(f, library)}
     for name, d in named.items():
         if name not in seen_names and not name.startswith("_") and d.pos.file not in shared:
-            what = {n.ProcDef: "procedure", n.FuncDef: "function", n.ActionDef: "action",
-                    n.ConstDef: "constant"}[type(d)]
+            what = n.KIND_OF[type(d)].noun
             sink.add("RR108", f"{what} '{name}' is never reached from the game", d.pos,
                      severity="warning", hint="remove it, or call/use it where the rules need it")
     for event, hs in handlers.items():

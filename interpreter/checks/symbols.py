@@ -136,8 +136,7 @@ def _fields(rs, kind: str, ids: list) -> list[Symbol]:
     return out
 
 
-_RULE_KINDS = {n.ConstDef: "const", n.FuncDef: "def", n.ProcDef: "procedure", n.ActionDef: "action",
-               n.EndDef: "end_condition", n.MetricDef: "metric"}
+_RULE_KINDS = {k.node: k.keyword for k in n.DEFINITIONS if k.named}
 
 
 def _rules_symbols(rs) -> list[Symbol]:

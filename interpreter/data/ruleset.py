@@ -547,7 +547,7 @@ class _Loader:
             if text is None:
                 broken.update(("game", "score"))  # it may have held them: no follow-on RR107
             else:
-                module = parse_rules(text, shown, self.sink)
+                module = parse_rules(text, shown, self.sink, cached=not self.texts)
                 self.sources[shown] = text
                 defs += module.definitions
                 broken |= module.broken

@@ -2,20 +2,30 @@
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import json
 from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jsonschema import Draft202012Validator
-
+from .. import cache
 from ..errors import Sink
 from ..paths import schemas_dir
 from .yaml_source import Positions, load_yaml
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
+
+@lru_cache(maxsize=None)
+def _schema(kind: str) -> str:
+    return (schemas_dir() / f"{kind}.schema.json").read_text(encoding="utf-8")
+
 
 @lru_cache(maxsize=None)
 def validator(kind: str) -> Draft202012Validator:
-    schema = json.loads((schemas_dir() / f"{kind}.schema.json").read_text(encoding="utf-8"))
-    return Draft202012Validator(schema)
+    from jsonschema import Draft202012Validator   # about 45 ms: only when data is checked
+    return Draft202012Validator(json.loads(_schema(kind)))
 
 
 def validate(data, kind: str, positions: Positions, sink: Sink) -> bool:
@@ -42,12 +52,39 @@ def load_checked(text: str, file: str, kind: str) -> tuple:
     if key not in _CHECKED:
         sink = Sink()
         data, positions = load_yaml(text, file, sink)
-        if data is not None and not validate(data, kind, positions, sink):
+        if data is not None and not _accepted(data, kind) and not validate(data, kind, positions, sink):
             data = None
         if len(_CHECKED) > 256:
             _CHECKED.clear()
         _CHECKED[key] = (data, positions, sink.diagnostics)
     return _CHECKED[key]
+
+
+def _accepted(data, kind: str) -> bool:
+    """Whether the schema accepts the data (``validate`` then says why not). Accepted data
+    leaves a mark in the user cache named by the hash of the schema, jsonschema's code and
+    the data's exact ``repr``: a ruleset's files are checked once, not at every start (and
+    jsonschema is not even imported)."""
+    content = (kind, _schema(kind), _jsonschema_code(), repr(data))
+    if cache.has("valid", *content):
+        return True
+    if not validator(kind).is_valid(data):
+        return False
+    cache.mark("valid", *content)
+    return True
+
+
+@lru_cache(maxsize=1)
+def _jsonschema_code() -> str:
+    """The installed jsonschema, told apart without importing it (nor importlib.metadata, tens
+    of ms): its folder and each of its modules' size and time of change."""
+    spec = importlib.util.find_spec("jsonschema")
+    if spec is None or spec.origin is None:
+        return "?"
+    folder = Path(spec.origin).parent
+    files = sorted(folder.glob("*.py"))   # its code (not its tests)
+    return str(folder) + "".join(f"|{p.relative_to(folder)}:{s.st_size}:{s.st_mtime_ns}"
+                                 for p in files for s in [p.stat()])
 
 
 def _offending_key(err) -> tuple:

@@ -6,6 +6,7 @@ so that later stages can point at the author's text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import Pos
 
@@ -415,11 +416,33 @@ class Module(Node):
     needs: list = field(default_factory=list)  # Needs: the file's contract with the game
 
 
-DEFINITION_KINDS = {
-    ConstDef: "const", FuncDef: "def", ProcDef: "procedure", ActionDef: "action",
-    HandlerDef: "on", EndDef: "end_condition", ScoreDef: "score", EstimateDef: "estimate", TiebreakDef: "tiebreak", MetricDef: "metric",
-    GameDef: "game",
-}
+class DefinitionKind(NamedTuple):
+    """A kind of top-level definition, as every part of railrules names it."""
+    node: type          # its syntax-tree class
+    keyword: str        # as the rules write it; also its kind in the symbol table and fingerprints
+    noun: str           # as a message calls one
+    heading: str        # its section in `railrules doc`
+    named: bool         # it defines a name of the rules (the others: `on EVENT`, score..., game)
+    rule: str | None    # what coverage counts it as a rule of (None: not a rule games count)
+
+
+# The definition kinds: the one list (the grammar, rules.lark, spells them too). In the order of
+# `railrules doc`'s sections.
+DEFINITIONS = (
+    DefinitionKind(GameDef, "game", "game", "Game", False, None),
+    DefinitionKind(ProcDef, "procedure", "procedure", "Procedures", True, "procedure"),
+    DefinitionKind(ActionDef, "action", "action", "Actions", True, "action"),
+    DefinitionKind(HandlerDef, "on", "trigger", "Triggers", False, "trigger"),
+    DefinitionKind(FuncDef, "def", "function", "Functions", True, None),
+    DefinitionKind(ConstDef, "const", "constant", "Constants", True, None),
+    DefinitionKind(EndDef, "end_condition", "end condition", "End conditions", True, "end"),
+    DefinitionKind(ScoreDef, "score", "score", "Score and estimate", False, None),
+    DefinitionKind(EstimateDef, "estimate", "estimate", "Score and estimate", False, None),
+    DefinitionKind(TiebreakDef, "tiebreak", "tiebreak", "Score and estimate", False, None),
+    DefinitionKind(MetricDef, "metric", "metric", "Metrics", True, None),
+)
+KIND_OF = {k.node: k for k in DEFINITIONS}                  # syntax-tree class -> its kind
+DEFINITION_KINDS = {k.node: k.keyword for k in DEFINITIONS}  # syntax-tree class -> its keyword
 
 
 def walk(x):

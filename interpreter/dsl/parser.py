@@ -6,14 +6,17 @@ reports every broken definition.
 """
 from __future__ import annotations
 
+import pickle
 import re
 from functools import lru_cache
 from pathlib import Path
 
+import lark
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.indenter import DedentError, Indenter
 
+from .. import cache
 from ..errors import Diagnostic, Pos, Sink
 from . import nodes as n
 
@@ -31,8 +34,26 @@ class _RulesIndenter(Indenter):
 
 @lru_cache(maxsize=None)
 def _lark() -> Lark:
-    return Lark(GRAMMAR.read_text(encoding="utf-8"), parser="lalr", postlex=_RulesIndenter(),
-                propagate_positions=True, maybe_placeholders=True)
+    """The grammar's LALR parser. Building its tables takes about 0.15 s, loading them from
+    the user cache (:mod:`..cache`: an entry named by the grammar and this module's source,
+    which holds the options, and lark's and Python's versions; written whole or not at all)
+    about 0.015 s. A cached entry that does not load is built again."""
+    grammar = GRAMMAR.read_text(encoding="utf-8")
+    stored = cache.entry("lark", _parser_source(), lark.__version__)
+    if stored is not None and stored.is_file():
+        try:
+            with stored.open("rb") as fh:
+                return Lark.load(fh)
+        except Exception:   # unreadable or not lark's: built again below and replaced
+            pass
+    parser = Lark(grammar, parser="lalr", postlex=_RulesIndenter(), propagate_positions=True,
+                  maybe_placeholders=True)
+
+    def save(tmp: Path) -> None:
+        with tmp.open("wb") as fh:
+            parser.save(fh)
+    cache.store(stored, save)
+    return parser
 
 
 # Terminal names -> words an author understands.
@@ -569,20 +590,54 @@ _DEF_NAME = re.compile(r"^(?:(?:const|def|derived|procedure|action|end_condition
                        r"|(game|score)\b)")
 
 
-def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:
+def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0, cached: bool = False) -> n.Module:
     """Parse a .rules file; report syntax errors to ``sink`` and skip the broken definitions.
 
     A file is parsed once per process (the loader meets the same files in every variant); the
-    module returned is shared, so nothing may change it."""
+    module returned is shared, so nothing may change it. ``cached``: a file on disk, whose
+    parse the user cache keeps from one process to the next (see :func:`_parsed`)."""
     key = (text, file, line_offset)
     if key not in _FILES:
-        mine = Sink()
         if len(_FILES) > 512:
             _FILES.clear()
-        _FILES[key] = (_parse(text, file, mine, line_offset), mine.diagnostics)
+        _FILES[key] = _parsed(text, file, line_offset, cached)
     module, diagnostics = _FILES[key]
     sink.diagnostics += diagnostics
     return module
+
+
+def _parsed(text: str, file: str, line_offset: int, cached: bool) -> tuple:
+    """(module, diagnostics) of a rules file. With ``cached``, read from the user cache when
+    this parser parsed the same text of the same file before (the entry is named by both, by
+    the parser's own source and by lark's version), else parsed and kept there; an entry that
+    does not load is parsed again."""
+    stored = cache.entry("parse", _parser_source(), lark.__version__, file, str(line_offset), text) \
+        if cached else None
+    if stored is not None and stored.is_file():
+        try:
+            found = pickle.loads(stored.read_bytes())
+            if isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], n.Module):
+                return found
+        except Exception:   # unreadable, or not what this parser writes: parsed again below
+            pass
+    sink = Sink()
+    parsed = (_parse(text, file, sink, line_offset), sink.diagnostics)
+    if stored is not None:
+        try:
+            data = pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
+        except (RecursionError, pickle.PicklingError):   # nested too deeply to keep: not kept
+            return parsed
+        cache.store(stored, lambda tmp: tmp.write_bytes(data))
+    return parsed
+
+
+@lru_cache(maxsize=1)
+def _parser_source() -> str:
+    """What a parse depends on besides the text: the grammar and the code of the parser and of
+    the nodes and diagnostics it makes."""
+    here = Path(__file__).parent
+    return "".join(p.read_text(encoding="utf-8") for p in (
+        GRAMMAR, here / "parser.py", here / "nodes.py", here.parent / "errors.py"))
 
 
 def _parse(text: str, file: str, sink: Sink, line_offset: int = 0) -> n.Module:

@@ -6,7 +6,7 @@ and locals), never in Python: the machine can be rebuilt on any state at any tim
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
@@ -510,3 +510,8 @@ class Machine(_Shows):
             frame["L"].update(zip(spec.names, action.args))
             frame["pc"] = spec.target
         self.run()
+
+
+if TYPE_CHECKING:   # mypy holds both to the protocols compiled rule code is written against
+    from ..runtime.run import ExpressionRun, Run
+    _RUNS: tuple[type[Run], type[ExpressionRun]] = (Machine, ConstantRun)

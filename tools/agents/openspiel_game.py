@@ -23,6 +23,7 @@ Needs the optional extra: pip install ".[agents]".
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 try:
     import numpy as np
@@ -35,6 +36,9 @@ from railrules.interpreter.runtime.values import MAX_LIST
 
 from .encoding import Encoding, encoding
 from .pettingzoo_env import standings_rewards
+
+if TYPE_CHECKING:
+    from railrules.interpreter.engine.game import Game
 
 SHORT_NAME = "python_railrules"
 _PARAMS = {"ruleset": "", "players": 0, "variant": "", "samples": 8}
@@ -101,6 +105,12 @@ class RulesGame(pyspiel.Game):
 
 
 class RulesState(pyspiel.State):
+    game: Game | None          # None while the setup waits for its first draw
+    _moves: list[str]
+    _pending: tuple | None     # (action or None for the setup, outcomes so far, n)
+    _seen: dict                # seat -> the view as text, until the next move
+    _legal: list | None
+
     def __init__(self, game: RulesGame, copy_of: "RulesState | None" = None):
         super().__init__(game)
         if copy_of is not None:  # (no game yet while the setup waits for its first draw)
@@ -111,9 +121,9 @@ class RulesState(pyspiel.State):
             self._seen = copy_of._seen
             return
         self.game = None
-        self._moves: list[str] = []
-        self._pending: tuple | None = None    # (action or None for the setup, outcomes so far, n)
-        self._seen: dict = {}                  # seat -> the view as text, until the next move
+        self._moves = []
+        self._pending = None
+        self._seen = {}
         self._legal = None
         self._try(None, [])
 
@@ -131,15 +141,17 @@ class RulesState(pyspiel.State):
 
         try:
             if action is None:
-                self.game = self.get_game().ruleset.new_game(self.get_game().players, 0, chance=chance)
+                self.game = game = self.get_game().ruleset.new_game(self.get_game().players, 0, chance=chance)
             else:
-                self.game.machine.chance = chance
+                game = self.game
+                assert game is not None  # an action comes after the setup
+                game.machine.chance = chance
                 try:
-                    self.game.apply(action)
+                    game.apply(action)
                 finally:
-                    self.game.machine.chance = None
+                    game.machine.chance = None
             self._pending = None
-            self._legal = None if self.game.is_over else self.get_game().encoding.legal(self.game)[0]
+            self._legal = None if game.is_over else self.get_game().encoding.legal(game)[0]
         except _NeedChance as need:
             self._pending = (action, outcomes, need.n)
 

@@ -29,6 +29,7 @@ Needs the optional extra: pip install ".[agents]".
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 try:
     import numpy as np
@@ -40,6 +41,9 @@ except ImportError as err:  # pragma: no cover - the message is the point
 from railrules.interpreter import load_ruleset
 
 from .encoding import encoding
+
+if TYPE_CHECKING:
+    from railrules.interpreter.engine.game import Game
 
 
 def _load(ruleset, variant):
@@ -87,7 +91,7 @@ class _Rules:
             "action_mask": spaces.Box(low=0, high=1, shape=(size,), dtype=np.int8)})
             for a in self.possible_agents}
         self._action_spaces = {a: spaces.Discrete(size) for a in self.possible_agents}
-        self.game = None
+        self.game: Game | None = None
         self._legal: list = []
 
     def observation_space(self, agent):
@@ -105,12 +109,27 @@ class _Rules:
         self.agents = list(self.possible_agents)
         self.infos = {a: {"seat": self.seat_of[a]} for a in self.agents}
 
+    @property
+    def playing(self) -> Game:
+        """The game that reset() started."""
+        if self.game is None:
+            raise RuntimeError("no game: reset() starts one")
+        return self.game
+
     def _to_move(self) -> str | None:
-        return None if self.game.is_over else self.agent_of[self.game.current_player]
+        seat = self.playing.current_player
+        return None if self.playing.is_over or seat is None else self.agent_of[seat]
+
+    def _mover(self) -> str:
+        """The agent to move in a game that is not over."""
+        agent = self._to_move()
+        if agent is None:
+            raise RuntimeError("the game is over: nobody moves")
+        return agent
 
     def _observe(self, agent, vector: list | None = None):
         if vector is None:
-            vector = self.encoding.observe(self.game, self.seat_of[agent])
+            vector = self.encoding.observe(self.playing, self.seat_of[agent])
         mask = np.zeros(self.encoding.size, dtype=np.int8)
         if agent == self._to_move():
             mask[self._legal] = 1
@@ -118,7 +137,7 @@ class _Rules:
 
     def _after_move(self) -> None:
         """The legal indices and each agent's info after a move (or the start)."""
-        game = self.game
+        game = self.playing
         if game.is_over:
             self._legal, unmapped, labels = [], 0, []
         else:
@@ -129,7 +148,7 @@ class _Rules:
                                    "space: make the environment with more samples")
         # the structured view of the agent to act (of every agent at the end): a view is a copy
         # of the state, too dear to make for everybody at every step
-        for a in self.agents if game.is_over else [self._to_move()]:
+        for a in self.agents if game.is_over else [self._mover()]:
             seat = self.seat_of[a]
             self.infos[a] = {"seat": seat, "legal": labels, "unmapped": unmapped}
             if self.views:
@@ -140,7 +159,7 @@ class _Rules:
         if action not in self._legal:
             raise ValueError(f"action {action} ({self.encoding.action_at(action).label}) is not legal for "
                              f"{agent} now; the legal ones are in observe(agent)['action_mask']")
-        self.game.apply(self.encoding.action_at(action))
+        self.playing.apply(self.encoding.action_at(action))
 
     def render(self):
         if self.render_mode != "ansi" or self.game is None:
@@ -167,7 +186,7 @@ class RulesEnv(_Rules, AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._after_move()
-        self.agent_selection = self._to_move()
+        self.agent_selection = self._mover()
 
     def observe(self, agent):
         return self._observe(agent)
@@ -180,12 +199,12 @@ class RulesEnv(_Rules, AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._play(agent, action)
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.game.is_over:
-            self.rewards = {self.agent_of[p]: r for p, r in standings_rewards(self.game).items()}
+        if self.playing.is_over:
+            self.rewards = {self.agent_of[p]: r for p, r in standings_rewards(self.playing).items()}
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
         else:
-            self.agent_selection = self._to_move()
+            self.agent_selection = self._mover()
         self._after_move()
         self._accumulate_rewards()
 
@@ -203,7 +222,7 @@ class RulesParallelEnv(_Rules, ParallelEnv):
         mover = self._to_move()
         for a in self.agents:
             self.infos[a]["to_move"] = mover
-        vectors = self.encoding.observe_seats(self.game, [self.seat_of[a] for a in self.agents])
+        vectors = self.encoding.observe_seats(self.playing, [self.seat_of[a] for a in self.agents])
         return ({a: self._observe(a, vectors[self.seat_of[a]]) for a in self.agents},
                 {a: self.infos[a] for a in self.agents})
 
@@ -219,10 +238,10 @@ class RulesParallelEnv(_Rules, ParallelEnv):
         if actions.get(mover) is None:
             raise ValueError(f"no action for {mover}, the agent to move (infos[agent]['to_move'])")
         self._play(mover, actions[mover])
-        over = self.game.is_over
+        over = self.playing.is_over
         rewards = dict.fromkeys(self.agents, 0.0)
         if over:
-            rewards = {self.agent_of[p]: r for p, r in standings_rewards(self.game).items()}
+            rewards = {self.agent_of[p]: r for p, r in standings_rewards(self.playing).items()}
         self._after_move()
         obs, infos = self._report()
         done = dict.fromkeys(self.agents, over)

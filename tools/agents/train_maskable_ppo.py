@@ -34,7 +34,8 @@ class OneSeat(gymnasium.Env):
         width, size = self.env.encoding.width, self.env.encoding.size
         self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (width,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(size)
-        self.episode, self.me, self._mask = 0, None, np.zeros(size, dtype=np.int8)
+        self.episode, self._mask = 0, np.zeros(size, dtype=np.int8)
+        self.me: str | None = None   # the learner's agent, from reset()
 
     def _until_my_turn(self):
         """Random bots play until the learner is to move or the game is over."""

@@ -111,7 +111,8 @@ def make_app(table: Table) -> Starlette:
         return _error(404, "railrules serve: open one of the links it printed when it started "
                       "(each page's address holds its secret token)")
 
-    async def not_found(request: Request, exc: HTTPException):
+    async def not_found(request: Request, exc: Exception):
+        assert isinstance(exc, HTTPException)  # the only exception it is the handler of
         message = {404: f"nothing at {request.url.path}", 405: f"{request.method} is not allowed at "
                    f"{request.url.path}"}.get(exc.status_code, str(exc.detail))
         return _error(exc.status_code, message)
