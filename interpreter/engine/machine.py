@@ -341,7 +341,7 @@ class Machine(_Shows):
     # ------------------------------------------------------------ running
     def run(self) -> None:
         """Execute until a choice is pending or the game is over: the top frame's unit runs
-        until it calls, returns or pauses (:mod:`interpreter.engine.units`)."""
+        until it calls, returns or pauses (:mod:`interpreter.compile.units`)."""
         state = self.state
         units = self.program.units if self.counts is None else self.program.counted_units
         self.steps = 0

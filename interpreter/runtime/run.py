@@ -63,7 +63,7 @@ class Run(ExpressionRun, Protocol):
 
     @property
     def program(self) -> Any:
-        """The compiled program (``dsl.compiler.Program``): code units, resets, end conditions."""
+        """The compiled program (``compile.statements.Program``): code units, resets, end conditions."""
 
     @property
     def tracked_functions(self) -> Mapping[str, Callable[..., Any]]:
