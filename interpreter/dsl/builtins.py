@@ -348,6 +348,27 @@ def _distance(run, group, h):
     return found
 
 
+_BITS: dict = {}  # id(list) -> (the list, its hexes as Board.bits): lists never change in place
+
+
+def _bits_of(board, hexes) -> int:
+    """The hexes of ``hexes`` (a list or a set) as one whole number, a bit per hex of the
+    board (items that are no hex: none); a list's bits are kept while it is among the last few."""
+    if hexes.__class__ is list:
+        entry = _BITS.get(id(hexes))
+        if entry is not None and entry[0] is hexes:
+            return entry[1]
+    bits = board.bits
+    found = 0
+    for h in hexes:
+        found |= bits.get(h, 0)
+    if hexes.__class__ is list:
+        if len(_BITS) >= 256:
+            _BITS.clear()
+        _BITS[id(hexes)] = (hexes, found)
+    return found
+
+
 def _reach(run, group, limit, cost=None):
     """Hexes reachable from a group of hexes spending at most ``limit``. Entering hex h costs
     ``cost(h)`` when cost is a function (none: h cannot be entered), 1 when cost is a list of the
@@ -357,48 +378,55 @@ def _reach(run, group, limit, cost=None):
     limit = _number(limit, "reach")
     if not sources or limit < 0:
         return []
-    order = run.board.order
     if cost is None or isinstance(cost, list):
-        # every step costs 1: breadth-first search
-        allowed = None if cost is None else set(cost)
-        adj = run.board.adj
-        seen, ring, steps = set(sources), list(sources), 0
+        # every step costs 1: breadth-first, on whole numbers with a bit per hex (Board.bits):
+        # a ring's neighbours are an or of its hexes' near_bits, read back in board order
+        board = run.board
+        near = board.near_bits
+        allowed = -1 if cost is None else _bits_of(board, cost)
+        seen = _bits_of(board, sources)
+        ring, steps = sources, 0
         while ring and steps < limit:
             steps += 1
-            nxt = []
+            grown = 0
             for h in ring:
-                for x in adj[h]:
-                    if x not in seen and (allowed is None or x in allowed):
-                        seen.add(x)
-                        nxt.append(x)
-            ring = nxt
-        return sorted(seen, key=order.__getitem__)
+                grown |= near[h]
+            grown &= allowed & ~seen
+            if not grown:
+                break
+            seen |= grown
+            ring = board.hexes_in(grown)
+        return board.hexes_in(seen)
     if not callable(cost):
         raise BuiltinError(f"reach() needs a list of hexes or a function (h => ...) as its cost, got {_kind(cost)}")
     # Dijkstra from every hex of the group at once; a hex's cost is asked once, when first met
-    adj, price = run.board.adj, {}
+    adj, order, price = run.board.adj, run.board.order, {}
     best = dict.fromkeys(sources, 0)
     heap = [(0, order[h], h) for h in sources]
     heapq.heapify(heap)
-    done = set()
+    push, pop = heapq.heappush, heapq.heappop
+    done: set = set()
     while heap:
-        spent, _, h = heapq.heappop(heap)
+        spent, _, h = pop(heap)
         if h in done:
             continue
         done.add(h)
         for x in adj[h]:
             if x in done:
                 continue
-            if x not in price:
-                w = cost(x)
-                if w is not None and (isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
+            w = price.get(x, price)
+            if w is price:   # not asked yet
+                w = price[x] = cost(x)
+                if w is not None and not (w.__class__ is int and w >= 0) and (
+                        isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
                     raise BuiltinError(f"reach(): the cost of {x} must be a number >= 0 or none, got {_kind(w)}")
-                price[x] = w
-            w = price[x]
-            if w is None or spent + w > limit or spent + w >= best.get(x, spent + w + 1):
+            if w is None:
                 continue
-            best[x] = spent + w
-            heapq.heappush(heap, (spent + w, order[x], x))
+            w += spent
+            if w > limit or w >= best.get(x, w + 1):
+                continue
+            best[x] = w
+            push(heap, (w, order[x], x))
     return sorted(done, key=order.__getitem__)
 
 
