@@ -170,7 +170,7 @@ def rating(game, seat: str) -> tuple:
 
 
 class _Node:
-    __slots__ = ("children", "visits", "value", "order", "ranked")
+    __slots__ = ("children", "visits", "value", "order", "ranked", "legal", "open")
 
     def __init__(self):
         self.children: dict = {}   # action -> (seat that took it, _Node)
@@ -178,6 +178,10 @@ class _Node:
         self.value = 0.0           # sum of the credits of the seat that moved into this node
         self.order: list | None = None  # the actions in the order they are tried, once known
         self.ranked = False        # whether that order is the look-ahead's (and the node widens)
+        # the legal actions of the last copy that came here, and those of order among them: the
+        # next copy mostly has the same ones (then order has nothing to add and they are reused)
+        self.legal: list | None = None
+        self.open: list = []
 
 
 def _game_key(game) -> tuple:
@@ -271,7 +275,7 @@ class Mcts:
         if self.keep < 1:
             _scale(node, self.keep)
         if not node.ranked:
-            node.order = None  # ordered afresh, as a new root would be
+            node.order = node.legal = None  # ordered afresh, as a new root would be
         return node
 
     def _iterate(self, game, root: _Node, me: str) -> None:
@@ -281,17 +285,21 @@ class Mcts:
             seat = game.current_player
             planning = seat == me and len(path) < 2  # the root, and the seat's next decision
             candidates = self._candidates(node, game, legal, seat, planning)
-            fresh = next((a for a in candidates if a not in node.children), None)
+            children = node.children
+            fresh = None
+            for a in candidates:
+                if a not in children:
+                    fresh = a
+                    break
             if fresh is not None:
                 child = _Node()
-                node.children[fresh] = (seat, child)
+                children[fresh] = (seat, child)
                 game.apply(fresh)
                 path.append((seat, child))
                 break
-            log_n = math.log(node.visits + 1)
-            action = max(candidates, key=lambda a: self._bound(node.children[a][1], log_n))
+            action = self._select(children, candidates, math.log(node.visits + 1))
             game.apply(action)
-            node = node.children[action][1]
+            node = children[action][1]
             path.append((seat, node))
         self._play_on(game)
         credit = credits(game, self.lead)
@@ -307,16 +315,18 @@ class Mcts:
                 and game.ruleset.program.estimate is not None
             node.order = (self._order(game, legal, seat) if node.ranked
                           else self.rng.sample(legal, len(legal)))
-        elif len(legal) > 1:
+        elif len(legal) > 1 and legal != node.legal:
             known = set(node.order)
             node.order.extend(a for a in legal if a not in known)  # imagined chance may differ
         if len(legal) == 1:
             return legal
-        here = set(legal)
-        open_ = [a for a in node.order if a in here]
+        if legal != node.legal:
+            here = set(legal)
+            node.open = [a for a in node.order if a in here]
+            node.legal = legal
         if node.ranked:
-            return open_[:math.ceil(self.widen * math.sqrt(node.visits + 1))]
-        return open_
+            return node.open[:math.ceil(self.widen * math.sqrt(node.visits + 1))]
+        return node.open
 
     def _order(self, game, legal: list, seat: str) -> list:
         """The legal actions, best first for ``seat`` by a one-decision look-ahead (ties in
@@ -330,8 +340,18 @@ class Mcts:
         rated = {a: rate(a) for a in order}
         return sorted(order, key=rated.__getitem__, reverse=True)
 
-    def _bound(self, child: _Node, log_n: float) -> float:
-        return child.value / child.visits + self.explore * math.sqrt(log_n / child.visits)
+    def _select(self, children: dict, candidates: list, log_n: float):
+        """The first of ``candidates`` (each a child already) with the best upper confidence
+        bound: its mean credit plus ``explore * sqrt(log_n / visits)``."""
+        explore, sqrt = self.explore, math.sqrt
+        best, top = None, 0.0
+        for a in candidates:
+            child = children[a][1]
+            visits = child.visits
+            bound = child.value / visits + explore * sqrt(log_n / visits)
+            if best is None or bound > top:
+                best, top = a, bound
+        return best
 
     def _play_on(self, game) -> None:
         """Random decisions: ``depth`` of them, or to the end without an estimate."""
