@@ -406,3 +406,36 @@ def test_a_kept_tree_is_dropped_when_the_game_went_elsewhere():
     fresh.rng.setstate(keeper.rng.getstate())
     assert keeper.choose(game) == fresh.choose(game) and keeper.search.kept == 0
 
+
+
+# ------------------------------------------------------------------ games kept at nodes
+def _statistics(node) -> list:
+    """The visits and credits of every node of a tree, depth first, in the order tried."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append((n.visits, n.value))
+        stack.extend(child for _, child in n.children.values())
+    return out
+
+
+@pytest.mark.parametrize("name", ["chicago_express", "german_railways", "baltimore_ohio"])
+@pytest.mark.parametrize("spec", ["mcts:iterations=40:keep=1", "mcts:iterations=30:depth=8:keep=1",
+                                  "mcts:iterations=30:keep=0.5"])
+def test_a_search_that_keeps_the_games_at_nodes_searches_as_one_that_replays_every_walk(name, spec):
+    """Nothing secret in these games: the search keeps the game as it stands at each node reached
+    with no draw and copies it instead of replaying the walk from an imagined copy. Decision
+    after decision of a game, its tree (every node's visits and credits) and its choice are
+    those of a search that replays every walk (German Railways draws its turn order: walks past
+    a draw are replayed, and playouts draw)."""
+    game = _mid_game(name, 3, 17)
+    kept, replayed = make_bot(spec, 9), make_bot(spec, 9)
+    replayed.search.reuse = False
+    for _ in range(10):
+        if len(game.legal_actions()) > 1:
+            seat, choice = game.current_player, kept.choose(game)
+            assert replayed.choose(game) == choice
+            assert _statistics(kept.search.trees[seat][2]) == _statistics(replayed.search.trees[seat][2])
+        else:
+            choice = game.legal_actions()[0]
+        game.apply(choice)

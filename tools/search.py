@@ -184,6 +184,13 @@ class _Node:
         self.open: list = []
 
 
+def _copy(game, seed: int):
+    """A copy of ``game`` with generator state ``seed``."""
+    copy = game.clone()
+    copy.state["rng"] = seed
+    return copy
+
+
 def _game_key(game) -> tuple:
     """What tells one game from another that may have the same history."""
     state = game.state
@@ -227,6 +234,8 @@ class Mcts:
     The actions followed are the ones every seat saw played: the choice still depends only on
     what the seat saw. One tree is kept per seat (one bot may play every seat)."""
 
+    reuse = True   # keep the games at nodes when nothing is secret (False: replay every walk)
+
     def __init__(self, rng, iterations: int, depth: int, explore: float, seconds: float,
                  lead: float = 0.0, widen: float = 0.0, keep: float = 0.0):
         self.rng, self.iterations, self.depth = rng, iterations, depth
@@ -240,8 +249,17 @@ class Mcts:
         root = self._kept_root(game, me)
         self.kept = root.visits
         deadline = time.perf_counter() + self.seconds if self.seconds else None
+        # Nothing secret: every imagined copy is the game with a generator state of its own, and
+        # the copies go down the tree alike until chance is drawn. So the game as it stands at a
+        # node reached with no draw is kept (at), and an iteration copies the deepest one it
+        # reaches instead of replaying the actions from the root: the same states, the same
+        # choices, a copy instead of each replayed action.
+        at = None if game.ruleset.meta.get("secret") or not self.reuse else {root: game.clone()}
         for _ in range(self.iterations):
-            self._iterate(imagine(game, me, self.rng), root, me)
+            if at is None:
+                self._iterate(root, me, imagine(game, me, self.rng))
+            else:
+                self._iterate(root, me, None, at, self.rng.getrandbits(64))  # as imagine draws it
             if deadline and time.perf_counter() > deadline:
                 break
         if self.keep > 0:
@@ -278,13 +296,17 @@ class Mcts:
             node.order = node.legal = None  # ordered afresh, as a new root would be
         return node
 
-    def _iterate(self, game, root: _Node, me: str) -> None:
+    def _iterate(self, root: _Node, me: str, game, at: dict | None = None, seed: int = 0) -> None:
+        """One walk down from ``root`` and its credits. ``game``: the iteration's imagined copy;
+        None: ``at`` holds the game at nodes reached with no draw (read only), and the copy is
+        made from the deepest one the walk reaches, with generator state ``seed``."""
         node, path = root, []
-        while not game.is_over:
-            legal = game.legal_actions()
-            seat = game.current_player
+        here = game if at is None else at[root]   # the game at node: the copy once it is made
+        while not here.is_over:
+            legal = here.legal_actions()
+            seat = here.current_player
             planning = seat == me and len(path) < 2  # the root, and the seat's next decision
-            candidates = self._candidates(node, game, legal, seat, planning)
+            candidates = self._candidates(node, here, legal, seat, planning)
             children = node.children
             fresh = None
             for a in candidates:
@@ -294,19 +316,32 @@ class Mcts:
             if fresh is not None:
                 child = _Node()
                 children[fresh] = (seat, child)
+                if game is None:
+                    game = here = _copy(here, seed)
                 game.apply(fresh)
                 path.append((seat, child))
+                if at is not None and game.state["rng"] == seed:  # no draw since the root
+                    at[child] = game if self._still(game) else game.clone()
                 break
             action = self._select(children, candidates, math.log(node.visits + 1))
-            game.apply(action)
             node = children[action][1]
             path.append((seat, node))
-        self._play_on(game)
-        credit = credits(game, self.lead)
+            if game is None:
+                if node in at:
+                    here = at[node]
+                    continue
+                game = here = _copy(here, seed)
+            game.apply(action)
+        self._play_on(here)
+        credit = credits(here, self.lead)
         for seat, n in path:
             n.visits += 1
             n.value += credit[seat]
         root.visits += 1
+
+    def _still(self, game) -> bool:
+        """Whether :meth:`_play_on` leaves ``game`` as it is."""
+        return game.is_over or (self.depth == 0 and game.ruleset.program.estimate is not None)
 
     def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool) -> list:
         """The actions of this copy the node may try now: its order, cut to its width."""
