@@ -170,7 +170,7 @@ def rating(game, seat: str) -> tuple:
 
 
 class _Node:
-    __slots__ = ("children", "visits", "value", "order", "ranked", "legal", "open")
+    __slots__ = ("children", "visits", "value", "order", "ranked", "legal", "open", "kids")
 
     def __init__(self):
         self.children: dict = {}   # action -> (seat that took it, _Node)
@@ -182,6 +182,24 @@ class _Node:
         # next copy mostly has the same ones (then order has nothing to add and they are reused)
         self.legal: list | None = None
         self.open: list = []
+        self.kids: list = []       # the children of the first actions of open, as many as have one
+
+
+def _kids(node: _Node, candidates: list, one: bool) -> list:
+    """The children of the first of ``candidates``, as many as have one (all: every candidate
+    has been tried). Candidates are the first actions of ``node.open``, or (``one``) the one
+    legal action: the node keeps the children found, and looks only past them."""
+    children = node.children
+    if one:
+        entry = children.get(candidates[0])
+        return [] if entry is None else [entry[1]]
+    kids = node.kids
+    for a in candidates[len(kids):]:
+        entry = children.get(a)
+        if entry is None:
+            break
+        kids.append(entry[1])
+    return kids
 
 
 def _copy(game, seed: int):
@@ -308,11 +326,8 @@ class Mcts:
             planning = seat == me and len(path) < 2  # the root, and the seat's next decision
             candidates = self._candidates(node, here, legal, seat, planning)
             children = node.children
-            fresh = None
-            for a in candidates:
-                if a not in children:
-                    fresh = a
-                    break
+            kids = _kids(node, candidates, len(legal) == 1)
+            fresh = candidates[len(kids)] if len(kids) < len(candidates) else None
             if fresh is not None:
                 child = _Node()
                 children[fresh] = (seat, child)
@@ -323,8 +338,8 @@ class Mcts:
                 if at is not None and game.state["rng"] == seed:  # no draw since the root
                     at[child] = game if self._still(game) else game.clone()
                 break
-            action = self._select(children, candidates, math.log(node.visits + 1))
-            node = children[action][1]
+            i = self._select(kids, len(candidates), math.log(node.visits + 1))
+            action, node = candidates[i], kids[i]
             path.append((seat, node))
             if game is None:
                 if node in at:
@@ -359,6 +374,7 @@ class Mcts:
             here = set(legal)
             node.open = [a for a in node.order if a in here]
             node.legal = legal
+            node.kids = []
         if node.ranked:
             return node.open[:math.ceil(self.widen * math.sqrt(node.visits + 1))]
         return node.open
@@ -375,17 +391,17 @@ class Mcts:
         rated = {a: rate(a) for a in order}
         return sorted(order, key=rated.__getitem__, reverse=True)
 
-    def _select(self, children: dict, candidates: list, log_n: float):
-        """The first of ``candidates`` (each a child already) with the best upper confidence
+    def _select(self, kids: list, n: int, log_n: float) -> int:
+        """The index of the first of the ``n`` first ``kids`` with the best upper confidence
         bound: its mean credit plus ``explore * sqrt(log_n / visits)``."""
         explore, sqrt = self.explore, math.sqrt
-        best, top = None, 0.0
-        for a in candidates:
-            child = children[a][1]
+        best, top = 0, None
+        for i in range(n):
+            child = kids[i]
             visits = child.visits
             bound = child.value / visits + explore * sqrt(log_n / visits)
-            if best is None or bound > top:
-                best, top = a, bound
+            if top is None or bound > top:
+                best, top = i, bound
         return best
 
     def _play_on(self, game) -> None:
