@@ -439,3 +439,22 @@ def test_a_search_that_keeps_the_games_at_nodes_searches_as_one_that_replays_eve
         else:
             choice = game.legal_actions()[0]
         game.apply(choice)
+
+
+def test_standings_and_leads_are_their_definitions_for_any_values():
+    """Standings compare each pair of seats once, and a seat's lead looks for the best of the
+    others in one pass: for random values (whole numbers and fractions, many ties, 2 to 6
+    seats) they are the share of the others a seat is ahead of (a tie half) and its value less
+    the others' best, exactly."""
+    from railrules.tools.search import _ahead, _standings
+    rng = random.Random(4)
+    for _ in range(500):
+        seats = [f"p{i}" for i in range(rng.randint(2, 6))]
+        values = {p: rng.choice([rng.randint(-3, 3), Fraction(rng.randint(-9, 9), rng.randint(1, 3))])
+                  for p in seats}
+        standings = _standings(seats, values)
+        for p in seats:
+            others = [v for q, v in values.items() if q != p]
+            share = sum(1.0 if values[p] > v else 0.5 if values[p] == v else 0.0 for v in others)
+            assert standings[p] == share / len(others)
+            assert _ahead(values, p) == values[p] - max(others)

@@ -127,10 +127,22 @@ def standings(game) -> dict:
 
 
 def _standings(players, values: dict) -> dict:
-    if len(players) < 2 or None in values.values():
-        return dict.fromkeys(players, 1.0 if len(players) < 2 else 0.5)
-    return {p: sum(1.0 if values[p] > v else 0.5 if values[p] == v else 0.0
-                   for q, v in values.items() if q != p) / (len(players) - 1) for p in players}
+    n = len(players)
+    if n < 2 or None in values.values():
+        return dict.fromkeys(players, 1.0 if n < 2 else 0.5)
+    ahead = dict.fromkeys(players, 0.0)   # each pair compared once: 1 to the higher, 1/2 each if tied
+    for i, p in enumerate(players):
+        mine = values[p]
+        for q in players[i + 1:]:
+            other = values[q]
+            if mine > other:
+                ahead[p] += 1.0
+            elif mine == other:
+                ahead[p] += 0.5
+                ahead[q] += 0.5
+            else:
+                ahead[q] += 1.0
+    return {p: ahead[p] / (n - 1) for p in players}
 
 
 def credits(game, weight: float) -> dict:
@@ -153,8 +165,12 @@ def credits(game, weight: float) -> dict:
 
 def _ahead(values: dict, seat: str):
     """How far ``seat``'s value is above the best of the others' (below: < 0)."""
-    mine = values[seat]
-    return mine - max((v for p, v in values.items() if p != seat), default=mine)
+    mine = best = values[seat]
+    first = True
+    for p, v in values.items():
+        if p != seat and (first or v > best):
+            best, first = v, False
+    return mine - best
 
 
 def standing(game, seat: str) -> float:
