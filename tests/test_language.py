@@ -1006,6 +1006,12 @@ def test_a_kept_distance_equals_a_fresh_one_from_networkx(chicago):
         if rng.random() < 0.3:
             board.distances.clear()
     assert 0 < len(board.distances) <= builtins._KEPT
+    for _ in range(60):   # the very same list asked again: known by identity, the same answer
+        group, target = rng.sample(hexes, rng.randint(1, 12)), rng.choice(hexes)
+        steps = nx.multi_source_dijkstra_path_length(board.graph, group)[target]
+        assert [builtins._distance(game.machine, group, target) for _ in range(3)] == [steps] * 3
+        board.distances.clear()
+        assert builtins._distance(game.machine, list(group), target) == steps
     with pytest.raises(RulesRuntimeError, match="needs a hex"):
         game.evaluate("distance([A2, 7], A2)")    # refused, and not kept
     assert not any(7 in key[0] for key in board.distances)

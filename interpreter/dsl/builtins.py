@@ -328,15 +328,20 @@ def _distance(run, group, h):
     """Fewest steps from the nearest hex of ``group`` (a hex or a list of hexes) to hex ``h``,
     every hex of the board enterable; none when the group is empty or has no way there. The
     same groups come back again and again (a company's network): the board keeps the answers
-    for the last few thousand (group, hex), as it keeps frontiers."""
+    for the last few thousand (group, hex), as it keeps frontiers, and the very lists asked
+    about last are known by identity (lists never change in place: no tuple made to look one up)."""
     board = run.board
+    if group.__class__ is list and h.__class__ is str:  # the very list asked about before
+        seen = _SEEN.get((id(group), h))
+        if seen is not None and seen[0] is group and seen[1] is board:
+            return seen[2]
     try:
         key = (tuple(group) if group.__class__ is list else group, h)
         found = board.distances.get(key, board)
     except TypeError:  # a list among the items: refused below, as a hex that is not one
         key, found = None, board
     if found is not board:
-        return found
+        return _seen(group, h, board, found)
     table = board.distances_to(_hex(run, h, "distance"))
     steps = [table.get(_hex(run, x, "distance")) for x in (group if isinstance(group, list) else [group])]
     steps = [d for d in steps if d is not None]
@@ -345,6 +350,18 @@ def _distance(run, group, h):
         if len(board.distances) >= _KEPT:
             board.distances.clear()
         board.distances[key] = found
+        _seen(group, h, board, found)
+    return found
+
+
+_SEEN: dict = {}  # (id(list), hex) -> (the list, the board, its distance): the lists asked last
+
+
+def _seen(group, h, board, found):
+    if group.__class__ is list:
+        if len(_SEEN) >= 256:
+            _SEEN.clear()
+        _SEEN[id(group), h] = (group, board, found)
     return found
 
 
