@@ -422,7 +422,7 @@ def _reach(run, group, limit, cost=None):
     heap = [(0, order[h], h) for h in sources]
     heapq.heapify(heap)
     push, pop = heapq.heappush, heapq.heappop
-    done: set = set()
+    done = set()
     while heap:
         spent, _, h = pop(heap)
         if h in done:
