@@ -126,9 +126,14 @@ def standings(game) -> dict:
     return _standings(game.players, {p: game.estimate(p) for p in game.players})
 
 
+def _unknown(values: dict) -> bool:
+    """Whether a value is None (asked by identity: a fraction compared with None is slow)."""
+    return any(v is None for v in values.values())
+
+
 def _standings(players, values: dict) -> dict:
     n = len(players)
-    if n < 2 or None in values.values():
+    if n < 2 or _unknown(values):
         return dict.fromkeys(players, 1.0 if n < 2 else 0.5)
     ahead = dict.fromkeys(players, 0.0)   # each pair compared once: 1 to the higher, 1/2 each if tied
     for i, p in enumerate(players):
@@ -156,7 +161,7 @@ def credits(game, weight: float) -> dict:
     players = game.players
     values = {p: game.estimate(p) for p in players}
     stand = _standings(players, values)
-    if weight <= 0 or len(players) < 2 or None in values.values():
+    if weight <= 0 or len(players) < 2 or _unknown(values):
         return stand
     scale = float(sum(abs(v) for v in values.values())) / len(players) or 1.0
     return {p: (1 - weight) * stand[p] + weight * (1 + math.tanh(_ahead(values, p) / scale)) / 2
