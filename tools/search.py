@@ -271,7 +271,12 @@ class Mcts:
     had made it (and the seat decides there), is the new root, its statistics multiplied by
     ``keep`` (1: as they are); ``iterations`` more are run on it. Elsewhere the tree is dropped.
     The actions followed are the ones every seat saw played: the choice still depends only on
-    what the seat saw. One tree is kept per seat (one bot may play every seat)."""
+    what the seat saw. One tree is kept per seat (one bot may play every seat).
+
+    A ruleset with nothing ``secret`` is searched faster, with the same trees and choices: its
+    imagined copies differ only in their generator state, which no rule reads, so the game as
+    it stands at a node reached with no draw is kept for the decision, and a walk copies the
+    deepest one it reaches (``reuse``; False replays every walk from an imagined copy)."""
 
     reuse = True   # keep the games at nodes when nothing is secret (False: replay every walk)
 
