@@ -441,6 +441,19 @@ def test_a_search_that_keeps_the_games_at_nodes_searches_as_one_that_replays_eve
         game.apply(choice)
 
 
+def test_a_search_that_keeps_a_few_games_searches_as_one_that_keeps_many(monkeypatch):
+    """Past its bound on the games kept at nodes, the search replays the walks: the same tree."""
+    from railrules.tools import search
+    game = _mid_game("chicago_express", 3, 17)
+    trees = []
+    for bound in (search._GAMES_KEPT, 3):
+        monkeypatch.setattr(search, "_GAMES_KEPT", bound)
+        bot = make_bot("mcts:iterations=40:keep=1", 9)
+        bot.choose(game)
+        trees.append(_statistics(bot.search.trees[game.current_player][2]))
+    assert trees[0] == trees[1]
+
+
 def test_standings_and_leads_are_their_definitions_for_any_values():
     """Standings compare each pair of seats once, and a seat's lead looks for the best of the
     others in one pass: for random values (whole numbers and fractions, many ties, 2 to 6

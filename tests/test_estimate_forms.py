@@ -17,7 +17,7 @@ from railrules.interpreter.paths import rulesets_dir
 # last one included), the definitions the shipped ones replaced, and changes made to a copy of
 # every fifth position: what random games seldom reach)
 REFERENCES = {
-    "chicago_express": ("rules/end.rules", "def eighths(c):", "estimate p =", '''
+    "chicago_express": ("rules/end.rules", "def eighths(c)", "estimate p =", '''
 def chicago_prospect(c) = 0 if sold(c) == 0 or Chicago in c.network else 16 - min(16, distance(c.network, Chicago))
 estimate p = p.cash + sum([p.shares[c] * dividend(c) * (16 + chicago_prospect(c)) for c in companies where p.shares[c] > 0]) / 8
 ''', ["add Chicago to PRR.network", "add Chicago to BO.network; add Chicago to NYC.network"]),

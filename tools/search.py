@@ -206,6 +206,9 @@ class _Node:
         self.kids: list = []       # the children of the first actions of open, as many as have one
 
 
+_GAMES_KEPT = 4096   # games kept at nodes in one decision (tens of kB each): past it, walks replay
+
+
 def _kids(node: _Node, candidates: list, one: bool) -> list:
     """The children of the first of ``candidates``, as many as have one (all: every candidate
     has been tried). Candidates are the first actions of ``node.open``, or (``one``) the one
@@ -361,7 +364,8 @@ class Mcts:
                     game = here = _copy(here, seed)
                 game.apply(fresh)
                 path.append((seat, child))
-                if at is not None and game.state["rng"] == seed:  # no draw since the root
+                # kept when no draw was made since the root (and while there is room)
+                if at is not None and game.state["rng"] == seed and len(at) < _GAMES_KEPT:
                     at[child] = game if self._still(game) else game.clone()
                 break
             i = self._select(kids, len(candidates), math.log(node.visits + 1))
