@@ -406,3 +406,68 @@ def test_a_kept_tree_is_dropped_when_the_game_went_elsewhere():
     fresh.rng.setstate(keeper.rng.getstate())
     assert keeper.choose(game) == fresh.choose(game) and keeper.search.kept == 0
 
+
+
+# ------------------------------------------------------------------ games kept at nodes
+def _statistics(node) -> list:
+    """The visits and credits of every node of a tree, depth first, in the order tried."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append((n.visits, n.value))
+        stack.extend(child for _, child in n.children.values())
+    return out
+
+
+@pytest.mark.parametrize("name", ["chicago_express", "german_railways", "baltimore_ohio"])
+@pytest.mark.parametrize("spec", ["mcts:iterations=40:keep=1", "mcts:iterations=30:depth=8:keep=1",
+                                  "mcts:iterations=30:keep=0.5"])
+def test_a_search_that_keeps_the_games_at_nodes_searches_as_one_that_replays_every_walk(name, spec):
+    """Nothing secret in these games: the search keeps the game as it stands at each node reached
+    with no draw and copies it instead of replaying the walk from an imagined copy. Decision
+    after decision of a game, its tree (every node's visits and credits) and its choice are
+    those of a search that replays every walk (German Railways draws its turn order: walks past
+    a draw are replayed, and playouts draw)."""
+    game = _mid_game(name, 3, 17)
+    kept, replayed = make_bot(spec, 9), make_bot(spec, 9)
+    replayed.search.reuse = False
+    for _ in range(10):
+        if len(game.legal_actions()) > 1:
+            seat, choice = game.current_player, kept.choose(game)
+            assert replayed.choose(game) == choice
+            assert _statistics(kept.search.trees[seat][2]) == _statistics(replayed.search.trees[seat][2])
+        else:
+            choice = game.legal_actions()[0]
+        game.apply(choice)
+
+
+def test_a_search_that_keeps_a_few_games_searches_as_one_that_keeps_many(monkeypatch):
+    """Past its bound on the games kept at nodes, the search replays the walks: the same tree."""
+    from railrules.tools import search
+    game = _mid_game("chicago_express", 3, 17)
+    trees = []
+    for bound in (search._GAMES_KEPT, 3):
+        monkeypatch.setattr(search, "_GAMES_KEPT", bound)
+        bot = make_bot("mcts:iterations=40:keep=1", 9)
+        bot.choose(game)
+        trees.append(_statistics(bot.search.trees[game.current_player][2]))
+    assert trees[0] == trees[1]
+
+
+def test_standings_and_leads_are_their_definitions_for_any_values():
+    """Standings compare each pair of seats once, and a seat's lead looks for the best of the
+    others in one pass: for random values (whole numbers and fractions, many ties, 2 to 6
+    seats) they are the share of the others a seat is ahead of (a tie half) and its value less
+    the others' best, exactly."""
+    from railrules.tools.search import _ahead, _standings
+    rng = random.Random(4)
+    for _ in range(500):
+        seats = [f"p{i}" for i in range(rng.randint(2, 6))]
+        values = {p: rng.choice([rng.randint(-3, 3), Fraction(rng.randint(-9, 9), rng.randint(1, 3))])
+                  for p in seats}
+        standings = _standings(seats, values)
+        for p in seats:
+            others = [v for q, v in values.items() if q != p]
+            share = sum(1.0 if values[p] > v else 0.5 if values[p] == v else 0.0 for v in others)
+            assert standings[p] == share / len(others)
+            assert _ahead(values, p) == values[p] - max(others)

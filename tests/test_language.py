@@ -1006,9 +1006,47 @@ def test_a_kept_distance_equals_a_fresh_one_from_networkx(chicago):
         if rng.random() < 0.3:
             board.distances.clear()
     assert 0 < len(board.distances) <= builtins._KEPT
+    for _ in range(60):   # the very same list asked again: known by identity, the same answer
+        group, target = rng.sample(hexes, rng.randint(1, 12)), rng.choice(hexes)
+        steps = nx.multi_source_dijkstra_path_length(board.graph, group)[target]
+        assert [builtins._distance(game.machine, group, target) for _ in range(3)] == [steps] * 3
+        board.distances.clear()
+        assert builtins._distance(game.machine, list(group), target) == steps
     with pytest.raises(RulesRuntimeError, match="needs a hex"):
         game.evaluate("distance([A2, 7], A2)")    # refused, and not kept
     assert not any(7 in key[0] for key in board.distances)
+
+
+def test_reach_is_networkx_fewest_steps_or_cheapest_paths_within_the_limit():
+    """`reach` (breadth-first on a bit per hex; Dijkstra for a cost function) on a board of 265
+    hexes, for random groups and limits: every hex networkx finds within the limit, in board
+    order. Without a cost every step costs 1; with a list, only its hexes (and the group) are
+    entered; with a function, entering a hex costs what it gives (none: not entered)."""
+    import random as _random
+    import networkx as nx
+    game = load_ruleset("stephensons_rocket").new_game(3, 1)
+    board, rng = game.ruleset.board, _random.Random(11)
+    hexes, site = list(board.adj), {h: game.state["entities"][h]["site"] for h in board.adj}
+    price = {"plain": 1, "town": 3, "city": None, "start": 0}   # the cost function below
+    weighted = nx.DiGraph()
+    weighted.add_nodes_from(hexes)
+    weighted.add_weighted_edges_from((a, b, price[site[b]]) for a in hexes for b in board.adj[a]
+                                     if price[site[b]] is not None)
+
+    def within(graph, group, limit):
+        found = nx.multi_source_dijkstra_path_length(graph, set(group), cutoff=limit)
+        return sorted(found, key=board.order.__getitem__)
+    for _ in range(80):
+        group, limit = rng.sample(hexes, rng.randint(1, 8)), rng.randint(0, 9)
+        allowed = rng.sample(hexes, rng.randint(0, len(hexes)))
+        listed = f"[{', '.join(group)}]"
+        assert game.evaluate(f"reach({listed}, {limit})") == within(board.graph, group, limit)
+        assert game.evaluate(f"reach({listed}, {limit}, [{', '.join(allowed)}])") == \
+            within(board.graph.subgraph(set(allowed) | set(group)), group, limit)
+        assert game.evaluate(f"reach({listed}, {limit}, h => 1 if h.site == \"plain\" else 3 if "
+                             f"h.site == \"town\" else none if h.site == \"city\" else 0)") == \
+            within(weighted, group, limit)
+    assert game.evaluate("reach([], 3)") == [] and game.evaluate("reach([A6], -1)") == []
 
 
 def test_a_log_line_is_stored_as_its_template_and_values_and_reads_as_then(tmp_path):

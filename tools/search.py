@@ -126,11 +126,28 @@ def standings(game) -> dict:
     return _standings(game.players, {p: game.estimate(p) for p in game.players})
 
 
+def _unknown(values: dict) -> bool:
+    """Whether a value is None (asked by identity: a fraction compared with None is slow)."""
+    return any(v is None for v in values.values())
+
+
 def _standings(players, values: dict) -> dict:
-    if len(players) < 2 or None in values.values():
-        return dict.fromkeys(players, 1.0 if len(players) < 2 else 0.5)
-    return {p: sum(1.0 if values[p] > v else 0.5 if values[p] == v else 0.0
-                   for q, v in values.items() if q != p) / (len(players) - 1) for p in players}
+    n = len(players)
+    if n < 2 or _unknown(values):
+        return dict.fromkeys(players, 1.0 if n < 2 else 0.5)
+    ahead = dict.fromkeys(players, 0.0)   # each pair compared once: 1 to the higher, 1/2 each if tied
+    for i, p in enumerate(players):
+        mine = values[p]
+        for q in players[i + 1:]:
+            other = values[q]
+            if mine > other:
+                ahead[p] += 1.0
+            elif mine == other:
+                ahead[p] += 0.5
+                ahead[q] += 0.5
+            else:
+                ahead[q] += 1.0
+    return {p: ahead[p] / (n - 1) for p in players}
 
 
 def credits(game, weight: float) -> dict:
@@ -144,7 +161,7 @@ def credits(game, weight: float) -> dict:
     players = game.players
     values = {p: game.estimate(p) for p in players}
     stand = _standings(players, values)
-    if weight <= 0 or len(players) < 2 or None in values.values():
+    if weight <= 0 or len(players) < 2 or _unknown(values):
         return stand
     scale = float(sum(abs(v) for v in values.values())) / len(players) or 1.0
     return {p: (1 - weight) * stand[p] + weight * (1 + math.tanh(_ahead(values, p) / scale)) / 2
@@ -153,8 +170,12 @@ def credits(game, weight: float) -> dict:
 
 def _ahead(values: dict, seat: str):
     """How far ``seat``'s value is above the best of the others' (below: < 0)."""
-    mine = values[seat]
-    return mine - max((v for p, v in values.items() if p != seat), default=mine)
+    mine = best = values[seat]
+    first = True
+    for p, v in values.items():
+        if p != seat and (first or v > best):
+            best, first = v, False
+    return mine - best
 
 
 def standing(game, seat: str) -> float:
@@ -170,7 +191,7 @@ def rating(game, seat: str) -> tuple:
 
 
 class _Node:
-    __slots__ = ("children", "visits", "value", "order", "ranked")
+    __slots__ = ("children", "visits", "value", "order", "ranked", "legal", "open", "kids")
 
     def __init__(self):
         self.children: dict = {}   # action -> (seat that took it, _Node)
@@ -178,6 +199,38 @@ class _Node:
         self.value = 0.0           # sum of the credits of the seat that moved into this node
         self.order: list | None = None  # the actions in the order they are tried, once known
         self.ranked = False        # whether that order is the look-ahead's (and the node widens)
+        # the legal actions of the last copy that came here, and those of order among them: the
+        # next copy mostly has the same ones (then order has nothing to add and they are reused)
+        self.legal: list | None = None
+        self.open: list = []
+        self.kids: list = []       # the children of the first actions of open, as many as have one
+
+
+_GAMES_KEPT = 4096   # games kept at nodes in one decision (tens of kB each): past it, walks replay
+
+
+def _kids(node: _Node, candidates: list, one: bool) -> list:
+    """The children of the first of ``candidates``, as many as have one (all: every candidate
+    has been tried). Candidates are the first actions of ``node.open``, or (``one``) the one
+    legal action: the node keeps the children found, and looks only past them."""
+    children = node.children
+    if one:
+        entry = children.get(candidates[0])
+        return [] if entry is None else [entry[1]]
+    kids = node.kids
+    for a in candidates[len(kids):]:
+        entry = children.get(a)
+        if entry is None:
+            break
+        kids.append(entry[1])
+    return kids
+
+
+def _copy(game, seed: int):
+    """A copy of ``game`` with generator state ``seed``."""
+    copy = game.clone()
+    copy.state["rng"] = seed
+    return copy
 
 
 def _game_key(game) -> tuple:
@@ -221,7 +274,14 @@ class Mcts:
     had made it (and the seat decides there), is the new root, its statistics multiplied by
     ``keep`` (1: as they are); ``iterations`` more are run on it. Elsewhere the tree is dropped.
     The actions followed are the ones every seat saw played: the choice still depends only on
-    what the seat saw. One tree is kept per seat (one bot may play every seat)."""
+    what the seat saw. One tree is kept per seat (one bot may play every seat).
+
+    A ruleset with nothing ``secret`` is searched faster, with the same trees and choices: its
+    imagined copies differ only in their generator state, which no rule reads, so the game as
+    it stands at a node reached with no draw is kept for the decision, and a walk copies the
+    deepest one it reaches (``reuse``; False replays every walk from an imagined copy)."""
+
+    reuse = True   # keep the games at nodes when nothing is secret (False: replay every walk)
 
     def __init__(self, rng, iterations: int, depth: int, explore: float, seconds: float,
                  lead: float = 0.0, widen: float = 0.0, keep: float = 0.0):
@@ -236,8 +296,17 @@ class Mcts:
         root = self._kept_root(game, me)
         self.kept = root.visits
         deadline = time.perf_counter() + self.seconds if self.seconds else None
+        # Nothing secret: every imagined copy is the game with a generator state of its own, and
+        # the copies go down the tree alike until chance is drawn. So the game as it stands at a
+        # node reached with no draw is kept (at), and an iteration copies the deepest one it
+        # reaches instead of replaying the actions from the root: the same states, the same
+        # choices, a copy instead of each replayed action.
+        at = None if game.ruleset.meta.get("secret") or not self.reuse else {root: game.clone()}
         for _ in range(self.iterations):
-            self._iterate(imagine(game, me, self.rng), root, me)
+            if at is None:
+                self._iterate(root, me, imagine(game, me, self.rng))
+            else:
+                self._iterate(root, me, None, at, self.rng.getrandbits(64))  # as imagine draws it
             if deadline and time.perf_counter() > deadline:
                 break
         if self.keep > 0:
@@ -271,35 +340,54 @@ class Mcts:
         if self.keep < 1:
             _scale(node, self.keep)
         if not node.ranked:
-            node.order = None  # ordered afresh, as a new root would be
+            node.order = node.legal = None  # ordered afresh, as a new root would be
         return node
 
-    def _iterate(self, game, root: _Node, me: str) -> None:
+    def _iterate(self, root: _Node, me: str, game, at: dict | None = None, seed: int = 0) -> None:
+        """One walk down from ``root`` and its credits. ``game``: the iteration's imagined copy;
+        None: ``at`` holds the game at nodes reached with no draw (read only), and the copy is
+        made from the deepest one the walk reaches, with generator state ``seed``."""
         node = root
         path: list[tuple[str, _Node]] = []
-        while not game.is_over:
-            legal = game.legal_actions()
-            seat = game.current_player
+        here = game if at is None else at[root]   # the game at node: the copy once it is made
+        while not here.is_over:
+            legal = here.legal_actions()
+            seat = here.current_player
             planning = seat == me and len(path) < 2  # the root, and the seat's next decision
-            candidates = self._candidates(node, game, legal, seat, planning)
-            fresh = next((a for a in candidates if a not in node.children), None)
+            candidates = self._candidates(node, here, legal, seat, planning)
+            children = node.children
+            kids = _kids(node, candidates, len(legal) == 1)
+            fresh = candidates[len(kids)] if len(kids) < len(candidates) else None
             if fresh is not None:
                 child = _Node()
-                node.children[fresh] = (seat, child)
+                children[fresh] = (seat, child)
+                if game is None:
+                    game = here = _copy(here, seed)
                 game.apply(fresh)
                 path.append((seat, child))
+                # kept when no draw was made since the root (and while there is room)
+                if at is not None and game.state["rng"] == seed and len(at) < _GAMES_KEPT:
+                    at[child] = game if self._still(game) else game.clone()
                 break
-            log_n = math.log(node.visits + 1)
-            action = max(candidates, key=lambda a: self._bound(node.children[a][1], log_n))
-            game.apply(action)
-            node = node.children[action][1]
+            i = self._select(kids, len(candidates), math.log(node.visits + 1))
+            action, node = candidates[i], kids[i]
             path.append((seat, node))
-        self._play_on(game)
-        credit = credits(game, self.lead)
+            if game is None:
+                if node in at:
+                    here = at[node]
+                    continue
+                game = here = _copy(here, seed)
+            game.apply(action)
+        self._play_on(here)
+        credit = credits(here, self.lead)
         for seat, n in path:
             n.visits += 1
             n.value += credit[seat]
         root.visits += 1
+
+    def _still(self, game) -> bool:
+        """Whether :meth:`_play_on` leaves ``game`` as it is."""
+        return game.is_over or (self.depth == 0 and game.ruleset.program.estimate is not None)
 
     def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool) -> list:
         """The actions of this copy the node may try now: its order, cut to its width."""
@@ -308,16 +396,19 @@ class Mcts:
                 and game.ruleset.program.estimate is not None
             node.order = (self._order(game, legal, seat) if node.ranked
                           else self.rng.sample(legal, len(legal)))
-        elif len(legal) > 1:
+        elif len(legal) > 1 and legal != node.legal:
             known = set(node.order)
             node.order.extend(a for a in legal if a not in known)  # imagined chance may differ
         if len(legal) == 1:
             return legal
-        here = set(legal)
-        open_ = [a for a in node.order if a in here]
+        if legal != node.legal:
+            here = set(legal)
+            node.open = [a for a in node.order if a in here]
+            node.legal = legal
+            node.kids = []
         if node.ranked:
-            return open_[:math.ceil(self.widen * math.sqrt(node.visits + 1))]
-        return open_
+            return node.open[:math.ceil(self.widen * math.sqrt(node.visits + 1))]
+        return node.open
 
     def _order(self, game, legal: list, seat: str) -> list:
         """The legal actions, best first for ``seat`` by a one-decision look-ahead (ties in
@@ -331,8 +422,18 @@ class Mcts:
         rated = {a: rate(a) for a in order}
         return sorted(order, key=rated.__getitem__, reverse=True)
 
-    def _bound(self, child: _Node, log_n: float) -> float:
-        return child.value / child.visits + self.explore * math.sqrt(log_n / child.visits)
+    def _select(self, kids: list, n: int, log_n: float) -> int:
+        """The index of the first of the ``n`` first ``kids`` with the best upper confidence
+        bound: its mean credit plus ``explore * sqrt(log_n / visits)``."""
+        explore, sqrt = self.explore, math.sqrt
+        best, top = 0, None
+        for i in range(n):
+            child = kids[i]
+            visits = child.visits
+            bound = child.value / visits + explore * sqrt(log_n / visits)
+            if top is None or bound > top:
+                best, top = i, bound
+        return best
 
     def _play_on(self, game) -> None:
         """Random decisions: ``depth`` of them, or to the end without an estimate."""

@@ -328,15 +328,20 @@ def _distance(run, group, h):
     """Fewest steps from the nearest hex of ``group`` (a hex or a list of hexes) to hex ``h``,
     every hex of the board enterable; none when the group is empty or has no way there. The
     same groups come back again and again (a company's network): the board keeps the answers
-    for the last few thousand (group, hex), as it keeps frontiers."""
+    for the last few thousand (group, hex), as it keeps frontiers, and the very lists asked
+    about last are known by identity (lists never change in place: no tuple made to look one up)."""
     board = run.board
+    if group.__class__ is list and h.__class__ is str:  # the very list asked about before
+        seen = _SEEN.get((id(group), h))
+        if seen is not None and seen[0] is group and seen[1] is board:
+            return seen[2]
     try:
         key = (tuple(group) if group.__class__ is list else group, h)
         found = board.distances.get(key, board)
     except TypeError:  # a list among the items: refused below, as a hex that is not one
         key, found = None, board
     if found is not board:
-        return found
+        return _seen(group, h, board, found)
     table = board.distances_to(_hex(run, h, "distance"))
     steps = [table.get(_hex(run, x, "distance")) for x in (group if isinstance(group, list) else [group])]
     steps = [d for d in steps if d is not None]
@@ -345,6 +350,39 @@ def _distance(run, group, h):
         if len(board.distances) >= _KEPT:
             board.distances.clear()
         board.distances[key] = found
+        _seen(group, h, board, found)
+    return found
+
+
+_SEEN: dict = {}  # (id(list), hex) -> (the list, the board, its distance): the lists asked last
+
+
+def _seen(group, h, board, found):
+    if group.__class__ is list:
+        if len(_SEEN) >= 256:
+            _SEEN.clear()
+        _SEEN[id(group), h] = (group, board, found)
+    return found
+
+
+_BITS: dict = {}  # id(list) -> (the list, its hexes as Board.bits): lists never change in place
+
+
+def _bits_of(board, hexes) -> int:
+    """The hexes of ``hexes`` (a list or a set) as one whole number, a bit per hex of the
+    board (items that are no hex: none); a list's bits are kept while it is among the last few."""
+    if hexes.__class__ is list:
+        entry = _BITS.get(id(hexes))
+        if entry is not None and entry[0] is hexes:
+            return entry[1]
+    bits = board.bits
+    found = 0
+    for h in hexes:
+        found |= bits.get(h, 0)
+    if hexes.__class__ is list:
+        if len(_BITS) >= 256:
+            _BITS.clear()
+        _BITS[id(hexes)] = (hexes, found)
     return found
 
 
@@ -357,48 +395,55 @@ def _reach(run, group, limit, cost=None):
     limit = _number(limit, "reach")
     if not sources or limit < 0:
         return []
-    order = run.board.order
     if cost is None or isinstance(cost, list):
-        # every step costs 1: breadth-first search
-        allowed = None if cost is None else set(cost)
-        adj = run.board.adj
-        seen, ring, steps = set(sources), list(sources), 0
+        # every step costs 1: breadth-first, on whole numbers with a bit per hex (Board.bits):
+        # a ring's neighbours are an or of its hexes' near_bits, read back in board order
+        board = run.board
+        near = board.near_bits
+        allowed = -1 if cost is None else _bits_of(board, cost)
+        seen = _bits_of(board, sources)
+        ring, steps = sources, 0
         while ring and steps < limit:
             steps += 1
-            nxt = []
+            grown = 0
             for h in ring:
-                for x in adj[h]:
-                    if x not in seen and (allowed is None or x in allowed):
-                        seen.add(x)
-                        nxt.append(x)
-            ring = nxt
-        return sorted(seen, key=order.__getitem__)
+                grown |= near[h]
+            grown &= allowed & ~seen
+            if not grown:
+                break
+            seen |= grown
+            ring = board.hexes_in(grown)
+        return board.hexes_in(seen)
     if not callable(cost):
         raise BuiltinError(f"reach() needs a list of hexes or a function (h => ...) as its cost, got {_kind(cost)}")
     # Dijkstra from every hex of the group at once; a hex's cost is asked once, when first met
-    adj, price = run.board.adj, {}
+    adj, order, price = run.board.adj, run.board.order, {}
     best = dict.fromkeys(sources, 0)
     heap = [(0, order[h], h) for h in sources]
     heapq.heapify(heap)
+    push, pop = heapq.heappush, heapq.heappop
     done = set()
     while heap:
-        spent, _, h = heapq.heappop(heap)
+        spent, _, h = pop(heap)
         if h in done:
             continue
         done.add(h)
         for x in adj[h]:
             if x in done:
                 continue
-            if x not in price:
-                w = cost(x)
-                if w is not None and (isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
+            w = price.get(x, price)
+            if w is price:   # not asked yet
+                w = price[x] = cost(x)
+                if w is not None and not (w.__class__ is int and w >= 0) and (
+                        isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
                     raise BuiltinError(f"reach(): the cost of {x} must be a number >= 0 or none, got {_kind(w)}")
-                price[x] = w
-            w = price[x]
-            if w is None or spent + w > limit or spent + w >= best.get(x, spent + w + 1):
+            if w is None:
                 continue
-            best[x] = spent + w
-            heapq.heappush(heap, (spent + w, order[x], x))
+            w += spent
+            if w > limit or w >= best.get(x, w + 1):
+                continue
+            best[x] = w
+            push(heap, (w, order[x], x))
     return sorted(done, key=order.__getitem__)
 
 
