@@ -372,7 +372,8 @@ class Mcts:
             i = self._select(kids, len(candidates), math.log(node.visits + 1))
             action, node = candidates[i], kids[i]
             path.append((seat, node))
-            if game is None:
+            if game is None:   # then ``at`` holds the kept games (see the docstring)
+                assert at is not None
                 if node in at:
                     here = at[node]
                     continue
