@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
-from ..runtime.governor import MAX_DEPTH, OverLimit, check_storable, text_size
+from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, run_body, word
 from .instructions import Choose
 from .log import Entry, LogLine, show
@@ -86,6 +86,8 @@ class _Shows:
         c = value.__class__
         if c is list or c is dict:  # charged by the values shown; refused past the governor's limits
             self.steps += text_size(self.ent, value)
+        elif c is str and len(value) > MAX_TEXT:  # a text inside a list is not measured when stored
+            raise OverLimit(f"a text longer than {MAX_TEXT} characters")
         return show(self.ent, value)
 
 

@@ -121,41 +121,51 @@ def _container(value, level: int) -> tuple:
         return kept
     if level > MAX_DEPTH:
         raise _too_deep()
-    is_list = value.__class__ is list
-    items = value if is_list else value.values()
-    if is_list and len(value) >= _KEEP and _flat(value):  # a long list of numbers or texts, at C speed
-        _remember(value, 1, 1 + len(value))
-        return value, 1, 1 + len(value)
-    depth, nodes, changed = 1, 1 + len(items), None
-    for i, v in enumerate(items):
+    items = value if value.__class__ is list else value.values()
+    depth, nodes = 1, 1 + len(items)
+    if nodes > _KEEP and items is value and _flat(value):  # a long list of numbers or texts, at C speed
+        _remember(value, 1, nodes)
+        return value, 1, nodes
+    for v in items:
         c = v.__class__
-        if c is str:
-            if len(v) > MAX_TEXT:
-                check_text(v)
-            continue
-        if c is int and -MAX_STORED <= v <= MAX_STORED:
-            continue
-        if c is list or c is dict:
+        if c is str:  # (not measured: a text is measured where it is made, + and "{...}")
+            pass
+        elif c is int and -MAX_STORED <= v <= MAX_STORED:
+            pass
+        elif c is list or c is dict:
             w, d, k = _container(v, level + 1)
+            if w is not v:
+                return _copied(value, level)
             if d >= depth:
                 depth = d + 1
             nodes += k - 1
             if nodes > MAX_NODES:
-                raise OverLimit(f"a value of more than {MAX_NODES} items, counting a list "
-                                "again each time it appears in it (what a save writes)")
-        else:
-            w = _scalar(v)
-        if w is not v:
-            if changed is None:
-                changed = {}
-            changed[i] = w
-    if changed is not None:  # a copy, with the whole-number fractions made integers
-        if is_list:
-            return [changed.get(i, v) for i, v in enumerate(value)], depth, nodes
-        return {k: changed.get(i, v) for i, (k, v) in enumerate(value.items())}, depth, nodes
-    if depth > 1 or len(items) >= _KEEP:
+                raise _too_big()
+        elif _scalar(v) is not v:
+            return _copied(value, level)
+    if nodes > _KEEP:  # worth remembering: a long list, or one that holds many
         _remember(value, depth, nodes)
     return value, depth, nodes
+
+
+def _copied(value, level: int) -> tuple:
+    """:func:`_container` of a value that holds a whole-number fraction: a copy with integers."""
+    depth, nodes, out = 1, 1 + len(value), []
+    for k, v in (value.items() if value.__class__ is dict else enumerate(value)):
+        if v.__class__ is list or v.__class__ is dict:
+            v, d, m = _container(v, level + 1)
+            depth, nodes = max(depth, d + 1), nodes + m - 1
+        else:
+            v = _scalar(v)
+        out.append((k, v))
+    if nodes > MAX_NODES:
+        raise _too_big()
+    return ([v for _, v in out] if value.__class__ is list else dict(out)), depth, nodes
+
+
+def _too_big():
+    return OverLimit(f"a value of more than {MAX_NODES} items, counting a list again each time "
+                     "it appears in it (what a save writes)")
 
 
 def joined(x: list, y: list) -> list:
