@@ -4,12 +4,13 @@ language server).
 
 Work is charged to the run's step budget (``run.steps`` against ``run.budget``, RR303 when it
 runs out): a block of instructions, a def call, each item a comprehension or an ``exists``
-walks, each value a builtin builds or compares (a sort n·log n, each call of its key), each
-value a message shows. What rules build is bounded by size, each limit an :class:`OverLimit`
+walks, each value a builtin builds, hashes or searches (a sort n + n·log2(n)/16, each call of
+its key or cost function), each value a message shows (:mod:`interpreter.dsl.builtins`). What rules build is bounded by size, each limit an :class:`OverLimit`
 (RR312 with the rule's position):
 
 * :data:`MAX_LIST` items in a list, keys in a map, values of a ``range``;
-* :data:`MAX_TEXT` characters in a text (``+``, ``"{...}"`` interpolation, a log line);
+* :data:`MAX_TEXT` characters in a text (``+``; ``"{...}"`` stored, or showing a text, list or
+  map; a log line's list or map);
 * :data:`MAX_DEPTH` lists and maps inside one another in a stored value;
 * :data:`MAX_NODES` values in a stored value, a list counted each time it appears (what a save
   writes out: ``[xs, xs]`` is twice ``xs``).
@@ -17,9 +18,10 @@ value a message shows. What rules build is bounded by size, each limit an :class
 ``repeat N times`` walks its numbers one by one (the loop keeps N and where it is, plain data):
 only the step budget bounds it.
 
-A stored value is checked once (:func:`check_storable`): a list or map that holds lists, or is
-long, is remembered with its depth and size, so a value built from checked ones is checked
-for what is new in it; values are never changed in place, so a checked list stays checked.
+A stored value is checked once (:func:`check_storable`): one of more than 64 values is
+remembered with its depth and size, so a value built from checked ones (``[xs, xs]``,
+``xs + ys``: :func:`joined`) is checked for what is new in it; values are never changed in
+place, so a checked list stays checked.
 """
 from __future__ import annotations
 
@@ -32,13 +34,12 @@ __all__ = ["MAX_LIST", "MAX_TEXT", "MAX_DEPTH", "MAX_NODES", "OverLimit", "check
 MAX_TEXT = 100_000      # characters of a text a rule makes
 MAX_DEPTH = 32          # lists and maps inside one another (a save allows 64, with the state's own)
 MAX_NODES = 1_000_000   # values in a stored value, a shared list counted where it appears
-_KEEP = 64              # a list or map this long, or holding lists or maps, is remembered once checked
-_HELD = 2_000_000       # at most this many items are held by the remembered lists
+_KEEP = 64              # a value of more values than this is remembered once checked
+_HELD = 200_000         # at most this many items are held by the remembered lists (few: the collector walks them)
 
 
 class OverLimit(RuleFault):
     """A value past a limit of the governor: RR312 with the rule's position."""
-    code = "RR312"
 
 
 def charge(run, n: int) -> None:
@@ -61,7 +62,7 @@ _held = 0
 
 def _remember(value, depth: int, nodes: int) -> None:
     global _held
-    if _held + len(value) > _HELD or len(_CHECKED) >= 4096:
+    if _held + len(value) > _HELD or len(_CHECKED) >= 256:
         _CHECKED.clear()
         _held = 0
     _CHECKED[id(value)] = (value, depth, nodes)
@@ -75,6 +76,8 @@ def check_storable(value):
     t = value.__class__
     if t is str:
         return value if len(value) <= MAX_TEXT else check_text(value)
+    if t is int and -MAX_STORED <= value <= MAX_STORED:
+        return value
     if t is list or t is dict:
         return _container(value, 1)[0]
     return _scalar(value)
@@ -202,6 +205,20 @@ def text_size(ent: dict, value) -> int:
     """How many values showing ``value`` (a list or map) walks, to be charged; OverLimit when its
     text would be longer than :data:`MAX_TEXT` or it is nested deeper than :data:`MAX_DEPTH`.
     A list that appears many times in it is measured once."""
+    if value.__class__ is list and len(value) <= _KEEP:  # the common case: a few names or numbers
+        chars = 2 * len(value)
+        for x in value:
+            c = x.__class__
+            if c is str:
+                rec = ent.get(x)
+                chars += len(str(rec.get("name", x))) if rec else len(x)
+            elif c is int and -MAX_STORED <= x <= MAX_STORED:
+                chars += 20
+            else:
+                break
+        else:
+            if chars <= MAX_TEXT:
+                return 1 + len(value)
     sizes: dict = {}
 
     def size(x, level: int) -> tuple:  # (characters, values)
