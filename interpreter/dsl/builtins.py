@@ -105,11 +105,23 @@ def _sorting(run, n: int, calls: int = 0) -> None:
     charge(run, n + n * n.bit_length() // 16 + calls)
 
 
-def _listed(fname: str, fn):
-    """``fn`` of lists, charged one step an item of its list arguments."""
-    def charged(run, *lists):
-        charge(run, sum(len(_as_list(xs, fname)) for xs in lists))
-        return fn(*lists)
+def _listed(fn, lists: int = 1):
+    """``fn`` of ``lists`` lists (the first, or the first two, arguments), charged one step an
+    item of them (``fn`` refuses what is not a list); ``charge`` written out: they are common."""
+    if lists == 1:
+        def charged(run, xs, *rest):
+            if xs.__class__ is list:
+                run.steps += len(xs)
+                if run.steps > run.budget:
+                    run.tick(0)
+            return fn(xs, *rest)
+    else:
+        def charged(run, xs, ys):
+            if xs.__class__ is list and ys.__class__ is list:
+                run.steps += len(xs) + len(ys)
+                if run.steps > run.budget:
+                    run.tick(0)
+            return fn(xs, ys)
     charged.__doc__ = fn.__doc__
     return charged
 
@@ -217,14 +229,6 @@ def _charged_flatten(run, xss):
     return out
 
 
-def _charge_first(fn):
-    """``fn(xs, x)`` charged one step an item of ``xs``."""
-    def charged(run, xs, x):
-        charge(run, len(xs) if xs.__class__ is list else 0)
-        return fn(xs, x)
-    return charged
-
-
 def _intersect(xs, ys):
     xs, ys = _as_list(xs, "intersect"), _as_list(ys, "intersect")
     try:
@@ -253,26 +257,26 @@ _LISTS = {  # pure, or charged (_CHARGED: made context builtins below)
     "keys": Builtin(_keys, 1, 1, "the keys of a map, sorted (to loop over a map: for k in keys(m))", ("any",), "list"),
     "count": Builtin(lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list", ("list",), "int"),
     "len": Builtin(lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list", ("list",), "int"),
-    "sum": Builtin(_listed("sum", _sum), 1, 1, "sum of a list of numbers", ("list",), "int"),
+    "sum": Builtin(_listed(_sum), 1, 1, "sum of a list of numbers", ("list",), "int"),
     "min": Builtin(_agg("min", min), 1, 9, "smallest of a list (min(xs, d): d when xs is empty), or of the arguments"),
     "max": Builtin(_agg("max", max), 1, 9, "largest of a list (max(xs, d): d when xs is empty), or of the arguments"),
     "abs": Builtin(lambda x: abs(_number(x, "abs")), 1, 1, "absolute value", ("num",), "int"),
     "ceil": Builtin(_ceil, 1, 1, "round a fraction up: ceil(22 / 3) = 8", ("num",), "int"),
     "floor": Builtin(_floor, 1, 1, "round a fraction down: floor(22 / 3) = 7", ("num",), "int"),
     "range": Builtin(_range, 2, 2, "the whole numbers a, a+1, ..., b-1", ("num", "num"), "list:int"),
-    "any": Builtin(_listed("any", any), 1, 1, "true if any item is true", ("list",), "bool"),
-    "all": Builtin(_listed("all", all), 1, 1, "true if every item is true", ("list",), "bool"),
+    "any": Builtin(_listed(lambda xs: any(_as_list(xs, "any"))), 1, 1, "true if any item is true", ("list",), "bool"),
+    "all": Builtin(_listed(lambda xs: all(_as_list(xs, "all"))), 1, 1, "true if every item is true", ("list",), "bool"),
     "sort": Builtin(_sort, 1, 2, "sorted copy of a list, optionally by a key: sort(cs, c => c.income)", ("list", "any"), None),
-    "reverse": Builtin(_listed("reverse", lambda xs: xs[::-1]), 1, 1, "reversed copy", ("list",), None),
+    "reverse": Builtin(_listed(lambda xs: _as_list(xs, "reverse")[::-1]), 1, 1, "reversed copy", ("list",), None),
     "first": Builtin(_first, 1, 1, "first item of a non-empty list", ("list",), "elem"),
     "max_by": Builtin(_by("max_by", max), 2, 2, "the first item with the largest key", ("list", "any"), "elem"),
     "min_by": Builtin(_by("min_by", min), 2, 2, "the first item with the smallest key", ("list", "any"), "elem"),
-    "unique": Builtin(_listed("unique", _unique), 1, 1, "the list without repeats, first occurrences kept", ("list",), None),
-    "without": Builtin(_listed("without", _without), 2, 2, "items of the first list not in the second", ("list", "list"), None),
-    "count_of": Builtin(_charge_first(_count_of), 2, 2, "how many times a value occurs in a list", ("list", "any"), "int"),
+    "unique": Builtin(_listed(_unique), 1, 1, "the list without repeats, first occurrences kept", ("list",), None),
+    "without": Builtin(_listed(_without, 2), 2, 2, "items of the first list not in the second", ("list", "list"), None),
+    "count_of": Builtin(_listed(_count_of), 2, 2, "how many times a value occurs in a list", ("list", "any"), "int"),
     "flatten": Builtin(_charged_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]", ("list",), "any"),
-    "intersect": Builtin(_listed("intersect", _intersect), 2, 2, "items of the first list that are also in the second, in order", ("list", "list"), None),
-    "duplicates": Builtin(_listed("duplicates", _duplicates), 1, 1, "the values that occur more than once in a list, each once", ("list",), None),
+    "intersect": Builtin(_listed(_intersect, 2), 2, 2, "items of the first list that are also in the second, in order", ("list", "list"), None),
+    "duplicates": Builtin(_listed(_duplicates), 1, 1, "the values that occur more than once in a list, each once", ("list",), None),
 }
 
 
@@ -428,7 +432,6 @@ def _reach(run, group, limit, cost=None):
             if x in done:
                 continue
             if x not in price:
-                charge(run, 1)   # a call of the cost function, and the hex searched from
                 w = cost(x)
                 if w is not None and (isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
                     raise BuiltinError(f"reach(): the cost of {x} must be a number >= 0 or none, got {_kind(w)}")
@@ -438,7 +441,7 @@ def _reach(run, group, limit, cost=None):
                 continue
             best[x] = spent + w
             heapq.heappush(heap, (spent + w, order[x], x))
-    _sorting(run, len(done))
+    _sorting(run, len(done), len(price))   # a step a hex searched, a call of the cost function
     return sorted(done, key=order.__getitem__)
 
 
@@ -519,17 +522,18 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
 
     while queue:
         state = queue.popleft()
-        charge(run, 1)   # a state searched from (its way back is as long as the search is deep)
         here, facing = state
         for turn in (range(6) if facing is None else ((facing - 1) % 6, facing, (facing + 1) % 6)):
             there = _step_on_grid(here, turn, offset)
             if there not in adj[here] or on_way(state, there):  # off the board, or blocked
                 continue
             if there in targets:
+                charge(run, len(came_from))   # a step a state searched
                 return way(state, there)
             if there in passable and (there, turn) not in came_from:
                 came_from[(there, turn)] = state
                 queue.append((there, turn))
+    charge(run, len(came_from))
     return None
 
 
