@@ -133,6 +133,11 @@ CODES = {
                "a derived value that reads state through a path the engine does not see", "report it: every read of a derived value must be noted by the engine"),
     "RR311": Code("too-complex-to-load", "loading the ruleset reached a limit of Python (nesting, recursion or memory)",
                "an expression nested thousands of levels deep", "nest less deeply and split what is very large"),
+    "RR312": Code("over-limit", "a rule built a value past a limit of the resource governor",
+               "set s = \"{s}{s}\" in a loop: a text over 100000 characters",
+               "build smaller values: a list or text of at most 100000 items, nested at most 32 deep (README, Limits)"),
+    "RR313": Code("check-stopped", "the language server stopped a check of the ruleset (its time limit, or an error)",
+               "a constant that takes minutes to compute", "make the rules cheaper to check; `railrules lint` shows the same problem without a time limit"),
     # arguments of railrules compare (checked before any game is played)
     "RR501": Code("bad-arm", "an arm of a comparison cannot be made: a --set names no constant or gives a value of another type, or two arms are the same",
                "--set goal=late", "name a constant of components.yaml and give a value of its type"),

@@ -341,3 +341,39 @@ def test_a_damaged_log_replays_or_is_a_railrules_error(data):
     with _damaged(LOG_TEXT, data.draw, "damaged.log.json") as path:
         _no_internal_error(["replay", str(path)])
         _no_internal_error(["render", "--log", str(path)])
+
+
+# ---------------------------------------------------------------- growth under the governor
+GROWTH = [   # statements that grow a value each round (issue 28): text, shared lists, nesting, work
+    'set s = "{s}{s}"', "set s = s + s", "set xs = [xs, xs]", "set xs = [xs]", "set xs = xs + xs",
+    "set xs = sort(xs + [count(xs)], x => 0 - x)", "set xs = flatten([xs, xs])",
+    "set xs = unique(xs + range(0, count(xs) + 1))", 'log "{xs} {s}"', "add count(xs) to xs",
+]
+GROWTH_GAME = ('game:\n    cite "Fuzz rulebook: it grows."\n    let s = "ab"\n    let xs = [1]\n'
+               "    {loop}\n{body}    end_game \"done\"\n\nscore p = p.cash\n")
+
+
+@settings(max_examples=40, deadline=10_000, derandomize=False, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(GROWTH), min_size=1, max_size=3),
+       st.sampled_from(["while true:", "repeat {n} times:"]), st.integers(0, 10 ** 12),
+       st.sampled_from([100, 10_000, 1_000_000]))
+def test_growing_values_stop_with_a_governor_error_at_their_rule(body, loop, rounds, steps):
+    """Whatever grows, a game either ends or stops with RR302, RR303 or RR312 at a line of the
+    rules, never a Python error or a run without end (Hypothesis's deadline)."""
+    from railrules.interpreter import RulesRuntimeError, load_ruleset
+    from test_hostile import ruleset
+    rules = GROWTH_GAME.format(loop=loop.format(n=rounds), body="".join(f"        {s}\n" for s in body))
+    with tempfile.TemporaryDirectory(prefix="rrfuzz-") as tmp:
+        meta = ("name: grows\ntitle: Grows\nplayers: {min: 1, max: 1}\nrules: [main.rules]\n"
+                f"components: components.yaml\nlimits: {{steps: {steps}, decisions: 50}}\n")
+        rs = load_ruleset(str(ruleset(Path(tmp), rules=rules, meta=meta)))
+        try:
+            rs.new_game(1, 0)
+        except RulesRuntimeError as err:
+            d = err.diagnostics[0]
+            assert d.code in ("RR302", "RR303", "RR312") and d.pos.file.endswith("main.rules"), str(d)
+            assert 5 <= d.pos.line <= 5 + len(body) and "Error" not in d.message, str(d)
+            STATS["codes"].add(d.code)
+        else:
+            assert loop.startswith("repeat")
+    STATS["cases"] += 1

@@ -361,7 +361,7 @@ def test_nested_comprehensions_are_bounded(tmp_path):
 def test_range_is_capped(tmp_path):
     rules = ('game:\n    cite "c"\n    let y = range(0, 1000000000000)\n    end_game "done"\n\n'
              'score p = p.cash\n')
-    assert start_error(tmp_path, rules).code == "RR302"
+    assert start_error(tmp_path, rules).code == "RR312"   # a limit of the resource governor
 
 
 # ---------------------------------------------------------------- deeply nested rules

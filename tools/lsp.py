@@ -8,13 +8,17 @@ hover, go to definition (into the YAML and ``rulesets/library/``), completion, r
 rename across files (YAML included), quick fixes (the fixes of ``lint --fix``), signature
 help, document and workspace symbols, semantic tokens (names coloured by what they are). A file that does not parse is reported like any other
 problem: the server goes on. A request whose parameters are not valid (a negative position)
-gets a JSON-RPC error reply.
+gets a JSON-RPC error reply. A check runs under a time limit (:data:`CHECK_SECONDS`) besides the
+rules' own budgets (the resource governor): one that takes longer is stopped and the file in hand
+gets RR313 saying so, as it does when a check fails; it always hears back.
 
 Everything the server knows comes from the loader and the linter (``check_ruleset``, the
 symbol table), never from a second parser.
 """
 from __future__ import annotations
 
+import ctypes
+import os
 import threading
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -23,6 +27,7 @@ from railrules.interpreter.checks.symbols import YAML_KINDS, SymbolTable, symbol
 from railrules.interpreter.data.ruleset import check_ruleset
 from railrules.interpreter.dsl import builtins
 from railrules.interpreter.dsl.parser import KEYWORDS
+from railrules.interpreter.errors import Diagnostic, Pos
 from railrules.interpreter.paths import in_ruleset, rulesets_dir
 
 from . import fixes
@@ -31,6 +36,7 @@ from .lint import chosen, library_users, lint_config, listed_rules, suppressed
 from .lsp_text import NAME, after_dot, call_at, occurrences, ruleset_files, tokens, word_at
 
 DEBOUNCE = 0.15   # seconds of quiet typing before a ruleset is checked again
+CHECK_SECONDS = float(os.environ.get("RAILRULES_LSP_CHECK_SECONDS", "10"))  # then a check is stopped
 LIBRARY = (rulesets_dir() / "library").resolve()
 
 
@@ -168,13 +174,35 @@ def make_server():
                 out[p] = doc.source
         return out
 
-    def publish(rules_list: list[Rules], edited: Path) -> None:
+    def check(rules_list: list[Rules], box: dict) -> None:
         found: dict = {}
-        with lock:
-            for rules in rules_list:
-                for path, diags in rules.check(texts_under(rules.root)).items():
-                    said = found.setdefault(path, [])
-                    said += [d for d in diags if d not in said]
+        try:
+            with lock:
+                for rules in rules_list:
+                    for path, diags in rules.check(texts_under(rules.root)).items():
+                        said = found.setdefault(path, [])
+                        said += [d for d in diags if d not in said]
+        except _Stopped:
+            return
+        except Exception as err:  # noqa: BLE001 - said to the author, and the server goes on
+            box["error"] = f"{type(err).__name__}: {str(err)[:200]}"
+            return
+        box["found"] = found
+
+    def publish(rules_list: list[Rules], edited: Path) -> None:
+        """Check, within :data:`CHECK_SECONDS`, and always say something about ``edited``: its
+        diagnostics, or RR313 saying why the check stopped."""
+        box: dict = {}
+        worker = threading.Thread(target=check, args=(rules_list, box), daemon=True)
+        worker.start()
+        worker.join(CHECK_SECONDS)
+        if worker.is_alive():
+            _stop(worker)
+        found = box.get("found")
+        if found is None:
+            why = box.get("error") or f"it took more than {CHECK_SECONDS:g} s"
+            found = {edited: [Diagnostic("RR313", f"the check of the ruleset was stopped: {why}",
+                                         Pos(str(edited), 1, 1))]}
         found.setdefault(edited, [])  # the file in hand always hears back, clean or not
         for path, diags in found.items():
             server.text_document_publish_diagnostics(t.PublishDiagnosticsParams(
@@ -189,10 +217,7 @@ def make_server():
         old = timers.pop(key, None)
         if old is not None:
             old.cancel()
-        if at_once:
-            publish(rules_list, path)
-            return
-        timer = timers[key] = threading.Timer(DEBOUNCE, publish, (rules_list, path))
+        timer = timers[key] = threading.Timer(0 if at_once else DEBOUNCE, publish, (rules_list, path))
         timer.daemon = True
         timer.start()
 
@@ -409,6 +434,18 @@ TOKEN_TYPES = ("keyword", "function", "method", "variable", "property", "class",
 TOKEN_KINDS = {"def": "function", "procedure": "method", "constant": "variable", "const": "variable",
                "variable": "variable", "kind": "class", "entity": "enumMember", "alias": "enumMember",
                "event": "event"}
+
+
+class _Stopped(BaseException):
+    """Raised in a check that ran past its time (not an Exception: no handler of the rules'
+    code takes it for a fault of the rules)."""
+
+
+def _stop(worker: threading.Thread) -> None:
+    """Stop a check under way: :class:`_Stopped` is raised in its thread at its next Python
+    instruction (rules run as Python code, so at once; a builtin's C call finishes first)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(_Stopped))
+    worker.join(CHECK_SECONDS)
 
 
 class _Dropped:

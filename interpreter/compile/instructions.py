@@ -44,7 +44,8 @@ class JumpIfNot(Instr):
 
 
 class IterInit(Instr):
-    """Evaluate a loop's list once and keep it, with the loop index, in a hidden local."""
+    """Evaluate a loop's list (or repeat's count) once and keep it, with the loop index, in a
+    hidden local: plain data."""
     __slots__ = ("slot", "source_fn")
 
     def __init__(self, pos, slot, source_fn):
@@ -61,10 +62,11 @@ class IterNext(Instr):
         self.pos, self.slot, self.var, self.target = pos, slot, var, target
 
     def source(self, g, i):
-        # a new pair each time: stored values never change in place
+        # a new pair each time: stored values never change in place. A count (repeat N) gives
+        # its numbers one at a time; a save made when loops kept the list of them still resumes.
         slot = repr(self.slot)
-        take = [f"L[{self.var!r}] = _v[_i]"] if self.var is not None else []
-        return [f"_v, _i = L[{slot}]", "if _i < len(_v):", *g.indent(take),
+        take = [f"L[{self.var!r}] = _i if _v.__class__ is int else _v[_i]"] if self.var is not None else []
+        return [f"_v, _i = L[{slot}]", "if _i < (_v if _v.__class__ is int else len(_v)):", *g.indent(take),
                 f"    L[{slot}] = [_v, _i + 1]", "else:", f"    del L[{slot}]",
                 *g.indent(g.goto(self.target))]
 

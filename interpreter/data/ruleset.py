@@ -24,7 +24,7 @@ from ..dsl.scope import Names
 from ..engine.machine import ConstantRun
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
-from ..runtime.values import check_storable
+from ..runtime.governor import OverLimit, check_storable
 from . import snippets
 from .schema import load_checked
 from .yaml_source import Positions, copy_data, utf8_text
@@ -264,16 +264,16 @@ class _Loader:
             self.sink.add("RR005", f"'{rel}' is outside the {where} folder", pos,
                           f"name files relative to the {where} folder, without '..'")
             return None, shown
-        if path in self.texts:
-            data = self.texts[path].encode("utf-8")
+        if path in self.texts:  # an editor's buffer: a lone surrogate is a byte that is not UTF-8 (RR006)
+            data = self.texts[path].encode("utf-8", "surrogatepass")
         elif not path.is_file():
             self.sink.add("RR001", f"no file '{rel}'", pos)
             return None, shown
         else:
             with path.open("rb") as fh:   # never more than the limit: a 3 GB file stays on disk
                 data = fh.read(5_000_001)
-        if len(data) > 5_000_000:
-            self.sink.add("RR007", f"'{rel}' is larger than 5 MB", pos)
+        if len(data) > 5_000_000:  # (said in the file itself when it is the editor's buffer)
+            self.sink.add("RR007", f"'{rel}' is larger than 5 MB", Pos(shown, 1, 1) if path in self.texts else pos)
             return None, shown
         if hashed:
             self.digest.update(rel.encode() + b"\0" + data + b"\0")
@@ -593,7 +593,9 @@ class _Loader:
                     names.constants[d.name] = check_storable(fn(run, {}))
                 except Exception as err:  # a constant that cannot be computed at load
                     names.broken.add(d.name)
-                    self.sink.add("RR302", f"constant '{d.name}' cannot be computed: {err}", d.pos)
+                    why = "values nested too deeply to work with" if isinstance(err, RecursionError) else err
+                    self.sink.add("RR312" if isinstance(err, OverLimit) else "RR302",
+                                  f"constant '{d.name}' cannot be computed: {why}", d.pos)
 
 
 def _names(defs: list, comps: dict, entities: dict, aliases: dict, kinds: dict, broken: set) -> Names:

@@ -1,7 +1,11 @@
 """Built-in functions of the rules language.
 
 ``PURE`` functions see only their arguments; ``CONTEXT`` functions also receive the
-running game (:class:`interpreter.engine.machine.Run`) as first argument. Each entry is a
+running game (:class:`interpreter.engine.machine.Run`) as first argument: those whose work
+grows with their lists are context builtins, to charge it to the run's step budget (one step
+an item built, hashed or searched, a sort n + n·log2(n)/16, one step a call of a key or cost
+function; :mod:`interpreter.runtime.governor`). ``count``, ``len``, ``min`` and ``max`` read a
+list once at C speed (the list was charged when it was built) and are pure. Each entry is a
 :class:`Builtin`, the one place a builtin is declared: the compiler checks arity from it, the
 type checker its arguments and result, `railrules doc` and LANGUAGE.md's test its help.
 """
@@ -15,6 +19,7 @@ from typing import Callable, NamedTuple
 
 import networkx as nx
 
+from ..runtime.governor import MAX_LIST, OverLimit, charge
 from ..runtime.rationals import Fraction
 from ..runtime.values import BuiltinError, sorted_keys
 
@@ -88,10 +93,37 @@ def _agg(fname, fn):
     return agg
 
 
-def _keys(m):
+def _keys(run, m):
     if not isinstance(m, dict):
         raise BuiltinError(f"keys() needs a map, got {_kind(m)}")
+    _sorting(run, len(m))
     return sorted_keys(m)
+
+
+def _sorting(run, n: int, calls: int = 0) -> None:
+    """Charge a sort of ``n`` items that calls a key or cost function ``calls`` times."""
+    charge(run, n + n * n.bit_length() // 16 + calls)
+
+
+def _listed(fn, lists: int = 1):
+    """``fn`` of ``lists`` lists (the first, or the first two, arguments), charged one step an
+    item of them (``fn`` refuses what is not a list); ``charge`` written out: they are common."""
+    if lists == 1:
+        def charged(run, xs, *rest):
+            if xs.__class__ is list:
+                run.steps += len(xs)
+                if run.steps > run.budget:
+                    run.tick(0)
+            return fn(xs, *rest)
+    else:
+        def charged(run, xs, ys):
+            if xs.__class__ is list and ys.__class__ is list:
+                run.steps += len(xs) + len(ys)
+                if run.steps > run.budget:
+                    run.tick(0)
+            return fn(xs, ys)
+    charged.__doc__ = fn.__doc__
+    return charged
 
 
 def _sum(xs):
@@ -114,15 +146,17 @@ def _floor(x):
     return math.floor(_number(x, "floor"))
 
 
-def _range(a, b):
+def _range(run, a, b):
     a, b = _number(a, "range"), _number(b, "range")
-    if b - a > 100_000:
-        raise BuiltinError("range() larger than 100000 values")
+    if b - a > MAX_LIST:
+        raise OverLimit(f"range() of more than {MAX_LIST} values")
+    charge(run, max(b - a, 0))
     return list(range(a, b))
 
 
-def _sort(xs, key=None):
+def _sort(run, xs, key=None):
     xs = _as_list(xs, "sort")
+    _sorting(run, len(xs), len(xs) if key else 0)
     if key:
         keys = [key(x) for x in xs]
         return [xs[i] for i in _ordered("sort", sorted, xs, keys)]
@@ -130,8 +164,9 @@ def _sort(xs, key=None):
 
 
 def _by(fname, pick):
-    def by(xs, key):
+    def by(run, xs, key):
         xs = _as_list(xs, fname)
+        charge(run, 2 * len(xs))   # a key call and a comparison an item
         if not xs:
             raise BuiltinError(f"{fname}() of an empty list")
         return xs[_ordered(fname, pick, xs, [key(x) for x in xs])]
@@ -184,10 +219,13 @@ def _count_of(xs, x):
     return _as_list(xs, "count_of").count(x)
 
 
-def _flatten(xss):
+def _charged_flatten(run, xss):
     out = []
     for xs in _as_list(xss, "flatten"):
         out += _as_list(xs, "flatten")
+        if len(out) > MAX_LIST:
+            raise OverLimit(f"flatten() of more than {MAX_LIST} items")
+    charge(run, len(out) + len(xss))
     return out
 
 
@@ -215,30 +253,30 @@ def _duplicates(xs):
     return [x for x in _unique(xs) if _key(x) in twice]
 
 
-PURE = {
+_LISTS = {  # pure, or charged (_CHARGED: made context builtins below)
     "keys": Builtin(_keys, 1, 1, "the keys of a map, sorted (to loop over a map: for k in keys(m))", ("any",), "list"),
     "count": Builtin(lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list", ("list",), "int"),
     "len": Builtin(lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list", ("list",), "int"),
-    "sum": Builtin(_sum, 1, 1, "sum of a list of numbers", ("list",), "int"),
+    "sum": Builtin(_listed(_sum), 1, 1, "sum of a list of numbers", ("list",), "int"),
     "min": Builtin(_agg("min", min), 1, 9, "smallest of a list (min(xs, d): d when xs is empty), or of the arguments"),
     "max": Builtin(_agg("max", max), 1, 9, "largest of a list (max(xs, d): d when xs is empty), or of the arguments"),
     "abs": Builtin(lambda x: abs(_number(x, "abs")), 1, 1, "absolute value", ("num",), "int"),
     "ceil": Builtin(_ceil, 1, 1, "round a fraction up: ceil(22 / 3) = 8", ("num",), "int"),
     "floor": Builtin(_floor, 1, 1, "round a fraction down: floor(22 / 3) = 7", ("num",), "int"),
     "range": Builtin(_range, 2, 2, "the whole numbers a, a+1, ..., b-1", ("num", "num"), "list:int"),
-    "any": Builtin(lambda xs: any(_as_list(xs, "any")), 1, 1, "true if any item is true", ("list",), "bool"),
-    "all": Builtin(lambda xs: all(_as_list(xs, "all")), 1, 1, "true if every item is true", ("list",), "bool"),
+    "any": Builtin(_listed(lambda xs: any(_as_list(xs, "any"))), 1, 1, "true if any item is true", ("list",), "bool"),
+    "all": Builtin(_listed(lambda xs: all(_as_list(xs, "all"))), 1, 1, "true if every item is true", ("list",), "bool"),
     "sort": Builtin(_sort, 1, 2, "sorted copy of a list, optionally by a key: sort(cs, c => c.income)", ("list", "any"), None),
-    "reverse": Builtin(lambda xs: list(reversed(_as_list(xs, "reverse"))), 1, 1, "reversed copy", ("list",), None),
+    "reverse": Builtin(_listed(lambda xs: _as_list(xs, "reverse")[::-1]), 1, 1, "reversed copy", ("list",), None),
     "first": Builtin(_first, 1, 1, "first item of a non-empty list", ("list",), "elem"),
     "max_by": Builtin(_by("max_by", max), 2, 2, "the first item with the largest key", ("list", "any"), "elem"),
     "min_by": Builtin(_by("min_by", min), 2, 2, "the first item with the smallest key", ("list", "any"), "elem"),
-    "unique": Builtin(_unique, 1, 1, "the list without repeats, first occurrences kept", ("list",), None),
-    "without": Builtin(_without, 2, 2, "items of the first list not in the second", ("list", "list"), None),
-    "count_of": Builtin(_count_of, 2, 2, "how many times a value occurs in a list", ("list", "any"), "int"),
-    "flatten": Builtin(_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]", ("list",), "any"),
-    "intersect": Builtin(_intersect, 2, 2, "items of the first list that are also in the second, in order", ("list", "list"), None),
-    "duplicates": Builtin(_duplicates, 1, 1, "the values that occur more than once in a list, each once", ("list",), None),
+    "unique": Builtin(_listed(_unique), 1, 1, "the list without repeats, first occurrences kept", ("list",), None),
+    "without": Builtin(_listed(_without, 2), 2, 2, "items of the first list not in the second", ("list", "list"), None),
+    "count_of": Builtin(_listed(_count_of), 2, 2, "how many times a value occurs in a list", ("list", "any"), "int"),
+    "flatten": Builtin(_charged_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]", ("list",), "any"),
+    "intersect": Builtin(_listed(_intersect, 2), 2, 2, "items of the first list that are also in the second, in order", ("list", "list"), None),
+    "duplicates": Builtin(_listed(_duplicates), 1, 1, "the values that occur more than once in a list, each once", ("list",), None),
 }
 
 
@@ -305,6 +343,7 @@ def _adjacent(run, a, b):
 def _touches(run, xs, ys):
     """True when the two groups of hexes share a hex or are adjacent."""
     ys = set(_as_list(ys, "touches"))
+    charge(run, len(ys) + len(_as_list(xs, "touches")))
     adj = run.board.adj
     for h in _as_list(xs, "touches"):
         if h in ys or ys.intersection(adj[h]):
@@ -313,14 +352,16 @@ def _touches(run, xs, ys):
 
 
 def _components(run, hexes):
-    graph = run.board.graph.subgraph(_as_list(hexes, "components"))
+    charge(run, 2 * len(_as_list(hexes, "components")))  # a sort, a search
+    graph = run.board.graph.subgraph(hexes)
     order = run.board.order
     parts = [sorted(c, key=order.__getitem__) for c in nx.connected_components(graph)]
     return sorted(parts, key=lambda c: order[c[0]])
 
 
 def _connected(run, hexes, a, b):
-    graph = run.board.graph.subgraph(_as_list(hexes, "connected"))
+    charge(run, len(_as_list(hexes, "connected")))
+    graph = run.board.graph.subgraph(hexes)
     return a in graph and b in graph and nx.has_path(graph, a, b)
 
 
@@ -413,7 +454,9 @@ def _reach(run, group, limit, cost=None):
                 break
             seen |= grown
             ring = board.hexes_in(grown)
-        return board.hexes_in(seen)
+        reached = board.hexes_in(seen)
+        _sorting(run, len(reached))   # each hex reached was searched from once
+        return reached
     if not callable(cost):
         raise BuiltinError(f"reach() needs a list of hexes or a function (h => ...) as its cost, got {_kind(cost)}")
     # Dijkstra from every hex of the group at once; a hex's cost is asked once, when first met
@@ -444,6 +487,7 @@ def _reach(run, group, limit, cost=None):
                 continue
             best[x] = w
             push(heap, (w, order[x], x))
+    _sorting(run, len(done), len(price))   # a step a hex searched, a call of the cost function
     return sorted(done, key=order.__getitem__)
 
 
@@ -530,10 +574,12 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
             if there not in adj[here] or on_way(state, there):  # off the board, or blocked
                 continue
             if there in targets:
+                charge(run, len(came_from))   # a step a state searched
                 return way(state, there)
             if there in passable and (there, turn) not in came_from:
                 came_from[(there, turn)] = state
                 queue.append((there, turn))
+    charge(run, len(came_from))
     return None
 
 
@@ -555,4 +601,9 @@ CONTEXT = {
     "reach": Builtin(_reach, 2, 3, "hexes reachable from a group within a limit, entering a hex costing cost(h) or 1 if in a list: reach(c.network, 3, h => h.cost)", ("list", "num"), "list:entity:hexes"),
 }
 
-ALL = {**PURE, **CONTEXT}
+# the builtins whose work grows with their lists: charged to the run (they take it first)
+_CHARGED = ("keys", "sum", "range", "any", "all", "sort", "reverse", "max_by", "min_by", "unique",
+            "without", "count_of", "flatten", "intersect", "duplicates")
+PURE = {k: b for k, b in _LISTS.items() if k not in _CHARGED}
+ALL = {**_LISTS, **CONTEXT}
+CONTEXT.update((k, _LISTS[k]) for k in _CHARGED)

@@ -430,7 +430,8 @@ def _check_state(ruleset, state) -> None:
 def _check_contents(ruleset, state, bad) -> None:
     """What the rules will read must be what the ruleset declares: the players, every entity
     with its fields, every variable, the history as actions; values as plain JSON data."""
-    from ..runtime.values import RuleFault, check_storable
+    from ..runtime.governor import check_storable
+    from ..runtime.values import RuleFault
     n = state["players"]
     if not ruleset.players_min <= n <= ruleset.players_max:
         bad(f"the save has {n} players; {ruleset.name} is for {ruleset.players_min} to {ruleset.players_max}")
@@ -454,8 +455,8 @@ def _check_contents(ruleset, state, bad) -> None:
         bad("the save's variables do not match the ruleset's")
     ruleset.check_save(state)   # the ruleset's schema: each field and variable of its type
     try:
-        check_storable(have)
-        check_storable(state["globals"])
+        for value in [v for rec in have.values() for v in rec.values()] + list(state["globals"].values()):
+            check_storable(value)   # each value as a rule stores it, within the governor's limits
         for action in state["history"]:
             Action.from_json(action)
     except (RuleFault, ValueError) as err:

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
-from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, check_storable, run_body, word
 from ..runtime.code import Choice as Choose, fault_site
+from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, text_size
+from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, run_body, word
 from .log import Entry, LogLine, show
 
 _MASK = (1 << 64) - 1
@@ -78,8 +79,14 @@ class _NoFunctions(dict):
 class _Shows:
     """How a value reads in a message: an entity by its name, a list joined, yes/no, none."""
     ent: dict
+    steps: int
 
     def show(self, value) -> str:
+        c = value.__class__
+        if c is list or c is dict:  # charged by the values shown; refused past the governor's limits
+            self.steps += text_size(self.ent, value)
+        elif c is str and len(value) > MAX_TEXT:  # a text inside a list is not measured when stored
+            raise OverLimit(f"a text longer than {MAX_TEXT} characters")
         return show(self.ent, value)
 
 
@@ -268,11 +275,17 @@ class Machine(_Shows):
 
     def say(self, text, reveals: tuple | None = None) -> None:
         """Log a text (a ``log`` whose expression is not a template)."""
+        if text.__class__ is list or text.__class__ is dict:  # measured before Python writes it
+            self.steps += text_size(self.ent, text)
         if self.messages is not None:
             self.messages.append(LogLine(text, reveals) if reveals else str(text))
 
     def say_entry(self, parts: tuple, values: tuple, reveals: tuple | None = None) -> None:
-        """Log a template with its values, written out only when read (:mod:`.log`)."""
+        """Log a template with its values, written out only when read (:mod:`.log`); measured
+        now, whether or not the log is kept."""
+        for v in values:
+            if v.__class__ is list or v.__class__ is dict:
+                self.steps += text_size(self.ent, v)
         if self.messages is not None:
             self.messages.append(Entry(parts, values, reveals, self.ent))
 
@@ -372,7 +385,10 @@ class Machine(_Shows):
         """RR302 for ``err``, raised at ``pos`` in unit ``where`` (by default the top frame's)."""
         where = where or (self.state["stack"][-1]["c"] if self.state["stack"] else "game")
         msg = str(err) if isinstance(err, (RuleFault, BuiltinError)) else f"{type(err).__name__}: {err}"
-        return RulesRuntimeError(Diagnostic("RR302", f"in {where}: {msg}", pos))
+        if isinstance(err, RecursionError):  # Python's own limit, reached by a value built deeper
+            msg = f"values nested too deeply to work with (keep lists within {MAX_DEPTH} levels)"
+        code = "RR312" if isinstance(err, OverLimit) else "RR302"
+        return RulesRuntimeError(Diagnostic(code, f"in {where}: {msg}", pos))
 
     # ------------------------------------------------------------ choices
     def _choice(self) -> tuple[Choose, dict]:

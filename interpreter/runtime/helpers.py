@@ -9,8 +9,9 @@ import operator
 
 from ..errors import RailrulesError
 from .rationals import Fraction
-from .values import (MAX_LIST, Action, BuiltinError, OverBudget, RuleFault, check_storable, describe,
-                     get_attr, get_index, map_key, run_body)
+from .governor import MAX_LIST, MAX_TEXT, OverLimit, check_storable, joined
+from .values import (Action, BuiltinError, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
+                     run_body)
 
 
 def numbers(a, b, sym):
@@ -20,9 +21,11 @@ def numbers(a, b, sym):
 
 
 def _add(x, y):
-    if type(x) is type(y) and isinstance(x, (list, str)):
-        if len(x) + len(y) > MAX_LIST:
-            raise RuleFault(f"a list or string longer than {MAX_LIST} items")
+    if x.__class__ is list and y.__class__ is list:
+        return joined(x, y)
+    if x.__class__ is str and y.__class__ is str:
+        if len(x) + len(y) > MAX_TEXT:
+            raise OverLimit(f"a text longer than {MAX_TEXT} characters")
         return x + y
     numbers(x, y, "+")
     return x + y
@@ -78,7 +81,7 @@ def map_of(pairs: list) -> dict:
             raise RuleFault(f"a map's key is a name, an entity or a whole number, not {describe(key)}")
         out[map_key(key)] = value
     if len(out) > MAX_LIST:
-        raise RuleFault(f"a map with more than {MAX_LIST} keys")
+        raise OverLimit(f"a map with more than {MAX_LIST} keys")
     return out
 
 
@@ -170,9 +173,7 @@ def _neg(x):
 def _augment(old, value, op):
     """``set x += value`` / ``-=`` when they are not two whole numbers (those are inline)."""
     if isinstance(old, list) and isinstance(value, list) and op == "+=":
-        if len(old) + len(value) > MAX_LIST:
-            raise RuleFault(f"a list longer than {MAX_LIST} items")
-        return old + value
+        return joined(old, value)
     if isinstance(old, int) and isinstance(value, int) and not isinstance(value, bool):
         return old + value if op == "+=" else old - value
     raise RuleFault(f"cannot apply {op} to {describe(old)} and {describe(value)}")
@@ -198,8 +199,8 @@ def _edit(container, key, value, add):
         raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
     if add:
         if len(xs) >= MAX_LIST:
-            raise RuleFault(f"a list longer than {MAX_LIST} items")
-        container[key] = xs + [value]
+            raise OverLimit(f"a list longer than {MAX_LIST} items")
+        container[key] = joined(xs, [value])
     elif value in xs:
         i = xs.index(value)
         container[key] = xs[:i] + xs[i + 1:]
@@ -214,9 +215,10 @@ def _draw(run, items):
 
 
 def _loop_items(items):
-    """A loop's list (``repeat N`` loops over N numbers), kept as it is: never changed in place."""
+    """What a loop walks, kept in its hidden local as it is: a list (never changed in place), or
+    for ``repeat N`` the count N, its numbers 0..N-1 made one at a time (IterNext)."""
     if isinstance(items, int) and not isinstance(items, bool):
-        return list(range(items))
+        return max(items, 0)
     if not isinstance(items, list):
         raise RuleFault(f"a loop needs a list, got {describe(items)}")
     return items

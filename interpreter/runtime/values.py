@@ -8,7 +8,7 @@ from .rationals import Fraction
 
 
 MAX_STORED = 10 ** 18
-MAX_LIST = 100_000   # the longest list or string a rule may build
+MAX_LIST = 100_000   # the longest list or map a rule may build (see governor.py)
 
 
 class OverBudget(Exception):
@@ -88,36 +88,6 @@ def get_index(obj, key):
             raise RuleFault(f"index {key} is outside a list of {len(obj)} items")
         return obj[key]
     raise RuleFault(f"{describe(obj)} cannot be indexed")
-
-
-def check_storable(value):
-    """Only plain JSON data may enter the game state. Stored values are never changed in place
-    (a change stores a new value), so a value is stored as it is, shared: a copy is made only
-    where a whole-number fraction must become an integer."""
-    t = value.__class__
-    if t is str or t is bool or value is None:
-        return value
-    if t is int:
-        if -MAX_STORED <= value <= MAX_STORED:
-            return value
-        raise RuleFault(f"a number beyond {MAX_STORED} cannot be stored (a runaway multiplication?)")
-    if t is list:
-        for v in value:
-            if v.__class__ is not str and check_storable(v) is not v:
-                return [check_storable(x) for x in value]
-        return value
-    if t is dict:
-        for v in value.values():
-            if check_storable(v) is not v:
-                return {k: check_storable(x) for k, x in value.items()}
-        return value
-    if isinstance(value, Fraction):
-        if value.denominator == 1:
-            return int(value)
-        raise RuleFault(f"{value} is not a whole number: use ceil(a / b) or floor(a / b)")
-    if callable(value):
-        raise RuleFault("a function (x => ...) cannot be stored")
-    return value
 
 
 def word(value) -> str:

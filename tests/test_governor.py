@@ -1,0 +1,178 @@
+"""The resource governor (DESIGN invariant 9, issue 28 item 1): every growth path and every
+builtin's work is charged or bounded wherever rules run (load and constants, play, lint,
+simulate), and each limit hit is an RR error with the rule's position, never an internal error.
+
+Each hostile ruleset of the issue runs under small limits; memory is measured with tracemalloc
+(the peak of what the run allocates), work with the step budget. No test asserts a time.
+"""
+from __future__ import annotations
+
+import json
+import tracemalloc
+
+import pytest
+
+from railrules.interpreter import RulesRuntimeError, check_ruleset, load_ruleset
+from railrules.interpreter.engine.game import Game
+from railrules.interpreter.errors import BadSave
+from railrules.interpreter.runtime.governor import MAX_DEPTH, MAX_NODES, MAX_TEXT, OverLimit, check_storable
+from test_hostile import RULESET, cli, ruleset
+
+META = RULESET.replace("steps: 1000,", "steps: %d,")   # the hostile ruleset's, its budget given
+
+
+def game_rules(*body: str) -> str:
+    """A game block of ``body`` lines (line 3 is the first), then the end."""
+    return ("game:\n    cite \"Hostile rulebook: it ends.\"\n" + "".join(f"    {line}\n" for line in body)
+            + "    end_game \"done\"\n\nscore p = p.cash\n")
+
+
+def failure(tmp_path, rules: str, steps: int = 1_000_000):
+    """The diagnostic with which a game of these rules fails to start, and the peak of memory
+    (bytes) allocated while it ran."""
+    rs = load_ruleset(str(ruleset(tmp_path, rules=rules, meta=META % steps)))
+    tracemalloc.start()
+    try:
+        with pytest.raises(RulesRuntimeError) as info:
+            rs.new_game(1, 0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return info.value.diagnostics[0], peak
+
+
+DOUBLING_TEXT = game_rules('let s = "ab"', "while true:", '    set s = "{s}{s}"')
+DOUBLING_LIST = game_rules("let xs = [1]", "repeat 30 times:", "    set xs = [xs, xs]")
+NESTING = game_rules("let xs = [1]", "repeat 5000 times:", "    set xs = [xs]")
+HUGE_REPEAT = game_rules("repeat 10000000 times:", "    pass")
+SORTS = game_rules("let xs = range(0, 100000)", "repeat 1000 times:", "    let ys = sort(xs, x => 0 - x)")
+BIG_LOG = game_rules("let xs = range(0, 100000)", 'log "{[xs, xs, xs, xs, xs, xs, xs, xs]}"')
+
+
+@pytest.mark.parametrize("rules, code, line, words", [
+    (DOUBLING_TEXT, "RR312", 5, f"a text longer than {MAX_TEXT} characters"),
+    (DOUBLING_LIST, "RR312", 5, f"more than {MAX_NODES} items"),
+    (NESTING, "RR312", 5, f"nested more than {MAX_DEPTH} deep"),
+    (BIG_LOG, "RR312", 4, f"a text longer than {MAX_TEXT} characters"),
+    (SORTS, "RR303", 5, "steps without a decision"),
+    (HUGE_REPEAT, "RR303", 3, "steps without a decision"),
+], ids=["interpolation", "shared-list", "nesting", "log-line", "sorts", "repeat"])
+def test_each_growth_path_of_the_issue_is_an_rr_error_at_its_rule(tmp_path, rules, code, line, words):
+    diag, peak = failure(tmp_path, rules)
+    assert (diag.code, diag.pos.line) == (code, line) and words in diag.message
+    assert diag.pos.file.endswith("main.rules") and diag.pos.column > 0
+    assert "Error" not in diag.message   # no Python exception's name reaches the author
+    assert peak < 64 * 2 ** 20            # repeat 10^7 once built 10^7 numbers (over 300 MB)
+
+
+def test_repeat_walks_its_numbers_one_by_one(tmp_path):
+    """A repeat of 10^7 numbers allocates nothing per number: its budget is what stops it, and
+    the loop variable of a for over a count is each number in turn."""
+    rules = game_rules("let total = 0", "for i in 5:", "    set total += i", "require total == 10 else \"sum\"",
+                       "repeat 10000000 times:", "    pass")
+    diag, peak = failure(tmp_path, rules, steps=5000)
+    assert (diag.code, diag.pos.line) == ("RR303", 7) and peak < 2 ** 20
+
+
+PAUSED_IN_REPEAT = """\
+game:
+    cite "Hostile rulebook: three rounds."
+    repeat 3 times:
+        choose by players[0]:
+            option again:
+                set x += 1
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_a_game_paused_inside_repeat_saves_plain_data_and_an_old_save_with_the_list_resumes(tmp_path):
+    rs = load_ruleset(str(ruleset(tmp_path, rules=PAUSED_IN_REPEAT, meta=META % 1000)))
+    game = rs.new_game(1, 0)
+    game.apply("again")
+    saved = json.loads(game.to_json())
+    slots = [v for f in saved["stack"] for k, v in f["locals"].items() if k.startswith("$")]
+    assert slots == [[3, 2]]   # the count and where the loop is (its second round), not a list
+    # a save made when repeat kept the list of its numbers resumes the same way
+    for frame in saved["stack"]:
+        for k, v in frame["locals"].items():
+            if k.startswith("$"):
+                frame["locals"][k] = [[0, 1, 2], v[1]]
+    for text in (game.to_json(), json.dumps(saved)):
+        again = Game.from_json(rs, text)
+        again.apply("again")
+        again.apply("again")
+        assert again.is_over and json.loads(again.to_json())["globals"]["x"] == 5
+
+
+def test_a_sort_is_charged_for_its_items_and_its_key_calls(tmp_path):
+    """3000 items sorted by a key: the range (3000), the sort (3000 + 3000*12/16) and its 3000
+    key calls are more than 5000 steps; with no charge they were 5 steps."""
+    diag, _ = failure(tmp_path, game_rules("let ys = sort(range(0, 3000), x => 0 - x)"), steps=5000)
+    assert (diag.code, diag.pos.line) == ("RR303", 3)
+
+
+@pytest.mark.parametrize("expr", ["unique(range(0, 3000) + range(0, 3000))", "flatten([range(0, 3000), range(0, 3000)])",
+                                  "without(range(0, 3000), range(0, 3000))", "count_of(range(0, 3000), 7) + sum(range(0, 3000))"])
+def test_the_builtins_that_walk_lists_are_charged(tmp_path, expr):
+    diag, _ = failure(tmp_path, game_rules(f"let y = {expr}"), steps=5000)
+    assert (diag.code, diag.pos.line) == ("RR303", 3)
+
+
+@pytest.mark.parametrize("body, words", [
+    (['let s = "{range(0, 10000)}"', 'set s = s + s + s'], "a text longer than"),
+    (["let xs = range(0, 1000000)"], "range() of more than"),
+    (["let xs = range(0, 60000) + range(0, 60000)"], "a list longer than"),
+    (["let xs = flatten([range(0, 60000), range(0, 60000)])"], "flatten() of more than"),
+])
+def test_the_size_limits_are_rr312(tmp_path, body, words):
+    diag, _ = failure(tmp_path, game_rules(*body))
+    assert (diag.code, diag.pos.line) == ("RR312", 2 + len(body)) and words in diag.message
+
+
+def test_a_constant_is_governed_at_load(tmp_path):
+    rules = ('const shown = "{range(0, 99999)}"\nconst sorted_once = sort(range(0, 60000), x => 0 - x)\n'
+             + game_rules())   # constants share one budget: 99999 + 60000 steps, then the sort's 180000
+    root = ruleset(tmp_path, rules=rules, meta=META % 200_000)
+    loaded, diags = check_ruleset(str(root))
+    found = sorted((d.code, d.pos.line) for d in diags if d.severity == "error")
+    assert loaded is None and found == [("RR302", 2), ("RR312", 1)]
+    assert any("200000 steps" in d.message for d in diags)
+
+
+def test_lint_play_and_simulate_report_the_limits(tmp_path):
+    root = ruleset(tmp_path, rules=DOUBLING_LIST, meta=META % 1_000_000)
+    code, out, _ = cli("lint", str(root), "--play", "1", "--format", "json")
+    found = [(d["code"], d["line"]) for d in json.loads(out)]
+    assert code == 1 and ("RR312", 5) in found
+    code, out, err = cli("simulate", str(root), "--games", "2", "--players", "1", "--json")
+    assert code == 1 and "main.rules:5:9: error RR312" in err and "Traceback" not in err
+    code, out, err = cli("play", str(ruleset(tmp_path, rules=NESTING, meta=META % 1_000_000)),
+                         "--bots", "random", "--players", "1")
+    assert code == 1 and "RR312" in err and "RecursionError" not in err and "Traceback" not in err
+
+
+def test_a_save_holding_a_value_past_the_limits_is_refused(tmp_path):
+    rs = load_ruleset(str(ruleset(tmp_path, rules=PAUSED_IN_REPEAT, meta=META % 1000)))
+    saved = json.loads(rs.new_game(1, 0).to_json())
+    deep: list = [1]
+    for _ in range(MAX_DEPTH + 1):
+        deep = [deep]
+    saved["globals"]["xs"] = deep
+    with pytest.raises(BadSave) as info:
+        Game.from_json(rs, json.dumps(saved))
+    assert info.value.diagnostics[0].code == "RR304" and "nested more than" in info.value.diagnostics[0].message
+
+
+def test_storing_checks_a_shared_list_once():
+    """A value that doubles by sharing is measured as a save would write it (each appearance),
+    but walked once per list: 2^40 items are refused at once."""
+    xs: list = [1]
+    stored = []
+    with pytest.raises(OverLimit):
+        for _ in range(40):
+            xs = check_storable([xs, xs])
+            stored.append(xs)
+    assert 18 <= len(stored) < 21  # 2^20 items is the first over MAX_NODES
+    assert check_storable(stored[-1]) is stored[-1]   # kept as it is, shared
