@@ -444,6 +444,8 @@ class _Stopped(BaseException):
 def _stop(worker: threading.Thread) -> None:
     """Stop a check under way: :class:`_Stopped` is raised in its thread at its next Python
     instruction (rules run as Python code, so at once; a builtin's C call finishes first)."""
+    if worker.ident is None:   # never started: nothing to stop
+        return
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(_Stopped))
     worker.join(CHECK_SECONDS)
 
