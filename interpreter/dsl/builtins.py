@@ -108,20 +108,20 @@ def _sorting(run, n: int, calls: int = 0) -> None:
 def _listed(fn, lists: int = 1):
     """``fn`` of ``lists`` lists (the first, or the first two, arguments), charged one step an
     item of them (``fn`` refuses what is not a list); ``charge`` written out: they are common."""
-    if lists == 1:
-        def charged(run, xs, *rest):
-            if xs.__class__ is list:
-                run.steps += len(xs)
-                if run.steps > run.budget:
-                    run.tick(0)
-            return fn(xs, *rest)
-    else:
-        def charged(run, xs, ys):
-            if xs.__class__ is list and ys.__class__ is list:
-                run.steps += len(xs) + len(ys)
-                if run.steps > run.budget:
-                    run.tick(0)
-            return fn(xs, ys)
+    def one(run, xs, *rest):
+        if xs.__class__ is list:
+            run.steps += len(xs)
+            if run.steps > run.budget:
+                run.tick(0)
+        return fn(xs, *rest)
+
+    def two(run, xs, ys):
+        if xs.__class__ is list and ys.__class__ is list:
+            run.steps += len(xs) + len(ys)
+            if run.steps > run.budget:
+                run.tick(0)
+        return fn(xs, ys)
+    charged = one if lists == 1 else two
     charged.__doc__ = fn.__doc__
     return charged
 
