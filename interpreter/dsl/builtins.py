@@ -17,7 +17,6 @@ from collections import Counter, deque
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
-import networkx as nx
 
 from ..runtime.governor import MAX_LIST, OverLimit, charge
 from ..runtime.rationals import Fraction
@@ -352,6 +351,7 @@ def _touches(run, xs, ys):
 
 
 def _components(run, hexes):
+    import networkx as nx   # here, not at start: most games never ask, and it is slow to import
     charge(run, 2 * len(_as_list(hexes, "components")))  # a sort, a search
     graph = run.board.graph.subgraph(hexes)
     order = run.board.order
@@ -360,6 +360,7 @@ def _components(run, hexes):
 
 
 def _connected(run, hexes, a, b):
+    import networkx as nx   # as in _components
     charge(run, len(_as_list(hexes, "connected")))
     graph = run.board.graph.subgraph(hexes)
     return a in graph and b in graph and nx.has_path(graph, a, b)
