@@ -120,6 +120,13 @@ def test_the_builtins_that_walk_lists_are_charged(tmp_path, expr):
     assert (diag.code, diag.pos.line) == ("RR303", 3)
 
 
+def test_min_and_max_of_a_list_are_charged(tmp_path):
+    """A list of 3000 (3000 steps), then its min and max: 6000 steps more, past 5000; with no
+    charge for them the game stayed under 3010. min(a, b) of two numbers stays inline, uncharged."""
+    diag, _ = failure(tmp_path, game_rules("let xs = range(0, 3000)", "let y = min(xs) + max(xs, 0)"), steps=5000)
+    assert (diag.code, diag.pos.line) == ("RR303", 4)
+
+
 @pytest.mark.parametrize("body, words", [
     (['let s = "{range(0, 10000)}"', 'set s = s + s + s'], "a text longer than"),
     (["let xs = range(0, 1000000)"], "range() of more than"),

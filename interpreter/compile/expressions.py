@@ -400,7 +400,7 @@ class Codegen:
             a, b = self.temp(), self.temp()
             keep = ">=" if name == "max" else "<="
             return (f"(({a} if {a} {keep} {b} else {b}) if (({a} := {args[0]}).__class__ is int)"
-                    f" & (({b} := {args[1]}).__class__ is int) else _b_{name}({a}, {b}))")
+                    f" & (({b} := {args[1]}).__class__ is int) else _b_{name}(run, {a}, {b}))")
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"

@@ -257,8 +257,8 @@ _LISTS = {  # pure, or charged (_CHARGED: made context builtins below)
     "count": Builtin(lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list", ("list",), "int"),
     "len": Builtin(lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list", ("list",), "int"),
     "sum": Builtin(_listed(_sum), 1, 1, "sum of a list of numbers", ("list",), "int"),
-    "min": Builtin(_agg("min", min), 1, 9, "smallest of a list (min(xs, d): d when xs is empty), or of the arguments"),
-    "max": Builtin(_agg("max", max), 1, 9, "largest of a list (max(xs, d): d when xs is empty), or of the arguments"),
+    "min": Builtin(_listed(_agg("min", min)), 1, 9, "smallest of a list (min(xs, d): d when xs is empty), or of the arguments"),
+    "max": Builtin(_listed(_agg("max", max)), 1, 9, "largest of a list (max(xs, d): d when xs is empty), or of the arguments"),
     "abs": Builtin(lambda x: abs(_number(x, "abs")), 1, 1, "absolute value", ("num",), "int"),
     "ceil": Builtin(_ceil, 1, 1, "round a fraction up: ceil(22 / 3) = 8", ("num",), "int"),
     "floor": Builtin(_floor, 1, 1, "round a fraction down: floor(22 / 3) = 7", ("num",), "int"),
@@ -603,8 +603,8 @@ CONTEXT = {
 }
 
 # the builtins whose work grows with their lists: charged to the run (they take it first)
-_CHARGED = ("keys", "sum", "range", "any", "all", "sort", "reverse", "max_by", "min_by", "unique",
-            "without", "count_of", "flatten", "intersect", "duplicates")
+_CHARGED = ("keys", "sum", "min", "max", "range", "any", "all", "sort", "reverse", "max_by", "min_by",
+            "unique", "without", "count_of", "flatten", "intersect", "duplicates")
 PURE = {k: b for k, b in _LISTS.items() if k not in _CHARGED}
 ALL = {**_LISTS, **CONTEXT}
 CONTEXT.update((k, _LISTS[k]) for k in _CHARGED)
