@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
 from ..runtime.code import Choice as Choose, fault_site
-from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, text_size
+from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, check_text, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, run_body, word
 from .log import Entry, LogLine, show
 
@@ -86,7 +86,7 @@ class _Shows:
         if c is list or c is dict:  # charged by the values shown; refused past the governor's limits
             self.steps += text_size(self.ent, value)
         elif c is str and len(value) > MAX_TEXT:  # a text inside a list is not measured when stored
-            raise OverLimit(f"a text longer than {MAX_TEXT} characters")
+            check_text(value)
         return show(self.ent, value)
 
 

@@ -9,7 +9,7 @@ import operator
 
 from ..errors import RailrulesError
 from .rationals import Fraction
-from .governor import MAX_LIST, MAX_TEXT, OverLimit, check_storable, joined
+from .governor import MAX_LIST, OverLimit, check_storable, check_text, joined
 from .values import (Action, BuiltinError, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
                      run_body)
 
@@ -24,9 +24,7 @@ def _add(x, y):
     if x.__class__ is list and y.__class__ is list:
         return joined(x, y)
     if x.__class__ is str and y.__class__ is str:
-        if len(x) + len(y) > MAX_TEXT:
-            raise OverLimit(f"a text longer than {MAX_TEXT} characters")
-        return x + y
+        return check_text(x + y)   # each within MAX_TEXT: the sum made is at most twice that
     numbers(x, y, "+")
     return x + y
 
@@ -198,9 +196,7 @@ def _edit(container, key, value, add):
     if not isinstance(xs, list):
         raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
     if add:
-        if len(xs) >= MAX_LIST:
-            raise OverLimit(f"a list longer than {MAX_LIST} items")
-        container[key] = joined(xs, [value])
+        container[key] = joined(xs, [value])   # refused past MAX_LIST
     elif value in xs:
         i = xs.index(value)
         container[key] = xs[:i] + xs[i + 1:]
