@@ -1305,6 +1305,20 @@ def test_a_library_call_without_a_need_is_rr111_in_the_library():
     assert Path(errors[0].pos.file).resolve() == _NETWORK
 
 
+_TURN = (_CE / "rules" / "turn.rules").resolve()
+
+
+def test_an_event_a_library_file_emits_is_a_hook_the_game_may_leave():
+    """The auction emits standing_bid for the games that note it; Chicago Express has no handler,
+    and lint says nothing of it. The same emit in the game's own rules is still warned (RR102)."""
+    _, diags = check_ruleset(str(_CE))
+    assert not [d for d in diags if d.code == "RR102"]
+    own = "    if winner != none:\n"
+    _, diags = check_ruleset(str(_CE), texts=_edited(_TURN, own, "    emit standing_bid(winner, price)\n" + own))
+    warned = [d for d in diags if d.code == "RR102"]
+    assert len(warned) == 1 and "no 'on standing_bid(...)' handles this event" in warned[0].message
+    assert Path(warned[0].pos.file).resolve() == _TURN
+
 # ---------------------------------------------------------------- defs inlined
 def test_a_def_written_into_its_caller_keeps_its_own_names(tmp_path):
     """Generated code writes small defs where they are called: a caller's comprehension variable

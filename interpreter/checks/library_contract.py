@@ -11,7 +11,9 @@ does (``english_auction``). Two checks, each reported where the author must act:
   neither defines nor ``needs``.
 
 The compiler's "undefined name" for a hook that is missing is left out: RR210 says it in the
-game's terms.
+game's terms. An event a library file emits is a hook the game may take or leave (the auction
+says whose bid stands; a game whose bots do not care has no handler), so the compiler's warning
+that no handler handles it (RR102) is left out there too.
 """
 from __future__ import annotations
 
@@ -30,13 +32,17 @@ def check_contracts(files: list, defs: list, sink: Sink) -> None:
     defined = {(type(d), d.name): d for d in defs if isinstance(d, (n.FuncDef, n.ProcDef))}
     by_name = {d.name: d for d in defs if isinstance(d, (n.FuncDef, n.ProcDef))}
     missing: dict = {}   # shown file -> names it needs that the rules do not give as it needs them
+    hooks: set = set()   # where a library file emits an event
     for rel, entry, shown, module in files:
+        if rel.startswith("library/"):
+            hooks |= {x.pos for x in walk(module) if isinstance(x, n.Emit)}
         for need in module.needs:
             _check_need(rel, entry, shown, need, defined, by_name, missing, sink)
         if rel.startswith("library/") or module.needs:   # a file with a contract states all of it
             _check_calls(module, sink)
-    if missing:   # the compiler said "undefined" or "wrong arity" in the library: RR210 says it where it is fixed
-        sink.diagnostics[:] = [d for d in sink.diagnostics if not _about(d, missing)]
+    if missing or hooks:   # "undefined" or "wrong arity" in the library: RR210 says it where it is fixed
+        sink.diagnostics[:] = [d for d in sink.diagnostics
+                               if not _about(d, missing) and not _unhandled_hook(d, hooks)]
 
 
 def _check_need(rel, entry, shown, need: n.Needs, defined, by_name, missing, sink: Sink) -> None:
@@ -85,6 +91,11 @@ def _locals(d) -> set:
         params = {d.player} | {x.var for x in d.domains}
     names = params | assigned(getattr(d, "body", None) or [])
     return names | {x.var for x in walk(d) if isinstance(x, (n.Lambda, n.Comprehension, n.Exists, n.LetIn))}
+
+
+def _unhandled_hook(d: Diagnostic, hooks: set) -> bool:
+    """The compiler's warning that no handler takes an event a library file emits."""
+    return d.code == "RR102" and d.severity == "warning" and d.pos in hooks
 
 
 def _about(d: Diagnostic, missing: dict) -> bool:
