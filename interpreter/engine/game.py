@@ -215,16 +215,8 @@ class Game:
         if len(history) >= self.ruleset.decision_budget:  # (nothing has changed yet)
             raise RulesRuntimeError(Diagnostic(
                 "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
-        machine = self.machine
-        machine.begin()
-        history.append([action.name, *action.args])  # Action.to_json, written out
         self._legal = None
-        try:
-            machine.resume(action)
-        except BaseException:  # a failing rule, or Ctrl-C: the state is as it was
-            machine.rollback()
-            raise
-        self._undo.append(machine.commit())
+        self._undo.append(self.machine.decide(action))  # a failing rule, or Ctrl-C: nothing changed
 
     def undo(self, steps: int = 1) -> None:
         """Take back the last ``steps`` actions: the state is exactly as it was before them.

@@ -67,7 +67,9 @@ def _kept_actions(made: dict, name: str, head: tuple, values: list) -> list:
 def copy_frame(frame: dict) -> dict:
     """A frame that shares nothing changeable with ``frame``: a frame and its locals are changed
     in place (pc, let); the values in the locals never are."""
-    return {**frame, "L": dict(frame["L"])}
+    copy = frame.copy()
+    copy["L"] = copy["L"].copy()
+    return copy
 
 
 class _NoFunctions(dict):
@@ -423,7 +425,7 @@ class Machine(_Shows):
                     if not cond(self, loc):
                         break
                 else:
-                    out.append(_new(Action, (spec.name, ())))
+                    out.append(spec.bare)
         except OverBudget:
             raise RulesRuntimeError(Diagnostic(
                 "RR303", f"listing the legal actions of option '{spec.name}' takes more than "
@@ -513,29 +515,43 @@ class Machine(_Shows):
             raise self._fault(err, spec.pos) from None
         return "not legal now", spec.pos
 
-    def resume(self, action: Action) -> None:
-        """Apply a legal action (the caller has checked legality) and run on."""
-        state = self.state
-        stack = state["stack"]
-        if len(stack) <= self._shared:  # own_top, written out: this runs at every decision
-            stack[-1] = copy_frame(stack[-1])
-            self._shared = len(stack) - 1
-        frame = stack[-1]
-        instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
+    def decide(self, action: Action) -> tuple:
+        """One decision as one transaction: apply the legal ``action`` (the caller has checked
+        it), run on to the next choice or the end, and return the undo of it (:meth:`restore`).
+        A failing rule, or Ctrl-C, puts the state back as it was and raises. :meth:`begin`, the
+        resumption of the paused choice and :meth:`commit`, written out: this runs at every
+        decision."""
+        st = self.state
+        stack = st["stack"]
         name, args = action
-        spec = instr.option(name)
-        player = state["turn"]
-        state["waiting"] = False
-        state["turn"] = None
-        if spec.action:
-            frame["pc"] = instr.end
-            self.push(spec.action, [player, *args], None)
-        else:
-            if args:
-                frame["L"].update(zip(spec.names, args))
-            frame["pc"] = spec.target
-        self.run()
-
+        self._old = {}
+        self._old_glob = None
+        self._control = control = (list(stack), st["rng"], st["waiting"], st["turn"], st["result"],
+                                   len(st["history"]),
+                                   len(self.messages) if self.messages is not None else 0)
+        st["history"].append([name, *args])  # Action.to_json, written out
+        try:
+            frame = stack[-1] = copy_frame(stack[-1])  # the undo's copy of the stack holds it
+            self._shared = len(stack) - 1
+            instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
+            spec = instr.option(name)
+            player = st["turn"]
+            st["waiting"] = False
+            st["turn"] = None
+            if spec.action:
+                frame["pc"] = instr.end
+                self.push(spec.action, [player, *args], None)
+            else:
+                if args:
+                    frame["L"].update(zip(spec.names, args))
+                frame["pc"] = spec.target
+            self.run()
+        except BaseException:
+            self.rollback()
+            raise
+        undo = (self._old, self._old_glob, *control)
+        self._old, self._old_glob = {}, None
+        return undo
 
 if TYPE_CHECKING:   # mypy holds both to the protocols compiled rule code is written against
     from ..runtime.run import ExpressionRun, Run
