@@ -205,7 +205,7 @@ class Game:
         legal = self._legal
         if legal is None:
             self.legal_actions()
-            legal = self._legal
+            legal = self._legal or []
         if action not in legal:
             reason, pos = self.machine.why_illegal(action)
             who = state["entities"].get(self.current_player, {}).get("name") or self.current_player

@@ -58,7 +58,8 @@ class Entry(NamedTuple):
         out = "".join(p if p is not None else show(ent, next(values)) for p in self.parts)
         return LogLine(out, self.reveals) if self.reveals else out
 
-    __str__ = text
+    def __str__(self) -> str:
+        return self.text()
 
     def __repr__(self) -> str:
         return f"Entry({self.text()!r})"
