@@ -19,6 +19,7 @@ from ..runtime.values import RuleFault, describe
 
 ROUND, ALL, OTHERS, ONCE = None, "all", "others", "once"
 SLOT = "$turn"   # the hidden local's name starts so (then the loop's number and line)
+_NOBODY: list = []  # nobody has passed: one list shared by every loop (never changed in place)
 
 
 def shown(key: str, value, show) -> str | None:
@@ -50,7 +51,7 @@ def next_turn(loc: dict, slot: str, var: str, end) -> bool:
     rotation, index, passed, last, current, mark, left = loc[slot]
     if current is not None:
         if mark is None:          # a turn that was not a pass: the passes start again
-            passed, last = [], current
+            passed, last = _NOBODY, current
         if mark != "out":         # a player who dropped out was taken out: index is the next
             index += 1
         if left is not None:

@@ -202,27 +202,21 @@ class Game:
             raise IllegalAction(Diagnostic("RR301", "the game is over"))
         if action.__class__ is not Action:
             action = self.to_action(action)
-        if self._legal is None:
+        legal = self._legal
+        if legal is None:
             self.legal_actions()
-        if action not in (self._legal or ()):
+            legal = self._legal or []
+        if action not in legal:
             reason, pos = self.machine.why_illegal(action)
             who = state["entities"].get(self.current_player, {}).get("name") or self.current_player
             raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",
                                            pos or Pos("<action>", 0, 0)))
-        machine = self.machine
-        machine.begin()
         history = state["history"]
-        history.append([action.name, *action.args])  # Action.to_json, written out
+        if len(history) >= self.ruleset.decision_budget:  # (nothing has changed yet)
+            raise RulesRuntimeError(Diagnostic(
+                "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
         self._legal = None
-        try:
-            if len(history) > self.ruleset.decision_budget:
-                raise RulesRuntimeError(Diagnostic(
-                    "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
-            machine.resume(action)
-        except BaseException:  # a failing rule, or Ctrl-C: the state is as it was
-            machine.rollback()
-            raise
-        self._undo.append(machine.commit())
+        self._undo.append(self.machine.decide(action))  # a failing rule, or Ctrl-C: nothing changed
 
     def undo(self, steps: int = 1) -> None:
         """Take back the last ``steps`` actions: the state is exactly as it was before them.

@@ -9,6 +9,7 @@ games, which nobody reads, never pay for it. An entity reads as its name (:func:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ..runtime.values import sorted_keys
 
@@ -42,13 +43,14 @@ class LogLine(str):
         return line
 
 
-class Entry:
+class Entry(NamedTuple):
     """One ``log`` line as data: ``parts`` (text, and None where a value goes), ``values``,
-    ``reveals`` (entity, field) or None, and the game's entities to name entities by."""
-    __slots__ = ("parts", "values", "reveals", "ent")
-
-    def __init__(self, parts: tuple, values: tuple, reveals, ent: dict):
-        self.parts, self.values, self.reveals, self.ent = parts, values, reveals, ent
+    ``reveals`` (entity, field) or None, and the game's entities to name entities by. A named
+    tuple: the machine makes one at C speed for most decisions (``tuple.__new__``)."""
+    parts: tuple
+    values: tuple
+    reveals: tuple | None
+    ent: dict
 
     def text(self) -> str:
         values = iter(self.values)
@@ -56,7 +58,8 @@ class Entry:
         out = "".join(p if p is not None else show(ent, next(values)) for p in self.parts)
         return LogLine(out, self.reveals) if self.reveals else out
 
-    __str__ = text
+    def __str__(self) -> str:
+        return self.text()
 
     def __repr__(self) -> str:
         return f"Entry({self.text()!r})"

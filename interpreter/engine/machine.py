@@ -67,7 +67,9 @@ def _kept_actions(made: dict, name: str, head: tuple, values: list) -> list:
 def copy_frame(frame: dict) -> dict:
     """A frame that shares nothing changeable with ``frame``: a frame and its locals are changed
     in place (pc, let); the values in the locals never are."""
-    return {**frame, "L": dict(frame["L"])}
+    copy = frame.copy()
+    copy["L"] = copy["L"].copy()
+    return copy
 
 
 class _NoFunctions(dict):
@@ -161,8 +163,10 @@ class Machine(_Shows):
                          len(self.messages) if self.messages is not None else 0)
 
     def commit(self) -> tuple:
-        """End the transaction; returns what :meth:`restore` needs to undo it."""
-        undo = (self._old, self._old_glob, self._control)
+        """End the transaction; returns what :meth:`restore` needs to undo it: one flat tuple
+        (every game keeps one per decision for its undo, and each object kept is one more for
+        the garbage collector to walk)."""
+        undo = (self._old, self._old_glob, *self._control)
         self._old, self._old_glob = {}, None
         return undo
 
@@ -172,7 +176,7 @@ class Machine(_Shows):
 
     def restore(self, undo: tuple) -> None:
         """Put back the state as it was when the transaction of ``undo`` began."""
-        old, old_glob, (stack, rng, waiting, turn, result, history, messages) = undo
+        old, old_glob, stack, rng, waiting, turn, result, history, messages = undo
         st = self.state
         self.ent.update(old)
         if old_glob is not None:
@@ -219,8 +223,9 @@ class Machine(_Shows):
     def pop(self, value) -> None:
         stack = self.state["stack"]
         frame = stack.pop()
-        if stack and len(stack) <= self._shared:
-            self.own_top()
+        if stack and len(stack) <= self._shared:  # own_top, written out: a return from a call
+            stack[-1] = copy_frame(stack[-1])
+            self._shared = len(stack) - 1
         if frame["r"] is not None and stack:
             stack[-1]["L"][frame["r"]] = check_storable(value)
 
@@ -287,7 +292,7 @@ class Machine(_Shows):
             if v.__class__ is list or v.__class__ is dict:
                 self.steps += text_size(self.ent, v)
         if self.messages is not None:
-            self.messages.append(Entry(parts, values, reveals, self.ent))
+            self.messages.append(_new(Entry, (parts, values, reveals, self.ent)))
 
     # ------------------------------------------------------------ derived values
     def derived(self, key: str, args: tuple):
@@ -360,7 +365,7 @@ class Machine(_Shows):
         self.steps = 0
         try:
             stack = state["stack"]
-            if stack:
+            if stack and len(stack) <= self._shared:  # (resume owns the top frame already)
                 self.own_top()
             while stack:
                 frame = stack[-1]
@@ -420,7 +425,7 @@ class Machine(_Shows):
                     if not cond(self, loc):
                         break
                 else:
-                    out.append(_new(Action, (spec.name, ())))
+                    out.append(spec.bare)
         except OverBudget:
             raise RulesRuntimeError(Diagnostic(
                 "RR303", f"listing the legal actions of option '{spec.name}' takes more than "
@@ -435,12 +440,16 @@ class Machine(_Shows):
         the option's base locals, read only, or their copy once a value is set in it)."""
         var, source = spec.domains[i]
         items = source(self, loc)
-        if not isinstance(items, list):
+        if items.__class__ is not list and not isinstance(items, list):
             raise RuleFault(f"the choices for '{var}' must be a list")
-        self.tick(len(items))  # every combination tried counts: a huge product stops (RR303)
+        self.steps += len(items)  # every combination tried counts: a huge product stops (RR303)
+        if self.steps > self.budget:
+            raise OverBudget()
         name = spec.name
         if i + 1 == len(spec.domains):  # the last parameter: test each value here, no recursion
-            made = _kept(spec, head)
+            made = spec.made.get(head) if head == () else None
+            if made is None:
+                made = _kept(spec, head)
             if spec.choices is not None:
                 try:
                     out += spec.choices(self, loc, items, name, head, made)
@@ -506,27 +515,43 @@ class Machine(_Shows):
             raise self._fault(err, spec.pos) from None
         return "not legal now", spec.pos
 
-    def resume(self, action: Action) -> None:
-        """Apply a legal action (the caller has checked legality) and run on."""
-        state = self.state
-        stack = state["stack"]
-        if len(stack) <= self._shared:  # own_top, written out: this runs at every decision
-            stack[-1] = copy_frame(stack[-1])
+    def decide(self, action: Action) -> tuple:
+        """One decision as one transaction: apply the legal ``action`` (the caller has checked
+        it), run on to the next choice or the end, and return the undo of it (:meth:`restore`).
+        A failing rule, or Ctrl-C, puts the state back as it was and raises. :meth:`begin`, the
+        resumption of the paused choice and :meth:`commit`, written out: this runs at every
+        decision."""
+        st = self.state
+        stack = st["stack"]
+        name, args = action
+        self._old = {}
+        self._old_glob = None
+        self._control = control = (list(stack), st["rng"], st["waiting"], st["turn"], st["result"],
+                                   len(st["history"]),
+                                   len(self.messages) if self.messages is not None else 0)
+        st["history"].append([name, *args])  # Action.to_json, written out
+        try:
+            frame = stack[-1] = copy_frame(stack[-1])  # the undo's copy of the stack holds it
             self._shared = len(stack) - 1
-        frame = stack[-1]
-        instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
-        spec = instr.option(action.name)
-        player = state["turn"]
-        state["waiting"] = False
-        state["turn"] = None
-        if spec.action:
-            frame["pc"] = instr.end
-            self.push(spec.action, [player, *action.args], None)
-        else:
-            frame["L"].update(zip(spec.names, action.args))
-            frame["pc"] = spec.target
-        self.run()
-
+            instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
+            spec = instr.option(name)
+            player = st["turn"]
+            st["waiting"] = False
+            st["turn"] = None
+            if spec.action:
+                frame["pc"] = instr.end
+                self.push(spec.action, [player, *args], None)
+            else:
+                if args:
+                    frame["L"].update(zip(spec.names, args))
+                frame["pc"] = spec.target
+            self.run()
+        except BaseException:
+            self.rollback()
+            raise
+        undo = (self._old, self._old_glob, *control)
+        self._old, self._old_glob = {}, None
+        return undo
 
 if TYPE_CHECKING:   # mypy holds both to the protocols compiled rule code is written against
     from ..runtime.run import ExpressionRun, Run

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..errors import Pos
+from .values import Action
 
 PAUSE = 1  # returned by a unit's function that stops the machine (a choice, the end)
 
@@ -73,6 +74,11 @@ class OptionSpec:
     @cached_property
     def names(self) -> tuple:
         return tuple(var for var, _ in self.domains)
+
+    @cached_property
+    def bare(self) -> Action:
+        """The action of this option when it has no parameters (made once: Actions never change)."""
+        return Action(self.name, ())
 
 
 class Choice(Instr):
