@@ -3,10 +3,12 @@ decides only on what its seat may see."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import shutil
 
 import pytest
+from hypothesis import given, strategies as st
 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.errors import RulesetError, RulesRuntimeError
@@ -199,6 +201,18 @@ def test_a_sampled_world_never_contradicts_the_seats_view(decisions):
         # the documented prior: a whole number from 0 to twice what the seat knows (its own)
         assert all(0 <= v <= 2 * own for d in draws for v in d.values())
         assert own == 0 or len({v for d in draws for v in d.values()}) > 1
+
+
+@given(st.lists(st.integers(-10**6, 10**6), min_size=1, max_size=6))
+def test_the_point_guess_is_the_mean_of_the_values_seen_rounded_down(known):
+    import fractions   # the reference: the exact mean, then rounded down
+    from railrules.tools.search import _point
+    mean = fractions.Fraction(sum(known), len(known))
+    guess = _point(None, "players", "p2", "cash", known)   # a game is read only when nothing is seen
+    assert guess == math.floor(mean) and type(guess) is int
+    halves = [fractions.Fraction(v, 2) for v in known]     # not all whole: the exact mean
+    if any(v % 2 for v in known):
+        assert _point(None, "players", "p2", "cash", halves) == mean / 2
 
 
 def test_hidden_cash_shares_the_public_total_the_ruleset_declares(tmp_path):

@@ -37,7 +37,8 @@ def line_part(p, c):
     return shares + stations
 
 estimate p = p.cash + (goods_first + goods_second) * goods_part(p) + (place_first + place_second) * sum([value(c) * line_part(p, c) for c in railways where live(c) and (p.shares[c] > 0 or stations_on(p, c) > 0)])
-''', []),
+''', ["set Q9.track = LM; set Q9.loco = LM; add Q9 to p1.placed",   # a station's track and loco alike
+      "set Q9.track = LM; set Q9.loco = GWR; add Q9 to p2.placed; add Q9 to p1.placed"]),
 }
 SEEDS = range(1, 4)
 

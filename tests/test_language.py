@@ -165,6 +165,8 @@ EXPRESSIONS = [
     ("sum([1, 2, 3])", 6),
     ("sum([])", 0),
     ("sum([t.value for t in tokens])", 15),
+    ("sum([1 / 2, 1, 1 / 3])", Fraction(11, 6)),   # fractions: the same additions, in order
+    ("flatten([[1], [], [2, 3]])", [1, 2, 3]),
     ("min([4, 2, 8])", 2),
     ("max([4, 2, 8])", 8),
     ("max(4, 2, 8)", 8),
@@ -264,6 +266,11 @@ def test_division_of_computed_whole_numbers_agrees_with_fractions(tiny, a, b):
     pytest.param('"%d" % 3', "cannot compute", id="string-percent"),
     ('min([1, "a"])', "min() cannot order"),
     ("sum([[1], [2]])", "needs a number"),
+    ("sum([1 / 2, true])", "needs a number"),
+    ("count_of(3, 1)", "needs a list"),
+    ("flatten([[1], 2])", "needs a list"),
+    ("1 / 2 + true", "cannot compute"),
+    ("1 / true", "cannot divide"),
     ('sort([red, 1])', "sort() cannot order"),
     ('max_by(tokens, t => "x" if t == red else 1)', "max_by() cannot order"),
 ])

@@ -74,9 +74,10 @@ def _whole(value) -> bool:
 
 def _point(game, kind: str, eid: str, field: str, known: list):
     """The mean of the visible values (rounded down), else the entity's starting value."""
+    if known and all(map(_whole, known)):
+        return sum(known) // len(known)   # floor of the exact mean, made without a fraction
     if known and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in known):
-        mean = Fraction(sum(known), len(known))
-        return math.floor(mean) if all(map(_whole, known)) else mean
+        return Fraction(sum(known), len(known))
     start = game.ruleset.start["player"] if kind == "players" else game.ruleset.entities.get(eid, {})
     return start.get(field)
 

@@ -127,14 +127,38 @@ def _listed(fn, lists: int = 1):
 
 def _sum(xs):
     for x in _as_list(xs, "sum"):
-        if x.__class__ is not int:
+        if x.__class__ is not int and x.__class__ is not Fraction:
             break
     else:
-        return sum(xs)   # whole numbers only (no truth values): Python's sum
+        return sum(xs)   # numbers only (no truth values): Python's sum, the same additions
     total = 0
     for x in xs:
         total += _number(x, "sum")
     return total
+
+
+def _charged_sum(run, xs):
+    """``sum`` charged a step an item: the common case (a list of numbers) in one function."""
+    if xs.__class__ is list:
+        run.steps += len(xs)
+        if run.steps > run.budget:
+            run.tick(0)
+        for x in xs:
+            if x.__class__ is not int and x.__class__ is not Fraction:
+                break
+        else:
+            return sum(xs)
+    return _sum(xs)   # the fault, in its words
+
+
+def _charged_count_of(run, xs, x):
+    """``count_of`` charged a step an item (a list's count, at C speed)."""
+    if xs.__class__ is list:
+        run.steps += len(xs)
+        if run.steps > run.budget:
+            run.tick(0)
+        return xs.count(x)
+    return _count_of(xs, x)   # the fault, in its words
 
 
 def _ceil(x):
@@ -219,9 +243,11 @@ def _count_of(xs, x):
 
 
 def _charged_flatten(run, xss):
-    out = []
+    out: list = []
     for xs in _as_list(xss, "flatten"):
-        out += _as_list(xs, "flatten")
+        if xs.__class__ is not list:
+            _as_list(xs, "flatten")   # the fault, in its words
+        out += xs
         if len(out) > MAX_LIST:
             raise OverLimit(f"flatten() of more than {MAX_LIST} items")
     charge(run, len(out) + len(xss))
@@ -256,7 +282,7 @@ _LISTS = {  # pure, or charged (_CHARGED: made context builtins below)
     "keys": Builtin(_keys, 1, 1, "the keys of a map, sorted (to loop over a map: for k in keys(m))", ("any",), "list"),
     "count": Builtin(lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list", ("list",), "int"),
     "len": Builtin(lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list", ("list",), "int"),
-    "sum": Builtin(_listed(_sum), 1, 1, "sum of a list of numbers", ("list",), "int"),
+    "sum": Builtin(_charged_sum, 1, 1, "sum of a list of numbers", ("list",), "int"),
     "min": Builtin(_listed(_agg("min", min)), 1, 9, "smallest of a list (min(xs, d): d when xs is empty), or of the arguments"),
     "max": Builtin(_listed(_agg("max", max)), 1, 9, "largest of a list (max(xs, d): d when xs is empty), or of the arguments"),
     "abs": Builtin(lambda x: abs(_number(x, "abs")), 1, 1, "absolute value", ("num",), "int"),
@@ -272,7 +298,7 @@ _LISTS = {  # pure, or charged (_CHARGED: made context builtins below)
     "min_by": Builtin(_by("min_by", min), 2, 2, "the first item with the smallest key", ("list", "any"), "elem"),
     "unique": Builtin(_listed(_unique), 1, 1, "the list without repeats, first occurrences kept", ("list",), None),
     "without": Builtin(_listed(_without, 2), 2, 2, "items of the first list not in the second", ("list", "list"), None),
-    "count_of": Builtin(_listed(_count_of), 2, 2, "how many times a value occurs in a list", ("list", "any"), "int"),
+    "count_of": Builtin(_charged_count_of, 2, 2, "how many times a value occurs in a list", ("list", "any"), "int"),
     "flatten": Builtin(_charged_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]", ("list",), "any"),
     "intersect": Builtin(_listed(_intersect, 2), 2, 2, "items of the first list that are also in the second, in order", ("list", "list"), None),
     "duplicates": Builtin(_listed(_duplicates), 1, 1, "the values that occur more than once in a list, each once", ("list",), None),

@@ -15,6 +15,8 @@ from .values import (Action, BuiltinError, OverBudget, RuleFault, describe, get_
 
 
 def numbers(a, b, sym):
+    if (a.__class__ is int or a.__class__ is Fraction) and (b.__class__ is int or b.__class__ is Fraction):
+        return   # the common case (a fraction and a number), without a loop or isinstance
     for x in (a, b):
         if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
             raise RuleFault(f"cannot compute {describe(a)} {sym} {describe(b)}")
@@ -130,6 +132,8 @@ def tracked_variable(run, name):
 
 
 def fraction_div(a, b):
+    if (a.__class__ is int or a.__class__ is Fraction) and (b.__class__ is int or b.__class__ is Fraction) and b:
+        return Fraction(a, b)   # the common case, before the tests of every other
     if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, Fraction)) \
             or not isinstance(b, (int, Fraction)):
         raise RuleFault(f"cannot divide {describe(a)} by {describe(b)}")
