@@ -37,6 +37,7 @@ game:
     set red.keeper = green
     choose by players[0]:
         option go(t in tokens):
+            require t.value < 100 else "too much"
             set t.label = "picked"
             let x = t.label
             set green.label = x
@@ -96,6 +97,11 @@ def test_a_proven_value_is_not_tested_an_unproven_one_is(folder):
     assert "__class__ is str" in labelled and "_get_attr(run, " in labelled
     kept = _source(folder, "kept")       # keeper is proven a token: its value too
     assert "_E[_E['red']['keeper']]['value'] * 2" in kept and "__class__" not in kept
+
+
+def test_the_choices_of_a_domain_of_entities_test_no_type(folder):
+    [choices] = [s for _, s in generated(folder, "option go(") if "def choices(" in s]
+    assert "if ((_E[v_t]['value'] < 100)):" in choices and "__class__" not in choices
 
 
 def test_proven_code_computes_what_checked_code_does(ruleset):

@@ -147,15 +147,18 @@ class Codegen:
         define(self.space, source, f"<rules {e.pos.file}:{e.pos.line}>")
         return self.space.pop("fast")
 
-    def choices(self, var: str, conds: list, locals_: set, pos):
+    def choices(self, var: str, conds: list, locals_: set, pos, source=None):
         """``f(run, L, items, name, head, made)``: the legal actions (``name``, ``head`` + a value) of the
         values ``items`` of an option's last parameter ``var``: those that pass every require
         condition, in one comprehension. It has no fallback of its own: the machine lists the
-        values one by one, checked, when it raises."""
+        values one by one, checked, when it raises. ``source``: the parameter's domain, whose
+        value ``items`` is (the items' proven type)."""
         self.locals = locals_
         self.temps = 0
         self.known = {}
         bound = {var: f"v_{var}"}
+        if source is not None:
+            self.known[bound[var]] = self._item(source, {})
         try:
             tests = " and ".join(f"({self.gen(c, bound, walrus=True)})" for c in conds)
         except _Unsupported:
