@@ -91,6 +91,7 @@ class Codegen:
         # ``known``: a comprehension variable's or a temporary's type, by its Python name
         self.types = None if checked else types_for(names)
         self.known: dict = {}
+        self.memos: dict = {}   # id(bound) -> (bound, {id(node): its type}) (see proven)
 
     def source(self, e, locals_: set, bound: dict | None = None):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
@@ -98,7 +99,7 @@ class Codegen:
         generator leaves it to the checked code."""
         self.locals = locals_
         self.temps = 0
-        self.known = {}
+        self.known, self.memos = {}, {}
         try:
             return self.gen(e, bound or {}, walrus=not self.checked)  # checked: no temporaries
         except _Unsupported:
@@ -155,7 +156,7 @@ class Codegen:
         value ``items`` is (the items' proven type)."""
         self.locals = locals_
         self.temps = 0
-        self.known = {}
+        self.known, self.memos = {}, {}
         bound = {var: f"v_{var}"}
         if source is not None:
             self.known[bound[var]] = self._item(source, {})
@@ -192,8 +193,17 @@ class Codegen:
         (:mod:`.proven`): its tests of the value's type may be left out. Any in checked mode."""
         if self.types is None:
             return ANY
-        env = {name: self.known.get(py, ANY) for name, py in bound.items()}
-        return self.types.of(e, env, self.locals)
+        if e.__class__ is n.Var:   # the commonest: a name (a rule local is never proven)
+            if e.name in bound:
+                return self.known.get(bound[e.name], ANY)
+            if e.name in self.locals:
+                return ANY
+        # each node's type, kept while ``bound`` lives: a node is typed again by each node above it
+        entry = self.memos.get(id(bound))
+        if entry is None or entry[0] is not bound:
+            entry = self.memos[id(bound)] = (bound, {})
+        env = {name: self.known.get(py, ANY) for name, py in bound.items()} if bound else bound
+        return self.types.of(e, env, self.locals, entry[1])
 
     def _knowing(self, name: str, t: str, write):
         """``write()`` while Python name ``name`` holds a value of type ``t`` (a comprehension's
@@ -429,8 +439,7 @@ class Codegen:
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
             if not self.tracking and not self.checked:  # the def as a Python function (define);
-                inline = self.inline(d, args, walrus, [self.proven(x, bound) for x in e.args])  # none while
-                # constants are computed: refused
+                inline = self.inline(d, args, walrus, e.args, bound)  # none while constants are computed: refused
                 return inline or f"_def_{name}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             functions = "tracked_functions" if self.tracking else "program_functions"
@@ -464,19 +473,20 @@ class Codegen:
             return "None"
         raise _Unsupported
 
-    def inline(self, d, args: list, walrus: bool, types: list) -> str | None:
+    def inline(self, d, args: list, walrus: bool, nodes: list, bound: dict) -> str | None:
         """Def ``d``'s body written in place for a call with ``args`` (Python sources), or None
         when it is not to be inlined. An argument that is more than a literal, a rule local or
         a helper's name is computed once, into a temporary, before the body runs; so is a
         caller's comprehension or lambda variable (``v_x``), which the body's own variable of
         the same name would hide. The body sees only its parameters and the ruleset's global
-        names, never the caller's locals, and knows their proven ``types``. Where ``walrus`` is False (a comprehension's iterable)
+        names, never the caller's locals, and knows their proven types (of the argument ``nodes``,
+        computed where ``bound`` holds). Where ``walrus`` is False (a comprehension's iterable)
         there are no temporaries: only a call whose arguments need none is inlined."""
         # (nothing is inlined before the rules are compiled: a constant cannot call a def)
         if self.inlining >= INLINE_DEPTH or d.name not in self.space.get("_inlinable", ()):
             return None
         params, first = {}, []
-        for p, a, known in zip(d.params, args, types):
+        for p, a, known in zip(d.params, args, [self.proven(x, bound) for x in nodes]):
             if _LOCAL.fullmatch(a) or _INT.fullmatch(a) or (_PLAIN.fullmatch(a) and not a.startswith("v_")):
                 params[p] = a   # (a literal or a constant's name has one type wherever it is)
             elif not walrus:

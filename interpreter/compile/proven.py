@@ -65,9 +65,18 @@ class Types:
         self.kind_of = {i: kind for kind, ids in names.kinds.items() for i in ids}
         self.results: dict = {}   # def name -> the type of what it gives (its parameters unknown)
 
-    def of(self, e, env: dict, locals_) -> str:
+    def of(self, e, env: dict, locals_, memo: dict | None = None) -> str:
         """``e``'s type; ``env``: comprehension, lambda and ``let ... in`` variables -> their
-        types; ``locals_``: the rule locals (never proven: a save's frame may hold anything)."""
+        types; ``locals_``: the rule locals (never proven: a save's frame may hold anything).
+        ``memo``: id(node) -> its type, for nodes typed in this very ``env`` (kept by the caller)."""
+        if memo is None:
+            return self._of(e, env, locals_, None)
+        found = memo.get(id(e))
+        if found is None:
+            found = memo[id(e)] = self._of(e, env, locals_, memo)
+        return found
+
+    def _of(self, e, env: dict, locals_, memo) -> str:
         t = type(e)
         if t is n.Int:
             return "int"
@@ -78,16 +87,16 @@ class Types:
         if t is n.Var:
             return env[e.name] if e.name in env else self._name(e.name, locals_)
         if t is n.Attr:
-            return self.field(self.of(e.obj, env, locals_), e.name)
+            return self.field(self.of(e.obj, env, locals_, memo), e.name)
         if t is n.BinOp:
-            a, b = self.of(e.left, env, locals_), self.of(e.right, env, locals_)
+            a, b = self.of(e.left, env, locals_, memo), self.of(e.right, env, locals_, memo)
             if e.op in _WHOLE and a == b == "int":
                 return "int"
             if e.op == "+" and a == b and a in ("str", "list"):
                 return a
             return ANY
         if t is n.Neg:
-            return "int" if self.of(e.expr, env, locals_) == "int" else ANY
+            return "int" if self.of(e.expr, env, locals_, memo) == "int" else ANY
         if t in (n.Compare, n.BoolOp, n.Not, n.Exists):
             return "bool"
         if t in (n.ListLit, n.Comprehension):
@@ -95,16 +104,12 @@ class Types:
         if t is n.MapOf:
             return "map"
         if t is n.Conditional:
-            return join(self.of(e.then, env, locals_), self.of(e.otherwise, env, locals_))
+            return join(self.of(e.then, env, locals_, memo), self.of(e.otherwise, env, locals_, memo))
         if t is n.LetIn:
-            return self.of(e.body, {**env, e.var: self.of(e.value, env, locals_)}, locals_)
+            return self.of(e.body, {**env, e.var: self.of(e.value, env, locals_, memo)}, locals_)
         if t is n.Call:
             return self._call(e, env, locals_)
         return ANY
-
-    def element(self, source: str) -> str:
-        """The type of an item of a list of type ``source``."""
-        return source[5:] if source.startswith("list:") else ANY
 
     def field(self, obj: str, name: str) -> str:
         """The type of field ``name`` of an entity of type ``obj``: of its kind, or of every kind
@@ -158,7 +163,12 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
     fields["players"] = {f: of_value(v, kind_of) for f, v in player_fields.items()}
     fields["players"].update({"id": "entity:players", "kind": "str", "name": "str", "seat": "int"})
     table = {"fields": fields, "variables": {k: of_value(v, kind_of) for k, v in variables.items()}}
-    writes = [(s, frozenset(_locals(d))) for d in defs for s in n.walk(d) if isinstance(s, n.Set)]
+    writes = []   # (a set statement, the locals of its definition)
+    for d in defs:
+        sets = [s for s in n.walk(d) if isinstance(s, n.Set)]
+        if sets:
+            locals_ = frozenset(_locals(d))
+            writes += [(s, locals_) for s in sets]
     changed = True
     while changed:   # types only ever grow towards any: this ends
         changed = False
@@ -208,7 +218,7 @@ def _locals(d) -> set:
     out = set(getattr(d, "params", ()) or ())
     if isinstance(d, n.ActionDef):
         out |= {d.player, *(x.var for x in d.domains)}
-    return out | assigned(getattr(d, "body", None) or [])
+    return out | assigned(d)   # (a definition's nodes are walked once and kept: nodes.walk)
 
 
 _TYPES: dict = {}   # id(a ruleset's table) -> (the table, kept alive so its id stays its own; Types)
