@@ -138,6 +138,9 @@ CODES = {
                "build smaller values: a list or text of at most 100000 items, nested at most 32 deep (README, Limits)"),
     "RR313": Code("check-stopped", "the language server stopped a check of the ruleset (its time limit, or an error)",
                "a constant that takes minutes to compute", "make the rules cheaper to check; `railrules lint` shows the same problem without a time limit"),
+    "RR314": Code("proven-type", "a value written from outside the rules (a scenario's set:, a save) is not of the type the rules prove that field or variable has",
+               "set: \"set Red.income = true\" where the rules store only whole numbers in income",
+               "write a value of the type the rules store there (or none); LANGUAGE.md, Proven types"),
     # arguments of railrules compare (checked before any game is played)
     "RR501": Code("bad-arm", "an arm of a comparison cannot be made: a --set names no constant or gives a value of another type, or two arms are the same",
                "--set goal=late", "name a constant of components.yaml and give a value of its type"),

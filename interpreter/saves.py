@@ -17,13 +17,15 @@ A save comes from a file anyone may have edited. Before a game is made of it:
 Whether the history's actions are legal when replayed, and give this very state, is checked by
 replaying them (:func:`replayed`, in :func:`railrules.tools.play.load_save`), unless the save
 says it holds a position set up outside its history (``"replayable": false``). Every refusal is
-BadSave (RR304) and names the field.
+BadSave (RR304) and names the field, but one: a field or variable whose type the rules prove
+(:mod:`railrules.interpreter.compile.proven`) holding a value of another type, which the fast
+code would not test (:func:`first_misfit`, RR314; a scenario's ``set:`` is checked the same way).
 """
 from __future__ import annotations
 
 import json
 
-from .errors import BadSave
+from .errors import BadSave, Diagnostic, Pos
 from .runtime.strict_json import refuse
 from .runtime.values import MAX_STORED
 
@@ -108,6 +110,9 @@ def check_types(ruleset, state: dict, where: str = "<save>") -> None:
         why = _plain(frame.get("L"), f"stack[{i}].locals") if isinstance(frame, dict) else None
         if why:
             raise refuse(why, where)
+    why = first_misfit(state, ruleset.proven)
+    if why:
+        raise BadSave(Diagnostic("RR314", why, Pos(where, 0, 0), hint=MISFIT_HINT))
     names = _action_names(ruleset)
     for i, action in enumerate(state["history"]):
         if not isinstance(action, list) or not action or not isinstance(action[0], str):
@@ -120,6 +125,38 @@ def check_types(ruleset, state: dict, where: str = "<save>") -> None:
             raise refuse(why, where)
 
 
+MISFIT_HINT = "give it a value of the type the rules store there (or none)"
+_PROVEN = {"int": int, "bool": bool, "str": str, "list": list, "map": dict}
+
+
+def first_misfit(state: dict, proven: dict) -> str | None:
+    """Why the first field or variable of ``state`` whose type the rules prove (``proven``,
+    ``Ruleset.proven``) holds a value of another type does not fit, or None: the one check of
+    what comes from outside the rules. Any of them may be none."""
+    entities = state["entities"]
+
+    def misfit(value, t: str, at: str) -> str | None:
+        if value is None or value.__class__ is _PROVEN.get(t):
+            return None
+        if t.startswith("entity:") and value.__class__ is str and \
+                (entities.get(value) or {}).get("kind") == t[7:]:
+            return None
+        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else _WORDS[t]
+        return f"{at}: {_short(value)} is not {what}, the only type the rules store there"
+    fields = proven.get("fields", {})
+    for e, record in entities.items():
+        for field, t in fields.get(record.get("kind"), {}).items():
+            why = field in record and misfit(record[field], t, f"entities.{e}.{field}")
+            if why:
+                return why
+    for name, t in proven.get("variables", {}).items():
+        why = name in state["globals"] and misfit(state["globals"][name], t, f"globals.{name}")
+        if why:
+            return why
+    return None
+
+
+_WORDS = {"int": "a whole number", "bool": "true/false", "str": "a string", "list": "a list", "map": "a mapping"}
 _PLAYER_SEATING = {"id": "", "kind": "", "name": "", "seat": 0}   # what every player record has
 
 

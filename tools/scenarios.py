@@ -76,15 +76,20 @@ def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None, keep:
         if keep is not None and "do" not in step and "set" not in step:
             continue
         where = positions.of("steps", i)
+        code = "RR306"
         try:
             problem = _step(game, step, where)
         except RailrulesError as err:
             problem = "; ".join(d.message for d in err.diagnostics)
+            code = err.diagnostics[0].code if err.diagnostics[0].code in _OWN_CODES else code
         result.steps += 1
         if problem:
-            result.failures.append(Diagnostic("RR306", problem, where))
+            result.failures.append(Diagnostic(code, problem, where))
             break
     return result
+
+
+_OWN_CODES = {"RR314"}   # the scenario's own data refused (a set: of a type the rules never store)
 
 
 def _step(game, step: dict, where: Pos) -> str | None:

@@ -22,6 +22,7 @@ from ..dsl import builtins, nodes as n
 from ..dsl.functions import call_value, def_value
 from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS
+from .proven import ANY, types_for
 from .sources import add, define
 
 
@@ -86,6 +87,11 @@ class Codegen:
         self.space = space  # the ruleset's namespace, shared by all its generated code
         self.checked = checked
         self.inlining = 0   # how many defs deep the code being written is inlined
+        # the proven types (compile/proven.py), none in checked mode, which assumes nothing;
+        # ``known``: a comprehension variable's or a temporary's type, by its Python name
+        self.types = None if checked else types_for(names)
+        self.known: dict = {}
+        self.memos: dict = {}   # id(bound) -> (bound, {id(node): its type}) (see proven)
 
     def source(self, e, locals_: set, bound: dict | None = None):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
@@ -93,6 +99,7 @@ class Codegen:
         generator leaves it to the checked code."""
         self.locals = locals_
         self.temps = 0
+        self.known, self.memos = {}, {}
         try:
             return self.gen(e, bound or {}, walrus=not self.checked)  # checked: no temporaries
         except _Unsupported:
@@ -141,14 +148,18 @@ class Codegen:
         define(self.space, source, f"<rules {e.pos.file}:{e.pos.line}>")
         return self.space.pop("fast")
 
-    def choices(self, var: str, conds: list, locals_: set, pos):
+    def choices(self, var: str, conds: list, locals_: set, pos, source=None):
         """``f(run, L, items, name, head, made)``: the legal actions (``name``, ``head`` + a value) of the
         values ``items`` of an option's last parameter ``var``: those that pass every require
         condition, in one comprehension. It has no fallback of its own: the machine lists the
-        values one by one, checked, when it raises."""
+        values one by one, checked, when it raises. ``source``: the parameter's domain, whose
+        value ``items`` is (the items' proven type)."""
         self.locals = locals_
         self.temps = 0
+        self.known, self.memos = {}, {}
         bound = {var: f"v_{var}"}
+        if source is not None:
+            self.known[bound[var]] = self._item(source, {})
         try:
             tests = " and ".join(f"({self.gen(c, bound, walrus=True)})" for c in conds)
         except _Unsupported:
@@ -176,6 +187,33 @@ class Codegen:
     def temp(self) -> str:
         self.temps += 1
         return f"_t{self.temps}"
+
+    def proven(self, e, bound: dict) -> str:
+        """The type of expression ``e`` where the generated code computes it, as proven
+        (:mod:`.proven`): its tests of the value's type may be left out. Any in checked mode."""
+        if self.types is None:
+            return ANY
+        if e.__class__ is n.Var:   # the commonest: a name (a rule local is never proven)
+            if e.name in bound:
+                return self.known.get(bound[e.name], ANY)
+            if e.name in self.locals:
+                return ANY
+        # each node's type, kept while ``bound`` lives: a node is typed again by each node above it
+        entry = self.memos.get(id(bound))
+        if entry is None or entry[0] is not bound:
+            entry = self.memos[id(bound)] = (bound, {})
+        env = {name: self.known.get(py, ANY) for name, py in bound.items()} if bound else bound
+        return self.types.of(e, env, self.locals, entry[1])
+
+    def _knowing(self, name: str, t: str, write):
+        """``write()`` while Python name ``name`` holds a value of type ``t`` (a comprehension's
+        or lambda's variable, which an inner one of the same name hides)."""
+        before = self.known.get(name, ANY)
+        self.known[name] = t
+        try:
+            return write()
+        finally:
+            self.known[name] = before
 
     def gen(self, e, bound: dict, walrus: bool) -> str:
         """``bound``: comprehension and lambda variables -> their Python names. ``walrus``:
@@ -228,6 +266,9 @@ class Codegen:
             return f"_tracked_attr(run, {obj}, {e.name!r})"
         if self.checked:
             return f"_get_attr(run, {obj}, {e.name!r})"
+        t = self.proven(e.obj, bound)
+        if t == "str" or t.startswith("entity:"):  # proven an entity's id (or none): no test
+            return f"_E[{obj}][{e.name!r}]"
         if _PLAIN.fullmatch(obj):  # a name or a literal: read twice, no temporary
             return f"(_E[{obj}][{e.name!r}] if {obj}.__class__ is str else _get_attr(run, {obj}, {e.name!r}))"
         if not walrus:
@@ -261,8 +302,9 @@ class Codegen:
         items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r})"
         var, start = f"v_{e.var}", self.temps
         inner = {**bound, e.var: var}
-        item = f"add({self.gen(e.expr, inner, True)})"
-        where = self.gen(e.where, inner, True) if e.where is not None else None
+        item, where = self._knowing(var, self._item(e.source, bound), lambda: (
+            f"add({self.gen(e.expr, inner, True)})",
+            self.gen(e.where, inner, True) if e.where is not None else None))
         body = [f"    if {where}:", f"        {item}"] if where else [f"    {item}"]
         return self._loop(items, ["out = []", "add = out.append", f"for {var} in xs:", *body,
                                   "return out"], start, bound, e.pos)
@@ -280,9 +322,14 @@ class Codegen:
                     f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}, 'exists'))")
         items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r}, 'exists')"
         var, start = f"v_{e.var}", self.temps
-        cond = self.gen(e.cond, {**bound, e.var: var}, True)
+        cond = self._knowing(var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True))
         return self._loop(items, [f"for {var} in xs:", f"    if {cond}:", "        return True",
                                   "return False"], start, bound, e.pos)
+
+    def _item(self, source, bound) -> str:
+        """The proven type of an item of list ``source``."""
+        t = self.proven(source, bound)
+        return t[5:] if t.startswith("list:") else ANY
 
     def _loop(self, items: str, lines: list, start: int, bound: dict, pos) -> str:
         """A call of a new function of the namespace whose body ``lines`` loops over ``xs``, the
@@ -300,24 +347,26 @@ class Codegen:
         return f"{name}(run, L, {items}{args})"
 
     def g_LetIn(self, e, bound, walrus):
-        value = self.gen(e.value, bound, walrus)
+        value, known = self.gen(e.value, bound, walrus), self.proven(e.value, bound)
         if walrus:  # the local in a temporary: no function call
             t = self.temp()
-            return _after([(t, value)], self.gen(e.body, {**bound, e.var: t}, walrus))
+            body = self._knowing(t, known, lambda: self.gen(e.body, {**bound, e.var: t}, walrus))
+            return _after([(t, value)], body)
         var = f"v_{e.var}"
-        body = self.gen(e.body, {**bound, e.var: var}, walrus)
+        body = self._knowing(var, known, lambda: self.gen(e.body, {**bound, e.var: var}, walrus))
         return f"(lambda {var}: {body})({value})"
 
     def g_Lambda(self, e, bound, walrus):
         var = f"v_{e.var}"
-        return f"(lambda {var}: {self.gen(e.body, {**bound, e.var: var}, walrus)})"
+        body = self._knowing(var, ANY, lambda: self.gen(e.body, {**bound, e.var: var}, walrus))
+        return f"(lambda {var}: {body})"
 
     def g_BinOp(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
         if e.op in _FAST_ARITH and walrus:
-            return self._ints(a, b, e.op, _FAST_ARITH[e.op])
+            return self._ints(a, b, e.op, _FAST_ARITH[e.op], whole=self._whole(e, bound))
         if e.op in _CHECKED_ARITH and walrus:  # two whole numbers, the second not 0: inline
-            return self._ints(a, b, e.op, _CHECKED_ARITH[e.op], _WHOLE_DIVISION[e.op])
+            return self._ints(a, b, e.op, _CHECKED_ARITH[e.op], _WHOLE_DIVISION[e.op], self._whole(e, bound))
         if e.op in _FAST_ARITH:
             return f"{_FAST_ARITH[e.op]}({a}, {b})"
         return f"{_CHECKED_ARITH[e.op]}({a}, {b})"
@@ -333,25 +382,32 @@ class Codegen:
         if self.checked:  # Python's refusal to order two values, worded
             return f"{_CHECKED_ORDER[e.op]}({a}, {b})"
         if walrus:
-            return self._ints(a, b, e.op, _ORDER[e.op])
+            return self._ints(a, b, e.op, _ORDER[e.op], whole=self._whole(e, bound))
         return f"{_ORDER[e.op]}({a}, {b})"
 
-    def _ints(self, a: str, b: str, op: str, checked: str, inline: str = "{x} {op} {y}") -> str:
+    def _whole(self, e, bound) -> tuple:
+        """Whether each side of binary node ``e`` is proven a whole number (or none)."""
+        return tuple(self.proven(x, bound) == "int" for x in (e.left, e.right))
+
+    def _ints(self, a: str, b: str, op: str, checked: str, inline: str = "{x} {op} {y}",
+              whole: tuple = (False, False)) -> str:
         """``a op b`` (or the ``inline`` form of x and y) when both are whole numbers, else
-        through the ``checked`` helper; a number written in the rules is not tested. A division
-        (``op`` one of / // %, or ceil or floor of a /) is inline only when the second is not 0:
-        the helper says what is wrong with a division by zero."""
+        through the ``checked`` helper; a number written in the rules, or a value proven a
+        whole number (``whole``, for a and b), is not tested. A division (``op`` one of / // %,
+        or ceil or floor of a /) is inline only when the second is not 0: the helper says what
+        is wrong with a division by zero."""
+        divides = op in ("/", "//", "%", "ceil", "floor")
+        if divides and b == "0":
+            return f"{checked}({a}, {b})"
+        nonzero = divides and not _INT.fullmatch(b)   # not a number written in the rules: not 0 either
+        if not nonzero and all(w or _INT.fullmatch(s) for s, w in zip((a, b), whole)):
+            return f"({inline.format(x=a, y=b, op=op)})"
         x = a if _INT.fullmatch(a) else self.temp()
         y = b if _INT.fullmatch(b) else self.temp()
-        tests = [f"(({t} := {s}).__class__ is int)" for t, s in ((x, a), (y, b)) if t != s]
-        divides = op in ("/", "//", "%", "ceil", "floor")
-        if divides and y == "0":
-            return f"{checked}({x}, {y})"
-        body = inline.format(x=x, y=y, op=op)
-        test = " & ".join(tests)
-        if divides and y != b:  # not a number written in the rules: not 0 either
+        test = " & ".join(_tested(t, s, w) for t, s, w in ((x, a, whole[0]), (y, b, whole[1])) if t != s)
+        if nonzero:
             test = f"{test} and {y}"
-        return f"({body} if {test} else {checked}({x}, {y}))" if test else f"({body})"
+        return f"({inline.format(x=x, y=y, op=op)} if {test} else {checked}({x}, {y}))"
 
     def g_BoolOp(self, e, bound, walrus):
         joined = f" {e.op} ".join(f"({self.gen(x, bound, walrus)})" for x in e.items)
@@ -375,7 +431,7 @@ class Codegen:
             # ceil(a / b) or floor(a / b) of two whole numbers: in whole numbers, no fraction made
             a, b = (self.gen(x, bound, walrus) for x in (e.args[0].left, e.args[0].right))
             whole = "-(-{x} // {y})" if name == "ceil" else "{x} // {y}"
-            return self._ints(a, b, name, f"_{name}_of_div", whole)
+            return self._ints(a, b, name, f"_{name}_of_div", whole, self._whole(e.args[0], bound))
         args = [self.gen(a, bound, walrus) for a in e.args]
         if kind is Kind.FUNCTION:
             if len(d.params) != len(args):
@@ -383,7 +439,7 @@ class Codegen:
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
             if not self.tracking and not self.checked:  # the def as a Python function (define);
-                inline = self.inline(d, args, walrus)  # none while constants are computed: refused
+                inline = self.inline(d, args, walrus, e.args, bound)  # none while constants are computed: refused
                 return inline or f"_def_{name}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             functions = "tracked_functions" if self.tracking else "program_functions"
@@ -393,14 +449,19 @@ class Codegen:
             return f"{self.const(call_value)}({name!r}, {f}, [{', '.join(args)}])"
         if kind is not Kind.BUILTIN or not d.lo <= len(args) <= d.hi:
             return self.unsupported()
+        if name in ("count", "len") and self.proven(e.args[0], bound) == "list":
+            return f"len({args[0]})"   # (none raises: its checked code words the fault)
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()
             return f"(len({t}) if ({t} := {args[0]}).__class__ is list else _b_{name}({t}))"
         if name in ("min", "max") and len(args) == 2 and walrus:  # min(a, b) of two whole numbers
             a, b = self.temp(), self.temp()
             keep = ">=" if name == "max" else "<="
-            return (f"(({a} if {a} {keep} {b} else {b}) if (({a} := {args[0]}).__class__ is int)"
-                    f" & (({b} := {args[1]}).__class__ is int) else _b_{name}(run, {a}, {b}))")
+            whole = [self.proven(x, bound) == "int" for x in e.args]
+            if all(whole):
+                return f"({a} if ({a} := {args[0]}) {keep} ({b} := {args[1]}) else {b})"
+            return (f"(({a} if {a} {keep} {b} else {b}) if {_tested(a, args[0], whole[0])}"
+                    f" & {_tested(b, args[1], whole[1])} else _b_{name}(run, {a}, {b}))")
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
@@ -412,26 +473,29 @@ class Codegen:
             return "None"
         raise _Unsupported
 
-    def inline(self, d, args: list, walrus: bool) -> str | None:
+    def inline(self, d, args: list, walrus: bool, nodes: list, bound: dict) -> str | None:
         """Def ``d``'s body written in place for a call with ``args`` (Python sources), or None
         when it is not to be inlined. An argument that is more than a literal, a rule local or
         a helper's name is computed once, into a temporary, before the body runs; so is a
         caller's comprehension or lambda variable (``v_x``), which the body's own variable of
         the same name would hide. The body sees only its parameters and the ruleset's global
-        names, never the caller's locals. Where ``walrus`` is False (a comprehension's iterable)
+        names, never the caller's locals, and knows their proven types (of the argument ``nodes``,
+        computed where ``bound`` holds). Where ``walrus`` is False (a comprehension's iterable)
         there are no temporaries: only a call whose arguments need none is inlined."""
         # (nothing is inlined before the rules are compiled: a constant cannot call a def)
         if self.inlining >= INLINE_DEPTH or d.name not in self.space.get("_inlinable", ()):
             return None
         params, first = {}, []
-        for p, a in zip(d.params, args):
+        for p, a, known in zip(d.params, args, [self.proven(x, bound) for x in nodes]):
             if _LOCAL.fullmatch(a) or _INT.fullmatch(a) or (_PLAIN.fullmatch(a) and not a.startswith("v_")):
-                params[p] = a
+                params[p] = a   # (a literal or a constant's name has one type wherever it is)
             elif not walrus:
                 return None
             else:
                 params[p] = t = self.temp()
                 first.append((t, a))
+            if not _LOCAL.fullmatch(params[p]):
+                self.known[params[p]] = known
         outer, self.locals = self.locals, set()
         self.inlining += 1
         try:
@@ -466,6 +530,12 @@ class Checked:
             self.fn = Codegen(self.names, self.tracking, self.space, checked=True).checked_function(
                 self.e, self.locals, self.around)
         return self.fn
+
+
+def _tested(t: str, source: str, whole: bool) -> str:
+    """Temporary ``t`` set to ``source``, and true when it is a whole number: tested, unless
+    it is proven one (then only set: ``t is t``)."""
+    return f"(({t} := {source}) is {t})" if whole else f"(({t} := {source}).__class__ is int)"
 
 
 def _after(sets: list, body: str) -> str:

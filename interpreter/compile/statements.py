@@ -134,7 +134,7 @@ class Compiler:
         last = [r.cond for r, level in zip(requires, spec.levels) if level == len(domains) - 1]
         if domains and last and self.generate and not self.checked:
             spec.choices = Codegen(self.names, False, self.space).choices(
-                domains[-1].var, last, scope.locals, spec.pos)
+                domains[-1].var, last, scope.locals, spec.pos, domains[-1].source)
         return spec
 
     def _code(self, key, params, body, pos, when=None):

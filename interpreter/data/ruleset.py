@@ -17,6 +17,7 @@ from pathlib import Path
 from ..board.graph import Board, build_board
 from ..checks.check_definitions import check_definitions
 from ..checks.library_contract import check_contracts
+from ..compile.proven import prove
 from ..compile.statements import Compiler, Program
 from ..dsl import nodes as n
 from ..dsl.parser import parse_expression, parse_rules
@@ -61,6 +62,11 @@ class Ruleset:
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
     definitions: list = field(default_factory=list)
     notes: frozenset = frozenset()   # the variables of components.yaml's notes: (not summarised)
+
+    @property
+    def proven(self) -> dict:
+        """The proven types of fields (by kind) and variables (:mod:`..compile.proven`)."""
+        return getattr(self.names, "proven", {})
 
     @property
     def start(self) -> dict:
@@ -120,6 +126,12 @@ class Ruleset:
         this ruleset gives it (:func:`railrules.interpreter.saves.check_types`)."""
         from ..saves import check_types
         check_types(self, state, where)
+
+    def misfit(self, state: dict) -> str | None:
+        """Why a value of ``state`` does not have the type the rules prove it has, or None
+        (:func:`railrules.interpreter.saves.first_misfit`; RR314 where it is refused)."""
+        from ..saves import first_misfit
+        return first_misfit(state, self.proven)
 
     def variants(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "variants").glob("*.yaml"))
@@ -329,6 +341,7 @@ class _Loader:
                             checked=self.checked)
         self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
             "limits", {}).get("steps", DEFAULT_STEPS)))
+        names.proven = prove(defs, names, entities, kinds, comps.get("variables", {}), comps.get("player", {}))
         program = compiler.compile(defs)
         program.resets = self.resets(scoped, names, cpos)
         functions, tracked = compiler.functions()

@@ -32,6 +32,7 @@ class Names:
     actions: dict = field(default_factory=dict)     # name -> ActionDef
     events: dict = field(default_factory=dict)      # event -> [HandlerDef]
     broken: set = field(default_factory=set)        # names whose definition did not parse
+    proven: dict = field(default_factory=dict)      # the proven types (compile/proven.py)
 
 
 class Kind(Enum):

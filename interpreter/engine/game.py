@@ -314,9 +314,14 @@ class Game:
         try:
             self.state["stack"].append(frame)  # popped by the Return
             write(code, program)(self.machine, frame)
+            misfit = self.ruleset.misfit(self.state)   # types the fast code trusts: checked here
         except Exception as err:  # noqa: BLE001
             self.machine.rollback()
             raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
+        if misfit:
+            self.machine.rollback()
+            raise RulesRuntimeError(Diagnostic("RR314", f"'{text}': {misfit}", where,
+                                               hint="set it to a value of the type the rules store there (or none)"))
         self.machine.commit()
         self._legal = None
 

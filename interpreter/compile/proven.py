@@ -1,0 +1,238 @@
+"""Proven types: the fields and variables whose every value has one known type, so that the
+code generator can leave out the tests it makes before using a value (``x.__class__ is int``
+before arithmetic, ``x.__class__ is str`` before an entity's field).
+
+A type here is a word: ``int``, ``bool``, ``str``, ``entity:KIND`` (the id of an entity of that
+kind), ``list``, ``map``; ``none`` (nothing but none yet) and ``any`` (not known) are never
+proven. A proven field or variable may also hold none: every test left out would have sent
+none to the checked code anyway, and the fast code still does (none in arithmetic, an order,
+``len`` or ``_E[...]`` raises, and the checked code words the fault).
+
+:func:`prove` builds the table once per ruleset, at load, from the YAML's starting values and
+every write the rules make (``set``; ``+=``/``-=``, ``add``, ``remove`` and ``pay`` never change
+a whole number's or a list's type, they fault instead), until nothing changes: a field written
+with a value of a type not known (a rule's local, a list's item...) is not proven. Writes from
+outside the rules are checked once where they come in, against the same table
+(:func:`interpreter.saves.first_misfit`: a scenario's ``set:``, a save being loaded).
+
+:class:`Types` answers the type of an expression, the same way for the proof and for the code
+generator. It is pessimistic where :mod:`interpreter.checks.check_types` (the linter) is
+optimistic: the linter speaks only when sure of an error, a proof only when sure of a type.
+"""
+from __future__ import annotations
+
+from ..dsl import nodes as n
+from ..dsl.resolver import assigned
+from ..dsl.scope import Kind, resolve, resolve_call
+
+ANY = "any"
+_WHOLE = {"+", "-", "*", "//", "%"}                             # two whole numbers give one
+_WHOLE_BUILTINS = {"count", "len", "count_of", "ceil", "floor"}  # always give a whole number
+
+
+def join(a: str, b: str) -> str:
+    """The type of a value that is one of a type ``a`` or of a type ``b``."""
+    if a == b or b == "none":
+        return a
+    if a == "none":
+        return b
+    if a != ANY and b != ANY and all(t == "str" or t.startswith("entity:") for t in (a, b)):
+        return "str"
+    return ANY
+
+
+def of_value(value, kind_of: dict) -> str:
+    """The type of a value written in the YAML (``kind_of``: entity id -> its kind)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, str):
+        return f"entity:{kind_of[value]}" if value in kind_of else "str"
+    return {list: "list", dict: "map"}.get(value.__class__, ANY)
+
+
+class Types:
+    """The type of an expression, given the types of fields and variables (``table``: the
+    shape of :func:`prove`'s result, ``fields`` by kind and ``variables``)."""
+
+    def __init__(self, names, table: dict):
+        self.names = names
+        self.fields = table.get("fields", {})
+        self.variables = table.get("variables", {})
+        self.kind_of = {i: kind for kind, ids in names.kinds.items() for i in ids}
+        self.results: dict = {}   # def name -> the type of what it gives (its parameters unknown)
+
+    def of(self, e, env: dict, locals_, memo: dict | None = None) -> str:
+        """``e``'s type; ``env``: comprehension, lambda and ``let ... in`` variables -> their
+        types; ``locals_``: the rule locals (never proven: a save's frame may hold anything).
+        ``memo``: id(node) -> its type, for nodes typed in this very ``env`` (kept by the caller)."""
+        if memo is None:
+            return self._of(e, env, locals_, None)
+        found = memo.get(id(e))
+        if found is None:
+            found = memo[id(e)] = self._of(e, env, locals_, memo)
+        return found
+
+    def _of(self, e, env: dict, locals_, memo) -> str:
+        t = type(e)
+        if t is n.Int:
+            return "int"
+        if t is n.Str:
+            return "str"
+        if t is n.Const:
+            return "none" if e.value is None else "bool"
+        if t is n.Var:
+            return env[e.name] if e.name in env else self._name(e.name, locals_)
+        if t is n.Attr:
+            return self.field(self.of(e.obj, env, locals_, memo), e.name)
+        if t is n.BinOp:
+            a, b = self.of(e.left, env, locals_, memo), self.of(e.right, env, locals_, memo)
+            if e.op in _WHOLE and a == b == "int":
+                return "int"
+            if e.op == "+" and a == b and a in ("str", "list"):
+                return a
+            return ANY
+        if t is n.Neg:
+            return "int" if self.of(e.expr, env, locals_, memo) == "int" else ANY
+        if t in (n.Compare, n.BoolOp, n.Not, n.Exists):
+            return "bool"
+        if t in (n.ListLit, n.Comprehension):
+            return "list"
+        if t is n.MapOf:
+            return "map"
+        if t is n.Conditional:
+            return join(self.of(e.then, env, locals_, memo), self.of(e.otherwise, env, locals_, memo))
+        if t is n.LetIn:
+            return self.of(e.body, {**env, e.var: self.of(e.value, env, locals_, memo)}, locals_)
+        if t is n.Call:
+            return self._call(e, env, locals_)
+        return ANY
+
+    def field(self, obj: str, name: str) -> str:
+        """The type of field ``name`` of an entity of type ``obj``: of its kind, or of every kind
+        that has the field when the kind is not known."""
+        if obj.startswith("entity:"):
+            return self.fields.get(obj[7:], {}).get(name, ANY)
+        if obj != "str":
+            return ANY
+        found = [fields[name] for fields in self.fields.values() if name in fields]
+        out = found[0] if found else ANY
+        for t in found:
+            out = join(out, t)
+        return out
+
+    def _name(self, name: str, locals_) -> str:
+        kind, v = resolve(self.names, name, locals_)
+        if kind is Kind.VARIABLE:
+            return self.variables.get(name, ANY)
+        if kind is Kind.CONSTANT:
+            return of_value(v, self.kind_of)
+        if kind is Kind.ENTITY:
+            return f"entity:{self.kind_of[v]}" if v in self.kind_of else "str"
+        if kind is Kind.PLAYERS:
+            return "list:entity:players"
+        if kind is Kind.KIND:
+            return f"list:entity:{name}"
+        return ANY
+
+    def _call(self, e, env, locals_) -> str:
+        kind, d = resolve_call(self.names, e.name, set(env) | set(locals_))
+        if kind is Kind.BUILTIN:
+            return "int" if e.name in _WHOLE_BUILTINS else ANY
+        if kind is not Kind.FUNCTION or not isinstance(d, n.FuncDef) or len(d.params) != len(e.args):
+            return ANY
+        if d.name not in self.results:
+            self.results[d.name] = ANY   # while its body is typed: a recursive call gives any
+            self.results[d.name] = self.of(d.expr, {p: ANY for p in d.params}, ())
+        return self.results[d.name]
+
+
+def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, player_fields: dict) -> dict:
+    """The proven types of a ruleset's fields (by kind) and variables: ``{"fields": {kind:
+    {field: type}}, "variables": {name: type}}``, only those that are proven."""
+    kind_of = {i: kind for kind, ids in kinds.items() for i in ids}
+    fields: dict = {}
+    for kind, ids in kinds.items():
+        out = fields[kind] = {}
+        for i in ids:
+            for f, v in entities[i].items():
+                out[f] = join(out.get(f, "none"), of_value(v, kind_of))
+    fields["players"] = {f: of_value(v, kind_of) for f, v in player_fields.items()}
+    fields["players"].update({"id": "entity:players", "kind": "str", "name": "str", "seat": "int"})
+    table = {"fields": fields, "variables": {k: of_value(v, kind_of) for k, v in variables.items()}}
+    writes = []   # (a set statement, the locals of its definition)
+    for d in defs:
+        sets = [s for s in n.walk(d) if isinstance(s, n.Set)]
+        if sets:
+            locals_ = frozenset(_locals(d))
+            writes += [(s, locals_) for s in sets]
+    changed = True
+    while changed:   # types only ever grow towards any: this ends
+        changed = False
+        types = Types(names, table)
+        for s, locals_ in writes:
+            for where, key in _written(s.target, names, locals_, kind_of, table):
+                old = where[key]
+                new = _stored(old, s.op, types.of(s.expr, {}, locals_))
+                if new != old:
+                    where[key], changed = new, True
+    return {"fields": {k: {f: t for f, t in fs.items() if _proven(t)} for k, fs in fields.items()},
+            "variables": {k: t for k, t in table["variables"].items() if _proven(t)}}
+
+
+def _proven(t: str) -> bool:
+    return t not in (ANY, "none")
+
+
+def _stored(old: str, op: str, value: str) -> str:
+    """The type of a field or variable of type ``old`` after ``set ... op value``: a ``+=`` or
+    ``-=`` keeps a whole number or a list what it is (or faults), and makes anything else any."""
+    if op == "=":
+        return join(old, value)
+    return old if old in ("int", "list", "none") else ANY
+
+
+def _written(target: n.Target, names, locals_, kind_of: dict, table: dict) -> list:
+    """Where a ``set`` of ``target`` may store its value: ``(table, key)`` pairs. A path ending
+    in ``[...]`` changes an item of a list or a map, never the type of the field or variable
+    holding it; one ending in ``.f`` may change field ``f`` of any kind that has it (of the
+    entity's own kind when the target names it)."""
+    fields = table["fields"]
+    if not target.path:   # a variable (or a local of the same name: as if it were one)
+        return [(table["variables"], target.name)] if target.name in table["variables"] else []
+    step, name = target.path[-1]
+    if step != "attr":
+        return []
+    kind, v = resolve(names, target.name, locals_)
+    if len(target.path) == 1 and kind is Kind.ENTITY and v in kind_of:
+        return [(fields[kind_of[v]], name)] if name in fields[kind_of[v]] else []
+    return [(fs, name) for fs in fields.values() if name in fs]
+
+
+
+def _locals(d) -> set:
+    """Every name that is a rule local somewhere in definition ``d``."""
+    out = set(getattr(d, "params", ()) or ())
+    if isinstance(d, n.ActionDef):
+        out |= {d.player, *(x.var for x in d.domains)}
+    return out | assigned(d)   # (a definition's nodes are walked once and kept: nodes.walk)
+
+
+_TYPES: dict = {}   # id(a ruleset's table) -> (the table, kept alive so its id stays its own; Types)
+
+
+def types_for(names) -> Types | None:
+    """The :class:`Types` of ``names``' proven table (one per ruleset, made once); None when
+    nothing is proven (a constant computed while the ruleset loads, before the proof)."""
+    table = names.proven
+    if not table:
+        return None
+    entry = _TYPES.get(id(table))
+    if entry is None or entry[0] is not table:
+        if len(_TYPES) > 64:
+            _TYPES.clear()
+        entry = _TYPES[id(table)] = (table, Types(names, table))
+    return entry[1]

@@ -1,0 +1,178 @@
+"""Proven types (issue 25, item 5): the loader proves the type of fields and variables from
+the YAML and every write of the rules; the fast code leaves out its tests of a proven value's
+type; a write from outside the rules (a scenario's set:, a save) of another type is refused."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from railrules.interpreter import BadSave, Game, RulesRuntimeError, load_ruleset
+from railrules.interpreter.paths import shipped_rulesets
+from railrules.tools.generated import generated
+from tests.test_language import write_ruleset
+
+COMPONENTS = """\
+variables:
+  counter: 0
+  trace: []
+  mood: 0
+player:
+  cash: 5
+kinds:
+  tokens:
+    fields: {value: 0, label: "", keeper: null, owner: null}
+    entities:
+      red: {name: Red, value: 3}
+      green: {name: Green, value: 7}
+"""
+
+RULES = """\
+game:
+    set counter += 2
+    add 1 to trace
+    let y = 2
+    set mood = y
+    set red.keeper = green
+    choose by players[0]:
+        option go(t in tokens):
+            require t.value < 100 else "too much"
+            set t.label = "picked"
+            let x = t.label
+            set green.label = x
+            set t.owner = players[0]
+            set t.value += 1
+        option stop:
+            pass
+    end_game "done"
+
+def strong() = [t for t in tokens where t.value > 4]
+def sure() = red.value + counter
+def unsure() = mood + 1
+def labelled() = [t for t in tokens where t.owner.cash > 1]
+def kept() = red.keeper.value * 2
+
+score p = p.cash
+"""
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return str(write_ruleset(tmp_path_factory.mktemp("proven"), RULES, COMPONENTS))
+
+
+@pytest.fixture(scope="module")
+def ruleset(folder):
+    return load_ruleset(folder)
+
+
+def test_the_loader_proves_what_every_write_keeps(ruleset):
+    fields, variables = ruleset.proven["fields"], ruleset.proven["variables"]
+    assert fields["tokens"]["value"] == "int"            # += keeps a whole number one
+    assert fields["tokens"]["keeper"] == "entity:tokens"  # none at first, then only tokens
+    assert fields["tokens"]["name"] == "str"
+    assert "label" not in fields["tokens"]                # written with a local: not known
+    assert "owner" not in fields["tokens"]                # written with an expression not proven
+    assert variables == {"counter": "int", "trace": "list"}   # mood is written with a local
+    assert fields["players"]["cash"] == "int"
+
+
+def _source(folder, name: str) -> str:
+    """The generated code of def ``name`` (as an expression, as a function, and kept)."""
+    found = [s for _, s in generated(folder, name) if s.splitlines()[1].startswith(f"# def {name}() =")]
+    assert len(found) >= 3, name
+    return "\n".join(found)
+
+
+def test_a_proven_value_is_not_tested_an_unproven_one_is(folder):
+    strong = _source(folder, "strong")   # t of tokens: an entity; its value a whole number
+    assert "_E[v_t]['value'] > 4" in strong and "__class__" not in strong
+    sure = _source(folder, "sure")       # an entity written in the rules, a variable
+    assert "(_E['red']['value'] + run.glob['counter'])" in sure and "__class__" not in sure
+    assert "'red'.__class__" not in sure
+    unsure = _source(folder, "unsure")   # mood is not proven: tested
+    assert "__class__ is int" in unsure
+    labelled = _source(folder, "labelled")   # owner is not proven an entity: tested
+    assert "__class__ is str" in labelled and "_get_attr(run, " in labelled
+    kept = _source(folder, "kept")       # keeper is proven a token: its value too
+    assert "_E[_E['red']['keeper']]['value'] * 2" in kept and "__class__" not in kept
+
+
+def test_the_choices_of_a_domain_of_entities_test_no_type(folder):
+    [choices] = [s for _, s in generated(folder, "option go(") if "def choices(" in s]
+    assert "if ((_E[v_t]['value'] < 100)):" in choices and "__class__" not in choices
+
+
+def test_proven_code_computes_what_checked_code_does(ruleset):
+    game = ruleset.new_game(players=2, seed=0)
+    assert game.evaluate("sure()") == 5 and game.evaluate("kept()") == 14
+    assert game.evaluate("strong()") == ["green"]
+    game.execute("set red.keeper = none")   # none fits every type: the checked code words it
+    with pytest.raises(RulesRuntimeError) as err:
+        game.evaluate("kept()")
+    assert err.value.diagnostics[0].code == "RR302"
+
+
+@pytest.mark.parametrize("statement, where", [
+    ("set red.value = true", "entities.red.value: true is not a whole number"),
+    ("set red.keeper = p1", "entities.red.keeper: \"p1\" is not the id of an entity of kind tokens"),
+    ("set counter = \"x\"", "globals.counter: \"x\" is not a whole number"),
+    ("set trace = 3", "globals.trace: 3 is not a list"),
+])
+def test_a_scenario_set_of_another_type_is_refused_and_changes_nothing(ruleset, statement, where):
+    game = ruleset.new_game(players=2, seed=0)
+    before = game.to_json()
+    with pytest.raises(RulesRuntimeError) as err:
+        game.execute(statement)
+    d = err.value.diagnostics[0]
+    assert d.code == "RR314" and where in d.message and d.hint
+    assert game.to_json() == before
+
+
+def test_a_scenario_set_of_an_unproven_field_or_a_fitting_value_is_taken(ruleset):
+    game = ruleset.new_game(players=2, seed=0)
+    game.execute("set red.label = 3")     # not proven: anything the language allows
+    game.execute("set mood = true")
+    game.execute("set red.keeper = green")
+    game.execute("set red.value = none")
+    assert game.evaluate("[red.label, mood, red.keeper, red.value]") == [3, True, "green", None]
+
+
+def test_a_scenario_file_names_its_line(tmp_path):
+    from railrules.tools.scenarios import run_scenario
+    root = write_ruleset(tmp_path / "game", RULES, COMPONENTS)
+    path = tmp_path / "bad.yaml"
+    path.write_text("description: a bad set\nplayers: 2\nseed: 1\nsteps:\n"
+                    "  - set: \"set red.value = 2\"\n  - set: \"set red.value = [1]\"\n", encoding="utf-8")
+    [d] = run_scenario(str(root), path).failures
+    assert (d.code, d.pos.line) == ("RR314", 6) and d.pos.file.endswith("bad.yaml")
+    assert "entities.red.value: [1] is not a whole number" in d.message
+
+
+def test_a_save_with_a_value_the_rules_never_store_is_refused(ruleset):
+    game = ruleset.new_game(players=2, seed=0)
+    saved = json.loads(game.to_json())
+    saved["entities"]["red"]["keeper"] = "p2"   # a string, as it starts: only the proof refuses it
+    with pytest.raises(BadSave) as err:
+        Game.from_json(ruleset, json.dumps(saved))
+    assert err.value.diagnostics[0].code == "RR314"
+    assert "entities.red.keeper" in err.value.diagnostics[0].message
+    saved["entities"]["red"]["keeper"] = "green"
+    assert Game.from_json(ruleset, json.dumps(saved)).state["entities"]["red"]["keeper"] == "green"
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_every_state_of_random_games_fits_the_proof(name):
+    """A wrong proof would let the fast code compute what the checked code refuses: every
+    position random games reach holds values of the proven types, and loads back from its save."""
+    ruleset = load_ruleset(name)
+    rng = random.Random(25)
+    for seed in range(2):
+        game = ruleset.new_game(players=ruleset.players_max, seed=seed)
+        for _ in range(400):
+            assert ruleset.misfit(game.state) is None
+            if game.is_over:
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        assert Game.from_json(ruleset, game.to_json()).digest() == game.digest()
