@@ -542,14 +542,16 @@ class Machine(_Shows):
                 frame["pc"] = instr.end
                 self.push(spec.action, [player, *args], None)
             else:
-                if args:
+                if len(args) == 1:
+                    frame["L"][spec.names[0]] = args[0]
+                elif args:
                     frame["L"].update(zip(spec.names, args))
                 frame["pc"] = spec.target
             self.run()
         except BaseException:
             self.rollback()
             raise
-        undo = (self._old, self._old_glob, *control)
+        undo = (self._old, self._old_glob) + control
         self._old, self._old_glob = {}, None
         return undo
 
