@@ -365,7 +365,7 @@ class Machine(_Shows):
         self.steps = 0
         try:
             stack = state["stack"]
-            if stack and len(stack) <= self._shared:  # (resume owns the top frame already)
+            if stack and len(stack) <= self._shared:  # (decide owns the top frame already)
                 self.own_top()
             while stack:
                 frame = stack[-1]
