@@ -529,8 +529,8 @@ class Machine(_Shows):
         self._control = control = (list(stack), st["rng"], st["waiting"], st["turn"], st["result"],
                                    len(st["history"]),
                                    len(self.messages) if self.messages is not None else 0)
-        st["history"].append([name, *args])  # Action.to_json, written out
         try:
+            st["history"].append([name, *args])  # Action.to_json, written out
             frame = stack[-1] = copy_frame(stack[-1])  # the undo's copy of the stack holds it
             self._shared = len(stack) - 1
             instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
