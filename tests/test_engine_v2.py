@@ -149,6 +149,24 @@ def test_undo_walks_back_through_every_state_exactly(name, players):
         assert game.to_json() == after
 
 
+@pytest.mark.parametrize("name", ["chicago_express", "baltimore_ohio"])
+def test_a_game_that_keeps_no_undo_plays_the_same_game_and_refuses_undo(name):
+    ruleset = load_ruleset(name)
+    kept, playout = ruleset.new_game(4, 3), ruleset.new_game(4, 3, undo=False)
+    rng = random.Random(3)
+    for _ in range(120):
+        action = rng.choice(kept.legal_actions())
+        assert playout.legal_actions() == kept.legal_actions()
+        kept.apply(action)
+        playout.apply(action)
+        assert playout.digest() == kept.digest()
+    assert list(playout.messages) == list(kept.messages)
+    with pytest.raises(IllegalAction, match="undo=False keeps none"):
+        playout.undo()
+    kept.undo(120)  # the game that keeps its undo walks back to the start
+    assert kept.digest() == ruleset.new_game(4, 3).digest()
+
+
 def test_a_clone_and_its_original_never_see_each_others_moves():
     game, _ = _random_game("chicago_express", 4, seed=9, steps=60)
     frozen = game.to_json()

@@ -13,7 +13,7 @@ from .bots import play_out, seat_bots
 def _one(shared, seed: int) -> dict:
     """One seeded bot game: its figures, or the error that stopped it."""
     ruleset, players, bots, forced = shared
-    game = ruleset.new_game(players, seed)
+    game = ruleset.new_game(players, seed, undo=False)  # played to the end, never taken back
     clock: dict = {}
     try:
         play_out(game, seat_bots(bots, game.players, seed), forced=forced, clock=clock)

@@ -108,10 +108,11 @@ class Ruleset:
                 + [f"new {k}" for k in now if k not in fingerprints]
                 + [f"removed {k}" for k in fingerprints if k not in now])
 
-    def new_game(self, players: int, seed: int = 0, count_rules: bool = False, chance=None):
-        """A new game (see :meth:`Game.new` for ``count_rules`` and ``chance``)."""
+    def new_game(self, players: int, seed: int = 0, count_rules: bool = False, chance=None,
+                 undo: bool = True):
+        """A new game (see :meth:`Game.new` for ``count_rules``, ``chance`` and ``undo``)."""
         from ..engine.game import Game
-        return Game.new(self, players, seed, count_rules=count_rules, chance=chance)
+        return Game.new(self, players, seed, count_rules=count_rules, chance=chance, undo=undo)
 
     def snippet(self, names, text: str, params: tuple, where: Pos):
         """An expression of a game (``Game.evaluate``) compiled: ``fn(run, values)``."""

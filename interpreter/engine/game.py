@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
-from collections import Counter
+from collections import Counter, deque
 
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
@@ -44,17 +44,19 @@ class Game:
         self._log = messages if messages is not None else []
         self.machine = Machine(ruleset, state, self._log)
         self._legal: list[Action] | None = None
-        self._undo: list = []  # one entry per applied action, for undo()
+        self._undo: list | deque = []  # one entry per applied action, for undo()
 
     # ------------------------------------------------------------------ creation
     @classmethod
     def new(cls, ruleset, players: int, seed: int = 0, messages: list | None = None,
-            count_rules: bool = False, chance=None) -> "Game":
+            count_rules: bool = False, chance=None, undo: bool = True) -> "Game":
         """A new game; with ``count_rules``, its :attr:`rule_counts` counts the rules that fire.
         ``chance``: a function ``n -> a number in [0, n)`` that decides every draw instead of
         the seeded generator (for agent libraries with chance nodes; such a game's log does not
         replay from its seed). It stays with this game object (``game.machine.chance``), not
-        with clones."""
+        with clones. ``undo=False``: a game played to the end that is never taken back (a
+        playout): it keeps nothing to undo, so what each decision replaced is freed at once;
+        :meth:`undo` then refuses. Its states, logs and results are the same."""
         if not isinstance(players, int) or not ruleset.players_min <= players <= ruleset.players_max:
             raise IllegalAction(Diagnostic(
                 "RR301", f"{ruleset.name} is for {ruleset.players_min} to {ruleset.players_max} "
@@ -75,6 +77,8 @@ class Game:
             "waiting": False, "turn": None, "result": None, "history": [],
         }
         game = cls(ruleset, state, messages)
+        if not undo:
+            game._undo = deque(maxlen=0)  # each decision's undo goes nowhere, at C speed
         if count_rules:
             game.machine.counts = Counter()
         game.machine.chance = chance
@@ -222,8 +226,9 @@ class Game:
         """Take back the last ``steps`` actions: the state is exactly as it was before them.
         Undo reaches back to where this game object was started, loaded or cloned."""
         if not isinstance(steps, int) or not 0 <= steps <= len(self._undo):
+            kept = "" if self._undo.__class__ is list else " (a game made with undo=False keeps none)"
             raise IllegalAction(Diagnostic(
-                "RR301", f"cannot undo {steps} action(s): {len(self._undo)} can be undone"))
+                "RR301", f"cannot undo {steps} action(s): {len(self._undo)} can be undone{kept}"))
         for _ in range(steps):
             self.machine.restore(self._undo.pop())
         self.machine.begin()

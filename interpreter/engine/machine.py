@@ -365,7 +365,7 @@ class Machine(_Shows):
         self.steps = 0
         try:
             stack = state["stack"]
-            if stack and len(stack) <= self._shared:  # (resume owns the top frame already)
+            if stack and len(stack) <= self._shared:  # (decide owns the top frame already)
                 self.own_top()
             while stack:
                 frame = stack[-1]
@@ -529,8 +529,8 @@ class Machine(_Shows):
         self._control = control = (list(stack), st["rng"], st["waiting"], st["turn"], st["result"],
                                    len(st["history"]),
                                    len(self.messages) if self.messages is not None else 0)
-        st["history"].append([name, *args])  # Action.to_json, written out
         try:
+            st["history"].append([name, *args])  # Action.to_json, written out
             frame = stack[-1] = copy_frame(stack[-1])  # the undo's copy of the stack holds it
             self._shared = len(stack) - 1
             instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
@@ -542,14 +542,16 @@ class Machine(_Shows):
                 frame["pc"] = instr.end
                 self.push(spec.action, [player, *args], None)
             else:
-                if args:
+                if len(args) == 1:
+                    frame["L"][spec.names[0]] = args[0]
+                elif args:
                     frame["L"].update(zip(spec.names, args))
                 frame["pc"] = spec.target
             self.run()
         except BaseException:
             self.rollback()
             raise
-        undo = (self._old, self._old_glob, *control)
+        undo = (self._old, self._old_glob) + control
         self._old, self._old_glob = {}, None
         return undo
 
