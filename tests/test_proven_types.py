@@ -33,13 +33,13 @@ game:
     set counter += 2
     add 1 to trace
     let y = 2
-    set mood = y
+    set mood = [y][0]
     set red.keeper = green
     choose by players[0]:
         option go(t in tokens):
             require t.value < 100 else "too much"
             set t.label = "picked"
-            let x = t.label
+            let x = [t.label][0]
             set green.label = x
             set t.owner = players[0]
             set t.value += 1
@@ -72,10 +72,16 @@ def test_the_loader_proves_what_every_write_keeps(ruleset):
     assert fields["tokens"]["value"] == "int"            # += keeps a whole number one
     assert fields["tokens"]["keeper"] == "entity:tokens"  # none at first, then only tokens
     assert fields["tokens"]["name"] == "str"
-    assert "label" not in fields["tokens"]                # written with a local: not known
+    assert "label" not in fields["tokens"]                # written with an item of a list: not known
     assert "owner" not in fields["tokens"]                # written with an expression not proven
-    assert variables == {"counter": "int", "trace": "list"}   # mood is written with a local
+    assert variables == {"counter": "int", "trace": "list"}   # mood: with an item of a list
     assert fields["players"]["cash"] == "int"
+    assert ruleset.proven["locals"]["game"] == {"y": "int", "t": "entity:tokens"}   # x: an item
+
+
+def test_a_proven_local_is_not_tested(folder):
+    [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
+    assert "_E[L['t']]['label']" in unit and "L['t']).__class__" not in unit
 
 
 def _source(folder, name: str) -> str:
@@ -160,6 +166,11 @@ def test_a_save_with_a_value_the_rules_never_store_is_refused(ruleset):
     assert "entities.red.keeper" in err.value.diagnostics[0].message
     saved["entities"]["red"]["keeper"] = "green"
     assert Game.from_json(ruleset, json.dumps(saved)).state["entities"]["red"]["keeper"] == "green"
+    saved["stack"][0]["locals"]["y"] = "two"   # a paused rule's local, proven a whole number
+    with pytest.raises(BadSave) as err:
+        Game.from_json(ruleset, json.dumps(saved))
+    assert err.value.diagnostics[0].code == "RR314"
+    assert "stack[0].locals.y: \"two\" is not a whole number" in err.value.diagnostics[0].message
 
 
 @pytest.mark.parametrize("name", shipped_rulesets())

@@ -190,14 +190,15 @@ class Codegen:
 
     def proven(self, e, bound: dict) -> str:
         """The type of expression ``e`` where the generated code computes it, as proven
-        (:mod:`.proven`): its tests of the value's type may be left out. Any in checked mode."""
+        (:mod:`.proven`): its tests of the value's type may be left out. Any in checked mode.
+        A rule local's type is known where ``self.locals`` is a dict of their types."""
         if self.types is None:
             return ANY
         if e.__class__ is n.Var:   # the commonest: a name (a rule local is never proven)
             if e.name in bound:
                 return self.known.get(bound[e.name], ANY)
-            if e.name in self.locals:
-                return ANY
+            if e.name in self.locals:   # a dict of their types in a unit (statements._typed)
+                return self.locals.get(e.name, ANY) if self.locals.__class__ is dict else ANY
         # each node's type, kept while ``bound`` lives: a node is typed again by each node above it
         entry = self.memos.get(id(bound))
         if entry is None or entry[0] is not bound:
