@@ -25,7 +25,6 @@ optimistic: the linter speaks only when sure of an error, a proof only when sure
 from __future__ import annotations
 
 from ..dsl import nodes as n
-from ..dsl.resolver import assigned
 from ..dsl.scope import Kind, resolve, resolve_call
 
 ANY = "any"
@@ -46,15 +45,12 @@ def join(a: str, b: str) -> str:
 
 def of_value(value, kind_of: dict) -> str:
     """The type of a value written in the YAML (``kind_of``: entity id -> its kind)."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, str):
+    if value.__class__ is str:
         return f"entity:{kind_of[value]}" if value in kind_of else "str"
-    return {list: "list", dict: "map"}.get(value.__class__, ANY)
+    return _OF_CLASS.get(value.__class__, ANY)
+
+
+_OF_CLASS = {type(None): "none", bool: "bool", int: "int", list: "list", dict: "map"}
 
 
 class Types:
@@ -165,7 +161,9 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         out = fields[kind] = {}
         for i in ids:
             for f, v in entities[i].items():
-                out[f] = join(out.get(f, "none"), of_value(v, kind_of))
+                t = of_value(v, kind_of)
+                if out.get(f) != t:
+                    out[f] = join(out.get(f, "none"), t)
     fields["players"] = {f: of_value(v, kind_of) for f, v in player_fields.items()}
     fields["players"].update({"id": "entity:players", "kind": "str", "name": "str", "seat": "int"})
     table = {"fields": fields, "variables": {k: of_value(v, kind_of) for k, v in variables.items()}}
@@ -174,14 +172,15 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
     binds = []     # (the locals of a unit, a local, how it is bound, to what, with which op,
     calls = []     # the locals the value is typed with); (caller's locals, callee's key, args)
     found = list(_units(defs, names))
-    for key, d, fixed in found:
-        locals_ = units[key] = {**dict.fromkeys(_locals(d), "none"), **fixed}
-        for x in n.walk(d):
-            if isinstance(x, n.Set):
+    for key, d, fixed, nodes in found:
+        bound = {b[0] for x in nodes for b in _binding(x, {})}   # (what resolver.assigned finds)
+        locals_ = units[key] = {**dict.fromkeys(_locals(d) | bound, "none"), **fixed}
+        for x in nodes:
+            if x.__class__ is n.Set:
                 writes.append((x, locals_))
             binds += [(locals_, *b, locals_) for b in _binding(x, locals_) if b[0] not in fixed]
             calls += [(locals_, *c) for c in _calls(x, names)]
-    params = {key: getattr(d, "params", []) for key, d, _ in found}
+    params = {key: getattr(d, "params", []) for key, d, _, _ in found}
     for caller, key, args in calls:   # a parameter: what every call passes
         if key in units and len(args) == len(params[key]):
             binds += [(units[key], p, "value", a, "=", caller) for p, a in zip(params[key], args)
@@ -207,29 +206,34 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
 
 
 def _units(defs: list, names):
-    """``(key, definition, {local: its type, fixed})`` of each definition with locals, keyed as
-    the compiler keys its code (statements.py). A parameter has the type every call passes
+    """``(key, definition, {local: its type, fixed}, its nodes that write, bind or call)`` of
+    each definition with locals, keyed as the compiler keys its code (statements.py). A parameter has the type every call passes
     (:func:`_calls`), unless a procedure is called through a local that names it (then any
     procedure may get anything); an action's player and a score's or tiebreak's are players
     (the engine passes them)."""
-    dynamic = any(isinstance(x, (n.CallStmt, n.LetCall)) and x.proc not in names.procedures
-                  for d in defs for x in n.walk(d))
+    nodes = {id(d): [x for x in n.walk(d) if x.__class__ in _BINDS] for d in defs
+             if isinstance(d, (n.ProcDef, n.HandlerDef, n.ActionDef, n.GameDef, n.ScoreDef))}
+    dynamic = any(x.__class__ in (n.CallStmt, n.LetCall) and x.proc not in names.procedures
+                  for xs in nodes.values() for x in xs)
     handlers: dict = {}
     game = True
     for d in defs:
         if isinstance(d, n.ProcDef):
-            yield f"proc:{d.name}", d, dict.fromkeys(d.params, ANY) if dynamic else {}
+            yield f"proc:{d.name}", d, dict.fromkeys(d.params, ANY) if dynamic else {}, nodes[id(d)]
         elif isinstance(d, n.HandlerDef):
             i = handlers[d.event] = handlers.get(d.event, -1) + 1
-            yield f"on:{d.event}:{i}", d, {}
+            yield f"on:{d.event}:{i}", d, {}, nodes[id(d)]
         elif isinstance(d, n.ActionDef):
-            yield f"action:{d.name}", d, {d.player: "entity:players"}
+            yield f"action:{d.name}", d, {d.player: "entity:players"}, nodes[id(d)]
         elif isinstance(d, n.GameDef) and game:
             game = False
-            yield "game", d, {}
+            yield "game", d, {}, nodes[id(d)]
         elif isinstance(d, n.ScoreDef):   # (Game.estimate passes what its caller gives)
             kind = n.DEFINITION_KINDS[type(d)]
-            yield kind, d, {d.player: ANY if kind == "estimate" else "entity:players"}
+            yield kind, d, {d.player: ANY if kind == "estimate" else "entity:players"}, nodes[id(d)]
+
+
+_BINDS = {n.Set, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit}
 
 
 def _binding(x, locals_: dict) -> list:
@@ -299,13 +303,11 @@ def _written(target: n.Target, names, locals_, kind_of: dict, table: dict) -> li
 
 
 def _locals(d) -> set:
-    """Every name that is a rule local somewhere in definition ``d``."""
+    """The locals definition ``d`` has before any statement binds one: its parameters."""
     out = set(getattr(d, "params", ()) or ())
     if isinstance(d, (n.ActionDef, n.ScoreDef)):
         out.add(d.player)
-    if isinstance(d, n.ActionDef):
-        out |= {x.var for x in d.domains}
-    return out | assigned(d)   # (a definition's nodes are walked once and kept: nodes.walk)
+    return out
 
 
 _TYPES: dict = {}   # id(a ruleset's table) -> (the table, kept alive so its id stays its own; Types)
