@@ -11,8 +11,9 @@ none to the checked code anyway, and the fast code still does (none in arithmeti
 :func:`prove` builds the table once per ruleset, at load, from the YAML's starting values and
 every write the rules make (``set``; ``+=``/``-=``, ``add``, ``remove`` and ``pay`` never change
 a whole number's or a list's type, they fault instead), and for each code unit's locals from
-every binding (``let``, ``set``, ``for``, ``draw``, a turn loop's or a choice's variable, the
-arguments of every call or emit), until nothing changes: a field or local written with a value
+every binding (``let``, ``set``, ``draw``, a choice's variable, the arguments of every call or
+emit; not a ``for`` or turn loop's variable, taken from loop state a save holds unchecked),
+until nothing changes: a field or local written with a value
 of a type not known (a list's item, a def's result from its parameters...) is not proven. Writes
 from outside the rules are checked once where they come in, against the same table
 (:func:`interpreter.saves.first_misfit`: a scenario's ``set:``, a save being loaded with its
@@ -245,10 +246,8 @@ def _binding(x, locals_: dict) -> list:
         return [(x.name, "value", None, "=")]
     if isinstance(x, n.Set) and not x.target.path and x.target.name in locals_:
         return [(x.target.name, "value", x.expr, x.op)]
-    if isinstance(x, n.For):
-        return [(x.var, "item", x.source, "=")]
-    if isinstance(x, n.Turns):
-        return [(x.var, "item", x.source or n.Var(x.pos, "players"), "=")]
+    if isinstance(x, (n.For, n.Turns)):   # (taken from the loop's hidden state, which a save
+        return [(x.var, "value", None, "=")]   # holds and its check does not read: not proven)
     if isinstance(x, n.Draw):
         return [(x.name, "item", x.source, "=")]
     if isinstance(x, (n.Option, n.ActionDef)):
