@@ -26,6 +26,7 @@ optimistic: the linter speaks only when sure of an error, a proof only when sure
 from __future__ import annotations
 
 from ..dsl import nodes as n
+from ..dsl.resolver import assigned
 from ..dsl.scope import Kind, resolve, resolve_call
 
 ANY = "any"
@@ -174,8 +175,12 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
     calls = []     # the locals the value is typed with); (caller's locals, callee's key, args)
     found = list(_units(defs, names))
     for key, d, fixed, nodes in found:
-        bound = {b[0] for x in nodes for b in _binding(x, {})}   # (what resolver.assigned finds)
-        locals_ = units[key] = {**dict.fromkeys(_locals(d) | bound, "none"), **fixed}
+        # a local starts as nothing (none) when every way it is bound is listed here (a
+        # parameter: by the calls); one that something else binds (the compiler's list:
+        # resolver.assigned) is any
+        bound = {b[0] for x in nodes for b in _binding(x, {})}
+        locals_ = units[key] = {**dict.fromkeys(assigned(d), ANY),
+                                **dict.fromkeys(_locals(d) | bound, "none"), **fixed}
         for x in nodes:
             if x.__class__ is n.Set:
                 writes.append((x, locals_))
