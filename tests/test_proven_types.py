@@ -190,3 +190,16 @@ def test_every_state_of_random_games_fits_the_proof(name):
                 break
             game.apply(rng.choice(game.legal_actions()))
         assert Game.from_json(ruleset, game.to_json()).digest() == game.digest()
+
+
+def test_a_unit_local_given_a_python_name_keeps_its_proven_type(ruleset):
+    """Where the locals of a unit are Python names (``bound``), their proven types (a dict of
+    them as the unit's locals) go with the names."""
+    from railrules.interpreter.compile.expressions import Codegen
+    from railrules.interpreter.dsl.parser import parse_expression
+    from railrules.interpreter.errors import Pos
+    e = parse_expression("x + 1", Pos("<test>", 1, 1))
+    space = ruleset.program.space
+    assert Codegen(ruleset.names, False, space).source(e, {"x": "int"}, {"x": "v_x"}) == "(v_x + 1)"
+    assert "__class__ is int" in Codegen(ruleset.names, False, space).source(e, {"x": "any"}, {"x": "v_x"})
+    assert "__class__ is int" in Codegen(ruleset.names, False, space).source(e, {"x"}, {"x": "v_x"})

@@ -93,13 +93,17 @@ class Codegen:
         self.known: dict = {}
         self.memos: dict = {}   # id(bound) -> (bound, {id(node): its type}) (see proven)
 
-    def source(self, e, locals_: set, bound: dict | None = None):
+    def source(self, e, locals_: set | dict, bound: dict | None = None):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
         one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
         generator leaves it to the checked code."""
         self.locals = locals_
         self.temps = 0
-        self.known, self.memos = {}, {}
+        self.memos = {}
+        # a unit's locals with their proven types (statements._typed), where ``bound`` gives
+        # them Python names: the names carry the types
+        types: dict = locals_ if isinstance(locals_, dict) else {}
+        self.known = {py: types[x] for x, py in (bound or {}).items() if x in types}
         try:
             return self.gen(e, bound or {}, walrus=not self.checked)  # checked: no temporaries
         except _Unsupported:
