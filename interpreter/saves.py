@@ -130,9 +130,9 @@ _PROVEN = {"int": int, "bool": bool, "str": str, "list": list, "map": dict}
 
 
 def first_misfit(state: dict, proven: dict) -> str | None:
-    """Why the first field or variable of ``state`` whose type the rules prove (``proven``,
-    ``Ruleset.proven``) holds a value of another type does not fit, or None: the one check of
-    what comes from outside the rules. Any of them may be none."""
+    """Why the first field, variable or paused rule's local of ``state`` whose type the rules
+    prove (``proven``, ``Ruleset.proven``) holds a value of another type does not fit, or None:
+    the one check of what comes from outside the rules. Any of them may be none."""
     entities = state["entities"]
 
     def misfit(value, t: str, at: str) -> str | None:
@@ -153,6 +153,15 @@ def first_misfit(state: dict, proven: dict) -> str | None:
         why = name in state["globals"] and misfit(state["globals"][name], t, f"globals.{name}")
         if why:
             return why
+    units = proven.get("locals", {})
+    for i, frame in enumerate(state["stack"]):
+        values = frame.get("L") if isinstance(frame, dict) else None   # (a damaged frame: RR304)
+        if not isinstance(values, dict) or not isinstance(frame.get("c"), str):
+            continue
+        for name, t in units.get(frame["c"], {}).items():
+            why = name in values and misfit(values[name], t, f"stack[{i}].locals.{name}")
+            if why:
+                return why
     return None
 
 

@@ -33,13 +33,15 @@ game:
     set counter += 2
     add 1 to trace
     let y = 2
-    set mood = y
+    set mood = [y][0]
     set red.keeper = green
+    for k in tokens:
+        set counter += k.value
     choose by players[0]:
         option go(t in tokens):
             require t.value < 100 else "too much"
             set t.label = "picked"
-            let x = t.label
+            let x = [t.label][0]
             set green.label = x
             set t.owner = players[0]
             set t.value += 1
@@ -72,10 +74,17 @@ def test_the_loader_proves_what_every_write_keeps(ruleset):
     assert fields["tokens"]["value"] == "int"            # += keeps a whole number one
     assert fields["tokens"]["keeper"] == "entity:tokens"  # none at first, then only tokens
     assert fields["tokens"]["name"] == "str"
-    assert "label" not in fields["tokens"]                # written with a local: not known
+    assert "label" not in fields["tokens"]                # written with an item of a list: not known
     assert "owner" not in fields["tokens"]                # written with an expression not proven
-    assert variables == {"counter": "int", "trace": "list"}   # mood is written with a local
+    assert variables == {"counter": "int", "trace": "list"}   # mood: with an item of a list
     assert fields["players"]["cash"] == "int"
+    # x: an item of a list; k: a for loop's variable, taken from the loop's state a save holds
+    assert ruleset.proven["locals"]["game"] == {"y": "int", "t": "entity:tokens"}
+
+
+def test_a_proven_local_is_not_tested(folder):
+    [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
+    assert "_E[L['t']]['label']" in unit and "L['t']).__class__" not in unit
 
 
 def _source(folder, name: str) -> str:
@@ -106,7 +115,7 @@ def test_the_choices_of_a_domain_of_entities_test_no_type(folder):
 
 def test_proven_code_computes_what_checked_code_does(ruleset):
     game = ruleset.new_game(players=2, seed=0)
-    assert game.evaluate("sure()") == 5 and game.evaluate("kept()") == 14
+    assert game.evaluate("sure()") == 15 and game.evaluate("kept()") == 14
     assert game.evaluate("strong()") == ["green"]
     game.execute("set red.keeper = none")   # none fits every type: the checked code words it
     with pytest.raises(RulesRuntimeError) as err:
@@ -160,6 +169,11 @@ def test_a_save_with_a_value_the_rules_never_store_is_refused(ruleset):
     assert "entities.red.keeper" in err.value.diagnostics[0].message
     saved["entities"]["red"]["keeper"] = "green"
     assert Game.from_json(ruleset, json.dumps(saved)).state["entities"]["red"]["keeper"] == "green"
+    saved["stack"][0]["locals"]["y"] = "two"   # a paused rule's local, proven a whole number
+    with pytest.raises(BadSave) as err:
+        Game.from_json(ruleset, json.dumps(saved))
+    assert err.value.diagnostics[0].code == "RR314"
+    assert "stack[0].locals.y: \"two\" is not a whole number" in err.value.diagnostics[0].message
 
 
 @pytest.mark.parametrize("name", shipped_rulesets())
@@ -176,3 +190,16 @@ def test_every_state_of_random_games_fits_the_proof(name):
                 break
             game.apply(rng.choice(game.legal_actions()))
         assert Game.from_json(ruleset, game.to_json()).digest() == game.digest()
+
+
+def test_a_unit_local_given_a_python_name_keeps_its_proven_type(ruleset):
+    """Where the locals of a unit are Python names (``bound``), their proven types (a dict of
+    them as the unit's locals) go with the names."""
+    from railrules.interpreter.compile.expressions import Codegen
+    from railrules.interpreter.dsl.parser import parse_expression
+    from railrules.interpreter.errors import Pos
+    e = parse_expression("x + 1", Pos("<test>", 1, 1))
+    space = ruleset.program.space
+    assert Codegen(ruleset.names, False, space).source(e, {"x": "int"}, {"x": "v_x"}) == "(v_x + 1)"
+    assert "__class__ is int" in Codegen(ruleset.names, False, space).source(e, {"x": "any"}, {"x": "v_x"})
+    assert "__class__ is int" in Codegen(ruleset.names, False, space).source(e, {"x"}, {"x": "v_x"})

@@ -93,13 +93,17 @@ class Codegen:
         self.known: dict = {}
         self.memos: dict = {}   # id(bound) -> (bound, {id(node): its type}) (see proven)
 
-    def source(self, e, locals_: set, bound: dict | None = None):
+    def source(self, e, locals_: set | dict, bound: dict | None = None):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
         one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
         generator leaves it to the checked code."""
         self.locals = locals_
         self.temps = 0
-        self.known, self.memos = {}, {}
+        self.memos = {}
+        # a unit's locals with their proven types (statements._typed), where ``bound`` gives
+        # them Python names: the names carry the types
+        types: dict = locals_ if isinstance(locals_, dict) else {}
+        self.known = {py: types[x] for x, py in (bound or {}).items() if x in types}
         try:
             return self.gen(e, bound or {}, walrus=not self.checked)  # checked: no temporaries
         except _Unsupported:
@@ -190,14 +194,15 @@ class Codegen:
 
     def proven(self, e, bound: dict) -> str:
         """The type of expression ``e`` where the generated code computes it, as proven
-        (:mod:`.proven`): its tests of the value's type may be left out. Any in checked mode."""
+        (:mod:`.proven`): its tests of the value's type may be left out. Any in checked mode.
+        A rule local's type is known where ``self.locals`` is a dict of their types."""
         if self.types is None:
             return ANY
         if e.__class__ is n.Var:   # the commonest: a name (a rule local is never proven)
             if e.name in bound:
                 return self.known.get(bound[e.name], ANY)
-            if e.name in self.locals:
-                return ANY
+            if e.name in self.locals:   # a dict of their types in a unit (statements._typed)
+                return self.locals.get(e.name, ANY) if self.locals.__class__ is dict else ANY
         # each node's type, kept while ``bound`` lives: a node is typed again by each node above it
         entry = self.memos.get(id(bound))
         if entry is None or entry[0] is not bound:

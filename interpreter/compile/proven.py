@@ -10,10 +10,14 @@ none to the checked code anyway, and the fast code still does (none in arithmeti
 
 :func:`prove` builds the table once per ruleset, at load, from the YAML's starting values and
 every write the rules make (``set``; ``+=``/``-=``, ``add``, ``remove`` and ``pay`` never change
-a whole number's or a list's type, they fault instead), until nothing changes: a field written
-with a value of a type not known (a rule's local, a list's item...) is not proven. Writes from
-outside the rules are checked once where they come in, against the same table
-(:func:`interpreter.saves.first_misfit`: a scenario's ``set:``, a save being loaded).
+a whole number's or a list's type, they fault instead), and for each code unit's locals from
+every binding (``let``, ``set``, ``draw``, a choice's variable, the arguments of every call or
+emit; not a ``for`` or turn loop's variable, taken from loop state a save holds unchecked),
+until nothing changes: a field or local written with a value
+of a type not known (a list's item, a def's result from its parameters...) is not proven. Writes
+from outside the rules are checked once where they come in, against the same table
+(:func:`interpreter.saves.first_misfit`: a scenario's ``set:``, a save being loaded with its
+paused rules' locals).
 
 :class:`Types` answers the type of an expression, the same way for the proof and for the code
 generator. It is pessimistic where :mod:`interpreter.checks.check_types` (the linter) is
@@ -43,15 +47,12 @@ def join(a: str, b: str) -> str:
 
 def of_value(value, kind_of: dict) -> str:
     """The type of a value written in the YAML (``kind_of``: entity id -> its kind)."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, str):
+    if value.__class__ is str:
         return f"entity:{kind_of[value]}" if value in kind_of else "str"
-    return {list: "list", dict: "map"}.get(value.__class__, ANY)
+    return _OF_CLASS.get(value.__class__, ANY)
+
+
+_OF_CLASS = {type(None): "none", bool: "bool", int: "int", list: "list", dict: "map"}
 
 
 class Types:
@@ -67,7 +68,7 @@ class Types:
 
     def of(self, e, env: dict, locals_, memo: dict | None = None) -> str:
         """``e``'s type; ``env``: comprehension, lambda and ``let ... in`` variables -> their
-        types; ``locals_``: the rule locals (never proven: a save's frame may hold anything).
+        types; ``locals_``: the rule locals, a dict of their proven types where they are known.
         ``memo``: id(node) -> its type, for nodes typed in this very ``env`` (kept by the caller)."""
         if memo is None:
             return self._of(e, env, locals_, None)
@@ -126,6 +127,8 @@ class Types:
 
     def _name(self, name: str, locals_) -> str:
         kind, v = resolve(self.names, name, locals_)
+        if kind is Kind.LOCAL:   # a unit's locals with their types (compile/statements.py), or names
+            return locals_.get(name, ANY) if isinstance(locals_, dict) else ANY
         if kind is Kind.VARIABLE:
             return self.variables.get(name, ANY)
         if kind is Kind.CONSTANT:
@@ -151,24 +154,43 @@ class Types:
 
 
 def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, player_fields: dict) -> dict:
-    """The proven types of a ruleset's fields (by kind) and variables: ``{"fields": {kind:
-    {field: type}}, "variables": {name: type}}``, only those that are proven."""
+    """The proven types of a ruleset's fields (by kind), variables, and the locals of each code
+    unit (and of each score): ``{"fields": {kind: {field: type}}, "variables": {name: type},
+    "locals": {unit key: {name: type}}}``, only those that are proven."""
     kind_of = {i: kind for kind, ids in kinds.items() for i in ids}
     fields: dict = {}
     for kind, ids in kinds.items():
         out = fields[kind] = {}
         for i in ids:
             for f, v in entities[i].items():
-                out[f] = join(out.get(f, "none"), of_value(v, kind_of))
+                t = of_value(v, kind_of)
+                if out.get(f) != t:
+                    out[f] = join(out.get(f, "none"), t)
     fields["players"] = {f: of_value(v, kind_of) for f, v in player_fields.items()}
     fields["players"].update({"id": "entity:players", "kind": "str", "name": "str", "seat": "int"})
     table = {"fields": fields, "variables": {k: of_value(v, kind_of) for k, v in variables.items()}}
-    writes = []   # (a set statement, the locals of its definition)
-    for d in defs:
-        sets = [s for s in n.walk(d) if isinstance(s, n.Set)]
-        if sets:
-            locals_ = frozenset(_locals(d))
-            writes += [(s, locals_) for s in sets]
+    units = {}     # unit key -> its locals' types (the dict its expressions are typed with)
+    writes = []    # (a set statement, the locals of its unit)
+    binds = []     # (the locals of a unit, a local, how it is bound, to what, with which op,
+    calls = []     # the locals the value is typed with); (caller's locals, callee's key, args)
+    found = list(_units(defs, names))
+    for key, d, fixed, nodes in found:
+        # a local starts as nothing (none) when every way it is bound is listed here (a
+        # parameter: by the calls); one that something else binds (the compiler's list:
+        # resolver.assigned) is any
+        bound = {b[0] for x in nodes for b in _binding(x, {})}
+        locals_ = units[key] = {**dict.fromkeys(assigned(d), ANY),
+                                **dict.fromkeys(_locals(d) | bound, "none"), **fixed}
+        for x in nodes:
+            if x.__class__ is n.Set:
+                writes.append((x, locals_))
+            binds += [(locals_, *b, locals_) for b in _binding(x, locals_) if b[0] not in fixed]
+            calls += [(locals_, *c) for c in _calls(x, names)]
+    params = {key: getattr(d, "params", []) for key, d, _, _ in found}
+    for caller, key, args in calls:   # a parameter: what every call passes
+        if key in units and len(args) == len(params[key]):
+            binds += [(units[key], p, "value", a, "=", caller) for p, a in zip(params[key], args)
+                      if p in units[key] and units[key][p] != ANY]
     changed = True
     while changed:   # types only ever grow towards any: this ends
         changed = False
@@ -179,8 +201,79 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
                 new = _stored(old, s.op, types.of(s.expr, {}, locals_))
                 if new != old:
                     where[key], changed = new, True
+        for locals_, name, how, node, op, where in binds:
+            t = ANY if node is None else types.of(node, {}, where)
+            new = _stored(locals_[name], op, _item(t) if how == "item" else t)
+            if new != locals_[name]:
+                locals_[name], changed = new, True
     return {"fields": {k: {f: t for f, t in fs.items() if _proven(t)} for k, fs in fields.items()},
-            "variables": {k: t for k, t in table["variables"].items() if _proven(t)}}
+            "variables": {k: t for k, t in table["variables"].items() if _proven(t)},
+            "locals": {k: {x: t for x, t in ts.items() if _proven(t)} for k, ts in units.items()}}
+
+
+def _units(defs: list, names):
+    """``(key, definition, {local: its type, fixed}, its nodes that write, bind or call)`` of
+    each definition with locals, keyed as the compiler keys its code (statements.py). A parameter has the type every call passes
+    (:func:`_calls`), unless a procedure is called through a local that names it (then any
+    procedure may get anything); an action's player and a score's or tiebreak's are players
+    (the engine passes them)."""
+    nodes = {id(d): [x for x in n.walk(d) if x.__class__ in _BINDS] for d in defs
+             if isinstance(d, (n.ProcDef, n.HandlerDef, n.ActionDef, n.GameDef, n.ScoreDef))}
+    dynamic = any(x.__class__ in (n.CallStmt, n.LetCall) and x.proc not in names.procedures
+                  for xs in nodes.values() for x in xs)
+    handlers: dict = {}
+    game = True
+    for d in defs:
+        if isinstance(d, n.ProcDef):
+            yield f"proc:{d.name}", d, dict.fromkeys(d.params, ANY) if dynamic else {}, nodes[id(d)]
+        elif isinstance(d, n.HandlerDef):
+            i = handlers[d.event] = handlers.get(d.event, -1) + 1
+            yield f"on:{d.event}:{i}", d, {}, nodes[id(d)]
+        elif isinstance(d, n.ActionDef):
+            yield f"action:{d.name}", d, {d.player: "entity:players"}, nodes[id(d)]
+        elif isinstance(d, n.GameDef) and game:
+            game = False
+            yield "game", d, {}, nodes[id(d)]
+        elif isinstance(d, n.ScoreDef):   # (Game.estimate passes what its caller gives)
+            kind = n.DEFINITION_KINDS[type(d)]
+            yield kind, d, {d.player: ANY if kind == "estimate" else "entity:players"}, nodes[id(d)]
+
+
+_BINDS = {n.Set, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit}
+
+
+def _binding(x, locals_: dict) -> list:
+    """How node ``x`` binds a local of its unit: ``(name, how, node, op)``, the local set to
+    the value of ``node`` (how: ``value``) or to an item of it (``item``); node None: any."""
+    if isinstance(x, n.Let):
+        return [(x.name, "value", x.expr, "=")]
+    if isinstance(x, n.LetCall):
+        return [(x.name, "value", None, "=")]
+    if isinstance(x, n.Set) and not x.target.path and x.target.name in locals_:
+        return [(x.target.name, "value", x.expr, x.op)]
+    if isinstance(x, (n.For, n.Turns)):   # (taken from the loop's hidden state, which a save
+        return [(x.var, "value", None, "=")]   # holds and its check does not read: not proven)
+    if isinstance(x, n.Draw):
+        return [(x.name, "item", x.source, "=")]
+    if isinstance(x, (n.Option, n.ActionDef)):
+        return [(d.var, "item", d.source, "=") for d in x.domains]
+    return []
+
+
+def _calls(x, names) -> list:
+    """``(key of the unit called, argument nodes)`` of a call or an emit ``x``: a procedure's
+    unit (a procedure's name wins over a local's: scope.resolve_procedure), or each handler
+    of the event."""
+    if isinstance(x, (n.CallStmt, n.LetCall)) and x.proc in names.procedures:
+        return [(f"proc:{x.proc}", x.args)]
+    if isinstance(x, n.Emit):
+        return [(f"on:{x.event}:{i}", x.args) for i in range(len(names.events.get(x.event, ())))]
+    return []
+
+
+def _item(t: str) -> str:
+    """The type of an item of a list of type ``t``."""
+    return t[5:] if t.startswith("list:") else ANY
 
 
 def _proven(t: str) -> bool:
@@ -214,11 +307,11 @@ def _written(target: n.Target, names, locals_, kind_of: dict, table: dict) -> li
 
 
 def _locals(d) -> set:
-    """Every name that is a rule local somewhere in definition ``d``."""
+    """The locals definition ``d`` has before any statement binds one: its parameters."""
     out = set(getattr(d, "params", ()) or ())
-    if isinstance(d, n.ActionDef):
-        out |= {d.player, *(x.var for x in d.domains)}
-    return out | assigned(d)   # (a definition's nodes are walked once and kept: nodes.walk)
+    if isinstance(d, (n.ActionDef, n.ScoreDef)):
+        out.add(d.player)
+    return out
 
 
 _TYPES: dict = {}   # id(a ruleset's table) -> (the table, kept alive so its id stays its own; Types)

@@ -58,8 +58,8 @@ class Program:
 
 
 class _Scope:
-    def __init__(self, locals_: set, loops: list | None = None):
-        self.locals = locals_
+    def __init__(self, locals_: set | dict, loops: list | None = None):
+        self.locals = locals_   # the names, or a unit's names -> their proven types (_typed)
         self.loops = loops if loops is not None else []
         self.turns: list = []   # the enclosing `each ... in turn` loops: (hidden slot, end)
         self.counter = 0
@@ -104,7 +104,7 @@ class Compiler:
             elif isinstance(d, n.MetricDef):
                 p.metrics.append((d.name, self._expr(d.expr, _Scope(set())), d.pos))
             elif isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
-                fn = self._expr(d.expr, _Scope({d.player}))
+                fn = self._expr(d.expr, _Scope(self._typed(n.DEFINITION_KINDS[type(d)], {d.player})))
                 var = d.player
                 fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})  # noqa: E731
                 if isinstance(d, n.EstimateDef):
@@ -118,7 +118,7 @@ class Compiler:
         return p
 
     def _action_template(self, d: n.ActionDef) -> OptionSpec:
-        scope = _Scope({d.player} | {dom.var for dom in d.domains})
+        scope = _Scope(self._typed(f"action:{d.name}", {d.player} | {dom.var for dom in d.domains}))
         domains = [(dom.var, self._expr(dom.source, scope)) for dom in d.domains]
         requires = [self._require(r, scope) for r in leading_requires(d.body)]
         return self._with_choices(
@@ -137,8 +137,14 @@ class Compiler:
                 domains[-1].var, last, scope.locals, spec.pos, domains[-1].source)
         return spec
 
+    def _typed(self, key: str, locals_: set) -> dict:
+        """The locals of unit ``key`` -> their proven types (compile/proven.py; any where not
+        proven): what its scope holds, for the generated code to leave out tests."""
+        proven = self.names.proven.get("locals", {}).get(key, {})
+        return {x: proven.get(x, "any") for x in locals_}
+
     def _code(self, key, params, body, pos, when=None):
-        scope = _Scope(set(params) | assigned(body))
+        scope = _Scope(self._typed(key, set(params) | assigned(body)))
         code = Code(key, list(params), pos, space=self.space)
         self.program.codes[key] = code
         out = code.instrs
