@@ -5,18 +5,31 @@ event (a frame pushed, ``F["pc"]`` set to where it goes on: returns 0), a return
 popped: 0), a choice or the end of the game (1, the machine pauses). Inside, the unit's basic
 blocks are picked by ``pc`` in a ``while`` loop, so jumps and loops stay in Python; each block
 counts its instructions against the step budget when it starts. Expressions are inlined as
-their generated source (:mod:`.expressions`), each with its checked code as the
-fallback, and locals are ``L[...]``: no name a ruleset writes reaches Python.
+their generated source (:mod:`.expressions`), each with its checked code as the fallback.
+
+A rule's locals are Python locals of the function while it runs: ``v_NAME`` for a local
+``NAME`` (the prefix keeps every name a ruleset writes apart from Python's and the helpers'),
+``_eachN``/``_atN`` for what a loop walks and where it stands, ``_turnN`` for the state of
+an ``each ... in turn``. Where the rules are paused they are plain data, the frame's ``L``,
+as ever: entering the function at ``pc`` loads from ``F["L"]`` the locals it may read from there,
+and leaving it to go on later (a frame pushed, a choice) writes back those it set; a return or
+the end of the game drops the frame. Saves, clones, undo and pickling see the same frames as
+when locals were only ``L[...]``. What is set where is worked out per unit (:mod:`.flow`): a
+local set on every way to an instruction is read there without a test; one that may not be
+set is read as a Python local that may be unbound, and its fault (``'x' is used before it is
+set``) comes from the checked code, which reads the locals that are set from ``locals()``
+(``_live``), as do targets' resolvers.
 
 Counting units (``Units(program, counting=True)``, run when ``Machine.counts`` is a Counter)
 add one to ``run.counts[key]`` each time the unit is entered afresh (``pc`` 0), or, for a
 trigger with a ``when`` guard, each time the guard holds: which rules fired, for coverage.
 
 A *straight* unit (:func:`straight`: one that can never pause, because neither it nor anything
-it calls or emits chooses or ends the game) is also written as ``unit(run, L)``, called directly
-by the units that call it (``Units(program, direct=True)``): it runs to its end and returns its
-value, with no frame on the stack. A pause can never find it under way, so where the rules are
-paused, and every save, is the same either way.
+it calls or emits chooses or ends the game) is also written as ``unit(run, v_PARAM...)``, called
+directly by the units that call it (``Units(program, direct=True)``): its parameters and locals
+are Python's from start to end, it returns its value, and there is no frame on the stack. A
+pause can never find it under way, so where the rules are paused, and every save, is the same
+either way.
 
 Where the rules are paused stays plain data: ``pc`` is an instruction's index, as before. A
 fault's position is found from the line of the unit's function that raised it
@@ -27,6 +40,9 @@ from __future__ import annotations
 
 import re
 
+from ..dsl import nodes as n
+from ..dsl.turns import SLOT
+from . import flow
 from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, Return
 from .sources import add, define
 
@@ -90,12 +106,60 @@ def write(code, program, counting: bool = False, direct: bool = False):
 
 
 class _Writer:
-    """Writes the source; instructions call back (``value``, ``goto``, ``push``...)."""
+    """Writes the source; instructions call back (``value``, ``local``, ``goto``, ``pause``...)."""
 
     def __init__(self, code, program, counting: bool = False, direct: bool = False):
         self.code, self.program, self.space = code, program, code.space
         self.counting, self.direct = counting, direct
         self.names: dict = {}  # id(object) -> its name in the namespace
+        instrs = code.instrs
+        self.leaves = set() if direct else {i for i, x in enumerate(instrs) if getattr(x, "leaves", None) and x.leaves(self)}
+        self.must, self.may = flow.assignment(instrs, code.params)
+        self.dirty = flow.dirty(instrs, self.leaves)
+        self.keys = set(code.params).union(*self.may)
+        # the order in which the locals are first set, parameters first: a pause writes back
+        # new ones in it, so the frame's dict lists them as it did when locals were L[...]
+        self.order: dict = dict.fromkeys(code.params)
+        for i, x in enumerate(instrs):
+            for _, sets, _ in x.flow(i):
+                self.order.update(dict.fromkeys(k for k in sorted(sets) if k not in self.order))
+        self.order = {k: j for j, k in enumerate(self.order)}
+        self.reads: list = [set() for _ in instrs]  # what each instruction reads, noted as it is written
+        self.at = 0  # the instruction being written
+
+    # ------------------------------------------------------------ locals
+    def local(self, key: str, read: bool = False) -> str:
+        """The Python name of local ``key`` (``read``: the instruction being written reads it)."""
+        if read:
+            self.reads[self.at].add(key)
+        if key.startswith(SLOT):
+            return f"_turn{_number(key, SLOT)}"
+        return f"v_{key}"
+
+    def loop_names(self, slot: str, read: bool = False) -> tuple[str, str]:
+        """The two Python locals of a loop's hidden local: what it walks and where it stands."""
+        if read:
+            self.reads[self.at].add(slot)
+        k = _number(slot, "$")
+        return f"_each{k}", f"_at{k}"
+
+    def read(self, names) -> None:
+        """The instruction being written reads the locals among ``names`` (by its own code)."""
+        self.reads[self.at].update(set(names) & self.keys)
+
+    def set_here(self, key: str) -> bool:
+        """Whether local ``key`` is set on every way to the instruction being written."""
+        return key in self.must[self.at]
+
+    def _load(self, key: str) -> str:
+        if _is_loop(key):
+            return "{}, {} = L[{!r}]".format(*self.loop_names(key), key)
+        return f"{self.local(key)} = L[{key!r}]"
+
+    def _store(self, key: str) -> str:
+        if _is_loop(key):
+            return "L[{2!r}] = [{0}, {1}]".format(*self.loop_names(key), key)
+        return f"L[{key!r}] = {self.local(key)}"
 
     # ------------------------------------------------------------ for the instructions
     def obj(self, x) -> str:
@@ -105,16 +169,26 @@ class _Writer:
             name = self.names[id(x)] = add(self.space, "_o", x)
         return name
 
+    @staticmethod
+    def live() -> str:
+        """The rule's locals as a dict, from the Python locals set now, for code that reads them
+        by name (an expression's checked code, a target's resolver)."""
+        return "_live(locals())"
+
     def value(self, fn, var: str) -> list:
         """Lines that set ``var`` to an expression's value: its generated source inline, falling
-        back on its checked code for any fault the source does not word itself."""
+        back on its checked code for any fault the source does not word itself (a local not
+        set yet among them: Python's unbound local)."""
+        e = getattr(fn, "e", None)
+        if e is not None:
+            self.read(x.name for x in n.walk(e) if isinstance(x, (n.Var, n.Call)))
         source = getattr(fn, "source", None)
         if source is None:
-            return [f"{var} = {self.obj(fn)}(run, L)"]
-        if _SAFE.fullmatch(source):  # a literal or a constant cannot fail
-            return [f"{var} = {source}"]
+            return [f"{var} = {self.obj(fn)}(run, {self.live()})"]
+        if _SAFE.fullmatch(source) or (source.startswith("v_") and source[2:] in self.must[self.at]):
+            return [f"{var} = {source}"]  # a literal, a constant or a local set here cannot fail
         return ["try:", f"    {var} = {source}", "except _SAID:", "    raise",
-                "except Exception:", f"    {var} = {self.obj(fn)}(run, L)"]
+                "except Exception:", f"    {var} = {self.obj(fn)}(run, {self.live()})"]
 
     def values(self, fns) -> list:
         """Lines that set ``_a0``, ``_a1``... to the values of ``fns``."""
@@ -130,6 +204,26 @@ class _Writer:
     @staticmethod
     def goto(target: int) -> list:
         return [f"pc = {target}", "continue"]
+
+    def pause(self, i: int, here: bool = False) -> list:
+        """Lines that leave the function at instruction ``i`` to go on later at ``i + 1`` (at
+        ``i`` if ``here``): the locals it set written back to the frame, and where it stands."""
+        lines = []
+        for key in sorted(self.dirty[i] & self.may[i], key=self.order.__getitem__):
+            self.reads[i].add(key)
+            if key in self.must[i]:
+                lines.append(self._store(key))
+            else:  # set on some ways only: written back if it is (an unbound Python local)
+                assert not _is_loop(key), key  # a loop's state is set all through its body
+                lines += ["try:", f"    {self._store(key)}", "except NameError:", "    pass"]
+        return [*lines, f"F['pc'] = {i if here else i + 1}"]
+
+    def drop(self, key: str) -> list:
+        """Lines that drop a hidden local at the end of its loop: from the frame as well when a
+        pause inside the loop may have written it there."""
+        if any(key in self.may[i] for i in self.leaves):
+            return [f"L.pop({key!r}, None)"]
+        return []
 
     def _args(self, key: str) -> str:
         """The locals of a call of unit ``key`` with arguments ``_a0``, ``_a1``..., as a dict."""
@@ -152,7 +246,8 @@ class _Writer:
         """The line that runs straight unit ``key`` to its end, its value in ``_v``."""
         program = self.program
         units = self.obj(program.counted_direct if self.counting else program.direct_units)
-        return self._resets(key) + f"_v = {units}[{key!r}](run, {self._args(key)})"
+        args = "".join(f", _a{j}" for j in range(len(program.codes[key].params)))
+        return self._resets(key) + f"_v = {units}[{key!r}](run{args})"
 
     # ------------------------------------------------------------ the function
     def leaders(self) -> list:
@@ -179,6 +274,7 @@ class _Writer:
                ("if _s > _B:", start), ("    raise _OverBudget()", start)]
         instrs = self.code.instrs
         for i in range(start, stop):
+            self.at = i
             out += [(line, i) for line in instrs[i].source(self, i)]
             if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
                 out.append((self.count(), 0))
@@ -186,30 +282,60 @@ class _Writer:
             out += [(line, stop - 1) for line in self.goto(stop)]
         return out
 
-    def tree(self, blocks: list) -> list:
+    def tree(self, blocks: list, write) -> list:
         """Pick the block of ``pc`` by halves (a unit has few blocks; this keeps it log n)."""
         if len(blocks) == 1:
-            return self.block(*blocks[0])
+            return write(*blocks[0])
         half = len(blocks) // 2
         return [(f"if pc < {blocks[half][0]}:", blocks[half][0]),
-                *[("    " + line, i) for line, i in self.tree(blocks[:half])],
+                *[("    " + line, i) for line, i in self.tree(blocks[:half], write)],
                 ("else:", blocks[half][0]),
-                *[("    " + line, i) for line, i in self.tree(blocks[half:])]]
+                *[("    " + line, i) for line, i in self.tree(blocks[half:], write)]]
+
+    def entry(self, pc: int, live: list) -> list:
+        """Lines that load, on entering the function at ``pc``, the locals it may read."""
+        lines = []
+        for key in sorted(live[pc] & self.may[pc]):
+            if key in self.must[pc]:
+                lines.append(self._load(key))
+            else:
+                lines += [f"if {key!r} in L:", "    " + self._load(key)]
+        return [(line, pc) for line in lines or ["pass"]]
 
     def count(self) -> str:
         return f"run.counts[{self.code.key!r}] += 1"
 
     def function(self) -> tuple[list, list]:
+        instrs = self.code.instrs
         starts = self.leaders()
-        blocks = list(zip(starts, starts[1:] + [len(self.code.instrs)]))
+        blocks = list(zip(starts, starts[1:] + [len(instrs)]))
+        loop = [("while True:", 0), *[("    " + line, i) for line, i in self.tree(blocks, self.block)]]
         count = self.counting and not self.code.guarded
-        if self.direct:  # always entered afresh
-            head = [("pc = 0", 0), *([(self.count(), 0)] if count else [])]
-        else:
-            head = [("L = F['L']", 0), ("pc = F['pc']", 0),
+        if self.direct:  # always entered afresh, its parameters Python's
+            head = [("L = None", 0), ("pc = 0", 0), *([(self.count(), 0)] if count else [])]
+        else:  # entered where it stopped: the locals it reads from the frame
+            live = flow.live(instrs, self.leaves, self.reads)
+            entries = sorted({0} | {j for i in self.leaves for j, _, _ in instrs[i].flow(i) if j < len(instrs)})
+            loads: dict = {}  # entries that load the same locals side by side share their lines
+            for pc in entries:
+                lines = self.entry(pc, live)
+                if not loads or [x for x, _ in loads[list(loads)[-1]]] != [x for x, _ in lines]:
+                    loads[pc] = lines
+            starts = list(loads)
+            load = self.tree(list(zip(starts, starts[1:] + [len(instrs)])), lambda pc, stop: loads[pc])
+            head = [("L = F['L']", 0), ("pc = F['pc']", 0), *load,
                     *([("if pc == 0:", 0), ("    " + self.count(), 0)] if count else [])]
-        body = [("_E = run.ent", 0), ("_B = run.budget", 0), *head,
-                ("while True:", 0), *[("    " + line, i) for line, i in self.tree(blocks)]]
-        lines = [f"def unit(run, {'L' if self.direct else 'F'}):"] + ["    " + line for line, _ in body]
+        body = [("_E = run.ent", 0), ("_B = run.budget", 0), *head, *loop]
+        params = "".join(f", {self.local(p)}" for p in self.code.params) if self.direct else ", F"
+        lines = [f"def unit(run{params}):"] + ["    " + line for line, _ in body]
         owners = [0] + [i for _, i in body]
         return lines, owners
+
+
+def _is_loop(key: str) -> bool:
+    return key.startswith("$") and not key.startswith(SLOT)
+
+
+def _number(slot: str, prefix: str) -> str:
+    """A hidden local's number (``$3@12``: 3), unique in its unit."""
+    return slot[len(prefix):].split("@")[0]
