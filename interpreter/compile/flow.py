@@ -9,7 +9,8 @@ that, once per unit, at each instruction:
 - ``must``: the locals set on every way to it (definite assignment): read without a test;
 - ``may``: those set on some way (the others are certainly not set);
 - ``dirty``: those the function may have set since it was entered, when the instruction is
-  reached without leaving the function: what a pause must write back to the frame;
+  reached without leaving the function, and ``surely_set`` those it has set on every way since:
+  what a pause must write back to the frame;
 - ``live``: those the function may read from there (``reads``: what each instruction reads,
   found while its lines are written) before setting them, without leaving the function: what
   an entry must load from the frame.
@@ -59,6 +60,29 @@ def dirty(instrs: list, leaves: set) -> list:
                 out[j] = out[j] | out[i] | sets
                 todo.append(j)
     return out
+
+
+def surely_set(instrs: list, leaves: set, entries) -> list:
+    """At each instruction, the locals the function has set on every way since it was entered
+    (at any of ``entries``, where it starts with none)."""
+    count = len(instrs)
+    out: list = [_ALL] * count
+    for e in entries:
+        out[e] = frozenset()
+    todo = list(entries)
+    while todo:
+        i = todo.pop()
+        if i in leaves:
+            continue
+        for j, sets, drops in instrs[i].flow(i):
+            if j >= count:
+                continue
+            m = (out[i] | sets) - drops
+            new = m if out[j] is _ALL else out[j] & m
+            if new != out[j]:
+                out[j] = new
+                todo.append(j)
+    return [m if m is not _ALL else frozenset() for m in out]
 
 
 def live(instrs: list, leaves: set, reads: list) -> list:

@@ -87,13 +87,13 @@ class IterNext(Instr):
         # A count (repeat N) gives its numbers one at a time; a save made when loops kept the
         # list of them still resumes. The exit drops the hidden local (the next instruction).
         items, at = g.loop_names(self.slot, read=True)
-        take = [f"{g.local(self.var)} = {at} if {items}.__class__ is int else {items}[{at}]"] \
+        take = g.assign(self.var, f"{at} if {items}.__class__ is int else {items}[{at}]") \
             if self.var is not None else []
         return [f"if {at} < ({items} if {items}.__class__ is int else len({items})):", *g.indent(take),
                 f"    {at} += 1", "else:", *g.indent(g.goto(self.target))]
 
     def flow(self, i):
-        return [*_on(i, (self.var,) if self.var is not None else ()), (self.target, _NONE, _NONE)]
+        return [*_on(i, (self.slot, self.var) if self.var is not None else (self.slot,)), (self.target, _NONE, _NONE)]
 
 
 class NextTurn(Instr):
@@ -107,7 +107,7 @@ class NextTurn(Instr):
     def source(self, g, i):
         turn = g.local(self.slot, read=True)
         return [f"_v = {g.obj(self.advance)}({turn}, {self.until!r})", "if _v is None:",
-                *g.indent(g.goto(self.target)), f"{turn} = _v", f"{g.local(self.var)} = _v[4]"]
+                *g.indent(g.goto(self.target)), f"{turn} = _v", *g.assign(self.var, "_v[4]")]
 
     def flow(self, i):
         return [*_on(i, (self.slot, self.var)), (self.target, _NONE, _NONE)]
@@ -122,7 +122,7 @@ class CallProc(Instr):
 
     def source(self, g, i):
         if g.straight([self.proc]):
-            store = [f"{g.local(self.dest)} = _store(_v)"] if self.dest is not None else []
+            store = g.assign(self.dest, "_store(_v)") if self.dest is not None else []
             return [*g.values(self.args), g.call(self.proc), *store, *g.goto(i + 1)]
         return [*g.values(self.args), *g.pause(i), g.push(self.proc, self.dest), "return 0"]
 

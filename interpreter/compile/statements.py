@@ -163,7 +163,7 @@ class Compiler:
 
     def s_Let(self, s, scope, out):
         fn, name = self.value(s.expr, scope), s.name
-        out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), f"{g.local(name)} = _store(_v)"], sets=(name,)))
+        out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *g.assign(name, "_store(_v)")], sets=(name,)))
 
     def s_LetCall(self, s, scope, out):
         self._call(s, scope, out, s.name)
@@ -183,18 +183,16 @@ class Compiler:
     def s_Set(self, s, scope, out):
         target, fn, op, name = self.target(s.target, scope), self.value(s.expr, scope), s.op, s.target.name
         local = not s.target.path and resolve(self.names, name, scope.locals).kind is Kind.LOCAL
-        if op == "=":
-            change = "{} = _store(_v)"
+        if op == "=":  # the new value of what ({}) is changed
+            new = "_store(_v)"
         else:  # two whole numbers inline; the rest (lists, faults) in a helper
-            change = (f"{{}} = _o {op[0]} _v if (_o := {{}}).__class__ is int and _v.__class__ is int "
-                      f"else _augment(_o, _v, {op!r})")
+            new = f"_o {op[0]} _v if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(_o, _v, {op!r})"
 
         def lines(g):
             if local and (op == "=" or g.set_here(name)):  # a Python local, set directly
-                v = g.local(name, read=op != "=")
-                return [*g.value(fn, "_v"), change.format(v, v)]
+                return [*g.value(fn, "_v"), *g.assign(name, new.format(g.local(name, read=op != "=")))]
             find, found = target(g)
-            return [*g.value(fn, "_v"), *find, change.format("_c[_k]", "_c[_k]"), *found]
+            return [*g.value(fn, "_v"), *find, "_c[_k] = " + new.format("_c[_k]"), *found]
         out.append(ins.Exec(s.pos, lines, sets=(name,) if self._local_root(s.target, scope) else ()))
 
     def s_Pay(self, s, scope, out):
@@ -248,7 +246,7 @@ class Compiler:
 
     def s_Draw(self, s, scope, out):
         source, name = self.value(s.source, scope), s.name
-        out.append(ins.Exec(s.pos, lambda g: [*g.value(source, "_v"), f"{g.local(name)} = _draw(run, _v)"],
+        out.append(ins.Exec(s.pos, lambda g: [*g.value(source, "_v"), *g.assign(name, "_draw(run, _v)")],
                             sets=(name,)))
 
     def s_EndGame(self, s, scope, out):
@@ -408,7 +406,7 @@ class Compiler:
                     f"_c, _k = {locate}"]
 
         def found(g) -> list:
-            return [f"{g.local(name)} = _d[{name!r}]"] if meaning is Kind.LOCAL else []
+            return g.assign(name, f"_d[{name!r}]") if meaning is Kind.LOCAL else []
         if not t.path:
             if meaning is Kind.VARIABLE:
                 return lambda g: ([f"_c, _k = run.globals_w(), {name!r}"], [])

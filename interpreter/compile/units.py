@@ -11,9 +11,11 @@ A rule's locals are Python locals of the function while it runs: ``v_NAME`` for 
 ``NAME`` (the prefix keeps every name a ruleset writes apart from Python's and the helpers'),
 ``_eachN``/``_atN`` for what a loop walks and where it stands, ``_turnN`` for the state of
 an ``each ... in turn``. Where the rules are paused they are plain data, the frame's ``L``,
-as ever: entering the function at ``pc`` loads from ``F["L"]`` the locals it may read from there,
-and leaving it to go on later (a frame pushed, a choice) writes back those it set; a return or
-the end of the game drops the frame. Saves, clones, undo and pickling see the same frames as
+as ever: entering the function at ``pc`` loads from ``F["L"]`` the locals it may read from there
+(at the top of the block, or before the loop for a block that is also jumped to), and leaving
+it to go on later (a frame pushed, a choice) writes back those it has set on every way since it
+was entered; one it has set on some ways only is written to the frame where it is set. A return
+or the end of the game drops the frame. Saves, clones, undo and pickling see the same frames as
 when locals were only ``L[...]``. What is set where is worked out per unit (:mod:`.flow`): a
 local set on every way to an instruction is read there without a test; one that may not be
 set is read as a Python local that may be unbound, and its fault (``'x' is used before it is
@@ -125,7 +127,18 @@ class _Writer:
                 self.order.update(dict.fromkeys(k for k in sorted(sets) if k not in self.order))
         self.order = {k: j for j, k in enumerate(self.order)}
         self.reads: list = [set() for _ in instrs]  # what each instruction reads, noted as it is written
+        # where the function is entered, and which of those only from outside (no jump to them)
+        self.entries = sorted({0} | {j for i in self.leaves for j, _, _ in instrs[i].flow(i) if j < len(instrs)})
+        inside = {j for i, x in enumerate(instrs) if i not in self.leaves for j, _, _ in x.flow(i)}
+        self.outside = set() if direct else set(self.entries) - inside
+        # A local that a pause finds set on some ways since the entry but not on all is written
+        # to the frame where it is set ("through"): written back at the pause, it would have to
+        # be loaded at every entry in case it was not set. A loop's state is written back.
+        surely = flow.surely_set(instrs, self.leaves, self.entries)
+        self.through = {k for q in self.leaves for k in (self.dirty[q] & self.may[q]) - surely[q]
+                        if not k.startswith("$")}
         self.at = 0  # the instruction being written
+        self._loads: dict = {}  # an entry's loads (once reads are known)
 
     # ------------------------------------------------------------ locals
     def local(self, key: str, read: bool = False) -> str:
@@ -155,6 +168,11 @@ class _Writer:
         if _is_loop(key):
             return "{}, {} = L[{!r}]".format(*self.loop_names(key), key)
         return f"{self.local(key)} = L[{key!r}]"
+
+    def assign(self, key: str, value: str) -> list:
+        """Lines that set local ``key`` to the Python expression ``value``."""
+        name = self.local(key)
+        return [f"{name} = {value}", *([f"L[{key!r}] = {name}"] if key in self.through else [])]
 
     def _store(self, key: str) -> str:
         if _is_loop(key):
@@ -208,15 +226,10 @@ class _Writer:
     def pause(self, i: int, here: bool = False) -> list:
         """Lines that leave the function at instruction ``i`` to go on later at ``i + 1`` (at
         ``i`` if ``here``): the locals it set written back to the frame, and where it stands."""
-        lines = []
-        for key in sorted(self.dirty[i] & self.may[i], key=self.order.__getitem__):
-            self.reads[i].add(key)
-            if key in self.must[i]:
-                lines.append(self._store(key))
-            else:  # set on some ways only: written back if it is (an unbound Python local)
-                assert not _is_loop(key), key  # a loop's state is set all through its body
-                lines += ["try:", f"    {self._store(key)}", "except NameError:", "    pass"]
-        return [*lines, f"F['pc'] = {i if here else i + 1}"]
+        back = sorted((self.dirty[i] & self.may[i]) - self.through, key=self.order.__getitem__)
+        assert set(back) <= self.must[i], (self.code.key, i)  # a loop's state is set all through its body
+        self.reads[i].update(back)
+        return [*map(self._store, back), f"F['pc'] = {i if here else i + 1}"]
 
     def drop(self, key: str) -> list:
         """Lines that drop a hidden local at the end of its loop: from the frame as well when a
@@ -272,6 +285,8 @@ class _Writer:
         """Lines and owners of the block [start, stop)."""
         out = [(f"run.steps = _s = run.steps + {stop - start}", start),
                ("if _s > _B:", start), ("    raise _OverBudget()", start)]
+        if start in self.outside:  # entered only from outside: the locals it reads from the frame
+            out.append((_LOADS, start))  # (known once the whole body is written)
         instrs = self.code.instrs
         for i in range(start, stop):
             self.at = i
@@ -300,7 +315,7 @@ class _Writer:
                 lines.append(self._load(key))
             else:
                 lines += [f"if {key!r} in L:", "    " + self._load(key)]
-        return [(line, pc) for line in lines or ["pass"]]
+        return lines
 
     def count(self) -> str:
         return f"run.counts[{self.code.key!r}] += 1"
@@ -309,20 +324,24 @@ class _Writer:
         instrs = self.code.instrs
         starts = self.leaders()
         blocks = list(zip(starts, starts[1:] + [len(instrs)]))
-        loop = [("while True:", 0), *[("    " + line, i) for line, i in self.tree(blocks, self.block)]]
+        # the body is written first: what each instruction reads says what an entry loads
+        body = self.tree(blocks, self.block)
+        if not self.direct:
+            live = flow.live(instrs, self.leaves, self.reads)
+            self._loads = {pc: self.entry(pc, live) for pc in self.entries}
+            body = [(indent + line, i) for text, i in body
+                    for indent, line in ([(text[:-len(_LOADS)], x) for x in self._loads[i]]
+                                         if text.endswith(_LOADS) else [("", text)])]
+        loop = [("while True:", 0), *[("    " + line, i) for line, i in body]]
         count = self.counting and not self.code.guarded
         if self.direct:  # always entered afresh, its parameters Python's
             head = [("L = None", 0), ("pc = 0", 0), *([(self.count(), 0)] if count else [])]
-        else:  # entered where it stopped: the locals it reads from the frame
-            live = flow.live(instrs, self.leaves, self.reads)
-            entries = sorted({0} | {j for i in self.leaves for j, _, _ in instrs[i].flow(i) if j < len(instrs)})
-            loads: dict = {}  # entries that load the same locals side by side share their lines
-            for pc in entries:
-                lines = self.entry(pc, live)
-                if not loads or [x for x, _ in loads[list(loads)[-1]]] != [x for x, _ in lines]:
-                    loads[pc] = lines
-            starts = list(loads)
-            load = self.tree(list(zip(starts, starts[1:] + [len(instrs)])), lambda pc, stop: loads[pc])
+        else:  # entered where it stopped: an entry that is also jumped to loads here
+            load: list = []
+            for pc in self.entries:
+                if pc not in self.outside and self._loads[pc]:
+                    load += [(f"{'el' if load else ''}if pc == {pc}:", pc),
+                             *[("    " + line, pc) for line in self._loads[pc]]]
             head = [("L = F['L']", 0), ("pc = F['pc']", 0), *load,
                     *([("if pc == 0:", 0), ("    " + self.count(), 0)] if count else [])]
         body = [("_E = run.ent", 0), ("_B = run.budget", 0), *head, *loop]
@@ -330,6 +349,9 @@ class _Writer:
         lines = [f"def unit(run{params}):"] + ["    " + line for line, _ in body]
         owners = [0] + [i for _, i in body]
         return lines, owners
+
+
+_LOADS = "<loads>"  # where an entry's loads go in its block
 
 
 def _is_loop(key: str) -> bool:
