@@ -402,8 +402,7 @@ class Compiler:
         def by_name(g, locate: str) -> list:
             """Lines that find the target through ``locate``, the rule's locals in a dict ``_d``."""
             g.read(reads)
-            return ["_d = " + (f"{{{name!r}: {g.local(name)}}}" if not t.path and g.set_here(name) else g.live()),
-                    f"_c, _k = {locate}"]
+            return [f"_d = {g.live(reads)}", f"_c, _k = {locate}"]
 
         def found(g) -> list:
             return g.assign(name, f"_d[{name!r}]") if meaning is Kind.LOCAL else []

@@ -187,10 +187,14 @@ class _Writer:
             name = self.names[id(x)] = add(self.space, "_o", x)
         return name
 
-    @staticmethod
-    def live() -> str:
+    def live(self, names=None) -> str:
         """The rule's locals as a dict, from the Python locals set now, for code that reads them
-        by name (an expression's checked code, a target's resolver)."""
+        by name (an expression's checked code, a target's resolver); only ``names`` if they are
+        given and set on every way here."""
+        if names is not None:
+            names = sorted(set(names) & self.keys)
+            if set(names) <= self.must[self.at]:
+                return "{" + ", ".join(f"{k!r}: {self.local(k)}" for k in names) + "}"
         return "_live(locals())"
 
     def value(self, fn, var: str) -> list:
