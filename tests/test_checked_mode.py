@@ -182,3 +182,81 @@ def test_a_statement_faults_with_the_same_words_fast_and_checked(tmp_path, state
         said.append((info.value.diagnostics[0].code, info.value.diagnostics[0].message))
     assert said[0] == said[1]
     assert said[0][0] == "RR302" and words in said[0][1], said[0]
+
+
+# A rule's locals are Python locals of its unit's function while it runs, and the frame's plain
+# data at a pause (interpreter/compile/units.py): a local set on some ways only is read with
+# the same words as ever, in a unit called directly (it never pauses) and in one that pauses;
+# and what a pause writes back to the frame is what the rules set, saved and loaded or not.
+UNSET_LOCALS = [
+    ("straight", "procedure show(a):\n    if a > 1:\n        let x = 1\n    log x\n\n"
+                 "game:\n    call show(0)\n    end_game \"done\"\n", [], "'x' is used before it is set"),
+    ("straight_index", "procedure put(a):\n    if a > 1:\n        let xs = [1]\n    set xs[0] = 2\n\n"
+                       "game:\n    call put(0)\n    end_game \"done\"\n", [], "'xs' is used before it is set"),
+    ("after_a_choice", "game:\n    let y = 2\n    if y > 5:\n        let x = 1\n    choose by players[0]:\n"
+                       "        option go:\n            log y\n    log x\n    end_game \"done\"\n",
+     ["go"], "'x' is used before it is set"),
+    ("in_a_loop", "procedure ask(p):\n    repeat 2 times:\n        choose by p:\n            option go:\n"
+                  "                let seen = 1\n            option look:\n                log seen\n\n"
+                  "game:\n    call ask(players[0])\n    end_game \"done\"\n", ["look"],
+     "'seen' is used before it is set"),
+]
+
+
+@pytest.mark.parametrize("name, rules, actions, words", UNSET_LOCALS, ids=[c[0] for c in UNSET_LOCALS])
+def test_a_local_read_before_it_is_set_faults_the_same_fast_and_checked(tmp_path, name, rules, actions, words):
+    said = []
+    for load in (load_ruleset, load_all_checked):
+        path = str(write_ruleset(tmp_path / load.__name__, rules + "\nscore p = p.cash\n", COMPONENTS_YAML))
+        with pytest.raises(RulesRuntimeError) as info:
+            game = load(path).new_game(players=2, seed=0)
+            for action in actions:
+                game.apply(action)
+        d = info.value.diagnostics[0]
+        said.append((d.code, d.message, d.pos.line, d.pos.column))
+    assert said[0] == said[1]
+    assert said[0][0] == "RR302" and words in said[0][1], said[0]
+
+
+LOOP_RULES = """\
+procedure ask(p):
+    let n = 0
+    repeat 4 times:
+        choose by p:
+            option go(k in [1, 2]):
+                let seen = k
+                set n += k
+            option look:
+                log "seen {seen}, {n} so far"
+    log "last seen {seen}, {n} in all"
+
+game:
+    each p in turn:
+        call ask(p)
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_what_a_pause_writes_back_is_what_the_rules_set(tmp_path):
+    """Locals set on some ways only, in a loop that pauses: the game plays the same fast and
+    checked, and the same again when it is saved and loaded at every pause."""
+    from railrules.interpreter.engine.game import Game
+    path = str(write_ruleset(tmp_path, LOOP_RULES, COMPONENTS_YAML))
+    actions = ["go 2", "look", "go 1", "look"] * 2
+    runs = []
+    for load, reload in ((load_ruleset, False), (load_all_checked, False), (load_ruleset, True)):
+        ruleset = load(path)
+        game = ruleset.new_game(players=2, seed=0)
+        saves, said = [], []
+        for action in actions:
+            if reload:
+                game = Game.from_json(ruleset, game.to_json())
+            saves.append(game.to_json())
+            before = len(game.messages)
+            game.apply(action)
+            said += list(game.messages)[before:]
+        runs.append((saves, said, game.digest(), game.result))
+    assert runs[0] == runs[1] == runs[2]
+    assert runs[0][1][:3] == ["seen 2, 2 so far", "seen 1, 3 so far", "last seen 1, 3 in all"]

@@ -11,6 +11,7 @@ import pytest
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
 from railrules.tools.cli import main
+from railrules.interpreter.compile.sources import listing
 from railrules.tools.generated import generated
 
 
@@ -59,3 +60,31 @@ def test_linecache_keeps_a_bounded_number_of_generated_sources(monkeypatch):
     assert len(set(names)) == 12
     assert [bool(linecache.getlines(n)) for n in names] == [False] * 7 + [True] * 5
     assert linecache.getline(names[-1], 1) == "x = 11\n"
+
+
+_LOAD = re.compile(r"\s*(?:if '[^']+' in L:\s*)?(?:v_\w+|_turn\d+|_each\d+, _at\d+) = L\['[^']+'\]")
+_STORE = re.compile(r"\s*L\['[^']+'\] = (?:v_\w+|_turn\d+|\[_each\d+, _at\d+\])|\s*L\.pop\('[^']+', None\)")
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_a_units_locals_are_python_locals_and_the_frame_is_read_only_where_it_is_entered_or_left(name):
+    """(issue 25, item 2) A unit called directly takes its parameters as Python arguments and has
+    no dict of locals; one that pauses reads the frame's dict only to load a local and writes it
+    only to store one (where it is entered, where it leaves, where a local is written through)."""
+    ruleset = load_ruleset(name)
+    program = ruleset.program
+    for key in program.codes:
+        program.units[key]
+        if key in program.straight:
+            program.direct_units[key]
+    sources = [source for _, source in listing(program.space) if source.startswith("# unit ")]
+    direct = [s for s in sources if "def unit(run, F):" not in s]
+    assert direct and len(direct) < len(sources)
+    for source in sources:
+        code = [line.split("  # ")[0] for line in source.splitlines()[2:]]
+        if source in direct:
+            assert not [line for line in code if "L[" in line or "L.pop" in line], source
+        else:
+            wrong = [line for line in code if ("L[" in line or "L.pop" in line)
+                     and not (_LOAD.fullmatch(line) or _STORE.fullmatch(line))]
+            assert not wrong, wrong

@@ -84,7 +84,7 @@ def test_the_loader_proves_what_every_write_keeps(ruleset):
 
 def test_a_proven_local_is_not_tested(folder):
     [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
-    assert "_E[L['t']]['label']" in unit and "L['t']).__class__" not in unit
+    assert "_E[v_t]['label']" in unit and "v_t.__class__" not in unit   # t: a Python local
 
 
 def _source(folder, name: str) -> str:

@@ -3,8 +3,9 @@
 Each expression a statement, a require, a domain or a ``def`` evaluates is turned into the
 source of one Python function ``f(run, L)`` and compiled with :func:`compile`. The source never
 holds a name a ruleset wrote: rule variables become ``v_NAME`` (comprehension and lambda
-variables) or ``L['NAME']`` (locals), fields and keys are string literals, and everything else
-is a helper (:mod:`interpreter.runtime.helpers`) or a value in the function's namespace. So nothing in a ruleset can
+variables, and the locals of a code unit, which are its function's Python locals: ``bound``)
+or ``L['NAME']`` (locals read from a frame's dict), fields and keys are string literals, and
+everything else is a helper (:mod:`interpreter.runtime.helpers`) or a value in the function's namespace. So nothing in a ruleset can
 reach a Python name.
 
 The fast code takes the common path without checks (an entity's field, whole numbers). When
@@ -46,7 +47,8 @@ _WHOLE_DIVISION = {"/": "_Fraction({x}, {y})", "//": "{x} // {y}", "%": "{x} % {
 _INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
-_NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound variable
+_NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound variable (or a unit's local)
+_BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that bind a variable
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
 INLINE_DEPTH = 3    # ...up to this many defs deep
 
@@ -312,7 +314,7 @@ class Codegen:
             self.gen(e.where, inner, True) if e.where is not None else None))
         body = [f"    if {where}:", f"        {item}"] if where else [f"    {item}"]
         return self._loop(items, ["out = []", "add = out.append", f"for {var} in xs:", *body,
-                                  "return out"], start, bound, e.pos)
+                                  "return out"], start, bound, e.pos, var)
 
     def g_MapOf(self, e, bound, walrus):
         return f"_map_of({self.gen(e.pairs, bound, walrus)})"
@@ -329,21 +331,22 @@ class Codegen:
         var, start = f"v_{e.var}", self.temps
         cond = self._knowing(var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True))
         return self._loop(items, [f"for {var} in xs:", f"    if {cond}:", "        return True",
-                                  "return False"], start, bound, e.pos)
+                                  "return False"], start, bound, e.pos, var)
 
     def _item(self, source, bound) -> str:
         """The proven type of an item of list ``source``."""
         t = self.proven(source, bound)
         return t[5:] if t.startswith("list:") else ANY
 
-    def _loop(self, items: str, lines: list, start: int, bound: dict, pos) -> str:
+    def _loop(self, items: str, lines: list, start: int, bound: dict, pos, var: str) -> str:
         """A call of a new function of the namespace whose body ``lines`` loops over ``xs``, the
         list ``items`` (a comprehension or an ``exists``, written as a loop). Not a Python
         comprehension: a temporary set (``:=``) in one is a cell of the function around it,
         slower to make and to read. The caller's temporaries (those up to ``start``) and
-        comprehension or lambda variables (``bound``) that the body reads are passed in."""
+        comprehension or lambda variables and unit locals (``bound``) that the body reads are
+        passed in; not the loop's own variable ``var``, which hides one of the same name."""
         body = "\n".join(lines)
-        outer = {f"_t{i}" for i in range(1, start + 1)} | set(bound.values())
+        outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {var}
         args = "".join(", " + x for x in sorted(set(_NAME.findall(body)) & outer))
         source = (f"def loop(run, L, xs{args}):\n    _E = run.ent\n"
                   + "".join(f"    {line}\n" for line in lines))
@@ -482,18 +485,20 @@ class Codegen:
         """Def ``d``'s body written in place for a call with ``args`` (Python sources), or None
         when it is not to be inlined. An argument that is more than a literal, a rule local or
         a helper's name is computed once, into a temporary, before the body runs; so is a
-        caller's comprehension or lambda variable (``v_x``), which the body's own variable of
-        the same name would hide. The body sees only its parameters and the ruleset's global
-        names, never the caller's locals, and knows their proven types (of the argument ``nodes``,
-        computed where ``bound`` holds). Where ``walrus`` is False (a comprehension's iterable)
-        there are no temporaries: only a call whose arguments need none is inlined."""
+        caller's local or comprehension or lambda variable (``v_x``) when a variable of the
+        same name that the body binds would hide it. The body sees only its parameters and the
+        ruleset's global names, never the caller's locals, and knows their proven types (of the
+        argument ``nodes``, computed where ``bound`` holds). Where ``walrus`` is False (a
+        comprehension's iterable) there are no temporaries: only a call whose arguments need
+        none is inlined."""
         # (nothing is inlined before the rules are compiled: a constant cannot call a def)
         if self.inlining >= INLINE_DEPTH or d.name not in self.space.get("_inlinable", ()):
             return None
         params, first = {}, []
+        hidden = {f"v_{x.var}" for x in n.walk(d.expr) if isinstance(x, _BINDS)}  # names the body binds
         for p, a, known in zip(d.params, args, [self.proven(x, bound) for x in nodes]):
-            if _LOCAL.fullmatch(a) or _INT.fullmatch(a) or (_PLAIN.fullmatch(a) and not a.startswith("v_")):
-                params[p] = a   # (a literal or a constant's name has one type wherever it is)
+            if _LOCAL.fullmatch(a) or _INT.fullmatch(a) or (_PLAIN.fullmatch(a) and a not in hidden):
+                params[p] = a   # (the same value, so the same type, as the caller's)
             elif not walrus:
                 return None
             else:

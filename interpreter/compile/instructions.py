@@ -4,22 +4,34 @@ A code unit (:class:`interpreter.runtime.code.Code`) is a flat list of instructi
 so that where the rules are paused is just ``(code unit, pc, locals)``: plain data (DESIGN
 invariant 3). Each instruction keeps the source position of the statement it came from, and
 writes itself as Python lines of the unit's one function (:mod:`.units`),
-which is what runs: ``source(g, i)``, where ``g`` is the writer and ``i`` its pc.
+which is what runs: ``source(g, i)``, where ``g`` is the writer and ``i`` its pc. A rule's
+locals are Python locals there, named by the writer (``g.local(name)``). ``flow(i)`` says where
+control goes from pc ``i`` and which locals each way sets or drops (:mod:`.flow`).
 """
 from __future__ import annotations
 
 from ..runtime.code import PAUSE, Choice, Instr
 
+_NONE: frozenset = frozenset()
+
+
+def _on(i: int, sets=_NONE) -> list:
+    return [(i + 1, frozenset(sets), _NONE)]
+
 
 class Exec(Instr):
-    """A side effect (let, set, pay, add, remove, log, draw): ``source(g)`` gives its lines."""
-    __slots__ = ("lines",)
+    """A side effect (let, set, pay, add, remove, log, draw): ``lines(g, i)`` gives its lines;
+    ``sets``: the locals it sets, ``drops``: the hidden locals it drops."""
+    __slots__ = ("lines", "sets", "drops")
 
-    def __init__(self, pos, lines):
-        self.pos, self.lines = pos, lines
+    def __init__(self, pos, lines, sets=(), drops=()):
+        self.pos, self.lines, self.sets, self.drops = pos, lines, frozenset(sets), frozenset(drops)
 
     def source(self, g, i):
         return self.lines(g)
+
+    def flow(self, i):
+        return [(i + 1, self.sets, self.drops)]
 
 
 class Jump(Instr):
@@ -32,6 +44,9 @@ class Jump(Instr):
     def source(self, g, i):
         return g.goto(self.target)
 
+    def flow(self, i):
+        return [(self.target, _NONE, _NONE)]
+
 
 class JumpIfNot(Instr):
     __slots__ = ("cond", "target")
@@ -42,17 +57,24 @@ class JumpIfNot(Instr):
     def source(self, g, i):
         return [*g.value(self.cond, "_v"), "if not _v:", *g.indent(g.goto(self.target))]
 
+    def flow(self, i):
+        return [*_on(i), (self.target, _NONE, _NONE)]
+
 
 class IterInit(Instr):
     """Evaluate a loop's list (or repeat's count) once and keep it, with the loop index, in a
-    hidden local: plain data."""
+    hidden local: plain data in the frame (a pair), two Python locals while the unit runs."""
     __slots__ = ("slot", "source_fn")
 
     def __init__(self, pos, slot, source_fn):
         self.pos, self.slot, self.source_fn = pos, slot, source_fn
 
     def source(self, g, i):
-        return [*g.value(self.source_fn, "_v"), f"L[{self.slot!r}] = [_loop_items(_v), 0]"]
+        items, at = g.loop_names(self.slot)
+        return [*g.value(self.source_fn, "_v"), f"{items} = _loop_items(_v)", f"{at} = 0"]
+
+    def flow(self, i):
+        return _on(i, (self.slot,))
 
 
 class IterNext(Instr):
@@ -62,13 +84,33 @@ class IterNext(Instr):
         self.pos, self.slot, self.var, self.target = pos, slot, var, target
 
     def source(self, g, i):
-        # a new pair each time: stored values never change in place. A count (repeat N) gives
-        # its numbers one at a time; a save made when loops kept the list of them still resumes.
-        slot = repr(self.slot)
-        take = [f"L[{self.var!r}] = _i if _v.__class__ is int else _v[_i]"] if self.var is not None else []
-        return [f"_v, _i = L[{slot}]", "if _i < (_v if _v.__class__ is int else len(_v)):", *g.indent(take),
-                f"    L[{slot}] = [_v, _i + 1]", "else:", f"    del L[{slot}]",
-                *g.indent(g.goto(self.target))]
+        # A count (repeat N) gives its numbers one at a time; a save made when loops kept the
+        # list of them still resumes. The exit drops the hidden local (the next instruction).
+        items, at = g.loop_names(self.slot, read=True)
+        take = g.assign(self.var, f"{at} if {items}.__class__ is int else {items}[{at}]") \
+            if self.var is not None else []
+        return [f"if {at} < ({items} if {items}.__class__ is int else len({items})):", *g.indent(take),
+                f"    {at} += 1", "else:", *g.indent(g.goto(self.target))]
+
+    def flow(self, i):
+        return [*_on(i, (self.slot, self.var) if self.var is not None else (self.slot,)), (self.target, _NONE, _NONE)]
+
+
+class NextTurn(Instr):
+    """The head of ``each p in turn``: the turn that ran ends and the next starts, its player in
+    ``var`` (:func:`interpreter.dsl.turns.advance`, ``until``: when the loop ends); past the last turn, on to ``target``."""
+    __slots__ = ("slot", "var", "until", "advance", "target")
+
+    def __init__(self, pos, slot, var, until, advance, target=None):
+        self.pos, self.slot, self.var, self.until, self.advance, self.target = pos, slot, var, until, advance, target
+
+    def source(self, g, i):
+        turn = g.local(self.slot, read=True)
+        return [f"_v = {g.obj(self.advance)}({turn}, {self.until!r})", "if _v is None:",
+                *g.indent(g.goto(self.target)), f"{turn} = _v", *g.assign(self.var, "_v[4]")]
+
+    def flow(self, i):
+        return [*_on(i, (self.slot, self.var)), (self.target, _NONE, _NONE)]
 
 
 class CallProc(Instr):
@@ -80,9 +122,15 @@ class CallProc(Instr):
 
     def source(self, g, i):
         if g.straight([self.proc]):
-            store = [f"L[{self.dest!r}] = _store(_v)"] if self.dest is not None else []
+            store = g.assign(self.dest, "_store(_v)") if self.dest is not None else []
             return [*g.values(self.args), g.call(self.proc), *store, *g.goto(i + 1)]
-        return [*g.values(self.args), f"F['pc'] = {i + 1}", g.push(self.proc, self.dest), "return 0"]
+        return [*g.values(self.args), *g.pause(i), g.push(self.proc, self.dest), "return 0"]
+
+    def leaves(self, g) -> bool:
+        return not g.straight([self.proc])
+
+    def flow(self, i):
+        return _on(i, (self.dest,) if self.dest is not None else ())
 
 
 class Return(Instr):
@@ -96,6 +144,9 @@ class Return(Instr):
         value = g.value(self.expr, "_v") if self.expr else ["_v = None"]
         return [*value, "return _v"] if g.direct else [*value, "run.pop(_v)", "return 0"]
 
+    def flow(self, i):
+        return []
+
 
 class Emit(Instr):
     __slots__ = ("event", "args")
@@ -108,8 +159,14 @@ class Emit(Instr):
         handlers = g.program.handlers.get(self.event, [])
         if g.straight(handlers):  # each runs to its end, in order
             return [*g.values(self.args), *(g.call(key) for key in handlers), *g.goto(i + 1)]
-        return [*g.values(self.args), f"F['pc'] = {i + 1}",
+        return [*g.values(self.args), *g.pause(i),
                 *(g.push(key, None) for key in reversed(handlers)), "return 0"]
+
+    def leaves(self, g) -> bool:
+        return not g.straight(g.program.handlers.get(self.event, []))
+
+    def flow(self, i):
+        return _on(i)
 
 
 class Assert(Instr):
@@ -123,6 +180,9 @@ class Assert(Instr):
         return [*g.value(self.cond, "_v"), "if not _v:",
                 *g.indent([*g.value(self.reason, "_v"), "_required(_v)"])]
 
+    def flow(self, i):
+        return _on(i)
+
 
 class EndGame(Instr):
     __slots__ = ("reason",)
@@ -134,6 +194,9 @@ class EndGame(Instr):
     def source(self, g, i):
         return [*g.value(self.reason, "_v"), "run.end_game([_v])", f"return {PAUSE}"]
 
+    def flow(self, i):
+        return []
+
 
 class CheckEnd(Instr):
     def __init__(self, pos):
@@ -142,10 +205,24 @@ class CheckEnd(Instr):
     def source(self, g, i):
         return ["if run.check_end():", f"    return {PAUSE}"]
 
+    def flow(self, i):
+        return _on(i)
+
 
 class Choose(Choice):
     __slots__ = ()
 
     def source(self, g, i):
         return [*g.value(self.player, "_v"), "run.state['turn'] = _v", "run.state['waiting'] = True",
-                f"F['pc'] = {i}", f"return {PAUSE}"]
+                *g.pause(i, here=True), f"return {PAUSE}"]
+
+    def leaves(self, g) -> bool:
+        return True
+
+    def flow(self, i):
+        # an inline option goes on at its body with its parameters set (Machine.resume); a used
+        # action at the end, once the action's own frame has returned
+        out = [(spec.target, frozenset(spec.names), _NONE) for spec in self.options if spec.target is not None]
+        if any(spec.action for spec in self.options):
+            out.append((self.end, _NONE, _NONE))
+        return out

@@ -169,7 +169,7 @@ class Compiler:
 
     def s_Let(self, s, scope, out):
         fn, name = self.value(s.expr, scope), s.name
-        out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), f"L[{name!r}] = _store(_v)"]))
+        out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *g.assign(name, "_store(_v)")], sets=(name,)))
 
     def s_LetCall(self, s, scope, out):
         self._call(s, scope, out, s.name)
@@ -187,13 +187,19 @@ class Compiler:
         out.append(ins.CallProc(s.pos, f"proc:{s.proc}", args, dest))
 
     def s_Set(self, s, scope, out):
-        target, fn, op = self.target(s.target, scope), self.value(s.expr, scope), s.op
-        if op == "=":
-            change = ["_c[_k] = _store(_v)"]
+        target, fn, op, name = self.target(s.target, scope), self.value(s.expr, scope), s.op, s.target.name
+        local = not s.target.path and resolve(self.names, name, scope.locals).kind is Kind.LOCAL
+        if op == "=":  # the new value of what ({}) is changed
+            new = "_store(_v)"
         else:  # two whole numbers inline; the rest (lists, faults) in a helper
-            change = [f"_c[_k] = _o {op[0]} _v if (_o := _c[_k]).__class__ is int and _v.__class__ is int "
-                      f"else _augment(_o, _v, {op!r})"]
-        out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *target(g), *change]))
+            new = f"_o {op[0]} _v if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(_o, _v, {op!r})"
+
+        def lines(g):
+            if local and (op == "=" or g.set_here(name)):  # a Python local, set directly
+                return [*g.value(fn, "_v"), *g.assign(name, new.format(g.local(name, read=op != "=")))]
+            find, found = target(g)
+            return [*g.value(fn, "_v"), *find, "_c[_k] = " + new.format("_c[_k]"), *found]
+        out.append(ins.Exec(s.pos, lines, sets=(name,) if self._local_root(s.target, scope) else ()))
 
     def s_Pay(self, s, scope, out):
         fns = [self.value(x, scope) for x in (s.amount, s.payer, s.payee)]
@@ -207,7 +213,11 @@ class Compiler:
 
     def _list_edit(self, s, scope, out, add):
         target, item = self.target(s.target, scope), self.value(s.item, scope)
-        out.append(ins.Exec(s.pos, lambda g: [*g.value(item, "_v"), *target(g), f"_edit(_c, _k, _v, {add})"]))
+
+        def lines(g):
+            find, found = target(g)
+            return [*g.value(item, "_v"), *find, f"_edit(_c, _k, _v, {add})", *found]
+        out.append(ins.Exec(s.pos, lines, sets=(s.target.name,) if self._local_root(s.target, scope) else ()))
 
     def s_Return(self, s, scope, out):
         out.append(ins.Return(s.pos, self.value(s.expr, scope) if s.expr else None))
@@ -232,8 +242,7 @@ class Compiler:
         pass
 
     def s_Require(self, s, scope, out):
-        cond, reason, _ = self._require(s, scope)
-        out.append(ins.Assert(s.pos, cond, reason))
+        out.append(ins.Assert(s.pos, self.value(s.cond, scope), self.value(s.reason, scope)))
 
     def _require(self, s: n.Require, scope):
         return self._expr(s.cond, scope), self._expr(s.reason, scope), s.pos
@@ -243,7 +252,8 @@ class Compiler:
 
     def s_Draw(self, s, scope, out):
         source, name = self.value(s.source, scope), s.name
-        out.append(ins.Exec(s.pos, lambda g: [*g.value(source, "_v"), f"L[{name!r}] = _draw(run, _v)"]))
+        out.append(ins.Exec(s.pos, lambda g: [*g.value(source, "_v"), *g.assign(name, "_draw(run, _v)")],
+                            sets=(name,)))
 
     def s_EndGame(self, s, scope, out):
         out.append(ins.EndGame(s.pos, self.value(s.reason, scope)))
@@ -313,7 +323,7 @@ class Compiler:
         out.append(step)
         # the exit clears the hidden iterator (a break leaves it behind)
         step.target = self._body_and_back(s, scope, out, head)
-        out.append(ins.Exec(s.pos, lambda g: [f"L.pop({slot!r}, None)"]))
+        out.append(ins.Exec(s.pos, lambda g: g.drop(slot), drops=(slot,)))
 
     def s_For(self, s, scope, out):
         self._loop(s, scope, out, self.value(s.source, scope), s.var)
@@ -336,15 +346,15 @@ class Compiler:
         first = self.value(s.first, scope) if s.first is not None else None
         start = (lambda g: g.value(source, "_a0")) if source else (lambda g: ["_a0 = run.state['kinds']['players']"])
         pick = (lambda g: g.value(first, "_a1")) if first else (lambda g: ["_a1 = None"])
-        out.append(ins.Exec(s.pos, lambda g: [*start(g), *pick(g), f"L[{slot!r}] = {g.obj(_turns.start)}"
-                                              f"(_a0, _a1, {first is not None}, {end!r})"]))
+        out.append(ins.Exec(s.pos, lambda g: [*start(g), *pick(g), f"{g.local(slot)} = {g.obj(_turns.start)}"
+                                              f"(_a0, _a1, {first is not None}, {end!r})"], sets=(slot,)))
         head = len(out)
-        step = ins.JumpIfNot(s.pos, lambda run, loc: _turns.next_turn(loc, slot, var, end))
+        step = ins.NextTurn(s.pos, slot, var, end, _turns.advance)
         out.append(step)
         scope.turns.append((slot, end))
         step.target = self._body_and_back(s, scope, out, head)
         scope.turns.pop()
-        out.append(ins.Exec(s.pos, lambda g: [f"L.pop({slot!r}, None)"]))
+        out.append(ins.Exec(s.pos, lambda g: g.drop(slot), drops=(slot,)))
 
     def s_PassTurn(self, s, scope, out):
         self._turn_mark(scope, s.pos, out, _turns.pass_turn)
@@ -356,7 +366,8 @@ class Compiler:
         if not scope.turns:  # reported by the resolver
             return
         slot, _ = scope.turns[-1]
-        out.append(ins.Exec(pos, lambda g: [f"L[{slot!r}] = {g.obj(fn)}(L[{slot!r}])"]))
+        out.append(ins.Exec(pos, lambda g: [f"{g.local(slot)} = {g.obj(fn)}({g.local(slot, read=True)})"],
+                            sets=(slot,)))
 
     def s_Choose(self, s, scope, out):
         choose = ins.Choose(s.pos, self.value(s.player, scope), [])
@@ -383,32 +394,51 @@ class Compiler:
 
     # ------------------------------------------------------------------ targets
     def target(self, t: n.Target, scope):
-        """Compile an assignment target to the lines of a unit (``g`` its writer) that set
-        ``_c, _k`` to the container and key to change, the container ready to be changed: an
-        entity's record or the globals copied once per transaction (:meth:`Machine.record`), and
-        every list or map on the way copied, since stored values are never changed in place."""
+        """Compile an assignment target to ``lines(g) -> (find, found)`` for a unit (``g`` its
+        writer): ``find`` sets ``_c, _k`` to the container and key to change, the container ready
+        to be changed: an entity's record or the globals copied once per transaction
+        (:meth:`Machine.record`), and every list or map on the way copied, since stored values
+        are never changed in place; ``found``, after the change, sets the rule local it is in
+        again (a local is a Python local of the unit: the resolver changes a dict of them)."""
         name = t.name
         meaning = resolve(self.names, name, scope.locals).kind
+        reads = {name} | {x.name for kind, e in t.path if kind == "index"
+                          for x in n.walk(e) if isinstance(x, (n.Var, n.Call))}
+
+        def by_name(g, locate: str) -> list:
+            """Lines that find the target through ``locate``, the rule's locals in a dict ``_d``."""
+            g.read(reads)
+            return [f"_d = {g.live(reads)}", f"_c, _k = {locate}"]
+
+        def found(g) -> list:
+            return g.assign(name, f"_d[{name!r}]") if meaning is Kind.LOCAL else []
         if not t.path:
             if meaning is Kind.VARIABLE:
-                return lambda g: [f"_c, _k = run.globals_w(), {name!r}"]
-            return lambda g: [f"_c, _k = L, {name!r}"]
+                return lambda g: ([f"_c, _k = run.globals_w(), {name!r}"], [])
+            return lambda g: (by_name(g, f"_d, {name!r}"), found(g))
         base = self.value(n.Var(t.pos, name), scope)
         locate = self._resolver(t, scope, base, meaning)
+
+        def resolved(g) -> list:
+            return g.indent([*by_name(g, f"{g.obj(locate)}(run, _d)"), *found(g)])
         if len(t.path) == 1 and t.path[0][0] == "attr":
             # an entity's field, the common case, inline; anything else through the resolver
             field = t.path[0][1]
-            return lambda g: [*g.value(base, "_o"), f"_c, _k = (run.record(_o), {field!r}) if "
-                              f"_o.__class__ is str and {field!r} in _E.get(_o, ()) else {g.obj(locate)}(run, L)"]
+            return lambda g: ([*g.value(base, "_o"), f"if _o.__class__ is str and {field!r} in _E.get(_o, ()):",
+                               f"    _c, _k = run.record(_o), {field!r}", "else:", *resolved(g)], [])
         if len(t.path) == 2 and t.path[0][0] == "attr" and t.path[1][0] == "index":
             # an entry of an entity's map (p.shares[c]) inline, the map copied into the record
             field, key = t.path[0][1], self.value(t.path[1][1], scope)
-            return lambda g: [*g.value(base, "_o"), *g.value(key, "_k"),
-                              f"if _o.__class__ is str and _k.__class__ is str and "
-                              f"(_c := _E.get(_o, _EMPTY).get({field!r})).__class__ is dict and _k in _c:",
-                              f"    _c = run.record(_o)[{field!r}] = dict(_c)",
-                              "else:", f"    _c, _k = {g.obj(locate)}(run, L)"]
-        return lambda g: [f"_c, _k = {g.obj(locate)}(run, L)"]
+            return lambda g: ([*g.value(base, "_o"), *g.value(key, "_k"),
+                               f"if _o.__class__ is str and _k.__class__ is str and "
+                               f"(_c := _E.get(_o, _EMPTY).get({field!r})).__class__ is dict and _k in _c:",
+                               f"    _c = run.record(_o)[{field!r}] = dict(_c)",
+                               "else:", *resolved(g)], [])
+        return lambda g: (by_name(g, f"{g.obj(locate)}(run, _d)"), found(g))
+
+    def _local_root(self, t: n.Target, scope) -> bool:
+        """Whether target ``t`` is in a rule local (which the change sets again)."""
+        return resolve(self.names, t.name, scope.locals).kind is Kind.LOCAL
 
     def _resolver(self, t: n.Target, scope, base, meaning: Kind):
         """``fn(run, loc) -> (container, key)`` for a target with a path (see :meth:`target`)."""
@@ -470,9 +500,10 @@ class Compiler:
         ``around``: a helper the value goes through (``_times``: a repeat's count)."""
         slow = self._checked(e, scope, False, around)
         if self.checked:
-            return slow.function()
-        if self.generate:
-            source = Codegen(self.names, False, self.space).source(e, scope.locals)
+            return slow
+        if self.generate:  # the unit's locals are its Python locals (units.py)
+            source = Codegen(self.names, False, self.space).source(
+                e, scope.locals, {x: f"v_{x}" for x in scope.locals})
             slow.source = f"{around}({source})" if around and source else source
         return slow
 
@@ -528,7 +559,13 @@ class _CallValue(ins.Instr):
         values = ", ".join(f"_a{j}" for j in range(len(self.args)))
         return [*g.values(self.args), *g.value(self.fn, "_v"),
                 f"_u = {g.obj(_functions.procedure_key)}(run, _v, {self.name!r}, {len(self.args)})",
-                f"F['pc'] = {i + 1}", f"run.push(_u, [{values}], {self.dest!r})", "return 0"]
+                *g.pause(i), f"run.push(_u, [{values}], {self.dest!r})", "return 0"]
+
+    def leaves(self, g) -> bool:
+        return True
+
+    def flow(self, i):
+        return [(i + 1, frozenset((self.dest,) if self.dest is not None else ()), frozenset())]
 
 
 _STATEMENT = n.handlers(Compiler, "s_", n.STATEMENTS)    # statement node -> Compiler.s_...

@@ -44,11 +44,11 @@ def start(rotation, first, has_first: bool, end):
     return [list(rotation), index, [], None, None, None, len(rotation) if end == ONCE else None]
 
 
-def next_turn(loc: dict, slot: str, var: str, end) -> bool:
-    """End the turn that ran (if any) and start the next: ``loc[var]`` is its player. False
-    when the loop is over: nobody is left in turn, or its ``until`` holds, or it went once
-    around."""
-    rotation, index, passed, last, current, mark, left = loc[slot]
+def advance(state: list, end) -> list | None:
+    """End the turn that ran (if any) and start the next: the loop's new state, its player
+    ``current``; None when the loop is over: nobody is left in turn, or its ``until`` holds, or
+    it went once around."""
+    rotation, index, passed, last, current, mark, left = state
     if current is not None:
         if mark is None:          # a turn that was not a pass: the passes start again
             passed, last = _NOBODY, current
@@ -62,12 +62,9 @@ def next_turn(loc: dict, slot: str, var: str, end) -> bool:
         end == OTHERS and len(passed) + 1 >= len(rotation)
         and all(q in passed or q == last for q in rotation))
     if done:
-        return False
+        return None
     index %= len(rotation)
-    current = rotation[index]
-    loc[slot] = [rotation, index, passed, last, current, None, left]
-    loc[var] = current
-    return True
+    return [rotation, index, passed, last, rotation[index], None, left]
 
 
 def pass_turn(state: list) -> list:

@@ -240,6 +240,12 @@ def _local(L, name):
         raise RuleFault(f"'{name}' is used before it is set") from None
 
 
+def _live(names: dict) -> dict:
+    """A code unit's rule locals by name, from its Python locals (``locals()``: ``v_NAME``, those
+    set now): what its checked code and its targets' resolvers read."""
+    return {k[2:]: v for k, v in names.items() if k[:2] == "v_"}
+
+
 def _compare(op, sym):
     """``x < y`` (``op``, written ``sym``) in checked code: true and false, and values Python
     cannot order, are the rule's fault, worded."""
@@ -275,7 +281,7 @@ HELPERS = {
     "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div,
     **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
     # checked code (codegen's checked mode): every read and comparison worded
-    "_local": _local, "_times": _times, **{f"_cmp_{i}": _compare(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
+    "_local": _local, "_live": _live, "_times": _times, **{f"_cmp_{i}": _compare(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
     # the faults that already have their words (a rule's, a builtin's, the budget's)
     "_SAID": (RuleFault, BuiltinError, OverBudget, RailrulesError),
     "_EMPTY": {},  # a record to look into when there is none (never changed)
