@@ -4,7 +4,7 @@ of the encoding (BENCHMARKS.md keeps the figures):
     python -m railrules.tools.agents.adapter_speed [RULESET...] [--players 3] [--games 3]
 
 Every path plays the same seeded random games (uniform over the legal actions), interleaved game by
-game so that a busy machine slows them alike: the Python API (``game.apply``, unchecked as the
+game so that a busy machine slows them alike: the Python API (``game.apply``, as the
 adapters apply); the encoding alone (the observation vector of the seat to move and the legal
 indices: what every adapter adds); PettingZoo's AEC environment, with and without the view in
 ``infos``, and its parallel environment (each reading the observation of the agent to move);
@@ -30,7 +30,7 @@ from .encoding import encoding
 def _api(ruleset, players, seed):
     game, rng = ruleset.new_game(players, seed), random.Random(seed)
     while not game.is_over:
-        game.apply(rng.choice(game.legal_actions()), safe=False)
+        game.apply(rng.choice(game.legal_actions()))
     return game.decisions
 
 
@@ -39,7 +39,7 @@ def _encoding(ruleset, players, seed):
     while not game.is_over:
         code.observe(game, game.current_player)
         legal, _ = code.legal(game)
-        game.apply(code.action_at(rng.choice(legal)), safe=False)
+        game.apply(code.action_at(rng.choice(legal)))
     return game.decisions
 
 
