@@ -53,10 +53,11 @@ INLINE_NODES = 40   # a def of at most this many nodes is written into its calle
 INLINE_DEPTH = 3    # ...up to this many defs deep
 
 
-def inlinable(functions: dict) -> set:
+def inlinable(functions: dict) -> dict:
     """The defs whose bodies generated code writes where they are called instead of calling
     them (a Python call with its budget and depth checks costs more than a small body): small
-    ones that neither are kept (``derived``) nor call themselves, directly or through others."""
+    ones that neither are kept (``derived``) nor call themselves, directly or through others.
+    Each with the Python names of the variables its body binds (:meth:`Codegen.inline`)."""
     calls = {name: {x.name for x in n.walk(d.expr) if isinstance(x, n.Call) and x.name in functions}
              for name, d in functions.items()}
 
@@ -70,7 +71,8 @@ def inlinable(functions: dict) -> set:
                 seen.add(name)
                 todo.extend(calls[name])
         return False
-    return {name for name, d in functions.items() if not d.derived and not recursive(name)
+    return {name: {f"v_{x.var}" for x in n.walk(d.expr) if isinstance(x, _BINDS)}
+            for name, d in functions.items() if not d.derived and not recursive(name)
             and sum(1 for _ in n.walk(d.expr)) <= INLINE_NODES}
 
 
@@ -433,7 +435,8 @@ class Codegen:
 
     def g_Call(self, e, bound, walrus):
         name = e.name
-        kind, d = resolve_call(self.names, name, bound.keys() | self.locals)  # d: a def or a builtin
+        local = name in bound or name in self.locals   # (no set of all the names made per call)
+        kind, d = resolve_call(self.names, name, (name,) if local else ())  # d: a def or a builtin
         if kind is Kind.BUILTIN and name in ("ceil", "floor") and walrus and len(e.args) == 1 \
                 and isinstance(e.args[0], n.BinOp) and e.args[0].op == "/":
             # ceil(a / b) or floor(a / b) of two whole numbers: in whole numbers, no fraction made
@@ -495,7 +498,7 @@ class Codegen:
         if self.inlining >= INLINE_DEPTH or d.name not in self.space.get("_inlinable", ()):
             return None
         params, first = {}, []
-        hidden = {f"v_{x.var}" for x in n.walk(d.expr) if isinstance(x, _BINDS)}  # names the body binds
+        hidden = self.space["_inlinable"][d.name]   # the Python names of the variables the body binds
         for p, a, known in zip(d.params, args, [self.proven(x, bound) for x in nodes]):
             if _LOCAL.fullmatch(a) or _INT.fullmatch(a) or (_PLAIN.fullmatch(a) and a not in hidden):
                 params[p] = a   # (the same value, so the same type, as the caller's)

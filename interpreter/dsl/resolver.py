@@ -368,8 +368,22 @@ def strip_requires(body: list) -> list:
     return [s for s in body if not any(s is r for r in lead)]
 
 
-def assigned(body) -> set:
-    """Every local name a block binds (let, for, draw, choose domains, let ... = call)."""
+_ASSIGNED: dict = {}  # id(block) -> (the block, kept alive so its id stays its own; its names)
+
+
+def assigned(body) -> frozenset:
+    """Every local name a block binds (let, for, draw, choose domains, let ... = call). Kept
+    for each block (parsed blocks never change; the resolver, the compiler and the proof of
+    types each ask for every unit's)."""
+    kept = _ASSIGNED.get(id(body))
+    if kept is None or kept[0] is not body:
+        if len(_ASSIGNED) >= 4096:  # bounded: an editor parses file after file, edit after edit
+            _ASSIGNED.clear()
+        kept = _ASSIGNED[id(body)] = (body, frozenset(_bound_names(body)))
+    return kept[1]
+
+
+def _bound_names(body) -> set:
     found = set()
     for node in n.walk(body):
         if isinstance(node, (n.Let, n.LetCall, n.Draw)):
