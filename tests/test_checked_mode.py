@@ -193,6 +193,11 @@ UNSET_LOCALS = [
                  "game:\n    call show(0)\n    end_game \"done\"\n", [], "'x' is used before it is set"),
     ("straight_index", "procedure put(a):\n    if a > 1:\n        let xs = [1]\n    set xs[0] = 2\n\n"
                        "game:\n    call put(0)\n    end_game \"done\"\n", [], "'xs' is used before it is set"),
+    ("augmented", "procedure bump(a):\n    if a > 1:\n        let x = 1\n    set x += 1\n\n"
+                  "game:\n    call bump(0)\n    end_game \"done\"\n", [], "'x' is used before it is set"),
+    ("augmented_after_a_choice", "game:\n    let y = 2\n    if y > 5:\n        let x = 1\n"
+                                 "    choose by players[0]:\n        option go:\n            log y\n"
+                                 "    set x -= 1\n    end_game \"done\"\n", ["go"], "'x' is used before it is set"),
     ("after_a_choice", "game:\n    let y = 2\n    if y > 5:\n        let x = 1\n    choose by players[0]:\n"
                        "        option go:\n            log y\n    log x\n    end_game \"done\"\n",
      ["go"], "'x' is used before it is set"),

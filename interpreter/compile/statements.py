@@ -198,7 +198,8 @@ class Compiler:
             if local and (op == "=" or g.set_here(name)):  # a Python local, set directly
                 return [*g.value(fn, "_v"), *g.assign(name, new.format(g.local(name, read=op != "=")))]
             find, found = target(g)
-            return [*g.value(fn, "_v"), *find, "_c[_k] = " + new.format("_c[_k]"), *found]
+            old = "_local(_c, _k)" if local else "_c[_k]"   # a local set on some ways only: worded
+            return [*g.value(fn, "_v"), *find, "_c[_k] = " + new.format(old), *found]
         out.append(ins.Exec(s.pos, lines, sets=(name,) if self._local_root(s.target, scope) else ()))
 
     def s_Pay(self, s, scope, out):
