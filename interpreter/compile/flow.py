@@ -27,23 +27,20 @@ _ALL = None   # the top of ``must``: not reached yet
 def assignment(instrs: list, params) -> tuple[list, list]:
     """``(must, may)`` at each instruction, from the unit's entry with ``params`` set."""
     count = len(instrs)
-    must: list = [_ALL] * count
-    may: list = [frozenset()] * count
-    must[0] = may[0] = frozenset(params)
+    may: list = [None] * count   # None: not reached yet
+    may[0] = frozenset(params)
     todo = [0]
     while todo:
         i = todo.pop()
         for j, sets, drops in instrs[i].flow(i):
             if j >= count:
                 continue
-            m = (must[i] | sets) - drops
             y = (may[i] | sets) - drops
-            new_must = m if must[j] is _ALL else must[j] & m
-            new_may = may[j] | y
-            if new_must != must[j] or new_may != may[j]:
-                must[j], may[j] = new_must, new_may
+            if may[j] is None or not y <= may[j]:
+                may[j] = y if may[j] is None else may[j] | y
                 todo.append(j)
-    return [m if m is not _ALL else frozenset() for m in must], may
+    must = _on_every_way(instrs, {0: frozenset(params)}, set())
+    return must, [y if y is not None else frozenset() for y in may]
 
 
 def dirty(instrs: list, leaves: set) -> list:
@@ -65,11 +62,17 @@ def dirty(instrs: list, leaves: set) -> list:
 def surely_set(instrs: list, leaves: set, entries) -> list:
     """At each instruction, the locals the function has set on every way since it was entered
     (at any of ``entries``, where it starts with none)."""
+    return _on_every_way(instrs, dict.fromkeys(entries, frozenset()), leaves)
+
+
+def _on_every_way(instrs: list, start: dict, leaves: set) -> list:
+    """At each instruction, the locals set on every way to it from ``start`` (instruction ->
+    the locals set there), no way going on past ``leaves``; none where no way reaches."""
     count = len(instrs)
     out: list = [_ALL] * count
-    for e in entries:
-        out[e] = frozenset()
-    todo = list(entries)
+    for i, names in start.items():
+        out[i] = names
+    todo = list(start)
     while todo:
         i = todo.pop()
         if i in leaves:
