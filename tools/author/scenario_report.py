@@ -13,10 +13,10 @@ from railrules.interpreter.data.ruleset import resolve_ruleset_path
 from railrules.interpreter.paths import in_ruleset, shipped_rulesets
 
 from railrules.tools.common import diagnostics
+from railrules.tools.common.verbs import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from railrules.tools.author.scenario_lint import display
 from railrules.tools.author.scenarios import append_steps, recorded, run_scenario, scenario_files
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
 
@@ -102,7 +102,21 @@ def _description(path: Path) -> str:
     return ""
 
 
-def run_selected(args) -> int:
+# ------------------------------------------------------------------ the verb: railrules test
+def add_arguments(parser) -> None:
+    parser.description = "Run every scenarios/*.yaml of the given rulesets (default: all)."
+    parser.add_argument("rulesets", nargs="*", help="ruleset names or folders, or scenario files")
+    parser.add_argument("-k", dest="pattern", metavar="EXPRESSION",
+                        help="run only the scenarios whose ruleset, file name or description match, as "
+                        "pytest -k: words (substrings, any case) with and, or, not and brackets")
+    parser.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML (for CI)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON instead of text")
+    parser.add_argument("--record", action="store_true",
+                        help="for each scenario chosen: play its do/set steps and add at its end the "
+                        "expect, turn and over steps that state the position reached, for you to review")
+
+
+def run(args) -> int:
     try:
         picked = chosen(args.rulesets, args.pattern)
     except ValueError as err:
