@@ -57,7 +57,7 @@ class Ruleset:
     hash: str
     step_budget: int = DEFAULT_STEPS
     decision_budget: int = DEFAULT_DECISIONS
-    names: object = None
+    names: Names = field(default_factory=lambda: Names({}, set(), {}, {}))  # what the rules may name
     places: dict = field(default_factory=dict)   # entity id -> (Positions, YAML path) for diagnostics
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
     definitions: list = field(default_factory=list)
@@ -66,7 +66,7 @@ class Ruleset:
     @property
     def proven(self) -> dict:
         """The proven types of fields (by kind) and variables (:mod:`..compile.proven`)."""
-        return getattr(self.names, "proven", {})
+        return self.names.proven
 
     @property
     def start(self) -> dict:

@@ -586,8 +586,17 @@ _EXPRESSIONS: dict = {}   # (text, file) -> the expression parsed at line 1 (onl
 _FILES: dict = {}         # (text, file, line offset) -> (module, diagnostics): each file parsed once
 
 
-_DEF_NAME = re.compile(r"^(?:(?:const|def|derived|procedure|action|end_condition)\s+([A-Za-z_][A-Za-z0-9_]*)"
-                       r"|(game|score)\b)")
+def _definition_head() -> re.Pattern:
+    """The first line of a definition, by the one list of definition kinds (nodes.DEFINITIONS):
+    group 1 is the name a kind followed by a name defines (an event for ``on``; ``derived`` is
+    a ``def``), group 2 the keyword of a kind without a name (``game``, ``score``...). A
+    definition that does not parse leaves it among the broken names: no follow-on error."""
+    by_name = [k.keyword for k in n.DEFINITIONS if k.named or k.node is n.HandlerDef] + ["derived"]
+    alone = [k.keyword for k in n.DEFINITIONS if not k.named and k.node is not n.HandlerDef]
+    return re.compile(rf"^(?:(?:{'|'.join(by_name)})\s+([A-Za-z_][A-Za-z0-9_]*)|({'|'.join(alone)})\b)")
+
+
+_DEF_NAME = _definition_head()
 
 
 def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0, cached: bool = False) -> n.Module:

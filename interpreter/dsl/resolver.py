@@ -161,7 +161,7 @@ class Resolver:
 
     def s_Emit(self, s, locals_):
         handlers = self.names.events.get(s.event, [])
-        if not handlers:
+        if not handlers and s.event not in self.names.broken:  # (a handler that did not parse: said)
             self.sink.add("RR102", f"no 'on {s.event}(...)' handles this event", s.pos, severity="warning")
         for h in handlers:
             if len(h.params) != len(s.args):
