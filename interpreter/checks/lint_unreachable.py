@@ -37,8 +37,8 @@ def lint_unreachable(ruleset, sink) -> None:
         if isinstance(d, n.HandlerDef):
             handlers.setdefault(d.event, []).append(d)
     roots: list = [d for d in defs if isinstance(d, (n.GameDef, n.EndDef, n.ScoreDef, n.MetricDef))]
-    seen_names, seen_events = set(), set()
-    todo = list(roots)
+    seen_names, seen_events = set(), {n.GAME_END}   # the engine emits game_end
+    todo = list(roots) + handlers.get(n.GAME_END, [])
     while todo:
         for kind, name in _uses(todo.pop()):
             if kind == "name" and name in named and name not in seen_names:

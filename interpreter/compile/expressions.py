@@ -267,6 +267,8 @@ class Codegen:
             return f"{self.const(def_value(v, self.tracking))}(run)"
         if kind is Kind.PROCEDURE:  # a procedure as a value: its name
             return repr(name)
+        if kind is Kind.END:  # whether the game ended for this end condition
+            return f"_ended(run, {name!r})"
         return self.unsupported()  # undefined: reported by the resolver
 
     def g_Attr(self, e, bound, walrus):

@@ -93,6 +93,22 @@ def straight(codes: dict, handlers: dict) -> frozenset:
     return frozenset(k for k in codes if visit(k))
 
 
+def first_pause(code, straight_keys: frozenset, handlers: dict):
+    """The first instruction of ``code`` that may pause (a choice, an end, a call or an event
+    of a unit that is not straight), for a message; None if there is none (a unit that is not
+    straight only because it is in a cycle of calls)."""
+    for ins in code.instrs:
+        if isinstance(ins, CallProc):
+            if ins.proc not in straight_keys:
+                return ins
+        elif isinstance(ins, Emit):
+            if not set(handlers.get(ins.event, [])) <= straight_keys:
+                return ins
+        elif isinstance(ins, (Choose, EndGame, CheckEnd)) or (ins.ends and not isinstance(ins, (Jump, Return))):
+            return ins
+    return None
+
+
 def write(code, program, counting: bool = False, direct: bool = False):
     """The function of ``code``: ``unit(run, F)``, or ``unit(run, L)`` when ``direct`` (see the
     module's note)."""

@@ -628,6 +628,8 @@ def _names(defs: list, comps: dict, entities: dict, aliases: dict, kinds: dict, 
             names.actions[d.name] = d
         elif isinstance(d, n.HandlerDef):
             names.events.setdefault(d.event, []).append(d)
+        elif isinstance(d, n.EndDef):
+            names.ends.add(d.name)
     return names
 
 

@@ -9,10 +9,10 @@ binds; the loops and turn loops around a statement) reports what cannot run:
   hint; an event that nothing handles (a warning);
 - RR103: an option twice in one choice;
 - RR104: a def, a builtin, a procedure or an event's handlers given the wrong number of
-  arguments;
+  arguments (``on game_end`` none);
 - RR105: a procedure called as a function (it is run with ``call``), a constant changed,
   ``break`` or ``continue`` outside a loop, ``pass turn`` or ``drop out`` outside a turn loop,
-  ``reveals`` that names no field;
+  ``reveals`` that names no field, an ``emit game_end`` (the engine's);
 - RR106: an undefined procedure;
 - RR112: a turn loop that ends when all pass with nothing in it that passes, a ``pass turn``
   that cannot count (warnings).
@@ -52,6 +52,9 @@ class Resolver:
             elif isinstance(d, n.ActionDef):
                 self._unit([d.player] + [dom.var for dom in d.domains], strip_requires(d.body))
             elif isinstance(d, n.HandlerDef):
+                if d.event == n.GAME_END and d.params:
+                    self.sink.add("RR104", f"'on {n.GAME_END}' takes no values: the engine emits it when "
+                                  "the game ends (an end condition's name says whether it ended the game)", d.pos)
                 self._unit(d.params, d.body, d.when)
             elif isinstance(d, (n.EndDef, n.MetricDef)):
                 self.expression(d.expr, set())
@@ -160,6 +163,9 @@ class Resolver:
         self._all([s.cond, s.reason], locals_)
 
     def s_Emit(self, s, locals_):
+        if s.event == n.GAME_END:
+            self.sink.add("RR105", f"'{n.GAME_END}' is emitted by the engine, once the game has ended",
+                          s.pos, hint="end the game with end_game or check_end: its handlers then run")
         handlers = self.names.events.get(s.event, [])
         if not handlers and s.event not in self.names.broken:  # (a handler that did not parse: said)
             self.sink.add("RR102", f"no 'on {s.event}(...)' handles this event", s.pos, severity="warning")

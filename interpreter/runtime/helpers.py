@@ -259,6 +259,12 @@ def _compare(op, sym):
     return checked
 
 
+def _ended(run, name):
+    """An end condition's name read as a value: whether the game ended for it (false while it goes on)."""
+    result = run.state.get("result")
+    return result is not None and name in result["reasons"]
+
+
 def _times(k):
     """``repeat k``: a whole number of times."""
     if not isinstance(k, int) or isinstance(k, bool) or k < 0:
@@ -278,7 +284,7 @@ HELPERS = {
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
     "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg, "_Fraction": Fraction,
-    "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div,
+    "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div, "_ended": _ended,
     **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
     # checked code (codegen's checked mode): every read and comparison worded
     "_local": _local, "_live": _live, "_times": _times, **{f"_cmp_{i}": _compare(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
