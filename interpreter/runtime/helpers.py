@@ -259,8 +259,9 @@ def _compare(op, sym):
     return checked
 
 
-def _ended(run, name):
-    """An end condition's name read as a value: whether the game ended for it (false while it goes on)."""
+def ended(run, name):
+    """An end condition's name read as a value: whether the game ended for it (false while it
+    goes on). Put in a namespace by the rules that read one, not among the HELPERS."""
     result = run.state.get("result")
     return result is not None and name in result["reasons"]
 
@@ -284,7 +285,7 @@ HELPERS = {
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
     "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg, "_Fraction": Fraction,
-    "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div, "_ended": _ended,
+    "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div,
     **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
     # checked code (codegen's checked mode): every read and comparison worded
     "_local": _local, "_live": _live, "_times": _times, **{f"_cmp_{i}": _compare(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
