@@ -183,6 +183,19 @@ def resolve_ruleset_path(name_or_path: str) -> Path | None:
     return None
 
 
+def ruleset_around(path: str) -> Path | None:
+    """The ruleset folder of ``path``: a ruleset :func:`resolve_ruleset_path` names, else the
+    nearest folder that holds a ruleset.yaml above an existing file or folder (a scenario, a
+    rules file); None when there is none."""
+    found = resolve_ruleset_path(path)
+    if found is not None:
+        return found
+    p = Path(path).resolve()
+    if not p.exists():
+        return None
+    return next((parent for parent in [p, *p.parents] if (parent / "ruleset.yaml").is_file()), None)
+
+
 def variant_file(variant: str) -> Path | None:
     """The file a ``--variant`` names when it is the path of a variant file (it ends in .yaml or
     .yml); None for the name of a variant in the ruleset's variants/ folder. Only YAML files are
