@@ -107,7 +107,7 @@ class Compiler:
             elif isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
                 fn = self._expr(d.expr, _Scope(self._typed(n.DEFINITION_KINDS[type(d)], {d.player})))
                 var = d.player
-                fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})  # noqa: E731
+                fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})
                 if isinstance(d, n.EstimateDef):
                     p.estimate, p.estimate_pos = fn, d.pos
                 elif isinstance(d, n.TiebreakDef):

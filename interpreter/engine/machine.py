@@ -462,7 +462,7 @@ class Machine(_Shows):
                     return
                 except OverBudget:
                     raise
-                except Exception:  # noqa: BLE001 - listed again one by one, to say what is wrong
+                except Exception:  # listed again one by one, to say what is wrong
                     pass
             tests = spec.tests_at[i]
             if not tests:

@@ -184,7 +184,7 @@ def make_server():
                         said += [d for d in diags if d not in said]
         except _Stopped:
             return
-        except Exception as err:  # noqa: BLE001 - said to the author, and the server goes on
+        except Exception as err:  # said to the author, and the server goes on
             box["error"] = f"{type(err).__name__}: {str(err)[:200]}"
             return
         box["found"] = found
