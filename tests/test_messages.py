@@ -116,3 +116,14 @@ def test_an_ignore_silences_an_error_only_lint_finds(tmp_path):
     root = write_ruleset(tmp_path, IGNORED.replace("countr", "counter"))
     assert lint_paths([str(root)]) == []
     assert load_ruleset(str(root)).name == "tiny"
+
+
+def test_the_language_server_shows_an_ignored_error_with_which_the_ruleset_does_not_load(tmp_path):
+    from railrules.tools.author.lsp import Rules
+    root = write_ruleset(tmp_path, IGNORED).resolve()
+    rules = root / "main.rules"
+    edited = IGNORED.replace("end_game", "set countr += 2  # lint: ignore\n    end_game")  # unsaved
+    found = Rules(root).check({rules: edited})
+    assert [(d.code, d.pos.line) for d in found[rules]] == [("RR102", 3), ("RR102", 4)]
+    assert all("an ignore cannot silence this error" in d.hint for d in found[rules])
+    assert Rules(root).check({rules: edited.replace("countr", "counter")}) == {}

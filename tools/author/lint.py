@@ -81,25 +81,25 @@ def _reported(root: Path, found: list[Diagnostic], select: list[str], ignore: li
     lines' ``# lint: ignore`` leave, and every error with which the ruleset (or a variant of
     it) does not load, which nothing silences."""
     kept = unsuppressed(chosen(found, select, ignore))
-    silenced = [d for d in found if d.severity == "error" and d not in kept]
+    return kept + still_blocking(root, [d for d in found if d not in kept])
+
+
+def still_blocking(root: Path, silenced: list[Diagnostic], texts: dict | None = None) -> list[Diagnostic]:
+    """The errors among ``silenced`` (by an ignore) with which the ruleset, or a variant of its
+    variants/ folder, does not load, each with a hint that says so: no ignore silences them.
+    ``texts``: files read instead of those on disk (an editor's buffers)."""
+    silenced = [d for d in silenced if d.severity == "error"]
     if not silenced:
-        return kept
-    stops = _not_loading(root)
-    still = [dataclasses.replace(d, hint=(f"{d.hint}; " if d.hint else "") + "an ignore cannot silence "
-                                 "this error: the ruleset does not load with it (play, test and simulate refuse it)")
-             for d in silenced if d in stops]
-    return kept + still
-
-
-def _not_loading(root: Path) -> list[Diagnostic]:
-    """The errors with which the ruleset, or a variant of its variants/ folder, does not load."""
-    out: list[Diagnostic] = []
+        return []
+    stops: list[Diagnostic] = []
     for variant in [None, *sorted(p.stem for p in (root / "variants").glob("*.yaml"))]:
         try:
-            load_ruleset(str(root), variant)
+            load_ruleset(str(root), variant, texts=texts)
         except RulesetError as err:
-            out += err.diagnostics
-    return out
+            stops += err.diagnostics
+    return [dataclasses.replace(d, hint=(f"{d.hint}; " if d.hint else "") + "an ignore cannot silence "
+                                "this error: the ruleset does not load with it (play, test and simulate refuse it)")
+            for d in silenced if d in stops]
 
 
 def lint_config(root: Path) -> dict:
