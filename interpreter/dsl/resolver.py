@@ -39,7 +39,7 @@ class Resolver:
         self.sink = sink
         self._loops = 0         # the loops around the statement being looked at
         self._turns: list = []  # the ends of the turn loops around it, innermost last
-        self._ended: dict = {}  # name -> the `exists` before it in an and/or that binds it no more
+        self._after_exists: dict = {}  # name -> the `exists` before it in an and/or that binds it no more
 
     # ------------------------------------------------------------------ definitions
     def definitions(self, definitions: list) -> None:
@@ -263,7 +263,7 @@ class Resolver:
         """RR102 (or ``code``): ``name`` is none of the names ``known``; the closest is the hint."""
         if name in self.names.broken:
             return  # its definition has a syntax error, reported already
-        if name in self._ended and what == "name":  # exists c in cs where c.open and c.price > 2
+        if name in self._after_exists and what == "name":  # exists c in cs where c.open and c.price > 2
             self.sink.add(code, f"undefined name '{name}': the 'exists {name}' before it ends at its first "
                           "condition ('where' binds more tightly than 'and' and 'or')", pos,
                           f"put the whole condition in brackets: exists {name} in LIST where (A and B)")
@@ -329,16 +329,16 @@ class Resolver:
         self._all([e.left, e.right], locals_)
 
     def r_BoolOp(self, e, locals_):
-        outer = self._ended
+        outer = self._after_exists
         try:
             for item in e.items:
                 self.expression(item, locals_)
                 while isinstance(item, n.Not):
                     item = item.expr
                 if isinstance(item, n.Exists) and item.var not in locals_:
-                    self._ended = {**self._ended, item.var: item}
+                    self._after_exists = {**self._after_exists, item.var: item}
         finally:
-            self._ended = outer
+            self._after_exists = outer
 
     def r_Not(self, e, locals_):
         self.expression(e.expr, locals_)

@@ -2,8 +2,9 @@
 
 A name read in an expression is the first of: a local, a global variable, a constant, an
 entity id or alias, ``players``, a kind, a ``def`` (a function value), a ``procedure`` (its
-name, a value), an end condition (whether the game ended for it). A call ``f(...)`` is a def, a builtin, or a local holding a function (a
-procedure there is an error). ``call f(...)`` runs a procedure, or the one a local names.
+name, a value), an end condition (whether the game ended for it). A call ``f(...)`` is a def,
+a builtin, or a local holding a function (a procedure there is an error). ``call f(...)`` runs
+a procedure, or the one a local names.
 
 The resolver (undefined names), the code generator (Python source) and the type checker all
 ask :func:`resolve`, :func:`resolve_call` or :func:`resolve_procedure` and only decide what to
