@@ -7,8 +7,8 @@ imported when the checks run: the loader imports this package for ``check_defini
 """
 from importlib import import_module
 
-CHECKS = ("check_board", "check_references", "check_types", "check_yaml_uses", "lint_unreachable",
-          "lint_citations", "lint_coverage")
+CHECKS = ("check_board", "check_references", "check_types", "check_yaml_uses", "check_secrets",
+          "lint_unreachable", "lint_citations", "lint_coverage")
 RUNNING_CHECKS = ("check_conserve",)  # these start a game: only for a ruleset that loaded cleanly
 
 
