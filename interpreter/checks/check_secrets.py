@@ -101,28 +101,63 @@ class _Summary(NamedTuple):
 
 
 class _Flow:
-    def __init__(self, ruleset, secret: dict) -> None:
-        self.rs = ruleset
+    """The flow of one ruleset's secrets. Only the definitions a secret can reach are
+    followed: those that read one, and from them along calls both ways (a result flows to the
+    callers, an argument to the callee); a ruleset whose rules read no secret costs one walk."""
+
+    def __init__(self, meta: dict, names, definitions: list, places=None) -> None:
+        self.meta = meta
+        self.places = places
         self.fields: dict = {}    # secret field -> the kinds that declare it
-        for kind, fields in secret.items():
+        for kind, fields in (meta.get("secret") or {}).items():
             for f in fields or ():
                 self.fields.setdefault(f, []).append(kind)
-        self.names = ruleset.names
+        self.names = names
         self.summaries: dict = {}
         self.units: list = []
         self.handlers: dict = {}
-        for d in ruleset.definitions:
-            if isinstance(d, (n.FuncDef, n.ProcDef, n.ActionDef, n.GameDef, n.MetricDef)):
+        for d in definitions:
+            if isinstance(d, (n.FuncDef, n.ProcDef, n.ActionDef, n.GameDef, n.MetricDef, n.HandlerDef)):
                 self.units.append(d)
-            elif isinstance(d, n.HandlerDef):
-                self.units.append(d)
+            if isinstance(d, n.HandlerDef):
                 self.handlers.setdefault(d.event, []).append(d)
+        self.relevant = self._reached()
+
+    def _reached(self) -> list:
+        """The units a secret can reach, in definition order."""
+        callees: dict = {}
+        readers = []
+        for d in self.units:
+            out = callees[id(d)] = []
+            for x in n.walk(d):
+                t = type(x)
+                if t is n.Attr and x.name in self.fields:
+                    readers.append(d)
+                elif t is n.Call or t is n.CallStmt or t is n.LetCall:
+                    target = self.names.procedures.get(x.proc) if t is not n.Call else self.names.functions.get(x.name)
+                    if target is not None:
+                        out.append(target)
+                elif t is n.Emit:
+                    out += self.handlers.get(x.event, [])
+        linked: dict = {}
+        for d in self.units:
+            for c in callees[id(d)]:
+                linked.setdefault(id(d), []).append(c)
+                linked.setdefault(id(c), []).append(d)
+        seen = {id(d) for d in readers}
+        todo = list(readers)
+        while todo:
+            for c in linked.get(id(todo.pop()), ()):
+                if id(c) not in seen:
+                    seen.add(id(c))
+                    todo.append(c)
+        return [d for d in self.units if id(d) in seen]
 
     # ------------------------------------------------------------------ the fixpoint
     def run(self) -> None:
         for _ in range(30):   # each round carries summaries one call further
             changed = False
-            for d in self.units:
+            for d in self.relevant:
                 s = _Unit(self, d).summary()
                 if _shape(s) != _shape(self.summaries.get(id(d))):
                     changed = True
@@ -131,14 +166,20 @@ class _Flow:
                 break
 
     def summary_of(self, d) -> _Summary:
-        return self.summaries.get(id(d)) or _Summary({}, [])
+        """``d``'s summary; one that no secret reaches is worked out when first asked (a
+        render expression may pass a secret to any def)."""
+        s = self.summaries.get(id(d))
+        if s is None:
+            self.summaries[id(d)] = _Summary({}, [])   # a def that calls itself
+            s = self.summaries[id(d)] = _Unit(self, d).summary()
+        return s
 
     def players_secret(self, field: str) -> bool:
         return "players" in self.fields.get(field, ())
 
     def leaks(self) -> list:
         out: list = []
-        for d in self.units:
+        for d in self.relevant:
             for s in self.summary_of(d).sinks:
                 out += self._leaking(s)
         for s in self._yaml_sinks():
@@ -164,11 +205,11 @@ class _Flow:
     # ------------------------------------------------------------------ ruleset.yaml's expressions
     def _yaml_sinks(self) -> list:
         from ..dsl.parser import parse_expression
-        places = self.rs.meta_places.get("ruleset")
+        places = self.places
         if places is None:
             return []
         out = []
-        for kind, path, text in _yaml_expressions(self.rs.meta):
+        for kind, path, text in _yaml_expressions(self.meta):
             try:
                 e = parse_expression(text, places.value_of(*path))
             except RailrulesError:
@@ -472,16 +513,21 @@ def _subst(taint: dict, args: list, params: list, rename: dict, hop: str, throug
     return out
 
 
+def find_leaks(meta: dict, names, definitions: list, places=None) -> list:
+    """Every :class:`Leak` of the rules (none without ``secret:`` in ``meta``); ``places``,
+    ruleset.yaml's, to follow its render and costs expressions too."""
+    if not meta.get("secret"):
+        return []
+    flow = _Flow(meta, names, definitions, places)
+    flow.run()
+    return flow.leaks()
+
+
 def leaks(ruleset) -> list:
-    """Every :class:`Leak` of ``ruleset`` (none without ``secret:``), worked out once."""
+    """Every :class:`Leak` of ``ruleset``, worked out once (the loader does it for the engine)."""
     if "_leaks" not in ruleset.__dict__:
-        secret = ruleset.meta.get("secret") or {}
-        found: list = []
-        if secret:
-            flow = _Flow(ruleset, secret)
-            flow.run()
-            found = flow.leaks()
-        ruleset.__dict__["_leaks"] = found
+        ruleset.__dict__["_leaks"] = find_leaks(ruleset.meta, ruleset.names, ruleset.definitions,
+                                                ruleset.meta_places.get("ruleset"))
     return ruleset.__dict__["_leaks"]
 
 
