@@ -272,7 +272,7 @@ class _Unit:
             elif isinstance(d, n.MetricDef):
                 self.sink("metric", d.pos, d, None, self.expr(d.expr, {}), NONE)
             elif isinstance(d, n.ActionDef):
-                self.choice(d.domains, d.body, d.player)
+                self.choice(d.name, d.domains, d.body, d.player)
             else:
                 self.block(d.body)
             if {k: frozenset(v) for k, v in self.env.items()} == before:
@@ -319,11 +319,11 @@ class _Unit:
             if t.name in self.env or t.name not in self.flow.names.variables:
                 self.assign(t.name, taint)
             else:
-                self.sink("state", pos, None, None, taint, NONE, f"variable '{t.name}'")
+                self.sink("state", pos, ("variable", t.name), None, taint, NONE, f"variable '{t.name}'")
             return
         field = next((x for kind, x in reversed(t.path) if kind == "attr"), None)
         if field is not None and field not in self.flow.fields:
-            self.sink("state", pos, None, None, taint, NONE, f"field '{field}'")
+            self.sink("state", pos, ("field", field), None, taint, NONE, f"field '{field}'")
 
     def s_For(self, s):
         self.assign(s.var, self.expr(s.source, {}))
@@ -383,14 +383,14 @@ class _Unit:
         chooser = s.player.name if isinstance(s.player, n.Var) else None
         for opt in s.options:
             if isinstance(opt, n.Option):
-                self.choice(opt.domains, opt.body, chooser)
+                self.choice(opt.name, opt.domains, opt.body, chooser)
 
-    def choice(self, domains, body, chooser) -> None:
+    def choice(self, name, domains, body, chooser) -> None:
         allow = ("owner", chooser)
         outside = {d.var: self.env.pop(d.var) for d in domains if d.var in self.env}
         for dom in domains:
             taint = self.expr(dom.source, {})
-            self.sink("label", dom.source.pos, dom, None, taint, allow)
+            self.sink("label", dom.source.pos, dom, None, taint, allow, name)
             # once chosen, the parameter is public (the action's label): the chooser's own
             # secret no longer holds it
             self.env[dom.var] = {k: tr for k, tr in taint.items()
@@ -529,6 +529,27 @@ def leaks(ruleset) -> list:
         ruleset.__dict__["_leaks"] = find_leaks(ruleset.meta, ruleset.names, ruleset.definitions,
                                                 ruleset.meta_places.get("ruleset"))
     return ruleset.__dict__["_leaks"]
+
+
+def redactions(meta: dict, found: list) -> dict:
+    """What the engine hides from the seats, from the leaks lint finds (its second line of
+    defence, :mod:`..engine.secrecy`): ``logs``, a log statement's id -> {index of a template's
+    value (None: the whole) -> the local naming the one seat that may read it, or None};
+    ``labels``, the options whose parameters only their chooser reads; ``state``, the public
+    variables and fields (``("variable", name)``, ``("field", name)``) no seat reads."""
+    players = {f for kind, fields in (meta.get("secret") or {}).items() if kind == "players" for f in fields or ()}
+    out: dict = {"logs": {}, "labels": set(), "state": set()}
+    for leak in found:
+        if leak.kind == "log":
+            lifted = any(h.startswith("parameter ") for h in leak.trail)
+            owner = leak.whose if leak.field in players and not lifted else None
+            parts = out["logs"].setdefault(id(leak.node), {})
+            parts[leak.part] = owner if parts.get(leak.part, owner) == owner else None
+        elif leak.kind == "label":
+            out["labels"].add(leak.what)
+        elif leak.kind == "state":
+            out["state"].add(leak.node)
+    return out
 
 
 def describe(ruleset, leak: Leak) -> str:

@@ -12,7 +12,7 @@ from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
 from ..runtime.code import Choice as Choose, fault_site
 from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, check_text, text_size
-from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, run_body, word
+from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from .log import Entry, LogLine, show
 
 _MASK = (1 << 64) - 1
@@ -293,6 +293,11 @@ class Machine(_Shows):
                 self.steps += text_size(self.ent, v)
         if self.messages is not None:
             self.messages.append(_new(Entry, (parts, values, reveals, self.ent)))
+
+    @staticmethod
+    def secret(value, owner: str | None) -> Secret:
+        """A logged value only ``owner`` may read (:mod:`.secrecy`)."""
+        return Secret(value, owner)
 
     # ------------------------------------------------------------ derived values
     def derived(self, key: str, args: tuple):
