@@ -216,7 +216,7 @@ class _Flow:
                 continue   # not this check's to report
             taint = _Unit(self, None).expr(e, {})
             if taint:
-                out.append(_Sink(kind, e.pos, e, None, taint, NONE))
+                out.append(_Sink(kind, e.pos, path, None, taint, NONE))
         return out
 
 
@@ -536,9 +536,10 @@ def redactions(meta: dict, found: list) -> dict:
     defence, :mod:`..engine.secrecy`): ``logs``, a log statement's id -> {index of a template's
     value (None: the whole) -> the local naming the one seat that may read it, or None};
     ``labels``, the options whose parameters only their chooser reads; ``state``, the public
-    variables and fields (``("variable", name)``, ``("field", name)``) no seat reads."""
+    variables and fields (``("variable", name)``, ``("field", name)``) no seat reads; ``yaml``,
+    the paths in ruleset.yaml of the render and costs expressions that draw or show a secret."""
     players = {f for kind, fields in (meta.get("secret") or {}).items() if kind == "players" for f in fields or ()}
-    out: dict = {"logs": {}, "labels": set(), "state": set()}
+    out: dict = {"logs": {}, "labels": set(), "state": set(), "yaml": set()}
     for leak in found:
         if leak.kind == "log":
             lifted = any(h.startswith("parameter ") for h in leak.trail)
@@ -549,6 +550,8 @@ def redactions(meta: dict, found: list) -> dict:
             out["labels"].add(leak.what)
         elif leak.kind == "state":
             out["state"].add(leak.node)
+        elif leak.kind in ("render", "cost"):
+            out["yaml"].add(leak.node)
     return out
 
 

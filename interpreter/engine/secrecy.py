@@ -10,6 +10,8 @@ hands its findings over as ``ruleset.secrecy`` (nothing, for rules that leak not
 - a public variable or field the rules set from a secret reads ``hidden`` in every seat's view;
 - the parameters of an option whose label shows another seat's secret read ``hidden`` to every
   seat but the one who chose it.
+- a render or costs expression of ruleset.yaml that reads a secret is not drawn, its cost not
+  shown (:func:`shows`).
 
 ``player`` None is an onlooker, who reads no secret at all.
 """
@@ -75,3 +77,9 @@ def label_for(action, actor: str | None, player: str | None, secrecy: dict) -> s
     if action.name in secrecy.get("labels", ()) and (player is None or player != actor) and action.args:
         return " ".join([action.name, *[HIDDEN] * len(action.args)])
     return action.label
+
+
+def shows(secrecy: dict, *path) -> bool:
+    """Whether the render or costs expression at ``path`` in ruleset.yaml (``"render",
+    "label"``; ``"costs", "bid"``) may be shown: not one that reads a secret."""
+    return tuple(path) not in secrecy.get("yaml", ())
