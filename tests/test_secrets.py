@@ -188,3 +188,12 @@ def test_play_at_a_seat_shows_no_other_seat_s_secret(tmp_path):
     assert f"Player 2 draws objective card {theirs}" not in out
     assert "last_objective=hidden" in out
     assert all(line.endswith("hidden") for line in out.splitlines() if line.startswith("Player 2: guess"))
+
+
+def test_an_agent_s_observation_hides_a_public_variable_set_from_a_secret(leaky):
+    from railrules.tools.agents.encoding import encoding
+    enc = encoding(leaky, 2)
+    game = leaky.new_game(2, 1)
+    where = next(s for s in enc.slices() if s.name.endswith("last_objective"))
+    for seat in game.players:
+        assert enc.observe(game, seat)[where.start:where.stop] == [-1.0]

@@ -232,7 +232,7 @@ _RENDER_KEYS = ("hex", "terrain", "fill", "name", "label", "track", "marks", "at
 def _yaml_expressions(meta: dict):
     """(sink kind, path in ruleset.yaml, text) of every rules expression of ruleset.yaml that
     a seat reads the value of."""
-    render = meta.get("render") if isinstance(meta.get("render"), dict) else {}
+    render: dict = meta["render"] if isinstance(meta.get("render"), dict) else {}
     for key in _RENDER_KEYS:
         if isinstance(render.get(key), str):
             yield "render", ("render", key), render[key]
