@@ -91,10 +91,6 @@ def _union(*taints) -> dict:
     return out
 
 
-def _where(pos) -> str:
-    return in_ruleset(pos.file, pos.line)
-
-
 class _Summary(NamedTuple):
     ret: dict       # taint of the result (keys ("p", i): the parameter's own)
     sinks: list     # _Sink, whose taint may hold ("p", i) keys: the callers' arguments reach them
@@ -114,6 +110,7 @@ class _Flow:
                 self.fields.setdefault(f, []).append(kind)
         self.names = names
         self.summaries: dict = {}
+        self.places_of: dict = {}
         self.units: list = []
         self.handlers: dict = {}
         for d in definitions:
@@ -173,6 +170,12 @@ class _Flow:
             self.summaries[id(d)] = _Summary({}, [])   # a def that calls itself
             s = self.summaries[id(d)] = _Unit(self, d).summary()
         return s
+
+    def where(self, d) -> str:
+        """``d``'s file and line as the ruleset names them (asked at every call followed)."""
+        if id(d) not in self.places_of:
+            self.places_of[id(d)] = in_ruleset(d.pos.file, d.pos.line)
+        return self.places_of[id(d)]
 
     def players_secret(self, field: str) -> bool:
         return "players" in self.fields.get(field, ())
@@ -422,7 +425,7 @@ class _Unit:
         params = list(d.params)
         rename = {p: (a.name if isinstance(a, n.Var) and a.name not in bound else None)
                   for p, a in zip(params, args)}
-        hop = f"{noun} ({_where(d.pos)})"
+        hop = f"{noun} ({self.flow.where(d)})"
         for x in s.sinks:
             inner = {k: tr for k, tr in x.taint.items() if k[0] == "p"}
             if not inner:
