@@ -28,10 +28,14 @@ PLANTED = [
      " via def card_text (secret_leaks/rules/game.rules:3) via local shown"),
     ("rules/game.rules", 13, 5, "this log line prints secret field players.objective of p",
      " via def card_text (secret_leaks/rules/game.rules:3)"),
-    ("rules/game.rules", 14, 5, "this require's message (a fault every seat reads) prints secret field players.objective of p", ""),
-    ("rules/game.rules", 15, 5, "this sets a public variable 'last_objective' (every seat's view shows it) from secret field players.objective of p", ""),
-    ("rules/game.rules", 20, 27, "this option's label (every seat reads it once chosen) shows secret field players.objective", ""),
-    ("rules/game.rules", 23, 13, "this option's legality reason (why shows it) prints secret field players.objective", ""),
+    ("rules/game.rules", 14, 5, "this require's message (a fault every seat reads) prints "
+     "secret field players.objective of p", ""),
+    ("rules/game.rules", 15, 5, "this sets a public variable 'last_objective' (every seat's view shows it) "
+     "from secret field players.objective of p", ""),
+    ("rules/game.rules", 20, 27, "this option's label (every seat reads it once chosen) shows "
+     "secret field players.objective", ""),
+    ("rules/game.rules", 23, 13, "this option's legality reason (why shows it) prints "
+     "secret field players.objective", ""),
     ("rules/game.rules", 36, 5, "this end reason prints secret field players.objective", ""),
     ("rules/game.rules", 40, 1, "this metric reports secret field players.objective", ""),
     ("ruleset.yaml", 16, 10, "this cost (play shows it beside the option) shows secret field players.objective", ""),

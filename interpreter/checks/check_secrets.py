@@ -50,7 +50,8 @@ _HINTS = {
     "log": "if only its owner may read the line, say so: log ... reveals {obj}.{field}",
     "state": "keep it in a field declared secret, or in a local",
 }
-_HINT = "show it where the rules reveal it (a log line that says `reveals`); a seat's own secret may reach only its own options"
+_HINT = ("show it where the rules reveal it (a log line that says `reveals`); "
+         "a seat's own secret may reach only its own options")
 
 
 class Leak(NamedTuple):
