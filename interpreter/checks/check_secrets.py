@@ -23,6 +23,7 @@ The leaks found are also what the loader marks for the engine to redact (:func:`
 """
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from ..dsl import nodes as n
@@ -31,6 +32,7 @@ from ..errors import RailrulesError
 from ..paths import in_ruleset
 
 CODE = "RR116"
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ALL = ("all",)       # a sink no seat reads: anything may reach it
 NONE = ("none",)     # a sink every seat reads
 
@@ -213,7 +215,11 @@ class _Flow:
         if places is None:
             return []
         out = []
+        # a secret reaches an expression by a secret field's name or by a def that reads one
+        sources = set(self.fields) | {d.name for d in self.relevant if isinstance(d, n.FuncDef)}
         for kind, path, text in _yaml_expressions(self.meta):
+            if sources.isdisjoint(_WORD.findall(text)):
+                continue
             try:
                 e = parse_expression(text, places.value_of(*path))
             except RailrulesError:
