@@ -164,6 +164,18 @@ def test_the_label_of_an_option_that_shows_another_seat_s_secret_is_hidden_from_
     assert game.label_for(keep, mover, other) == "keep"
 
 
+def test_an_end_reason_built_from_a_secret_reads_hidden(leaky):
+    game = leaky.new_game(2, 1)
+    while not game.is_over:
+        game.apply(next(a for a in game.legal_actions() if a.name == "keep"))
+    best = max(game.state["entities"][p]["objective"] for p in game.players)
+    assert game.result["reasons"] == [f"the best objective was {best}"]   # the lab's record
+    for seat in (*game.players, None):
+        assert game.view(seat)["result"]["reasons"] == ["hidden"]
+        assert game.messages_for(seat)[-1] == "game over (hidden)"
+    assert game.messages[-1] == f"game over (the best objective was {best})"
+
+
 def test_render_and_costs_that_read_a_secret_are_not_drawn(leaky):
     from railrules.tools.pictures.board_model import board_model
     from railrules.tools.play.terminal import option_cost
@@ -176,7 +188,7 @@ def test_render_and_costs_that_read_a_secret_are_not_drawn(leaky):
 def test_a_ruleset_that_leaks_nothing_logs_no_secret_value():
     """Stephenson's Rocket: the secrecy check finds nothing, so the engine hides nothing more."""
     ruleset = load_ruleset("stephensons_rocket")
-    assert ruleset.secrecy == {"logs": {}, "labels": set(), "state": set(), "yaml": set()}
+    assert ruleset.secrecy == {"logs": {}, "labels": set(), "state": set(), "ends": set(), "yaml": set()}
 
 
 def test_play_at_a_seat_shows_no_other_seat_s_secret(tmp_path):
@@ -191,6 +203,7 @@ def test_play_at_a_seat_shows_no_other_seat_s_secret(tmp_path):
     assert "Player 2 draws objective card hidden" in out
     assert f"Player 2 draws objective card {theirs}" not in out
     assert "last_objective=hidden" in out
+    assert "game over: hidden after" in out                 # the end reason read a secret
     assert all(line.endswith("hidden") for line in out.splitlines() if line.startswith("Player 2: guess"))
 
 

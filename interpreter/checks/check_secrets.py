@@ -546,10 +546,11 @@ def redactions(meta: dict, found: list) -> dict:
     defence, :mod:`..engine.secrecy`): ``logs``, a log statement's id -> {index of a template's
     value (None: the whole) -> the local naming the one seat that may read it, or None};
     ``labels``, the options whose parameters only their chooser reads; ``state``, the public
-    variables and fields (``("variable", name)``, ``("field", name)``) no seat reads; ``yaml``,
+    variables and fields (``("variable", name)``, ``("field", name)``) no seat reads; ``ends``,
+    the ids of the ``end_game`` statements whose reason no seat reads; ``yaml``,
     the paths in ruleset.yaml of the render and costs expressions that draw or show a secret."""
     players = {f for kind, fields in (meta.get("secret") or {}).items() if kind == "players" for f in fields or ()}
-    out: dict = {"logs": {}, "labels": set(), "state": set(), "yaml": set()}
+    out: dict = {"logs": {}, "labels": set(), "state": set(), "ends": set(), "yaml": set()}
     for leak in found:
         if leak.kind == "log":
             lifted = any(h.startswith("parameter ") for h in leak.trail)
@@ -560,6 +561,8 @@ def redactions(meta: dict, found: list) -> dict:
             out["labels"].add(leak.what)
         elif leak.kind == "state":
             out["state"].add(leak.node)
+        elif leak.kind == "end":
+            out["ends"].add(id(leak.node))
         elif leak.kind in ("render", "cost"):
             out["yaml"].add(leak.node)
     return out

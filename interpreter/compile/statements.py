@@ -257,7 +257,9 @@ class Compiler:
                             sets=(name,)))
 
     def s_EndGame(self, s, scope, out):
-        out.append(ins.EndGame(s.pos, self.value(s.reason, scope)))
+        # a reason lint finds built from a secret (RR116) is a Secret: no seat reads it
+        hidden = bool(self.names.secrecy) and id(s) in self.names.secrecy.get("ends", ())
+        out.append(ins.EndGame(s.pos, self.value(s.reason, scope), hidden))
 
     def s_CheckEnd(self, s, scope, out):
         out.append(ins.CheckEnd(s.pos))

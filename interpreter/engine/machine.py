@@ -243,7 +243,11 @@ class Machine(_Shows):
         scores = self._whole_numbers(self.program.score, players, "score")
         best = max(scores.values())
         winners = [p for p in players if scores[p] == best]
-        result = {"reasons": [str(r) for r in reasons], "scores": scores, "winners": winners}
+        result = {"reasons": [str(r.value if r.__class__ is Secret else r) for r in reasons],
+                  "scores": scores, "winners": winners}
+        secret = [i for i, r in enumerate(reasons) if r.__class__ is Secret]
+        if secret:   # reasons built from a secret (engine/secrecy.py): no seat reads them
+            result["hidden"] = secret
         if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
             result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
             top = max(ties[w] for w in winners)
@@ -252,7 +256,11 @@ class Machine(_Shows):
         self.state["stack"] = []
         self.state["waiting"] = False
         self.state["turn"] = None
-        self.say(f"game over ({'; '.join(map(str, reasons))})")
+        if secret:
+            parts = ("game over (", *[x for k in range(len(reasons)) for x in ((None,) if k == 0 else ("; ", None))], ")")
+            self.say_entry(parts, tuple(reasons))
+        else:
+            self.say(f"game over ({'; '.join(map(str, reasons))})")
 
     def check_end(self) -> bool:
         """``check_end``: end the game if an end condition holds (True if it did)."""

@@ -10,6 +10,7 @@ hands its findings over as ``ruleset.secrecy`` (nothing, for rules that leak not
 - a public variable or field the rules set from a secret reads ``hidden`` in every seat's view;
 - the parameters of an option whose label shows another seat's secret read ``hidden`` to every
   seat but the one who chose it.
+- an end reason built from a secret reads ``hidden`` in every view and log;
 - a render or costs expression of ruleset.yaml that reads a secret is not drawn, its cost not
   shown (:func:`shows`).
 
@@ -39,6 +40,9 @@ def hide_in_view(view: dict, secret: dict, secrecy: dict, player: str | None, st
         for field in secret.get(record.get("kind"), ()):
             if field in record and hidden(state, secret, entity, field, player):
                 record[field] = HIDDEN
+    result = view.get("result")
+    for i in (result or {}).get("hidden", ()):
+        result["reasons"][i] = HIDDEN
     for kind, name in secrecy.get("state", ()):
         if kind == "variable" and name in view.get("globals", {}):
             view["globals"][name] = HIDDEN

@@ -36,11 +36,14 @@ def summary(game, viewer: str | None = None, kinds: list[str] | None = None) -> 
     return "\n".join(lines)
 
 
-def standings(game) -> str:
+def standings(game, view: dict | None = None) -> str:
+    """The final scores and why the game ended, the reasons as ``view`` (a seat's) has them, if
+    given (one built from a secret reads hidden), else as the whole record says them."""
     result = game.result
     ent = game.state["entities"]
     order = sorted(game.players, key=lambda p: -result["scores"][p])
-    lines = [f"game over: {', '.join(result['reasons'])} after {game.decisions} decisions"]
+    reasons = (view or game.state)["result"]["reasons"]
+    lines = [f"game over: {', '.join(reasons)} after {game.decisions} decisions"]
     for p in order:
         star = "  winner" if p in result["winners"] else ""
         lines.append(f"  {ent[p]['name']:<10} {result['scores'][p]:>5}{star}")

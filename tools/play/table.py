@@ -119,7 +119,7 @@ class Table:
             out["log"], out["log_total"] = log[-LOG_LINES:], len(log)
             if game.is_over:
                 result = game.result
-                out["standings"] = standings(game)
+                out["standings"] = standings(game, game.view(shown))
                 out["scores"] = {p: result["scores"][p] for p in game.players}
                 out["winners"] = list(result["winners"])
             if have != self.version:

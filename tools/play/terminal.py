@@ -333,7 +333,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         except IllegalAction as err:
             print(paint(f"not allowed: {err.diagnostics[0].message} (try: why {text})", "red"), file=out)
     _print_new(game, shown, out, seat)
-    print(standings(game), file=out)
+    print(standings(game, game.view(seat)), file=out)
     try:   # the file reserved for this game when it started holds how it ended
         save(game, save_path)
     except OutputError as err:
