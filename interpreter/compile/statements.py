@@ -271,7 +271,9 @@ class Compiler:
                             sets=(name,)))
 
     def s_EndGame(self, s, scope, out):
-        out.append(ins.EndGame(s.pos, self.value(s.reason, scope)))
+        # a reason lint finds built from a secret (RR116) is a Secret: no seat reads it
+        hidden = bool(self.names.secrecy) and id(s) in self.names.secrecy.get("ends", ())
+        out.append(ins.EndGame(s.pos, self.value(s.reason, scope), hidden))
 
     def s_CheckEnd(self, s, scope, out):
         out.append(ins.CheckEnd(s.pos))
@@ -291,6 +293,9 @@ class Compiler:
 
         def owner(g):
             return g.value(reveals, "_w") if reveals else []
+        hide = self.names.secrecy.get("logs", {}).get(id(s)) if self.names.secrecy else None
+        if hide:
+            return self._log_hiding(s, scope, out, hide, owner, extra)
         e = s.expr
         if isinstance(e, n.Str) and len(e.parts) > 1:
             parts = tuple(p if isinstance(p, str) else None for p in e.parts)
@@ -301,6 +306,29 @@ class Compiler:
         else:
             fn = self.value(e, scope)
             out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *owner(g), f"run.say(_v{extra})"]))
+
+    def _log_hiding(self, s, scope, out, hide, owner, extra):
+        """A log that prints a secret lint refuses (RR116, checks/check_secrets.py): each such
+        value is logged as a Secret, which a seat's log shows only to the one seat the rules
+        name as its owner (a local of the rule), if any (engine/secrecy.py)."""
+        e = s.expr
+        templated = isinstance(e, n.Str) and len(e.parts) > 1
+        parts = tuple(p if isinstance(p, str) else None for p in e.parts) if templated else (None,)
+        fns = [self.value(p, scope) for p in (e.parts if templated else [e]) if not isinstance(p, str)]
+        seats = {}   # value index -> the owner's value, or None: no seat reads it
+        for i in range(len(fns)):
+            key = i if templated else None
+            if key in hide:
+                who = hide[key]
+                seats[i] = self.value(n.Var(s.pos, who), scope) if who is not None and who in scope.locals else None
+        values = "".join(f"run.secret(_a{j}, _o{j}), " if j in seats else f"_a{j}, " for j in range(len(fns)))
+
+        def code(g):
+            lines = [*g.values(fns), *owner(g)]
+            for j, who in seats.items():
+                lines += g.value(who, f"_o{j}") if who is not None else [f"_o{j} = None"]
+            return [*lines, f"run.say_entry({parts!r}, ({values}){extra})"]
+        out.append(ins.Exec(s.pos, code))
 
     def s_If(self, s, scope, out):
         ends = []

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..board.graph import Board, build_board
 from ..checks.check_definitions import check_definitions
+from ..checks.check_secrets import find_leaks, redactions
 from ..checks.library_contract import check_contracts
 from ..compile.proven import prove
 from ..compile.statements import Compiler, Program
@@ -62,6 +63,11 @@ class Ruleset:
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
     definitions: list = field(default_factory=list)
     notes: frozenset = frozenset()   # the variables of components.yaml's notes: (not summarised)
+
+    @property
+    def secrecy(self) -> dict:
+        """What the engine hides from the seats beyond secret fields (:mod:`..engine.secrecy`)."""
+        return getattr(self.names, "secrecy", {})
 
     @property
     def proven(self) -> dict:
@@ -353,6 +359,8 @@ class _Loader:
         errors = len(self.sink.errors)
         cyclic = check_definitions(defs + [x for *_, m in self.files for x in m.needs], self.sink, self.sources)
         names = _names(defs, comps, entities, aliases, kinds, broken | cyclic)
+        leaks = find_leaks(meta, names, defs, mpos)   # the engine hides what lint refuses
+        names.secrecy = redactions(meta, leaks)
         # code is not generated for definitions that cannot work (it would not even compile)
         compiler = Compiler(names, self.sink, generate=self.generate and len(self.sink.errors) == errors,
                             checked=self.checked)
@@ -366,7 +374,7 @@ class _Loader:
         conserve = self.conserve(comps, cpos, compiler)
         self.check_complete(defs, program, broken, mpos)
         limits = meta.get("limits", {})
-        return Ruleset(
+        ruleset = Ruleset(
             name=meta["name"], title=meta["title"], root=root, variant=variant, meta=meta,
             players_min=meta["players"]["min"], players_max=meta["players"]["max"],
             constants=names.constants, variables=dict(comps.get("variables", {})),
@@ -379,6 +387,8 @@ class _Loader:
             step_budget=limits.get("steps", DEFAULT_STEPS),
             decision_budget=limits.get("decisions", DEFAULT_DECISIONS),
             names=names, places=self.places, definitions=defs)
+        ruleset.__dict__["_leaks"] = leaks   # lint's check_secrets reports them
+        return ruleset
 
     def find(self, name_or_path: str) -> Path | None:
         """The ruleset's folder: a shipped name or a path (RR206 when neither)."""

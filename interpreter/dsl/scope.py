@@ -35,6 +35,7 @@ class Names:
     ends: set = field(default_factory=set)          # the end conditions' names
     broken: set = field(default_factory=set)        # names whose definition did not parse
     proven: dict = field(default_factory=dict)      # the proven types (compile/proven.py)
+    secrecy: dict = field(default_factory=dict)     # what the engine hides (checks/check_secrets.py)
 
 
 class Kind(Enum):

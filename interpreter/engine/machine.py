@@ -12,7 +12,7 @@ from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
 from ..runtime.code import Choice as Choose, fault_site
 from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, check_text, text_size
-from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, run_body, word
+from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from .log import Entry, LogLine, show
 
 _MASK = (1 << 64) - 1
@@ -242,12 +242,19 @@ class Machine(_Shows):
         """The game is over for ``reasons``: the rules of ``on game_end`` run (each to its end:
         they never pause), then the scores are counted."""
         players = self.state["kinds"]["players"]
-        result: dict = {"reasons": [str(r) for r in reasons]}  # an end condition's name reads it
+        result: dict = {"reasons": [str(r.value if r.__class__ is Secret else r) for r in reasons]}
+        secret = [i for i, r in enumerate(reasons) if r.__class__ is Secret]
+        if secret:   # reasons built from a secret (engine/secrecy.py): no seat reads them
+            result["hidden"] = secret
         self.state["result"] = result
         self.state["stack"] = []
         self.state["waiting"] = False
         self.state["turn"] = None
-        self.say(f"game over ({'; '.join(map(str, reasons))})")
+        if secret:
+            parts = ("game over (", *[x for k in range(len(reasons)) for x in ((None,) if k == 0 else ("; ", None))], ")")
+            self.say_entry(parts, tuple(reasons))
+        else:
+            self.say(f"game over ({'; '.join(map(str, reasons))})")
         if self.program.at_end:
             units = self.program.direct_units if self.counts is None else self.program.counted_direct
             for key in self.program.at_end:
@@ -299,6 +306,11 @@ class Machine(_Shows):
                 self.steps += text_size(self.ent, v)
         if self.messages is not None:
             self.messages.append(_new(Entry, (parts, values, reveals, self.ent)))
+
+    @staticmethod
+    def secret(value, owner: str | None) -> Secret:
+        """A logged value only ``owner`` may read (:mod:`.secrecy`)."""
+        return Secret(value, owner)
 
     # ------------------------------------------------------------ derived values
     def derived(self, key: str, args: tuple):

@@ -231,6 +231,8 @@ class Encoding:
             table = [v for v in table if isinstance(v, str)]
         slot = Slot(owner, name, form, table)
         slot.secret = name in (self.ruleset.meta.get("secret") or {}).get(self.kind_of.get(owner), ())
+        # a public variable or field the rules set from a secret (lint's RR116): hidden from all
+        slot.leaked = ("variable" if owner == "globals" else "field", name) in self.ruleset.secrecy.get("state", ())
         self.slots.append(slot)
 
     def slices(self) -> list["Slice"]:
@@ -260,7 +262,7 @@ class Encoding:
         out[2 * n] = 1.0 if view["result"] is not None else 0.0
         ents, glob = view["entities"], view["globals"]
         for slot in self.slots:
-            if slot.secret and game.hidden(slot.owner, slot.name, player):
+            if slot.leaked or (slot.secret and game.hidden(slot.owner, slot.name, player)):
                 out += slot.encode("hidden")
                 continue
             value = glob.get(slot.name) if slot.owner == "globals" else ents.get(slot.owner, {}).get(slot.name)
@@ -311,6 +313,7 @@ class Slot:
     def __init__(self, owner: str, name: str, form: str, table: list):
         self.owner, self.name, self.form, self.table = owner, name, form, table
         self.secret = False     # a field the ruleset declares secret (hidden from other players)
+        self.leaked = False     # set from a secret by rules that leak it (hidden from every seat)
         self.place = {v: i for i, v in enumerate(table)}
         self.width = len(table) + 1 if form == "list" else len(table) if form == "map" else 1
 
