@@ -117,6 +117,8 @@ class _Flow:
         self.units: list = []
         self.handlers: dict = {}
         for d in definitions:
+            if isinstance(d, n.HandlerDef) and d.event == n.GAME_END:
+                continue   # the end rules run when the game is over: they may show a secret (LANGUAGE.md)
             if isinstance(d, (n.FuncDef, n.ProcDef, n.ActionDef, n.GameDef, n.MetricDef, n.HandlerDef)):
                 self.units.append(d)
             if isinstance(d, n.HandlerDef):
