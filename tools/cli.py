@@ -347,7 +347,7 @@ def cmd_tournament(args) -> int:
 def cmd_observe(args) -> int:
     from railrules.interpreter import load_ruleset
 
-    from railrules.tools.agents.encoding import encoding
+    from railrules.tools.common.encoding import encoding
     from railrules.tools.common.tables import Table, show
     ruleset = load_ruleset(args.ruleset, args.variant)
     players = _players(ruleset, args.players)
@@ -364,7 +364,7 @@ def cmd_observe(args) -> int:
     table.rows = [[f"{s.start}" if s.stop == s.start + 1 else f"{s.start}..{s.stop - 1}", s.name, s.encodes]
                   for s in slices]
     table.notes = ["the observer's own view: other players' secret fields read hidden; fields no "
-                   "sampled game changed are left out (tools/agents/encoding.py)"]
+                   "sampled game changed are left out (tools/common/encoding.py)"]
     show(table)
     return EXIT_OK
 

@@ -1,0 +1,209 @@
+"""An estimate learned by self-play, for the bots of a ruleset that has no good one of its own.
+
+``learn(ruleset, players)`` plays games with bots, and fits a value model: how each seat stood
+when the game ended (the share of the other players it finished ahead of, a tie counting half,
+as :func:`tools.bots.search.standings` says), predicted from the position as the seat saw it.
+A position is the observation vector the agent adapters are given
+(:mod:`railrules.tools.common.encoding`), turned to the seat's point of view: the seat's own
+player fields, the mean of the other players', and every other field as it is (plus whether the
+seat is to move). The model is linear, fitted by ridge regression (numpy, the ``agents`` extra:
+``pip install "railrules[agents]"``); predicting needs no numpy: a model is a list of weights.
+
+A model is kept in the user cache (:mod:`railrules.interpreter.cache`) under the rules' content
+hash, the variant, the player count and the learning settings: changed rules are learned
+afresh. ``model(ruleset, players)`` returns the kept one, or learns it.
+
+The first games are played by ``bots`` (default: greedy when the ruleset has an estimate, else
+random); with ``rounds`` > 1, each further round's games are played by greedy bots standing by
+the model of the round before, and the model is fitted on every round's positions.
+"""
+from __future__ import annotations
+
+import pickle
+import time
+from dataclasses import dataclass
+
+from railrules.interpreter import cache
+from railrules.tools.bots.search import standings
+from railrules.tools.common.encoding import encoding
+
+INSTALL = 'pip install "railrules[agents]" (or, in a checkout, pip install -e ".[agents]")'
+FORMAT = "1"   # changes when a model's content or the way it is learned changes
+
+
+class LearnError(ValueError):
+    """Learning cannot be done here (numpy is missing); says how to install it."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    games: int = 40          # games per round
+    rounds: int = 2          # rounds of self-play (see the module's docstring)
+    bots: str = ""           # the first round's bots ("": greedy with an estimate, else random)
+    ridge: float = 0.01      # the ridge penalty, per position (on standardized features)
+    seed: int = 1
+
+    def key(self) -> str:
+        return f"{self.games}:{self.rounds}:{self.bots}:{self.ridge}:{self.seed}"
+
+
+class Model:
+    """A linear value model: ``value(game)`` -> seat -> the predicted final standing (0 to 1)."""
+
+    def __init__(self, ruleset, players: int, weights: dict, bias: float, positions: int,
+                 seconds: float):
+        self.players = players
+        self.weights = weights       # feature index -> weight (features of :class:`_Features`)
+        self.bias = bias
+        self.positions, self.seconds = positions, seconds   # what learning it took (CPU seconds)
+        self._features = _Features(ruleset, players)
+
+    def value(self, game) -> dict:
+        """Seat -> predicted standing; on a finished game, the scores (as ``game.estimate``)."""
+        if game.is_over:
+            return {p: game.estimate(p) for p in game.players}
+        items = list(self.weights.items())
+        out = {}
+        for seat, x in self._features.of(game).items():
+            out[seat] = self.bias + sum(w * x[i] for i, w in items)
+        return out
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_features"}
+
+    def bind(self, ruleset) -> "Model":
+        self._features = _Features(ruleset, self.players)
+        return self
+
+
+class _Features:
+    """A position as one seat sees it: its own player slots, the mean of the other players'
+    slots, every other slot, and whether it is the seat to move."""
+
+    def __init__(self, ruleset, players: int):
+        self.encoding = enc = encoding(ruleset, players)
+        seats = enc.seats
+        blocks: dict = {p: [] for p in seats}
+        shared: list = []
+        for s in enc.slices()[3:]:   # after the header: observer, to move, game over
+            owner = s.name.split(".", 1)[0]
+            (blocks[owner] if owner in blocks else shared).extend(range(s.start, s.stop))
+        self.seats, self.blocks, self.shared = seats, blocks, shared
+        self.to_move = len(seats)    # the header's "to move" one-hot starts here
+
+    def of(self, game) -> dict:
+        """Seat -> its feature vector (a list of floats)."""
+        seats = self.seats
+        views = self.encoding.observe_seats(game, seats)
+        out = {}
+        n = len(seats)
+        for k, seat in enumerate(seats):
+            v = views[seat]
+            mine = [v[i] for i in self.blocks[seat]]
+            others = [0.0] * len(mine)
+            for q in seats:
+                if q != seat:
+                    for j, i in enumerate(self.blocks[q]):
+                        others[j] += v[i] / (n - 1)
+            out[seat] = mine + others + [v[i] for i in self.shared] + [v[self.to_move + k]]
+        return out
+
+
+def numpy():
+    """numpy, or LearnError saying how to install it."""
+    try:
+        import numpy as np
+    except ImportError:
+        raise LearnError(f"a learned estimate needs numpy, which is not installed: {INSTALL}") from None
+    return np
+
+
+def _entry(ruleset, players: int, settings: Settings):
+    return cache.entry("learned", FORMAT, ruleset.hash, str(ruleset.variant), str(players), settings.key())
+
+
+def cached(ruleset, players: int, settings: Settings = Settings()) -> Model | None:
+    """The kept model of these rules, variant, players and settings, else None."""
+    path = _entry(ruleset, players, settings)
+    if path is None or not path.is_file():
+        return None
+    try:
+        model = pickle.loads(path.read_bytes())
+    except Exception:  # noqa: BLE001 - a broken entry is learned again
+        return None
+    return model.bind(ruleset) if isinstance(model, Model) and model.players == players else None
+
+
+_MODELS: dict = {}   # (rules hash, variant, players, settings) -> Model, once per process
+
+
+def model(ruleset, players: int, settings: Settings = Settings(), progress=None) -> Model:
+    """The kept model, else one learned now (and kept)."""
+    key = (ruleset.hash, ruleset.variant, players, settings)
+    if key not in _MODELS:
+        _MODELS[key] = cached(ruleset, players, settings) or learn(ruleset, players, settings, progress)
+    return _MODELS[key]
+
+
+def learn(ruleset, players: int, settings: Settings = Settings(), progress=None) -> Model:
+    """Play ``settings.rounds`` rounds of ``settings.games`` games, fit the model, keep it.
+    ``progress(done, total)`` is called after every game."""
+    np = numpy()
+    from railrules.tools.bots.players import GreedyBot, seat_bots   # players imports this module
+    start = time.process_time()
+    features = _Features(ruleset, players)
+    xs: list = []
+    ys: list = []
+    total = settings.games * settings.rounds
+    current: Model | None = None
+    first = settings.bots or ("greedy" if ruleset.program.estimate is not None else "random")
+    for r in range(settings.rounds):
+        for g in range(settings.games):
+            seed = settings.seed + r * settings.games + g
+            game = ruleset.new_game(players, seed)
+            if current is None:
+                bots = seat_bots(first, game.players, seed)
+            else:
+                bots = dict.fromkeys(game.players, GreedyBot(seed, estimate=current))
+            seen = []
+            while not game.is_over:
+                seen.append(features.of(game))
+                game.apply(bots[game.current_player].choose(game))
+            final = standings(game)
+            for position in seen:
+                for seat, x in position.items():
+                    xs.append(x)
+                    ys.append(final[seat])
+            if progress:
+                progress(r * settings.games + g + 1, total)
+        current = _fit(np, ruleset, players, xs, ys, settings.ridge, time.process_time() - start)
+    assert current is not None
+    store(ruleset, players, settings, current)
+    return current
+
+
+def store(ruleset, players: int, settings: Settings, m: Model) -> None:
+    cache.store(_entry(ruleset, players, settings), lambda tmp: tmp.write_bytes(pickle.dumps(m)), keep=50)
+
+
+def _fit(np, ruleset, players: int, xs: list, ys: list, ridge: float, seconds: float) -> Model:
+    """Ridge regression on the standardized features that vary (the primal form, or the dual
+    when there are more features than positions); the weights given back on the raw features."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    keep = np.flatnonzero(scale > 1e-9)
+    z = (x[:, keep] - mean[keep]) / scale[keep]
+    yc = y - y.mean()
+    n, d = z.shape
+    penalty = ridge * max(n, 1)
+    if d == 0:
+        w = np.zeros(0)
+    elif d <= n:
+        w = np.linalg.solve(z.T @ z + penalty * np.eye(d), z.T @ yc)
+    else:
+        w = z.T @ np.linalg.solve(z @ z.T + penalty * np.eye(n), yc)
+    raw = w / scale[keep]
+    bias = float(y.mean() - raw @ mean[keep])
+    weights = {int(i): float(v) for i, v in zip(keep, raw) if v != 0.0}
+    return Model(ruleset, players, weights, bias, n, seconds)
