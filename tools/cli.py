@@ -396,6 +396,40 @@ def cmd_tune(args) -> int:
     return 130 if result["partial"] else EXIT_OK
 
 
+def cmd_learn(args) -> int:
+    from railrules.interpreter import load_ruleset
+    from railrules.tools.bots import learned
+    from railrules.tools.common.outputs import progress_bar
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    players = _players(ruleset, args.players)
+    settings = learned.Settings(args.games, args.rounds, args.bot or "", args.ridge, args.seed)
+    kept = None if args.again else learned.cached(ruleset, players, settings)
+    fresh = kept is None
+    if kept is None:
+        try:
+            learned.numpy()
+        except learned.LearnError as err:
+            raise Usage(str(err)) from None
+        bar = progress_bar if sys.stderr.isatty() and not args.json else None
+        kept = learned.learn(ruleset, players, settings, bar)
+        if bar:
+            print(file=sys.stderr)
+    figures = {"ruleset": ruleset.name, "variant": ruleset.variant, "players": players,
+               "games": kept.games, "positions": kept.positions, "weights": len(kept.weights),
+               "fit_r2": round(kept.r2, 3), "cpu_seconds": round(kept.seconds, 2),
+               "cpu_seconds_per_game": round(kept.seconds / max(kept.games, 1), 3), "learned_now": fresh}
+    if args.json:
+        print(json.dumps(figures))
+        return EXIT_OK
+    print(f"{ruleset.name}{f' ({ruleset.variant})' if ruleset.variant else ''}, {players} players: "
+          f"a value model of {figures['weights']} weights from {kept.positions} positions of "
+          f"{kept.games} self-play games (R² {kept.r2:.2f} on them), {'learned' if fresh else 'already kept: learned'} in "
+          f"{kept.seconds:.1f} s of CPU ({figures['cpu_seconds_per_game']} s a game); kept in the "
+          "user cache for these rules: the bots use it with --bots mcts:estimate=learned (and "
+          "mcts by default when the ruleset has no estimate)")
+    return EXIT_OK
+
+
 def cmd_replay(args) -> int:
     from railrules.tools.play.replay import read_log, replay
     log = read_log(Path(args.log))
@@ -759,6 +793,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.set_defaults(func=cmd_observe)
+
+    p = sub.add_parser("learn", help="learn an estimate for the bots by self-play (needs pip "
+                       "install \".[agents]\")",
+                       description="Play games with bots and fit a value model (ridge regression "
+                       "over the observation vector, from each seat's point of view) of how each seat "
+                       "finishes; kept in the user cache under the rules' content hash (changed rules "
+                       "are learned again). mcts:estimate=learned (and mcts, when the ruleset has no "
+                       "estimate) stands by it. A progress bar on a terminal.")
+    _ruleset_arg(p)
+    p.add_argument("--players", type=_count(1), help="number of players (default 4, within the game's range)")
+    p.add_argument("--games", type=_count(1), default=40, help="games per round (default 40)")
+    p.add_argument("--rounds", type=_count(1), default=2, help="rounds: the first played by --bots, each "
+                   "next one by greedy bots standing by the model of the round before (default 2)")
+    p.add_argument("--bots", "--bot", dest="bot", type=_bots, default=None, metavar="BOTS",
+                   help="the first round's bots (default greedy when the ruleset has an estimate, "
+                   "else random). " + BOT_HELP)
+    p.add_argument("--ridge", type=float, default=0.01, help="the ridge penalty per position, on "
+                   "standardized features (default 0.01)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
+    p.add_argument("--again", action="store_true", help="learn again even if a model is kept")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.set_defaults(func=cmd_learn)
 
     p = sub.add_parser("lint", help="check rulesets: YAML, schemas, rules language, names",
                        description="Report every problem as file:line:col: severity CODE message. "

@@ -5,8 +5,9 @@ when the game ended (the share of the other players it finished ahead of, a tie 
 as :func:`tools.bots.search.standings` says), predicted from the position as the seat saw it.
 A position is the observation vector the agent adapters are given
 (:mod:`railrules.tools.common.encoding`), turned to the seat's point of view: the seat's own
-player fields, the mean of the other players', and every other field as it is (plus whether the
-seat is to move). The model is linear, fitted by ridge regression (numpy, the ``agents`` extra:
+player fields, the mean of the other players', every other field as it is, whether the seat is
+to move, and the products of the players' fields with the game's small scalar fields
+(:class:`_Features`). The model is linear in these, fitted by ridge regression (numpy, the ``agents`` extra:
 ``pip install "railrules[agents]"``); predicting needs no numpy: a model is a list of weights.
 
 A model is kept in the user cache (:mod:`railrules.interpreter.cache`) under the rules' content
@@ -15,11 +16,14 @@ afresh. ``model(ruleset, players)`` returns the kept one, or learns it.
 
 The first games are played by ``bots`` (default: greedy when the ruleset has an estimate, else
 random); with ``rounds`` > 1, each further round's games are played by greedy bots standing by
-the model of the round before, and the model is fitted on every round's positions.
+the model of the round before, and the model is fitted on every round's positions. A share
+``explore`` of all decisions is taken at random instead, so that the games show what the bots
+alone would never try (a model learns nothing of a field that never changes).
 """
 from __future__ import annotations
 
 import pickle
+import random
 import time
 from dataclasses import dataclass
 
@@ -28,7 +32,7 @@ from railrules.tools.bots.search import standings
 from railrules.tools.common.encoding import encoding
 
 INSTALL = 'pip install "railrules[agents]" (or, in a checkout, pip install -e ".[agents]")'
-FORMAT = "1"   # changes when a model's content or the way it is learned changes
+FORMAT = "2"   # changes when a model's content or the way it is learned changes
 
 
 class LearnError(ValueError):
@@ -42,17 +46,18 @@ class Settings:
     bots: str = ""           # the first round's bots ("": greedy with an estimate, else random)
     ridge: float = 0.01      # the ridge penalty, per position (on standardized features)
     seed: int = 1
+    explore: float = 0.2     # the share of decisions taken at random instead of by the bots
 
     def key(self) -> str:
-        return f"{self.games}:{self.rounds}:{self.bots}:{self.ridge}:{self.seed}"
+        return f"{self.games}:{self.rounds}:{self.bots}:{self.ridge}:{self.seed}:{self.explore}"
 
 
 class Model:
     """A linear value model: ``value(game)`` -> seat -> the predicted final standing (0 to 1)."""
 
     def __init__(self, ruleset, players: int, weights: dict, bias: float, positions: int,
-                 seconds: float):
-        self.players = players
+                 seconds: float, games: int, r2: float):
+        self.players, self.games, self.r2 = players, games, r2
         self.weights = weights       # feature index -> weight (features of :class:`_Features`)
         self.bias = bias
         self.positions, self.seconds = positions, seconds   # what learning it took (CPU seconds)
@@ -78,17 +83,28 @@ class Model:
 
 class _Features:
     """A position as one seat sees it: its own player slots, the mean of the other players'
-    slots, every other slot, and whether it is the seat to move."""
+    slots, every other slot, whether it is the seat to move, and the products of the seat's own
+    slots (and of the others' means) with the game's scalar variables and the scalar fields of
+    the kinds of at most ``FEW`` entities (what a holding is worth depends on the stage of the
+    game and on what it holds a part of: a share on its company's income)."""
+
+    FEW = 12
 
     def __init__(self, ruleset, players: int):
         self.encoding = enc = encoding(ruleset, players)
         seats = enc.seats
         blocks: dict = {p: [] for p in seats}
         shared: list = []
-        for s in enc.slices()[3:]:   # after the header: observer, to move, game over
-            owner = s.name.split(".", 1)[0]
+        scalars: list = []
+        counts = {k: len(ids) for k, ids in enc.ids_of.items()}
+        for s, slot in zip(enc.slices()[3:], enc.slots):   # after the header: observer, to move, game over
+            owner = slot.owner
             (blocks[owner] if owner in blocks else shared).extend(range(s.start, s.stop))
-        self.seats, self.blocks, self.shared = seats, blocks, shared
+            kind = enc.kind_of.get(owner)
+            if owner not in blocks and s.stop == s.start + 1 and slot.form in ("scalar", "single") \
+                    and (owner == "globals" or counts.get(kind, self.FEW + 1) <= self.FEW):
+                scalars.append(s.start)
+        self.seats, self.blocks, self.shared, self.scalars = seats, blocks, shared, scalars
         self.to_move = len(seats)    # the header's "to move" one-hot starts here
 
     def of(self, game) -> dict:
@@ -105,7 +121,9 @@ class _Features:
                 if q != seat:
                     for j, i in enumerate(self.blocks[q]):
                         others[j] += v[i] / (n - 1)
-            out[seat] = mine + others + [v[i] for i in self.shared] + [v[self.to_move + k]]
+            stage = [v[i] for i in self.scalars]
+            out[seat] = (mine + others + [v[i] for i in self.shared] + [v[self.to_move + k]]
+                         + [a * b for a in mine for b in stage] + [a * b for a in others for b in stage])
         return out
 
 
@@ -166,9 +184,13 @@ def learn(ruleset, players: int, settings: Settings = Settings(), progress=None)
             else:
                 bots = dict.fromkeys(game.players, GreedyBot(seed, estimate=current))
             seen = []
+            pick = random.Random(seed)
             while not game.is_over:
                 seen.append(features.of(game))
-                game.apply(bots[game.current_player].choose(game))
+                if pick.random() < settings.explore:
+                    game.apply(pick.choice(game.legal_actions()))
+                else:
+                    game.apply(bots[game.current_player].choose(game))
             final = standings(game)
             for position in seen:
                 for seat, x in position.items():
@@ -176,7 +198,8 @@ def learn(ruleset, players: int, settings: Settings = Settings(), progress=None)
                     ys.append(final[seat])
             if progress:
                 progress(r * settings.games + g + 1, total)
-        current = _fit(np, ruleset, players, xs, ys, settings.ridge, time.process_time() - start)
+        current = _fit(np, ruleset, players, xs, ys, settings.ridge, time.process_time() - start,
+                       (r + 1) * settings.games)
     assert current is not None
     store(ruleset, players, settings, current)
     return current
@@ -186,7 +209,8 @@ def store(ruleset, players: int, settings: Settings, m: Model) -> None:
     cache.store(_entry(ruleset, players, settings), lambda tmp: tmp.write_bytes(pickle.dumps(m)), keep=50)
 
 
-def _fit(np, ruleset, players: int, xs: list, ys: list, ridge: float, seconds: float) -> Model:
+def _fit(np, ruleset, players: int, xs: list, ys: list, ridge: float, seconds: float,
+         games: int) -> Model:
     """Ridge regression on the standardized features that vary (the primal form, or the dual
     when there are more features than positions); the weights given back on the raw features."""
     x = np.asarray(xs, dtype=float)
@@ -206,4 +230,6 @@ def _fit(np, ruleset, players: int, xs: list, ys: list, ridge: float, seconds: f
     raw = w / scale[keep]
     bias = float(y.mean() - raw @ mean[keep])
     weights = {int(i): float(v) for i, v in zip(keep, raw) if v != 0.0}
-    return Model(ruleset, players, weights, bias, n, seconds)
+    spread = float(yc @ yc)
+    r2 = 1 - float(((z @ w - yc) ** 2).sum()) / spread if spread > 0 else 0.0
+    return Model(ruleset, players, weights, bias, n, seconds, games, r2)

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 
+from railrules.tools.common.outputs import progress_bar
 from railrules.tools.common.heap import settled_heap
 
 _WORK: dict = {}   # in a worker: what the initializer sent (rulesets, the game function)
@@ -113,7 +114,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
                 for task, result in results:
                     done[task] = result
                     if progress:
-                        _bar(len(done), len(tasks))
+                        progress_bar(len(done), len(tasks))
                     if deadline and time.monotonic() > deadline and len(done) < len(tasks):
                         break
         finally:
@@ -216,18 +217,3 @@ def _answers_as_dask(address: str) -> None:
     if not 0 < length < 1 << 20:
         raise ClusterError(f"cannot reach the cluster at {address}: what answers there is not a "
                            "Dask scheduler")
-
-
-_LAST_BAR = [0.0]   # when the bar was last drawn
-
-
-def _bar(done: int, total: int) -> None:
-    """The progress bar, drawn at most ten times a second (and at the end): a terminal redrawn
-    for every one of thousands of short games keeps the run waiting on its output."""
-    now = time.monotonic()
-    if done < total and now - _LAST_BAR[0] < 0.1:
-        return
-    _LAST_BAR[0] = now
-    width = 30
-    filled = width * done // total
-    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
