@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 
+from railrules.tools.common.clock import timing
 from railrules.tools.common.outputs import progress_bar
 from railrules.tools.common.heap import settled_heap
 
@@ -80,18 +81,28 @@ def _init(fn, shared) -> None:
     gc.freeze()  # a worker lives as long as its pool: what it received outlives every game
 
 
+def _timed(fn, shared, task) -> tuple:
+    """(task, fn(shared, task), the process time it took)."""
+    start = time.process_time()
+    result = fn(shared, task)
+    return task, result, time.process_time() - start
+
+
 def _run(task):
-    return task, _WORK["fn"](_WORK["shared"], task)
+    return _timed(_WORK["fn"], _WORK["shared"], task)
 
 
 def _run_batch(fn, shared, tasks: list) -> list:
     """On a cluster's worker: several short tasks for the cost of one."""
-    return [(task, fn(shared, task)) for task in tasks]
+    return [_timed(fn, shared, task) for task in tasks]
 
 
 def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
-        progress: bool = False, cluster: str | None = None) -> tuple[dict, bool]:
+        progress: bool = False, cluster: str | None = None,
+        clock: dict | None = None) -> tuple[dict, bool]:
     """``{task: fn(shared, task)}`` for the tasks done, and whether the work stopped early.
+    ``clock`` (a dict) receives the run's timing (tools/common/clock.py: wall and CPU time, the
+    CPU being each task's process time, wherever it ran, and whether the machine was busy).
     ``shared`` (picklable: rulesets travel by path and content hash) is sent to each worker once.
     ``cluster``: a Dask scheduler's address, or "local" to start one here (one worker a core)."""
     done: dict = {}
@@ -100,6 +111,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
     cancel = _alarm(time_limit)
     restore = _on_sigterm()
     deadline = time.monotonic() + time_limit if time_limit and cancel is None else None
+    started, cpu = time.perf_counter(), 0.0
     try:
         try:
             if on_cluster:
@@ -109,10 +121,11 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
                 pool = multiprocessing.Pool(jobs, _init, (fn, shared))
                 results = pool.imap_unordered(_run, tasks)
             else:
-                results = ((t, fn(shared, t)) for t in tasks)
+                results = (_timed(fn, shared, t) for t in tasks)
             with settled_heap():
-                for task, result in results:
+                for task, result, seconds in results:
                     done[task] = result
+                    cpu += seconds
                     if progress:
                         progress_bar(len(done), len(tasks))
                     if deadline and time.monotonic() > deadline and len(done) < len(tasks):
@@ -132,6 +145,9 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
             on_cluster.close()
         if progress:
             print(file=sys.stderr)
+        if clock is not None:
+            workers = 1 if on_cluster or jobs <= 1 else min(jobs, max(len(tasks), 1))
+            clock.update(timing(time.perf_counter() - started, cpu, workers))
     return done, stopped
 
 
