@@ -60,15 +60,15 @@ def test_a_fit_on_a_tiny_game_recovers_the_value_ordering(tmp_path):
 
 def test_the_model_is_kept_under_the_rules_hash_and_learned_again_when_they_change(tmp_path):
     ruleset = load_ruleset(_copy(tmp_path))
-    assert learned.cached(ruleset, 2, SMALL) is None
+    assert learned.cached(ruleset, 2) is None
     model = learned.learn(ruleset, 2, SMALL)
-    kept = learned.cached(ruleset, 2, SMALL)
-    assert kept is not None and kept.weights == model.weights
-    assert learned.cached(ruleset, 3, SMALL) is None                     # another player count
+    kept = learned.cached(ruleset, 2)
+    assert kept is not None and kept.weights == model.weights and kept.settings == SMALL
+    assert learned.cached(ruleset, 3) is None                     # another player count
     changed = load_ruleset(_copy(tmp_path, "changed", ("rounds: 10", "rounds: 12")))
     assert changed.hash != ruleset.hash
-    assert learned.cached(changed, 2, SMALL) is None                     # changed rules: learn again
-    assert learned.cached(load_ruleset(_copy(tmp_path, "same")), 2, SMALL) is not None  # same content
+    assert learned.cached(changed, 2) is None                     # changed rules: learn again
+    assert learned.cached(load_ruleset(_copy(tmp_path, "same")), 2) is not None  # same content
 
 
 def test_learned_estimate_mcts_beats_the_naive_estimate(tmp_path):
@@ -126,6 +126,9 @@ def test_learn_verb_learns_then_finds_the_kept_model(tmp_path, capsys):
     assert main(args) == 0
     again = json.loads(capsys.readouterr().out)
     assert not again["learned_now"] and again["positions"] == first["positions"]
+    assert main(args[:5] + ["4", "--rounds", "1", "--json"]) == 0      # other settings: learned again
+    other = json.loads(capsys.readouterr().out)
+    assert other["learned_now"] and other["games"] == 4
 
 
 # ------------------------------------------------------------------ greedy's own following decisions

@@ -403,7 +403,9 @@ def cmd_learn(args) -> int:
     ruleset = load_ruleset(args.ruleset, args.variant)
     players = _players(ruleset, args.players)
     settings = learned.Settings(args.games, args.rounds, args.bot or "", args.ridge, args.seed)
-    kept = None if args.again else learned.cached(ruleset, players, settings)
+    kept = learned.cached(ruleset, players)
+    if args.again or (kept is not None and kept.settings != settings):
+        kept = None   # learned again: asked to, or with other settings
     fresh = kept is None
     if kept is None:
         try:
@@ -812,7 +814,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ridge", type=float, default=0.01, help="the ridge penalty per position, on "
                    "standardized features (default 0.01)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
-    p.add_argument("--again", action="store_true", help="learn again even if a model is kept")
+    p.add_argument("--again", action="store_true", help="learn again even if a model learned with "
+                   "the same settings is kept (other settings are always learned again)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
     p.set_defaults(func=cmd_learn)
 

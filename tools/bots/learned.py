@@ -11,8 +11,9 @@ to move, and the products of the players' fields with the game's small scalar fi
 ``pip install "railrules[agents]"``); predicting needs no numpy: a model is a list of weights.
 
 A model is kept in the user cache (:mod:`railrules.interpreter.cache`) under the rules' content
-hash, the variant, the player count and the learning settings: changed rules are learned
-afresh. ``model(ruleset, players)`` returns the kept one, or learns it.
+hash, the variant and the player count (the last one learned, whatever its settings, which it
+keeps): changed rules are learned afresh. ``model(ruleset, players)`` returns the kept one, or
+learns it with the default settings.
 
 The first games are played by ``bots`` (default: greedy when the ruleset has an estimate, else
 random); with ``rounds`` > 1, each further round's games are played by greedy bots standing by
@@ -32,7 +33,7 @@ from railrules.tools.bots.search import standings
 from railrules.tools.common.encoding import encoding
 
 INSTALL = 'pip install "railrules[agents]" (or, in a checkout, pip install -e ".[agents]")'
-FORMAT = "2"   # changes when a model's content or the way it is learned changes
+FORMAT = "3"   # changes when a model's content or the way it is learned changes
 
 
 class LearnError(ValueError):
@@ -48,16 +49,14 @@ class Settings:
     seed: int = 1
     explore: float = 0.2     # the share of decisions taken at random instead of by the bots
 
-    def key(self) -> str:
-        return f"{self.games}:{self.rounds}:{self.bots}:{self.ridge}:{self.seed}:{self.explore}"
 
 
 class Model:
     """A linear value model: ``value(game)`` -> seat -> the predicted final standing (0 to 1)."""
 
     def __init__(self, ruleset, players: int, weights: dict, bias: float, positions: int,
-                 seconds: float, games: int, r2: float):
-        self.players, self.games, self.r2 = players, games, r2
+                 seconds: float, games: int, r2: float, settings: Settings):
+        self.players, self.games, self.r2, self.settings = players, games, r2, settings
         self.weights = weights       # feature index -> weight (features of :class:`_Features`)
         self.bias = bias
         self.positions, self.seconds = positions, seconds   # what learning it took (CPU seconds)
@@ -136,13 +135,13 @@ def numpy():
     return np
 
 
-def _entry(ruleset, players: int, settings: Settings):
-    return cache.entry("learned", FORMAT, ruleset.hash, str(ruleset.variant), str(players), settings.key())
+def _entry(ruleset, players: int):
+    return cache.entry("learned", FORMAT, ruleset.hash, str(ruleset.variant), str(players))
 
 
-def cached(ruleset, players: int, settings: Settings = Settings()) -> Model | None:
-    """The kept model of these rules, variant, players and settings, else None."""
-    path = _entry(ruleset, players, settings)
+def cached(ruleset, players: int) -> Model | None:
+    """The kept model of these rules, variant and players, else None."""
+    path = _entry(ruleset, players)
     if path is None or not path.is_file():
         return None
     try:
@@ -152,14 +151,14 @@ def cached(ruleset, players: int, settings: Settings = Settings()) -> Model | No
     return model.bind(ruleset) if isinstance(model, Model) and model.players == players else None
 
 
-_MODELS: dict = {}   # (rules hash, variant, players, settings) -> Model, once per process
+_MODELS: dict = {}   # (rules hash, variant, players) -> Model, once per process
 
 
-def model(ruleset, players: int, settings: Settings = Settings(), progress=None) -> Model:
-    """The kept model, else one learned now (and kept)."""
-    key = (ruleset.hash, ruleset.variant, players, settings)
+def model(ruleset, players: int, progress=None) -> Model:
+    """The kept model, else one learned now with the default settings (and kept)."""
+    key = (ruleset.hash, ruleset.variant, players)
     if key not in _MODELS:
-        _MODELS[key] = cached(ruleset, players, settings) or learn(ruleset, players, settings, progress)
+        _MODELS[key] = cached(ruleset, players) or learn(ruleset, players, Settings(), progress)
     return _MODELS[key]
 
 
@@ -198,18 +197,15 @@ def learn(ruleset, players: int, settings: Settings = Settings(), progress=None)
                     ys.append(final[seat])
             if progress:
                 progress(r * settings.games + g + 1, total)
-        current = _fit(np, ruleset, players, xs, ys, settings.ridge, time.process_time() - start,
+        current = _fit(np, ruleset, players, xs, ys, settings, time.process_time() - start,
                        (r + 1) * settings.games)
     assert current is not None
-    store(ruleset, players, settings, current)
+    cache.store(_entry(ruleset, players), lambda tmp: tmp.write_bytes(pickle.dumps(current)), keep=50)
+    _MODELS[ruleset.hash, ruleset.variant, players] = current
     return current
 
 
-def store(ruleset, players: int, settings: Settings, m: Model) -> None:
-    cache.store(_entry(ruleset, players, settings), lambda tmp: tmp.write_bytes(pickle.dumps(m)), keep=50)
-
-
-def _fit(np, ruleset, players: int, xs: list, ys: list, ridge: float, seconds: float,
+def _fit(np, ruleset, players: int, xs: list, ys: list, settings: Settings, seconds: float,
          games: int) -> Model:
     """Ridge regression on the standardized features that vary (the primal form, or the dual
     when there are more features than positions); the weights given back on the raw features."""
@@ -220,7 +216,7 @@ def _fit(np, ruleset, players: int, xs: list, ys: list, ridge: float, seconds: f
     z = (x[:, keep] - mean[keep]) / scale[keep]
     yc = y - y.mean()
     n, d = z.shape
-    penalty = ridge * max(n, 1)
+    penalty = settings.ridge * max(n, 1)
     if d == 0:
         w = np.zeros(0)
     elif d <= n:
@@ -232,4 +228,4 @@ def _fit(np, ruleset, players: int, xs: list, ys: list, ridge: float, seconds: f
     weights = {int(i): float(v) for i, v in zip(keep, raw) if v != 0.0}
     spread = float(yc @ yc)
     r2 = 1 - float(((z @ w - yc) ** 2).sum()) / spread if spread > 0 else 0.0
-    return Model(ruleset, players, weights, bias, n, seconds, games, r2)
+    return Model(ruleset, players, weights, bias, n, seconds, games, r2, settings)
