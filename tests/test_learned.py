@@ -165,3 +165,17 @@ def test_greedy_rates_an_action_by_where_its_own_next_decisions_lead(tmp_path):
     game = load_ruleset(str(root)).new_game(2, 1)
     picks = {GreedyBot(seed).choose(game).name for seed in range(6)}
     assert picks == {"open_safe"}
+
+
+def test_mcts_with_follow_credits_an_action_by_where_its_own_next_decisions_lead(tmp_path):
+    """Two iterations: the root's two actions are each tried once. Credited where the seat's
+    own next decision leads (follow), opening the safe (+3 next) beats taking a coin (+1);
+    credited as it stands, taking the coin wins."""
+    root = tmp_path / "safe"
+    shutil.copytree(load_ruleset("chicago_express").root.parent / "templates" / "coin_race", root)
+    (root / "rules" / "game.rules").write_text(TWO_STEP, encoding="utf-8")
+    game = load_ruleset(str(root)).new_game(2, 1)
+    for seat in game.players:    # (from nothing, +1 and +3 lead by the same share of the mean)
+        game.execute(f"set {seat}.cash = 4")
+    assert {make_bot("mcts:iterations=2:follow=2", s).choose(game).name for s in range(4)} == {"open_safe"}
+    assert {make_bot("mcts:iterations=2", s).choose(game).name for s in range(4)} == {"take"}

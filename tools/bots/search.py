@@ -293,6 +293,7 @@ class Mcts:
     deepest one it reaches (``reuse``; False replays every walk from an imagined copy)."""
 
     reuse = True   # keep the games at nodes when nothing is secret (False: replay every walk)
+    follow = 0     # at a new node, the decisions of the seat that moved into it taken greedily first
     values = None  # seat values of a game instead of the ruleset's estimate (:func:`estimates`)
 
     def __init__(self, rng, iterations: int, depth: int, explore: float, seconds: float,
@@ -379,7 +380,7 @@ class Mcts:
                 path.append((seat, child))
                 # kept when no draw was made since the root (and while there is room)
                 if at is not None and game.state["rng"] == seed and len(at) < _GAMES_KEPT:
-                    at[child] = game if self._still(game) else game.clone()
+                    at[child] = game if self._still(game, seat) else game.clone()
                 break
             i = self._select(kids, len(candidates), math.log(node.visits + 1))
             action, node = candidates[i], kids[i]
@@ -391,16 +392,17 @@ class Mcts:
                     continue
                 game = here = _copy(here, seed)
             game.apply(action)
-        self._play_on(here)
+        here = self._play_on(here, path[-1][0] if path else None)
         credit = credits(here, self.lead, self.values)
         for seat, n in path:
             n.visits += 1
             n.value += credit[seat]
         root.visits += 1
 
-    def _still(self, game) -> bool:
+    def _still(self, game, mover) -> bool:
         """Whether :meth:`_play_on` leaves ``game`` as it is."""
-        return game.is_over or (self.depth == 0 and self._estimated(game))
+        return game.is_over or (self.depth == 0 and self._estimated(game)
+                                and not (self.follow and game.current_player == mover))
 
     def _estimated(self, game) -> bool:
         """Whether positions of ``game`` have an estimate (the ruleset's, or ``values``)."""
@@ -451,10 +453,29 @@ class Mcts:
                 best, top = i, bound
         return best
 
-    def _play_on(self, game) -> None:
-        """Random decisions: ``depth`` of them, or to the end without an estimate."""
-        limit = self.depth if self._estimated(game) else math.inf
+    def _play_on(self, game, mover):
+        """The game to credit: ``game`` after ``depth`` random decisions (to the end without
+        an estimate); with ``follow`` (and ``depth`` 0), after the decisions the seat that moved
+        into the new node takes next (a build's hexes), up to ``follow`` of them, each the one
+        after which it stands best one decision ahead: what an action only begins is credited
+        by where it leads."""
+        estimated = self._estimated(game)
+        if self.follow and self.depth == 0 and estimated:
+            for _ in range(self.follow):
+                if game.is_over or game.current_player != mover:
+                    break
+                best = None
+                for action in game.legal_actions():
+                    after = game.clone()
+                    after.apply(action)
+                    v = rating(after, mover, self.values)
+                    if best is None or v > best[0]:
+                        best = (v, after)
+                game = best[1]
+            return game
+        limit = self.depth if estimated else math.inf
         done = 0
         while not game.is_over and done < limit:
             game.apply(self.rng.choice(game.legal_actions()))
             done += 1
+        return game
