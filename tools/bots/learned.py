@@ -229,3 +229,66 @@ def _fit(np, ruleset, players: int, xs: list, ys: list, settings: Settings, seco
     spread = float(yc @ yc)
     r2 = 1 - float(((z @ w - yc) ** 2).sum()) / spread if spread > 0 else 0.0
     return Model(ruleset, players, weights, bias, n, seconds, games, r2, settings)
+
+
+# ------------------------------------------------------------------ the verb: railrules learn
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Play games with bots and fit a value model (ridge regression over the observation vector, "
+        "from each seat's point of view) of how each seat finishes; kept in the user cache under the "
+        "rules' content hash (changed rules are learned again). mcts:estimate=learned (and mcts, when "
+        "the ruleset has no estimate) stands by it. A progress bar on a terminal.")
+    parser.add_ruleset()
+    parser.add_players()
+    parser.add_argument("--games", type=parser.count(1), default=Settings.games,
+                        help=f"games per round (default {Settings.games})")
+    parser.add_argument("--rounds", type=parser.count(1), default=Settings.rounds,
+                        help="rounds: the first played by --bots, each next one by greedy bots standing "
+                        f"by the model of the round before (default {Settings.rounds})")
+    parser.add_bots("--bots", "--bot", dest="bot", default=None,
+                    help="the first round's bots (default greedy when the ruleset has an estimate, else random).")
+    parser.add_argument("--ridge", type=float, default=Settings.ridge, help="the ridge penalty per "
+                        f"position, on standardized features (default {Settings.ridge})")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
+    parser.add_argument("--again", action="store_true", help="learn again even if a model learned with "
+                        "the same settings is kept (other settings are always learned again)")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+
+
+def run(args) -> int:
+    import json
+    import sys
+
+    from railrules.interpreter import load_ruleset
+    from railrules.tools.common import verbs
+    from railrules.tools.common.outputs import progress_bar
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    players = verbs.players(ruleset, args.players)
+    settings = Settings(args.games, args.rounds, args.bot or "", args.ridge, args.seed)
+    kept = cached(ruleset, players)
+    if args.again or (kept is not None and kept.settings != settings):
+        kept = None   # learned again: asked to, or with other settings
+    fresh = kept is None
+    if kept is None:
+        try:
+            numpy()
+        except LearnError as err:
+            raise verbs.Usage(str(err)) from None
+        bar = progress_bar if sys.stderr.isatty() and not args.json else None
+        kept = learn(ruleset, players, settings, bar)
+        if bar:
+            print(file=sys.stderr)
+    per_game = round(kept.seconds / max(kept.games, 1), 3)
+    if args.json:
+        print(json.dumps({"ruleset": ruleset.name, "variant": ruleset.variant, "players": players,
+                          "games": kept.games, "positions": kept.positions, "weights": len(kept.weights),
+                          "fit_r2": round(kept.r2, 3), "cpu_seconds": round(kept.seconds, 2),
+                          "cpu_seconds_per_game": per_game, "learned_now": fresh}))
+        return verbs.EXIT_OK
+    print(f"{ruleset.name}{f' ({ruleset.variant})' if ruleset.variant else ''}, {players} players: "
+          f"a value model of {len(kept.weights)} weights from {kept.positions} positions of "
+          f"{kept.games} self-play games (R² {kept.r2:.2f} on them), "
+          f"{'learned' if fresh else 'already kept: learned'} in {kept.seconds:.1f} s of CPU "
+          f"({per_game} s a game); kept in the user cache for these rules: the bots use it with "
+          "--bots mcts:estimate=learned (and mcts by default when the ruleset has no estimate)")
+    return verbs.EXIT_OK
