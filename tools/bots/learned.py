@@ -8,7 +8,8 @@ A position is the observation vector the agent adapters are given
 player fields, the mean of the other players', every other field as it is, whether the seat is
 to move, and the products of the players' fields with the game's small scalar fields
 (:class:`_Features`). The model is linear in these, fitted by ridge regression (numpy, the ``agents`` extra:
-``pip install "railrules[agents]"``); predicting needs no numpy: a model is a list of weights.
+``pip install "railrules[agents]"``). Predicting needs no numpy (a model is a map of weights),
+but a model missing from the cache must be learned, so ``estimate=learned`` asks for numpy.
 
 A model is kept in the user cache (:mod:`railrules.interpreter.cache`) under the rules' content
 hash, the variant and the player count (the last one learned, whatever its settings, which it
@@ -48,7 +49,6 @@ class Settings:
     ridge: float = 0.01      # the ridge penalty, per position (on standardized features)
     seed: int = 1
     explore: float = 0.2     # the share of decisions taken at random instead of by the bots
-
 
 
 class Model:
