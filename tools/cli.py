@@ -28,8 +28,10 @@ VERBS = (
      "many bot games, and how often"),
     ("tournament", "lab.tournament", "rank bots against each other: ratings with intervals, "
      "head-to-head win rates"),
-    ("observe", "agents.encoding", "list each slice of the observation vector agents are given, and "
+    ("observe", "agents.observe", "list each slice of the observation vector agents are given, and "
      "what it encodes"),
+    ("learn", "bots.learned", "learn an estimate for the bots by self-play (needs pip install "
+     "\".[agents]\")"),
     ("lint", "author.lint", "check rulesets: YAML, schemas, rules language, names"),
     ("replay", "play.replay", "replay a game log; fail at the first divergence"),
     ("test", "author.scenario_report", "run the scenario tests kept under each ruleset's scenarios/"),
