@@ -344,7 +344,7 @@ def test_a_damaged_log_replays_or_is_a_railrules_error(data):
 
 
 # ---------------------------------------------------------------- growth under the governor
-GROWTH = [   # statements that grow a value each round (issue 28): text, shared lists, nesting, work
+GROWTH = [   # statements that grow a value each round: text, shared lists, nesting, work
     'set s = "{s}{s}"', "set s = s + s", "set xs = [xs, xs]", "set xs = [xs]", "set xs = xs + xs",
     "set xs = sort(xs + [count(xs)], x => 0 - x)", "set xs = flatten([xs, xs])",
     "set xs = unique(xs + range(0, count(xs) + 1))", 'log "{xs} {s}"', "add count(xs) to xs",

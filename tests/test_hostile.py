@@ -610,9 +610,9 @@ def test_a_log_edited_to_another_game_is_refused_by_view_and_render(tmp_path, pl
 
 
 
-# ---------------------------------------------------------------- the error contract (issue 28)
+# ---------------------------------------------------------------- the error contract
 def _hostile_files(tmp_path: Path, played) -> dict:
-    """The hostile saves, logs and paths of issue 28, written into ``tmp_path``: name -> path."""
+    """The hostile saves, logs and paths, written into ``tmp_path``: name -> path."""
     save, log = played
     state = json.loads(save)["state"]
     files = {
