@@ -467,7 +467,7 @@ COIN_RACE = "templates/coin_race"
 def played(tmp_path_factory):
     """A coin race saved after a few decisions, and its log once over: (save text, log text)."""
     from railrules.interpreter.paths import rulesets_dir
-    from railrules.tools.play.terminal import save_text
+    from railrules.interpreter.saves import save_text
     game = load_ruleset(str(rulesets_dir() / COIN_RACE)).new_game(2, 3)
     for _ in range(3):
         game.apply(game.legal_actions()[-1])
@@ -510,6 +510,22 @@ def test_a_save_of_the_wrong_types_is_rr304_naming_the_field(tmp_path, played, c
     code, out, err = cli("play", "--resume", str(save))
     assert code == 1 and "RR304" in err and words in err, err
     assert "internal error" not in err and "Traceback" not in err
+
+
+def test_a_save_is_written_and_read_from_its_text_by_one_owner(played):
+    """interpreter/saves.py: the text a game saves as reads back (no file) into the same game;
+    a text that is not a save says so, in the words of every other refusal."""
+    from railrules.interpreter import load_ruleset
+    from railrules.interpreter.saves import game_of_save, read_save, save_text
+    game = load_ruleset("chicago_express").new_game(3, 4)
+    for _ in range(5):
+        game.apply(game.legal_actions()[0])
+    text = save_text(game)
+    saved = read_save(text, "in memory")
+    assert (saved.ruleset, saved.variant, saved.replayable) == ("chicago_express", None, True)
+    assert game_of_save(saved, game.ruleset, "in memory").to_json() == game.to_json()
+    with pytest.raises(BadSave, match="in memory:1:1: .*cannot use the save: not a railrules save file"):
+        read_save(json.dumps({"format": "another"}), "in memory")
 
 
 def test_a_save_whose_values_are_not_what_its_history_gives_is_rr304(tmp_path, played):
