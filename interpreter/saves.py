@@ -203,6 +203,9 @@ def check_types(ruleset, state: dict, where: str = "<save>") -> None:
         why = _plain(action, f"history[{i}]")
         if why:
             raise refuse(why, where)
+        if any(v.__class__ in (list, dict) for v in action[1:]):   # an action's values are single values
+            raise refuse(f"history[{i}] holds a value a game cannot: {_short(action)} is not an action "
+                         "([NAME, value...])", where)
 
 
 MISFIT_HINT = "give it a value of the type the rules store there (or none)"

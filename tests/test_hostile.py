@@ -498,12 +498,14 @@ def _p1(field, value):
     (_p1("id", "p2"), "entities.p1.id"),
     (lambda d: d["state"]["history"].append(["frobnicate", 1]), "history[3]: \"frobnicate\" is no action"),
     (lambda d: d["state"]["history"].append(7), "history[3] holds a value a game cannot: 7 is not an action"),
+    (lambda d: d["state"]["history"].append(d["state"]["history"][0][:1] + [[1]]),
+     "history[3] holds a value a game cannot: [\"take\", [1]] is not an action ([NAME, value...])"),
     (lambda d: d["state"]["stack"][-1]["locals"].__setitem__("junk", 0.5), ".locals.junk holds a value a game cannot: 0.5 is a float"),
     # found by tests/test_fuzz.py: the save's own ruleset and variant names were used unchecked
     (lambda d: d.__setitem__("ruleset", None), "its ruleset must be a name and its variant a name or none"),
     (lambda d: d.__setitem__("variant", [None]), "its ruleset must be a name and its variant a name or none"),
 ], ids=["cash-string", "cash-fraction", "cash-true", "cash-negative", "cash-huge", "cash-list", "kind",
-        "id", "history-nonsense", "history-not-a-list", "locals-float", "ruleset-none", "variant-list"])
+        "id", "history-nonsense", "history-not-a-list", "history-list-value", "locals-float", "ruleset-none", "variant-list"])
 def test_a_save_of_the_wrong_types_is_rr304_naming_the_field(tmp_path, played, change, words):
     save = tmp_path / "bad.save.json"
     save.write_text(_edit(played[0], change))
