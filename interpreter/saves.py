@@ -1,4 +1,12 @@
-"""What a save or a log may hold: strict JSON, and values of the types its ruleset gives them.
+"""The save file: its format, written (:func:`save_text`) and read from its text
+(:func:`read_save`, then :func:`game_of_save`), and what a save or a log may hold: strict JSON,
+and values of the types its ruleset gives them.
+
+A save file is one JSON object: ``format`` (:data:`SAVE_FORMAT`), the ``ruleset``'s name, the
+``path`` of its folder, its ``variant``, the ``fingerprints`` of its definitions (to say what
+changed), whether the state is what its history gives (``replayable``) and the game's
+``state`` (:meth:`Game.to_json`). Which ruleset folder a save is loaded with is the caller's
+choice (the command's: the one given, the folder it names, the shipped one of its name).
 
 A save comes from a file anyone may have edited. Before a game is made of it:
 
@@ -15,7 +23,7 @@ A save comes from a file anyone may have edited. Before a game is made of it:
   of actions the ruleset defines.
 
 Whether the history's actions are legal when replayed, and give this very state, is checked by
-replaying them (:func:`replayed`, in :func:`railrules.tools.play.terminal.load_save`), unless the save
+replaying them (:func:`replayed`, in :func:`game_of_save`), unless the save
 says it holds a position set up outside its history (``"replayable": false``). Every refusal is
 BadSave (RR304) and names the field, but one: a field or variable whose type the rules prove
 (:mod:`railrules.interpreter.compile.proven`) holding a value of another type, which the fast
@@ -24,10 +32,82 @@ code would not test (:func:`first_misfit`, RR314; a scenario's ``set:`` is check
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 from .errors import BadSave, Diagnostic, Pos
-from .runtime.strict_json import refuse
+from .runtime.strict_json import read_json, refuse
 from .runtime.values import MAX_STORED
+
+SAVE_FORMAT = "railrules-save-1"
+
+
+# ------------------------------------------------------------------ the file
+def save_text(game) -> str:
+    """A save's text: the ruleset, variant and state, and whether the state is what its history
+    gives from its seed (false for a position set up with ``Game.execute``): when it is, loading
+    the save replays it to check it (:func:`game_of_save`)."""
+    return json.dumps({"format": SAVE_FORMAT, "ruleset": game.ruleset.name,
+                       "path": str(game.ruleset.root), "variant": game.ruleset.variant,
+                       "fingerprints": game.ruleset.fingerprints, "replayable": replays(game),
+                       "state": json.loads(game.to_json())})
+
+
+class SaveFile(NamedTuple):
+    """A save file read: what names its ruleset, and the game's state (checked by the game)."""
+    ruleset: str
+    path: object           # the folder it was saved from (a string, if the file is sound)
+    variant: str | None
+    fingerprints: object   # each definition's fingerprint (a mapping, if the file is sound)
+    replayable: bool
+    state: object
+
+
+def read_save(text: str, where: str = "<save>") -> SaveFile:
+    """The parts of a save file's text (strict JSON, :data:`SAVE_FORMAT`, a ruleset named);
+    BadSave (RR304) when it is not a save."""
+    try:
+        data = read_json(text, where)
+        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+            raise ValueError("not a railrules save file")
+        name, variant, state = data["ruleset"], data.get("variant"), data["state"]
+        if not isinstance(name, str) or not (variant is None or isinstance(variant, str)):
+            raise ValueError("its ruleset must be a name and its variant a name or none")
+    except BadSave:
+        raise
+    except (ValueError, KeyError, AttributeError, TypeError) as err:
+        raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(where, 1, 1))) from None
+    return SaveFile(name, data.get("path"), variant, data.get("fingerprints"),
+                    data.get("replayable") is not False, state)
+
+
+def game_of_save(save: SaveFile, ruleset, where: str = "<save>"):
+    """The game of a save read, with ``ruleset`` (the one it names, or one given): BadSave
+    saying which rules changed if the ruleset is no longer the one the game was saved with;
+    the state checked (:meth:`Game.from_json`) and, if replayable, replayed (:func:`replayed`)."""
+    from .engine.game import Game
+    state = save.state
+    if isinstance(state, dict) and state.get("hash") not in (None, ruleset.hash) \
+            and isinstance(save.fingerprints, dict):
+        changed = ruleset.changed_since(save.fingerprints)
+        raise BadSave(Diagnostic(
+            "RR304", f"the rules changed since this game was saved: {describe_changes(changed)}",
+            Pos(where, 1, 1), hint="resume it with the rules it was saved with (--ruleset PATH)"))
+    try:
+        game = Game.from_json(ruleset, json.dumps(state))
+        return replayed(game, where) if save.replayable else game
+    except BadSave as err:   # placed in the file, whatever part of the check refused it
+        raise BadSave([Diagnostic(d.code, d.message, Pos(where, 0, 0), d.severity, d.hint)
+                       for d in err.diagnostics]) from None
+
+
+def describe_changes(changed: list) -> str:
+    """'changed def x; new entity y ...', at most 12 of them."""
+    if not changed:
+        return "the content differs, but no definition or piece of data did (file layout?)"
+    return "; ".join(changed[:12]) + (f"; and {len(changed) - 12} more" if len(changed) > 12 else "")
+
+
+# ------------------------------------------------------------------ what a state may hold
 
 _KINDS = {type(None): "none", bool: "true/false", int: "a whole number", str: "a string",
           list: "a list", dict: "a mapping"}
@@ -123,6 +203,9 @@ def check_types(ruleset, state: dict, where: str = "<save>") -> None:
         why = _plain(action, f"history[{i}]")
         if why:
             raise refuse(why, where)
+        if any(v.__class__ in (list, dict) for v in action[1:]):   # an action's values are single values
+            raise refuse(f"history[{i}] holds a value a game cannot: {_short(action)} is not an action "
+                         "([NAME, value...])", where)
 
 
 MISFIT_HINT = "give it a value of the type the rules store there (or none)"

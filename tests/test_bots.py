@@ -1,4 +1,4 @@
-"""Bots (issue 12): the ruleset's estimate, bot specs, greedy and MCTS choices, and that a bot
+"""Bots: the ruleset's estimate, bot specs, greedy and MCTS choices, and that a bot
 decides only on what its seat may see."""
 from __future__ import annotations
 

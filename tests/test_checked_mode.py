@@ -1,4 +1,4 @@
-"""The code generator's two modes against each other (issue 25, item 2).
+"""The code generator's two modes against each other.
 
 Every expression of the rules is written twice by one generator (interpreter/compile/expressions.py):
 fast, taking the common path unchecked, and checked, every step through a helper that words

@@ -1,4 +1,4 @@
-"""Issue 29, item 3: the colours of companies and players are the ruleset's (render: colours,
+"""The colours of companies and players are the ruleset's (render: colours,
 players), the same in `render`, `view` and the terminal, and stay apart: every pair drawn
 together differs by a CIELAB distance (CIE 1976, D65) of at least 30, and of at least 15 as a
 deuteranope or a protanope sees them (Machado, Oliveira and Fernandes 2009, severity 1, applied

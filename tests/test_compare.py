@@ -1,4 +1,4 @@
-"""`railrules compare` and the parallel, stoppable runner (issue 12): arms, paired games,
+"""`railrules compare` and the parallel, stoppable runner: arms, paired games,
 intervals, identical figures for any number of worker processes, Ctrl-C keeps what finished."""
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def coin_race(tmp_path):
 def reversed_options(root: Path) -> str:
     """A copy of Chicago Express in ``root`` with a variant whose only change is the order in
     which the turn lists its three options: random bots play another stream of equally likely
-    games, so every verdict about it is a false one (issue 26's null). Returns the folder."""
+    games, so every verdict about it is a false one (a null comparison). Returns the folder."""
     folder = root / "ce_null"
     shutil.copytree(rulesets_dir() / "chicago_express", folder)
     text = (folder / "rules" / "turn.rules").read_text(encoding="utf-8")
@@ -195,7 +195,7 @@ def test_verdicts_are_the_corrected_ones_with_effect_sizes(coin_race):
 
 
 def test_the_reversed_options_null_gives_no_corrected_verdict(tmp_path):
-    """Issue 26's null in miniature (BENCHMARKS.md has 40 comparisons): the uncorrected tests
+    """A null comparison in miniature (BENCHMARKS-HISTORY.md has one of 40 comparisons): the uncorrected tests
     find 'changes' that Holm's correction does not report."""
     folder = reversed_options(tmp_path)
     with Arms(folder, ["reversed"], []) as arms:

@@ -65,3 +65,20 @@ def test_the_editor_grammar_colours_every_keyword_of_the_language():
     assert not re.search(pattern, "players")  # names are not keywords
     package = json.loads((ROOT / "tools" / "vscode" / "package.json").read_text(encoding="utf-8"))
     assert package["contributes"]["grammars"][0]["path"] == "./syntaxes/rules.tmLanguage.json"
+
+
+def test_no_work_item_numbers_in_code_tests_or_docs():
+    """Code, tests and docs say what they do, not which work item asked for it (the history of
+    the benchmarks keeps the names of its day)."""
+    import re
+    cited = re.compile(r"\b[Ii]ssues? #?[0-9]+|\b[Ii]tems? [0-9]+|\bi[0-9]{2}[a-z]\b|\b[Ss]ession [0-9]+")
+    found = []
+    for path in sorted(ROOT.rglob("*")):
+        parts = path.relative_to(ROOT).parts
+        if path.suffix not in (".py", ".md", ".rules", ".yaml", ".lark") or path.name == "BENCHMARKS-HISTORY.md" \
+                or parts[0].startswith(".") or "egg-info" in parts[0]:
+            continue
+        for k, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if cited.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{k}: {line.strip()}")
+    assert found == []

@@ -207,7 +207,7 @@ def test_a_failing_rule_leaves_the_state_byte_identical(tmp_path):
     assert game.evaluate("[counter, red.value, trace, players[0].cash]") == [0, 3, [], 5]
 
 
-# ------------------------------------------------------------------ bounds (engine v2, item 8)
+# ------------------------------------------------------------------ bounds
 def test_each_evaluation_has_the_whole_step_budget(tmp_path):
     from test_language import with_limits
     ruleset = load_ruleset(str(write_ruleset(tmp_path, DERIVED_RULES, ruleset=with_limits(steps=5000))))
@@ -306,7 +306,7 @@ def test_engine_properties_over_200_games(name, games):
     assert kept > 10, f"{name} kept {kept} derived values: the check above proved little"
 
 
-# ------------------------------------------------------------------ damaged saves (issue 14)
+# ------------------------------------------------------------------ damaged saves
 @pytest.mark.parametrize("damage, words", [
     (lambda s: s["entities"].pop("bank"), "missing bank"),
     (lambda s: s["entities"].__setitem__("p9", dict(s["entities"]["p1"])), "unknown p9"),

@@ -1,4 +1,4 @@
-"""The shipped rulesets' estimates let bots play every game (issue 26, item 9): greedy games end,
+"""The shipped rulesets' estimates let bots play every game: greedy games end,
 the estimate tells the seats apart in the middle of a game, a standing bid counts (German
 Railways: without it a one-decision look-ahead bid at random and every game tied at 0), and most
 greedy games have a sole winner (slow: a one-sided binomial test)."""

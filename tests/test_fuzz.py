@@ -242,7 +242,7 @@ def _played() -> tuple[str, str]:
     import random
 
     from railrules.interpreter import load_ruleset
-    from railrules.tools.play.terminal import save_text
+    from railrules.interpreter.saves import save_text
     game = load_ruleset("chicago_express").new_game(3, 11)
     chooser = random.Random(11)
     for _ in range(40):
@@ -322,7 +322,8 @@ def _damaged(text: str, draw, name: str):
 @given(st.data())
 def test_a_damaged_save_loads_as_a_game_or_is_a_railrules_error(data):
     from railrules.interpreter.errors import RailrulesError
-    from railrules.tools.play.terminal import load_save, save_text
+    from railrules.interpreter.saves import save_text
+    from railrules.tools.play.terminal import load_save
     with _damaged(SAVE_TEXT, data.draw, "damaged.save.json") as path:
         try:
             game = load_save(path)
@@ -344,7 +345,7 @@ def test_a_damaged_log_replays_or_is_a_railrules_error(data):
 
 
 # ---------------------------------------------------------------- growth under the governor
-GROWTH = [   # statements that grow a value each round (issue 28): text, shared lists, nesting, work
+GROWTH = [   # statements that grow a value each round: text, shared lists, nesting, work
     'set s = "{s}{s}"', "set s = s + s", "set xs = [xs, xs]", "set xs = [xs]", "set xs = xs + xs",
     "set xs = sort(xs + [count(xs)], x => 0 - x)", "set xs = flatten([xs, xs])",
     "set xs = unique(xs + range(0, count(xs) + 1))", 'log "{xs} {s}"', "add count(xs) to xs",

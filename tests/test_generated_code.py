@@ -1,4 +1,4 @@
-"""Generated code a developer can read (issue 25, item 3): `railrules code` prints it with the
+"""Generated code a developer can read: `railrules code` prints it with the
 rules as comments, and tracebacks show its lines (linecache)."""
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ _STORE = re.compile(r"\s*L\['[^']+'\] = (?:v_\w+|_turn\d+|\[_each\d+, _at\d+\])|
 
 @pytest.mark.parametrize("name", shipped_rulesets())
 def test_a_units_locals_are_python_locals_and_the_frame_is_read_only_where_it_is_entered_or_left(name):
-    """(issue 25, item 2) A unit called directly takes its parameters as Python arguments and has
+    """A unit called directly takes its parameters as Python arguments and has
     no dict of locals; one that pauses reads the frame's dict only to load a local and writes it
     only to store one (where it is entered, where it leaves, where a local is written through)."""
     ruleset = load_ruleset(name)

@@ -1,4 +1,4 @@
-"""The resource governor (DESIGN invariant 9, issue 28 item 1): every growth path and every
+"""The resource governor (DESIGN invariant 9): every growth path and every
 builtin's work is charged or bounded wherever rules run (load and constants, play, lint,
 simulate), and each limit hit is an RR error with the rule's position, never an internal error.
 

@@ -467,7 +467,7 @@ COIN_RACE = "templates/coin_race"
 def played(tmp_path_factory):
     """A coin race saved after a few decisions, and its log once over: (save text, log text)."""
     from railrules.interpreter.paths import rulesets_dir
-    from railrules.tools.play.terminal import save_text
+    from railrules.interpreter.saves import save_text
     game = load_ruleset(str(rulesets_dir() / COIN_RACE)).new_game(2, 3)
     for _ in range(3):
         game.apply(game.legal_actions()[-1])
@@ -498,18 +498,36 @@ def _p1(field, value):
     (_p1("id", "p2"), "entities.p1.id"),
     (lambda d: d["state"]["history"].append(["frobnicate", 1]), "history[3]: \"frobnicate\" is no action"),
     (lambda d: d["state"]["history"].append(7), "history[3] holds a value a game cannot: 7 is not an action"),
+    (lambda d: d["state"]["history"].append(d["state"]["history"][0][:1] + [[1]]),
+     "history[3] holds a value a game cannot: [\"take\", [1]] is not an action ([NAME, value...])"),
     (lambda d: d["state"]["stack"][-1]["locals"].__setitem__("junk", 0.5), ".locals.junk holds a value a game cannot: 0.5 is a float"),
     # found by tests/test_fuzz.py: the save's own ruleset and variant names were used unchecked
     (lambda d: d.__setitem__("ruleset", None), "its ruleset must be a name and its variant a name or none"),
     (lambda d: d.__setitem__("variant", [None]), "its ruleset must be a name and its variant a name or none"),
 ], ids=["cash-string", "cash-fraction", "cash-true", "cash-negative", "cash-huge", "cash-list", "kind",
-        "id", "history-nonsense", "history-not-a-list", "locals-float", "ruleset-none", "variant-list"])
+        "id", "history-nonsense", "history-not-a-list", "history-list-value", "locals-float", "ruleset-none", "variant-list"])
 def test_a_save_of_the_wrong_types_is_rr304_naming_the_field(tmp_path, played, change, words):
     save = tmp_path / "bad.save.json"
     save.write_text(_edit(played[0], change))
     code, out, err = cli("play", "--resume", str(save))
     assert code == 1 and "RR304" in err and words in err, err
     assert "internal error" not in err and "Traceback" not in err
+
+
+def test_a_save_is_written_and_read_from_its_text_by_one_owner(played):
+    """interpreter/saves.py: the text a game saves as reads back (no file) into the same game;
+    a text that is not a save says so, in the words of every other refusal."""
+    from railrules.interpreter import load_ruleset
+    from railrules.interpreter.saves import game_of_save, read_save, save_text
+    game = load_ruleset("chicago_express").new_game(3, 4)
+    for _ in range(5):
+        game.apply(game.legal_actions()[0])
+    text = save_text(game)
+    saved = read_save(text, "in memory")
+    assert (saved.ruleset, saved.variant, saved.replayable) == ("chicago_express", None, True)
+    assert game_of_save(saved, game.ruleset, "in memory").to_json() == game.to_json()
+    with pytest.raises(BadSave, match="in memory:1:1: .*cannot use the save: not a railrules save file"):
+        read_save(json.dumps({"format": "another"}), "in memory")
 
 
 def test_a_save_whose_values_are_not_what_its_history_gives_is_rr304(tmp_path, played):
@@ -610,9 +628,9 @@ def test_a_log_edited_to_another_game_is_refused_by_view_and_render(tmp_path, pl
 
 
 
-# ---------------------------------------------------------------- the error contract (issue 28)
+# ---------------------------------------------------------------- the error contract
 def _hostile_files(tmp_path: Path, played) -> dict:
-    """The hostile saves, logs and paths of issue 28, written into ``tmp_path``: name -> path."""
+    """The hostile saves, logs and paths, written into ``tmp_path``: name -> path."""
     save, log = played
     state = json.loads(save)["state"]
     files = {

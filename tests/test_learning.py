@@ -1,4 +1,4 @@
-"""A learning smoke test (issue 30): a small policy learns to beat the random bot from nothing but
+"""A learning smoke test: a small policy learns to beat the random bot from nothing but
 the PettingZoo environment's observations, action masks and rewards.
 
 The policy is linear and softmax over the legal actions (the mask): logits = b + W·(obs / scale),

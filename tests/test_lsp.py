@@ -1,4 +1,4 @@
-"""`railrules lsp` (issue 13): the language server, spoken to over stdio with JSON-RPC as an
+"""`railrules lsp`: the language server, spoken to over stdio with JSON-RPC as an
 editor speaks to it."""
 from __future__ import annotations
 

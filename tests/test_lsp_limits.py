@@ -1,4 +1,4 @@
-"""The language server under hostile edits (issue 28): a check runs under a time limit and always
+"""The language server under hostile edits: a check runs under a time limit and always
 publishes something; a lone surrogate, a buffer over 5 MB and values nested too deep are
 diagnostics, and the server goes on. Spoken to over stdio with JSON-RPC, as test_lsp does."""
 from __future__ import annotations

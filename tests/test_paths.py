@@ -1,4 +1,4 @@
-"""Issue 29, item 4: what people read names a ruleset's files from the ruleset folder
+"""What people read names a ruleset's files from the ruleset folder
 (``chicago_express/rules/turn.rules:11``, ``library/auction.rules:8``), never by the folder the
 package is installed in (site-packages) nor the working folder. Each command runs from a folder
 outside the source tree, where a path relative to the working folder would be absolute."""

@@ -1,4 +1,4 @@
-"""Issue 29, item 6: the choices at the terminal. A run of bids is one line ('bid 7–40: type bid
+"""The choices at the terminal. A run of bids is one line ('bid 7–40: type bid
 N'), each option says in one line what it does, labels are typed with any capitals, and `why` on
 a name that is nothing in the game (a hex not on the board) says so."""
 from __future__ import annotations

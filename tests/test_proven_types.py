@@ -1,4 +1,4 @@
-"""Proven types (issue 25, item 5): the loader proves the type of fields and variables from
+"""Proven types: the loader proves the type of fields and variables from
 the YAML and every write of the rules; the fast code leaves out its tests of a proven value's
 type; a write from outside the rules (a scenario's set:, a save) of another type is refused."""
 from __future__ import annotations

@@ -42,7 +42,7 @@ def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
     assert row[4 + 16 * 4:4 + 17 * 4].strip() == ".1"          # plain, one train
 
 
-# ---------------------------------------------------------------- the SVG picture (issue 13)
+# ---------------------------------------------------------------- the SVG picture
 import re
 
 import pytest
@@ -231,7 +231,7 @@ def test_render_png_is_the_picture_at_its_own_size(tmp_path):
     assert (pixels[..., :3].max(axis=2) - pixels[..., :3].min(axis=2) > 0.5).sum() > 300  # colours drawn
 
 
-# ---------------------------------------------------------------- the game's own displays (issue 29)
+# ---------------------------------------------------------------- the game's own displays
 @pytest.mark.parametrize("name", shipped_rulesets())
 def test_the_displays_the_ruleset_declares_are_drawn_with_the_games_values(name):
     from railrules.tools.pictures.board_model import Decision, Supply, Track

@@ -1,4 +1,4 @@
-"""`railrules compare --html` (issue 12): a self-contained page with plots, looked at in
+"""`railrules compare --html`: a self-contained page with plots, looked at in
 headless Chromium as a person would."""
 from __future__ import annotations
 

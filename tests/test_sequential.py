@@ -1,4 +1,4 @@
-"""`railrules compare --until-verdict` (issue 26): blocks of games, an O'Brien–Fleming-type
+"""`railrules compare --until-verdict`: blocks of games, an O'Brien–Fleming-type
 alpha-spending boundary, and the error rate it keeps on a null."""
 from __future__ import annotations
 

@@ -198,7 +198,9 @@ def test_undo_takes_back_the_person_s_move_and_the_bots_after_it(tmp_path):
     assert status == 409 and "2 people play" in refused["error"] and two.game.decisions == 1
 
 
-def test_save_and_load_use_the_save_format_of_play(tmp_path):
+def test_save_and_load_use_the_save_format_of_play(tmp_path, monkeypatch):
+    import tempfile
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", None)   # a save is loaded from its text
     t = table(tmp=tmp_path)
     c = client(t)
     s = play_to_your_turn(c, t.host)

@@ -1,4 +1,4 @@
-"""The statistics of `railrules compare` (issue 26), each checked against scipy's reference
+"""The statistics of `railrules compare`, each checked against scipy's reference
 implementation on many random inputs."""
 from __future__ import annotations
 

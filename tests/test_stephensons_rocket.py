@@ -310,7 +310,7 @@ def test_a_player_reads_only_the_payments_they_may_see(runs):
 
 def test_the_isolation_search_finds_only_ways_that_never_cross_themselves(runs):
     """route_ahead (the isolation test's search) never enters a hex twice, its start included:
-    a line walled in on itself by a knot is isolated (issue 14). Checked for every railway on
+    a line walled in on itself by a knot is isolated. Checked for every railway on
     the board after every 7th decision of three random games."""
     ruleset = load_ruleset("stephensons_rocket")
     routes = 0

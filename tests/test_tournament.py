@@ -1,4 +1,4 @@
-"""`railrules tournament` (issue 30): the schedule (every bot meets every other, in every seat, on
+"""`railrules tournament`: the schedule (every bot meets every other, in every seat, on
 the same deals), openskill ratings, head-to-head records with Wilson intervals (checked against
 scipy), --jobs, Ctrl-C and the page."""
 from __future__ import annotations

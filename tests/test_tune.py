@@ -1,4 +1,4 @@
-"""`railrules tune` (issue 26): constant values searched with Optuna over paired games."""
+"""`railrules tune`: constant values searched with Optuna over paired games."""
 from __future__ import annotations
 
 import shutil

@@ -1,4 +1,4 @@
-"""Your own bot on the command line (issue 30): ``--bots package.module:Class[:name=value...]``
+"""Your own bot on the command line: ``--bots package.module:Class[:name=value...]``
 in play, simulate, compare, bench and coverage; the protocol (made with a seed and options,
 shown the seat's view and the legal actions only) and its refusals (RR401), before any game."""
 from __future__ import annotations

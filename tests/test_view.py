@@ -1,4 +1,4 @@
-"""`railrules view LOG -o FILE.html` (issue 13): a page to step through a logged game, looked at
+"""`railrules view LOG -o FILE.html`: a page to step through a logged game, looked at
 in headless Chromium: the step asked for in the address is the one shown."""
 from __future__ import annotations
 

@@ -178,9 +178,10 @@ def verb_parsers(parser: argparse.ArgumentParser) -> dict:
 PAGE = "COMMANDS.md"
 PAGE_HEAD = """# The `railrules` command
 
-Every verb, with its full help as `railrules VERB --help` prints it on a 100-column terminal.
-The help blocks are written from the command's own parser by `railrules __commands` (which
-rewrites them in this file, keeping the notes between them); a test keeps them in step.
+Every verb: examples and what it does in detail (notes written by hand), then its full help as
+`railrules VERB --help` prints it on a 100-column terminal. The help blocks are written from the
+command's own parser by `railrules __commands`, which rewrites them in this file and keeps the
+notes; a test keeps them in step. The README has one line per verb.
 """
 
 

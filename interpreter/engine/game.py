@@ -463,8 +463,6 @@ def _check_contents(ruleset, state, bad) -> None:
     try:
         for value in [v for rec in have.values() for v in rec.values()] + list(state["globals"].values()):
             check_storable(value)   # each value as a rule stores it, within the governor's limits
-        for action in state["history"]:
-            Action.from_json(action)
     except (RuleFault, ValueError) as err:
         bad(f"the save holds a value a game cannot: {err}")
     if not 0 <= state["rng"] < 1 << 64:

@@ -1,5 +1,5 @@
 """Environment steps per second through each agent adapter against the Python API, and the sizes
-of the encoding (BENCHMARKS.md keeps the figures):
+of the encoding (BENCHMARKS-HISTORY.md keeps the figures):
 
     python -m railrules.tools.agents.adapter_speed [RULESET...] [--players 3] [--games 3]
 

@@ -3,7 +3,7 @@
 Loading, linting and playing build many objects that live as long as the work (parse trees,
 compiled rules, rulesets). The collector's full collections walk all of them again and again:
 a quarter of a random playout's time, and about two fifths of a lint of every shipped ruleset
-(BENCHMARKS.md). :func:`settled_heap` keeps what is alive when the work starts out of the
+(BENCHMARKS-HISTORY.md). :func:`settled_heap` keeps what is alive when the work starts out of the
 collector's sight and leaves full collections until the work is done; the young collections go
 on, so short-lived cycles are still freed as they die.
 """

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import tempfile
 import threading
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from railrules.interpreter.errors import RailrulesError
 
 from railrules.tools.pictures.board_model import board_model
 from railrules.tools.bots.players import seat_bots
-from railrules.tools.play.terminal import option_cost, option_names, explain, load_save, paused_in, save, take_back
+from railrules.tools.play.terminal import option_cost, option_names, explain, load_save_text, paused_in, save, take_back
 from railrules.tools.play.summary import standings, summary
 from railrules.tools.pictures.svg_board import to_svg
 
@@ -271,10 +270,9 @@ class Table:
             raise Refused(403, "only the table's page saves: a save holds every player's secrets")
         with self.lock:
             try:
-                save(self.game, self.save_path)
+                text = save(self.game, self.save_path)
             except OSError as err:
                 raise Refused(500, f"not saved: cannot write {self.save_path}: {err.strerror or err}") from None
-            text = self.save_path.read_text(encoding="utf-8")
             return {"saved": str(self.save_path), "save": json.loads(text)}
 
     def load(self, seat, text: str) -> dict:
@@ -284,14 +282,10 @@ class Table:
             raise Refused(403, "only the table's page loads a game")
         with self.lock:
             ruleset = self.game.ruleset
-            with tempfile.TemporaryDirectory(prefix="railrules-load-") as tmp:
-                path = Path(tmp) / "upload.save.json"
-                path.write_text(text, encoding="utf-8")
-                try:
-                    game = load_save(path, str(ruleset.root))
-                except RailrulesError as err:
-                    message = err.diagnostics[0].message
-                    raise Refused(422, f"cannot load: {message}") from None
+            try:
+                game = load_save_text(text, "the uploaded save", str(ruleset.root))
+            except RailrulesError as err:
+                raise Refused(422, f"cannot load: {err.diagnostics[0].message}") from None
             if game.ruleset.name != ruleset.name or game.players != self.game.players:
                 raise Refused(422, f"cannot load: the save is a game of {game.ruleset.name} for "
                               f"{len(game.players)} players; this table plays {ruleset.name} for "

@@ -11,6 +11,7 @@ from railrules.interpreter import Game, IllegalAction
 from railrules.interpreter.engine import secrecy
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import in_ruleset
+from railrules.interpreter.saves import game_of_save, read_save, save_text
 
 from railrules.tools.common import outputs, verbs
 from railrules.tools.pictures.board_model import entity_colour, in_progress
@@ -343,21 +344,13 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
     return 0
 
 
-def save_text(game: Game) -> str:
-    """A save's text: the ruleset, variant and state, and whether the state is what its history
-    gives from its seed (false for a position set up with ``Game.execute``): when it is, loading
-    the save replays it to check it (:func:`load_save`)."""
-    from railrules.interpreter.saves import replays
-    return json.dumps({"format": "railrules-save-1", "ruleset": game.ruleset.name,
-                       "path": str(game.ruleset.root), "variant": game.ruleset.variant,
-                       "fingerprints": game.ruleset.fingerprints, "replayable": replays(game),
-                       "state": json.loads(game.to_json())})
-
-
-def save(game: Game, path: Path, new: bool = False) -> None:
+def save(game: Game, path: Path, new: bool = False) -> str:
     """Write a save whole or not at all (:mod:`.outputs`), so that a failed save never destroys
-    an older one; ``new``: only if no file is at ``path`` yet. Raises OutputError."""
-    (outputs.create if new else outputs.write)(path, save_text(game))
+    an older one; ``new``: only if no file is at ``path`` yet. Returns the text written; raises
+    OutputError."""
+    text = save_text(game)
+    (outputs.create if new else outputs.write)(path, text)
+    return text
 
 
 def save_on_leaving(game: Game, path: Path, out) -> int:
@@ -414,37 +407,23 @@ def reserve_save(game: Game, path: Path, numbered: bool = False) -> Path:
 
 
 def load_save(path: Path, ruleset_path: str | None = None):
-    """The game of a save file, with its ruleset: ``ruleset_path`` if given, else the folder the
-    save names if it is still there, else the shipped ruleset of its name. Raises BadSave, saying
-    which rules changed if the ruleset is no longer the one the game was saved with."""
+    """The game of a save file (:mod:`railrules.interpreter.saves`), with its ruleset:
+    ``ruleset_path`` if given, else the folder the save names if it is still there, else the
+    shipped ruleset of its name. Raises BadSave, saying which rules changed if the ruleset is no
+    longer the one the game was saved with."""
     from railrules.interpreter.errors import BadSave, Diagnostic, Pos
-    from railrules.interpreter.runtime.strict_json import read_json
-    from railrules.interpreter.saves import replayed
     try:
-        data = read_json(path.read_text(encoding="utf-8"), str(path))
-        if not isinstance(data, dict) or data.get("format") != "railrules-save-1":
-            raise ValueError("not a railrules save file")
-        name, variant, state = data["ruleset"], data.get("variant"), data["state"]
-        if not isinstance(name, str) or not (variant is None or isinstance(variant, str)):
-            raise ValueError("its ruleset must be a name and its variant a name or none")
-        text = json.dumps(state)
-    except BadSave:
-        raise
-    except (OSError, ValueError, KeyError, AttributeError, TypeError, UnicodeDecodeError) as err:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
         raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(str(path), 1, 1))) from None
-    ruleset = find_ruleset(name, data.get("path"), variant, ruleset_path)
-    if isinstance(state, dict) and state.get("hash") not in (None, ruleset.hash) \
-            and isinstance(data.get("fingerprints"), dict):
-        changed = ruleset.changed_since(data["fingerprints"])
-        raise BadSave(Diagnostic(
-            "RR304", f"the rules changed since this game was saved: {describe_changes(changed)}",
-            Pos(str(path), 1, 1), hint="resume it with the rules it was saved with (--ruleset PATH)"))
-    try:
-        game = Game.from_json(ruleset, text)
-        return replayed(game, str(path)) if data.get("replayable") is not False else game
-    except BadSave as err:   # placed in the file, whatever part of the check refused it
-        raise BadSave([Diagnostic(d.code, d.message, Pos(str(path), 0, 0), d.severity, d.hint)
-                       for d in err.diagnostics]) from None
+    return load_save_text(text, str(path), ruleset_path)
+
+
+def load_save_text(text: str, where: str, ruleset_path: str | None = None):
+    """The game of a save file's text (``where``: what to call it in messages); the ruleset as
+    :func:`load_save` finds it."""
+    saved = read_save(text, where)
+    return game_of_save(saved, find_ruleset(saved.ruleset, saved.path, saved.variant, ruleset_path), where)
 
 
 def find_ruleset(name: str, saved_in, variant, given: str | None = None):
@@ -458,13 +437,6 @@ def find_ruleset(name: str, saved_in, variant, given: str | None = None):
         if ruleset.name == name:
             return ruleset
     return load_ruleset(name, variant)
-
-
-def describe_changes(changed: list) -> str:
-    """'changed def x; new entity y ...', at most 12 of them."""
-    if not changed:
-        return "the content differs, but no definition or piece of data did (file layout?)"
-    return "; ".join(changed[:12]) + (f"; and {len(changed) - 12} more" if len(changed) > 12 else "")
 
 
 # ------------------------------------------------------------------ the verb: railrules play
