@@ -274,7 +274,7 @@ def _run(args) -> int:
     except BrokenPipeError:
         _drop_stdout()
         return EXIT_OK
-    except Exception as err:  # noqa: BLE001 - never a traceback; RAILRULES_DEBUG=1 shows it
+    except Exception as err:  # never a traceback; RAILRULES_DEBUG=1 shows it
         if isinstance(err, OSError) and _stdout_failed(err):
             print(f"railrules {args.command}: cannot write to the standard output: "
                   f"{err.strerror or err}", file=sys.stderr)

@@ -58,7 +58,7 @@ class Ruleset:
     hash: str
     step_budget: int = DEFAULT_STEPS
     decision_budget: int = DEFAULT_DECISIONS
-    names: object = None
+    names: Names = field(default_factory=lambda: Names({}, set(), {}, {}))  # what the rules may name
     places: dict = field(default_factory=dict)   # entity id -> (Positions, YAML path) for diagnostics
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
     definitions: list = field(default_factory=list)
@@ -72,7 +72,7 @@ class Ruleset:
     @property
     def proven(self) -> dict:
         """The proven types of fields (by kind) and variables (:mod:`..compile.proven`)."""
-        return getattr(self.names, "proven", {})
+        return self.names.proven
 
     @property
     def start(self) -> dict:
@@ -187,6 +187,19 @@ def resolve_ruleset_path(name_or_path: str) -> Path | None:
     if "/" not in name_or_path and (shipped / "ruleset.yaml").is_file():
         return shipped
     return None
+
+
+def ruleset_around(path: str) -> Path | None:
+    """The ruleset folder of ``path``: a ruleset :func:`resolve_ruleset_path` names, else the
+    nearest folder that holds a ruleset.yaml above an existing file or folder (a scenario, a
+    rules file); None when there is none."""
+    found = resolve_ruleset_path(path)
+    if found is not None:
+        return found
+    p = Path(path).resolve()
+    if not p.exists():
+        return None
+    return next((parent for parent in [p, *p.parents] if (parent / "ruleset.yaml").is_file()), None)
 
 
 def variant_file(variant: str) -> Path | None:
@@ -641,6 +654,8 @@ def _names(defs: list, comps: dict, entities: dict, aliases: dict, kinds: dict, 
             names.actions[d.name] = d
         elif isinstance(d, n.HandlerDef):
             names.events.setdefault(d.event, []).append(d)
+        elif isinstance(d, n.EndDef):
+            names.ends.add(d.name)
     return names
 
 

@@ -239,19 +239,15 @@ class Machine(_Shows):
         return out
 
     def end_game(self, reasons: list) -> None:
+        """The game is over for ``reasons``: the rules of ``on game_end`` run (each to its end:
+        they never pause), then the scores are counted."""
         players = self.state["kinds"]["players"]
-        scores = self._whole_numbers(self.program.score, players, "score")
-        best = max(scores.values())
-        winners = [p for p in players if scores[p] == best]
-        result = {"reasons": [str(r.value if r.__class__ is Secret else r) for r in reasons],
-                  "scores": scores, "winners": winners}
+        # an end condition's name reads it; a reason built from a secret (engine/secrecy.py) is
+        # kept in words for the record, and no seat reads it
+        result: dict = {"reasons": [str(r.value if r.__class__ is Secret else r) for r in reasons]}
         secret = [i for i, r in enumerate(reasons) if r.__class__ is Secret]
-        if secret:   # reasons built from a secret (engine/secrecy.py): no seat reads them
+        if secret:
             result["hidden"] = secret
-        if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
-            result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
-            top = max(ties[w] for w in winners)
-            result["winners"] = [p for p in winners if ties[p] == top]
         self.state["result"] = result
         self.state["stack"] = []
         self.state["waiting"] = False
@@ -261,6 +257,17 @@ class Machine(_Shows):
             self.say_entry(parts, tuple(reasons))
         else:
             self.say(f"game over ({'; '.join(map(str, reasons))})")
+        if self.program.at_end:
+            units = self.program.direct_units if self.counts is None else self.program.counted_direct
+            for key in self.program.at_end:
+                units[key](self)
+        scores = self._whole_numbers(self.program.score, players, "score")
+        best = max(scores.values())
+        result["scores"], result["winners"] = scores, [p for p in players if scores[p] == best]
+        if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
+            result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
+            top = max(ties[w] for w in result["winners"])
+            result["winners"] = [p for p in result["winners"] if ties[p] == top]
 
     def check_end(self) -> bool:
         """``check_end``: end the game if an end condition holds (True if it did)."""
@@ -469,7 +476,7 @@ class Machine(_Shows):
                     return
                 except OverBudget:
                     raise
-                except Exception:  # noqa: BLE001 - listed again one by one, to say what is wrong
+                except Exception:  # listed again one by one, to say what is wrong
                     pass
             tests = spec.tests_at[i]
             if not tests:
