@@ -214,3 +214,10 @@ def test_an_agent_s_observation_hides_a_public_variable_set_from_a_secret(leaky)
     where = next(s for s in enc.slices() if s.name.endswith("last_objective"))
     for seat in game.players:
         assert enc.observe(game, seat)[where.start:where.stop] == [-1.0]
+
+
+def test_the_rules_of_the_game_s_end_may_show_every_secret():
+    """tests/end_rules shows each secret objective card in `on game_end`: no leak, the game is over."""
+    end_rules = Path(__file__).resolve().parent / "end_rules"
+    assert load_ruleset(str(end_rules)).meta.get("secret"), "this test needs a ruleset with secrets"
+    assert _leaks(end_rules) == []

@@ -242,9 +242,11 @@ class Machine(_Shows):
         """The game is over for ``reasons``: the rules of ``on game_end`` run (each to its end:
         they never pause), then the scores are counted."""
         players = self.state["kinds"]["players"]
+        # an end condition's name reads it; a reason built from a secret (engine/secrecy.py) is
+        # kept in words for the record, and no seat reads it
         result: dict = {"reasons": [str(r.value if r.__class__ is Secret else r) for r in reasons]}
         secret = [i for i, r in enumerate(reasons) if r.__class__ is Secret]
-        if secret:   # reasons built from a secret (engine/secrecy.py): no seat reads them
+        if secret:
             result["hidden"] = secret
         self.state["result"] = result
         self.state["stack"] = []

@@ -40,8 +40,8 @@ def hide_in_view(view: dict, secret: dict, secrecy: dict, player: str | None, st
         for field in secret.get(record.get("kind"), ()):
             if field in record and hidden(state, secret, entity, field, player):
                 record[field] = HIDDEN
-    result = view.get("result")
-    for i in (result or {}).get("hidden", ()):
+    result: dict = view.get("result") or {}
+    for i in result.get("hidden", ()):
         result["reasons"][i] = HIDDEN
     for kind, name in secrecy.get("state", ()):
         if kind == "variable" and name in view.get("globals", {}):
