@@ -208,7 +208,7 @@ def test_play_at_a_seat_shows_no_other_seat_s_secret(tmp_path):
 
 
 def test_an_agent_s_observation_hides_a_public_variable_set_from_a_secret(leaky):
-    from railrules.tools.agents.encoding import encoding
+    from railrules.tools.common.encoding import encoding
     enc = encoding(leaky, 2)
     game = leaky.new_game(2, 1)
     where = next(s for s in enc.slices() if s.name.endswith("last_objective"))
