@@ -579,12 +579,13 @@ def cmd_code(args) -> int:
 def cmd_new(args) -> int:
     from railrules.tools.author.new import UsageError, new_ruleset
     try:
-        folder, notes = new_ruleset(args.name, args.source)
+        folder, notes = new_ruleset(args.name, args.source, args.copy)
     except UsageError as err:
         print(f"railrules new: {err}", file=sys.stderr)
         return EXIT_USAGE
     origin = args.source or "the minimal template (the README's coin race)"
-    print(f"wrote {folder}/ from {origin}")
+    made = "a copy of" if args.copy else "an overlay of" if args.source else "from"
+    print(f"wrote {folder}/ {made} {origin}")
     for note in notes:
         print(f"note: {note}")
     print(f"next: railrules lint {folder} && railrules test {folder} && railrules play {folder}")
@@ -904,13 +905,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="print only the generated functions' names")
     p.set_defaults(func=cmd_code)
 
-    p = sub.add_parser("new", help="write a new ruleset folder to edit (a copy of a ruleset or a template)",
+    p = sub.add_parser("new", help="write a new ruleset folder to edit (an overlay of a ruleset, a copy, or a template)",
                        description="Write the folder NAME (a path; its last part becomes the "
-                       "ruleset's name): a copy of RULESET with --from, else a minimal working game "
+                       "ruleset's name): with --from, an overlay of RULESET (a ruleset.yaml that "
+                       "extends it and an empty rules file: nothing copied, so fixes in RULESET "
+                       "reach it), or with --copy a copy of it; else a minimal working game "
                        "to start from. Never overwrites an existing folder.")
     p.add_argument("name", help="the folder to create, e.g. my_game or games/my_game")
     p.add_argument("--from", dest="source", metavar="RULESET",
                    help="start from this ruleset (a shipped name or a folder) instead of the template")
+    p.add_argument("--copy", action="store_true",
+                   help="with --from: copy the ruleset's files instead of writing an overlay of it")
     p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("list", help="list the shipped rulesets and their variants")

@@ -200,6 +200,25 @@ def _base_of(folder: Path, extends: str) -> Path | None:
     return None if "/" in extends else resolve_ruleset_path(extends)
 
 
+def ruleset_folders(root: Path) -> list[Path]:
+    """The folders a ruleset is laid from, the base first and ``root`` last (``[root]`` for a
+    ruleset that extends none). A base that is missing or makes a cycle ends the list: loading
+    the ruleset says what is wrong (RR213, RR214)."""
+    import yaml
+    out = [root]
+    while True:
+        try:
+            text = (out[0] / "ruleset.yaml").read_text(encoding="utf-8")
+            data = yaml.safe_load(text) if _EXTENDS.search(text) else None
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            return out
+        extends = data.get("extends") if isinstance(data, dict) else None
+        base = _base_of(out[0], extends) if isinstance(extends, str) else None
+        if base is None or base in out:
+            return out
+        out.insert(0, base)
+
+
 def variant_file(variant: str) -> Path | None:
     """The file a ``--variant`` names when it is the path of a variant file (it ends in .yaml or
     .yml); None for the name of a variant in the ruleset's variants/ folder. Only YAML files are
