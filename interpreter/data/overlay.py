@@ -73,8 +73,7 @@ def lay_rules(layers: list[Layer], sink: Sink) -> list:
                 added.append(d)
                 continue
             if key in here:
-                if i == 0:
-                    sink.add("RR103", f"'{key[1]}' is defined twice (first at {here[key].pos})", d.pos)
+                sink.add("RR103", f"'{key[1]}' is defined twice (first at {here[key].pos})", d.pos)
                 here[key] = d
                 added.append(d)
                 continue
@@ -181,9 +180,14 @@ def _hooked(defs: list, hooks: list, base: str, sink: Sink) -> list:
     returns what the procedure as written returned."""
     procs = {d.name: d for d in defs if isinstance(d, n.ProcDef)}
     around: dict = {}
+    others = {d.name: d for d in defs if isinstance(d, (n.FuncDef, n.ActionDef, n.ConstDef))}
     for h in hooks:
         d = procs.get(h.target)
-        if d is None:
+        if d is None and h.target in others:
+            what = n.KIND_OF[type(others[h.target])].noun
+            sink.add("RR212", f"{h.side} {h.target}: '{h.target}' is a {what} (at {others[h.target].pos}), "
+                     "not a procedure", h.pos, hint="only a procedure has rules run before or after it")
+        elif d is None:
             _missing(f"{h.side} {h.target}", h.target, list(procs), h, base, sink)
         elif len(h.params) != len(d.params):
             sink.add("RR104", f"{h.side} {h.target}({', '.join(h.params)}): procedure {h.target} "
