@@ -367,7 +367,8 @@ class _Loader:
         rules_pos = {f: mpos.of("rules", i) for i, f in enumerate(meta["rules"])}
         layers = [(list(meta["rules"]), chain[0][0], meta["name"], 0)]
         for i, (folder, over, opos) in enumerate(chain[1:], 1):
-            meta = {**meta, **{k: v for k, v in over.items() if k in _OVERLAY_META}}
+            # its rules: are its own files, relative to its folder (those of its base are read above)
+            meta = {**meta, **{k: v for k, v in over.items() if k in _OVERLAY_META}, "rules": over.get("rules", [])}
             lay_data(comps, board_data, meta, over, opos, f"overlay {over['name']}", self.sink)
             layers.append(self.rules_of(over, opos, folder, f"overlay {over['name']}", i - 1, rules_pos))
         layered = self.apply_variant(variant, chain, meta, comps, board_data, rules_pos)
