@@ -289,3 +289,20 @@ def test_an_overlay_changes_the_generated_code_only_of_what_it_extends(tmp_path)
     assert len(base) == len(mine)
     assert [k.split()[1] for k in base if k not in mine] == ["proc:auction_turn"]
     assert "waits" in "".join(v for k, v in mine.items() if k not in base)
+
+
+def test_an_overlay_folder_changing_what_its_base_lacks_is_named_in_the_message(base, tmp_path):
+    mine = overlay(tmp_path / "mine", "../base", yaml="constants: {max_rond: 4}\nentities: {Red: {incme: 1}}\n")
+    _, found = check_ruleset(str(mine))
+    assert [(d.code, d.message) for d in found if d.severity == "error"] == [
+        ("RR204", "overlay mine sets constant 'max_rond', which the ruleset does not have"),
+        ("RR204", "overlay mine sets Red.incme, a field Red does not have")]
+    assert "add:" in found[0].hint
+
+
+def test_an_overlays_trigger_runs_after_the_bases_for_the_same_event(base, tmp_path):
+    rules = 'on built(c, h):\n    cite "House rule: a company earns 1 more for a hex."\n    set c.income += 1\n'
+    game = load_ruleset(str(overlay(tmp_path / "mine", "../base", rules))).new_game(2)
+    income = game.evaluate("Red.income")
+    game.apply([a for a in game.legal_actions() if a.label.startswith("extend Red")][0])
+    assert game.evaluate("Red.income") == income + 2     # the base's 1 and the overlay's 1

@@ -209,7 +209,7 @@ def _hooked(defs: list, hooks: list, base: str, sink: Sink) -> list:
         written = dataclasses.replace(d, name=f"{d.name} (base)")
         args = [n.Var(d.pos, p) for p in d.params]
         returns = any(isinstance(s, n.Return) and s.expr is not None for s in n.walk(d.body))
-        cite = next((s for s in d.body if isinstance(s, n.Cite)), None)
+        cite = next((s for s in n.walk(d.body) if isinstance(s, n.Cite)), None)
         body = ([cite] if cite else []) + [n.CallStmt(d.pos, c, list(args)) for c in calls["before"]]
         body.append(n.LetCall(d.pos, "__result", written.name, list(args)) if returns
                     else n.CallStmt(d.pos, written.name, list(args)))
@@ -229,7 +229,7 @@ def lay_data(comps: dict, board: dict, meta: dict, over: dict, where, label: str
     """Lay a layer's YAML over the base's data, in place: ``constants``, ``variables`` and
     ``entities`` change what exists (RR204 otherwise, so a misspelt name is caught); ``add:``
     adds what does not (RR211 when it exists)."""
-    _change(comps, board, over, where, sink)
+    _change(comps, board, over, where, "the variant" if label.startswith("variant ") else label, sink)
     added = over.get("add") or {}
     for section in ("constants", "variables", "player", "notes"):
         home = comps.setdefault(section, {})
@@ -287,12 +287,12 @@ def lay_data(comps: dict, board: dict, meta: dict, over: dict, where, label: str
             render[key] = value
 
 
-def _change(comps, board, over, where, sink) -> None:
+def _change(comps, board, over, where, who: str, sink) -> None:
     """A layer's changes: only constants, variables and fields that exist."""
     for section in ("constants", "variables"):
         for key, value in (over.get(section) or {}).items():
             if key not in comps.get(section, {}):
-                sink.add("RR204", f"the variant sets {section[:-1]} '{key}', which the ruleset does "
+                sink.add("RR204", f"{who} sets {section[:-1]} '{key}', which the ruleset does "
                          "not have", where.of(section, key),
                          hint=f"to add one, list it under add: {{{section}: ...}}")
             else:
@@ -301,13 +301,13 @@ def _change(comps, board, over, where, sink) -> None:
     records.update(board.get("hexes", {}))
     for ent, changes in (over.get("entities") or {}).items():
         if ent not in records:
-            sink.add("RR204", f"the variant changes entity '{ent}', which does not exist",
+            sink.add("RR204", f"{who} changes entity '{ent}', which does not exist",
                      where.of("entities", ent), hint="to add one, list it under add: {entities: {KIND: ...}}")
             continue
         defaults = _kind_defaults(comps, board, ent)
         for key in changes:
             if key not in records[ent] and key not in defaults:
-                sink.add("RR204", f"the variant sets {ent}.{key}, a field {ent} does not have",
+                sink.add("RR204", f"{who} sets {ent}.{key}, a field {ent} does not have",
                          where.of("entities", ent, key), hint="to add a field, list it under add: {fields: {KIND: ...}}")
         records[ent].update(changes)
 
