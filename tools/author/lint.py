@@ -276,3 +276,75 @@ def watch(paths: list[str], run, interval: float = 0.5, rounds: int | None = Non
             seen = now
             run()
 
+
+
+# ------------------------------------------------------------------ the verb: railrules lint
+def add_arguments(parser) -> None:
+    parser.description = ("Report every problem as file:line:col: severity CODE message. Exit 0 when "
+                          "clean, 1 on errors, 2 on usage errors. No PATH: every shipped ruleset.")
+    parser.add_argument("paths", nargs="*", help="ruleset names, folders, or files inside them")
+    parser.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    parser.add_argument("--errors-only", action="store_true", help="hide warnings")
+    parser.add_argument("--variant", action="append", metavar="NAME_OR_FILE",
+                        help="also check this variant over each ruleset: a variant's name, or the path "
+                        "of a variant YAML file anywhere (repeatable)")
+    parser.add_argument("--play", type=parser.count(0), default=0, metavar="N",
+                        help="also run N seeded random games: dead ends, step budget, conservation, "
+                        "options and end conditions never reached (default 0: off)")
+    parser.add_argument("--select", action="append", metavar="CODES",
+                        help="report only these codes or prefixes (RR1,RR207; repeatable); replaces the "
+                        "lint: select of ruleset.yaml")
+    parser.add_argument("--ignore", action="append", metavar="CODES",
+                        help="do not report these codes or prefixes (repeatable); replaces the lint: "
+                        "ignore of ruleset.yaml. One line: end it with # lint: ignore[RR207]")
+    parser.add_argument("--fix", action="store_true", help="make the fixes a did-you-mean hint gives (the "
+                        "misspelt name replaced), then lint again")
+    parser.add_argument("--diff", action="store_true", help="print the fixes --fix would make as a unified "
+                        "diff; write nothing (exit 1 if any)")
+    parser.add_argument("--watch", action="store_true",
+                        help="lint again whenever a file of the rulesets changes, until Ctrl-C")
+
+
+def run(args) -> int:
+    import sys
+
+    from railrules.tools.author import fixes
+    from railrules.tools.common import diagnostics
+    from railrules.tools.common.verbs import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+    for path in missing_paths(args.paths):
+        print(f"railrules lint: no ruleset, folder or file '{path}' (shipped rulesets: "
+              f"{', '.join(shipped_rulesets())})", file=sys.stderr)
+        return EXIT_USAGE
+
+    def codes(values):
+        return None if values is None else [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+    def once() -> int:
+        diags = lint_paths(args.paths, args.play, args.variant or [], codes(args.select), codes(args.ignore))
+        if args.diff:
+            patch = fixes.diff(diags)
+            print(patch, end="")
+            return EXIT_FAIL if patch else EXIT_OK
+        if args.fix:
+            made = fixes.write(diags)
+            if made:
+                print(f"fixed {made} problem(s)", file=sys.stderr)
+                diags = lint_paths(args.paths, args.play, args.variant or [], codes(args.select), codes(args.ignore))
+        shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
+        out = diagnostics.render(shown, args.format)
+        if out:
+            print(out)
+        errors = sum(d.severity == "error" for d in diags)
+        if args.format == "text":
+            fixable = sum(fixes.fix_of(d) is not None for d in diags)
+            print(f"{errors} error(s), {len(diags) - errors} warning(s)"
+                  + (f"; {fixable} fixable with --fix" if fixable else ""), file=sys.stderr, flush=True)
+        return EXIT_FAIL if errors else EXIT_OK
+
+    if args.watch:
+        try:
+            watch(args.paths, once)
+        except KeyboardInterrupt:
+            pass
+        return EXIT_OK
+    return once()

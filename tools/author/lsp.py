@@ -484,7 +484,15 @@ def _lsp_diagnostic(t, d):
                         severity=severity, code=d.code, source="railrules")
 
 
-def main() -> int:
+# ------------------------------------------------------------------ the verb: railrules lsp
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Start a Language Server Protocol server on stdin/stdout: lint diagnostics as you type, hover, "
+        "go to definition, completion, symbols and references for ruleset files. Needs pip install "
+        "\".[lsp]\" (pygls). An editor starts it; see tools/vscode/README.md.")
+
+
+def run(args) -> int:
     try:
         server = make_server()
     except ImportError:

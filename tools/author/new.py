@@ -95,3 +95,33 @@ def _overlay(dest: Path, origin: Path) -> Path:
     (dest / "ruleset.yaml").write_text(_OVERLAY.format(**values), encoding="utf-8")
     (dest / f"{dest.name}.rules").write_text(_RULES.format(**values), encoding="utf-8")
     return dest
+
+
+# ------------------------------------------------------------------ the verb: railrules new
+def add_arguments(parser) -> None:
+    parser.description = ("Write the folder NAME (a path; its last part becomes the ruleset's name): "
+                          "with --from, an overlay of RULESET (a ruleset.yaml that extends it and an "
+                          "empty rules file: nothing copied, so fixes in RULESET reach it), or with "
+                          "--copy a copy of it; else a minimal working game to start from. Never "
+                          "overwrites an existing folder.")
+    parser.add_argument("name", help="the folder to create, e.g. my_game or games/my_game")
+    parser.add_argument("--from", dest="source", metavar="RULESET",
+                        help="start from this ruleset (a shipped name or a folder) instead of the template")
+    parser.add_argument("--copy", action="store_true",
+                        help="with --from: copy the ruleset's files instead of writing an overlay of it")
+
+
+def run(args) -> int:
+    import sys
+    try:
+        folder, notes = new_ruleset(args.name, args.source, args.copy)
+    except UsageError as err:
+        print(f"railrules new: {err}", file=sys.stderr)
+        return 2
+    origin = args.source or "the minimal template (the README's coin race)"
+    made = "a copy of" if args.copy else "an overlay of" if args.source else "from"
+    print(f"wrote {folder}/ {made} {origin}")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"next: railrules lint {folder} && railrules test {folder} && railrules play {folder}")
+    return 0
