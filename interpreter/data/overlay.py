@@ -114,7 +114,8 @@ def _add_option(defs: list, x: n.AddedOption, base: str, sink: Sink) -> list:
     """The option laid into the one ``choose`` of ``x.target`` (a procedure, an action or
     ``game``) that offers ``x.anchor``, before or after it."""
     where = f"option {x.option.name} {x.side} {x.anchor} in {x.target}"
-    targets = {d.name: d for d in defs if isinstance(d, (n.ProcDef, n.ActionDef))}
+    targets: dict[str, n.ProcDef | n.ActionDef | n.GameDef] = {
+        d.name: d for d in defs if isinstance(d, (n.ProcDef, n.ActionDef))}
     targets.update({"game": d for d in defs if isinstance(d, n.GameDef)})
     d = targets.get(x.target)
     if d is None:
@@ -200,7 +201,8 @@ def _hooked(defs: list, hooks: list, base: str, sink: Sink) -> list:
         if not isinstance(d, n.ProcDef) or d.name not in around:
             out.append(d)
             continue
-        made, calls = [], {"before": [], "after": []}
+        made: list = []
+        calls: dict[str, list[str]] = {"before": [], "after": []}
         for h in around[d.name]:
             count = len(calls[h.side]) + 1
             name = f"{h.side} {d.name}" + (f" #{count}" if count > 1 else "")
@@ -210,7 +212,8 @@ def _hooked(defs: list, hooks: list, base: str, sink: Sink) -> list:
         args = [n.Var(d.pos, p) for p in d.params]
         returns = any(isinstance(s, n.Return) and s.expr is not None for s in n.walk(d.body))
         cite = next((s for s in n.walk(d.body) if isinstance(s, n.Cite)), None)
-        body = ([cite] if cite else []) + [n.CallStmt(d.pos, c, list(args)) for c in calls["before"]]
+        body: list[n.Node] = [cite] if cite else []
+        body += [n.CallStmt(d.pos, c, list(args)) for c in calls["before"]]
         body.append(n.LetCall(d.pos, "__result", written.name, list(args)) if returns
                     else n.CallStmt(d.pos, written.name, list(args)))
         body += [n.CallStmt(d.pos, c, list(args)) for c in calls["after"]]
@@ -308,7 +311,8 @@ def _change(comps, board, over, where, who: str, sink) -> None:
         for key in changes:
             if key not in records[ent] and key not in defaults:
                 sink.add("RR204", f"{who} sets {ent}.{key}, a field {ent} does not have",
-                         where.of("entities", ent, key), hint="to add a field, list it under add: {fields: {KIND: ...}}")
+                         where.of("entities", ent, key),
+                         hint="to add a field, list it under add: {fields: {KIND: ...}}")
         records[ent].update(changes)
 
 
