@@ -88,6 +88,8 @@ CODES = {
                "def len(x) = 99", "rename the def"),
     "RR115": Code("constant-cycle", "constants of the rules are computed from each other",
                "const a = b + 1 and const b = a + 1", "compute one of them without the others"),
+    "RR116": Code("secret-leak", "a secret field reaches what another seat reads (a log line, a label, a message, a picture...)",
+               'log "{p} draws {p.objective}"  (objective secret)', "say `reveals p.objective` if only its owner may read it, or show it where the rules reveal it"),
     # across files
     "RR201": Code("unknown-entity", "a reference names no entity",
                "home: Philadelfia", "name an entity id or alias that exists"),

@@ -12,7 +12,7 @@ import pytest
 
 import railrules
 from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
-from railrules.tools.agents.encoding import encoding
+from railrules.tools.common.encoding import encoding
 
 # Stephenson's Rocket's action space (2,195) and observation (9,117 numbers) make the libraries'
 # own checks of it take most of a minute: they run in the full suite, not in `-m "not slow"`.

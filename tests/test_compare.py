@@ -382,7 +382,7 @@ def test_simulate_in_worker_processes_gives_the_same_figures():
     ruleset = load_ruleset("chicago_express")
     one, two = (simulate(ruleset, 6, 3, 3, jobs=j) for j in (1, 2))
     for r in (one, two):
-        for k in ("seconds", "playouts_per_second", "decisions_per_second", "jobs"):
+        for k in ("seconds", "playouts_per_second", "decisions_per_second", "jobs", "timing", "cpu_seconds_per_game"):
             r.pop(k)
         for b in r["bots"].values():  # times; the choices counted stay
             b.pop("choices_per_second"), b.pop("seconds_per_game")

@@ -28,6 +28,9 @@ MARKER = re.compile(rb"#\s*([EW]):\s*(RR\d{3})\s*@(\d+)")
 # `# xfail: BUG: ...` in a case (or `xfail: BUG: ...` in its .expect): lint is known wrong here.
 XFAIL = re.compile(rb"^\s*#?\s*xfail:\s*(BUG:.*?)\s*$", re.MULTILINE)
 
+# what a `secret_` case's ruleset.yaml declares secret (added at its end: no line moves)
+SECRET = "secret: {players: [cash], banks: [cash]}\n"
+
 # case-name prefix -> where the case goes in the copied ruleset ("{name}" is the case's name)
 PLACES = {
     "ruleset_": "ruleset.yaml",
@@ -35,6 +38,7 @@ PLACES = {
     "board_": "board.yaml",
     "game_": "rules/game.rules",
     "rules_": "rules/{name}",
+    "secret_": "rules/{name}",
     "variant_": "variants/{name}",
     "select_": ".",
     "loose_": "{name}",
@@ -127,12 +131,14 @@ def run_case(case: Path, tmp_path: Path) -> tuple[Path, list]:
         return root, check_ruleset(str(root), wanted)[1]
     (root / where).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(case, root / where)
-    if case.name.startswith("rules_"):
+    if case.name.startswith(("rules_", "secret_")):
         meta = root / "ruleset.yaml"
         text = meta.read_text(encoding="utf-8")
         # the same number of lines, so that positions in ruleset.yaml do not move
-        meta.write_text(text.replace("  - rules/game.rules\n", f"  [rules/game.rules, {where}]\n"),
-                        encoding="utf-8")
+        text = text.replace("  - rules/game.rules\n", f"  [rules/game.rules, {where}]\n")
+        if case.name.startswith("secret_"):
+            text += SECRET
+        meta.write_text(text, encoding="utf-8")
     if case.name.startswith(("scenario_", "unlisted_")):
         return root, lint_paths([str(root)])
     if case.name.startswith("variant_"):

@@ -11,7 +11,7 @@ from railrules.tools.lab.arms import Arms
 from railrules.tools.cli import main
 
 pytest.importorskip("optuna", reason="tune needs Optuna (pip install '.[tune]')")
-from railrules.tools.lab.tune import describe, tune  # noqa: E402
+from railrules.tools.lab.tune import describe, tune
 
 
 @pytest.fixture()

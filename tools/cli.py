@@ -28,8 +28,10 @@ VERBS = (
      "many bot games, and how often"),
     ("tournament", "lab.tournament", "rank bots against each other: ratings with intervals, "
      "head-to-head win rates"),
-    ("observe", "agents.encoding", "list each slice of the observation vector agents are given, and "
+    ("observe", "agents.observe", "list each slice of the observation vector agents are given, and "
      "what it encodes"),
+    ("learn", "bots.learned", "learn an estimate for the bots by self-play (needs pip install "
+     "\".[agents]\")"),
     ("lint", "author.lint", "check rulesets: YAML, schemas, rules language, names"),
     ("replay", "play.replay", "replay a game log; fail at the first divergence"),
     ("test", "author.scenario_report", "run the scenario tests kept under each ruleset's scenarios/"),
@@ -274,7 +276,7 @@ def _run(args) -> int:
     except BrokenPipeError:
         _drop_stdout()
         return EXIT_OK
-    except Exception as err:  # noqa: BLE001 - never a traceback; RAILRULES_DEBUG=1 shows it
+    except Exception as err:  # never a traceback; RAILRULES_DEBUG=1 shows it
         if isinstance(err, OSError) and _stdout_failed(err):
             print(f"railrules {args.command}: cannot write to the standard output: "
                   f"{err.strerror or err}", file=sys.stderr)

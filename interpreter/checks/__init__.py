@@ -2,13 +2,14 @@
 
 Each has the signature ``check_x(ruleset, sink) -> None``: ``check_`` reports errors,
 ``lint_`` warnings. They run after a clean load, in the order of :data:`CHECKS`. Each is
-imported when the checks run: the loader imports this package for ``check_definitions`` and
-``library_contract`` alone, and a command that only plays needs none of the others.
+imported when the checks run: the loader imports this package for ``check_definitions``,
+``library_contract`` and ``check_secrets`` (the engine hides what it finds) alone, and a command
+that only plays needs none of the others.
 """
 from importlib import import_module
 
-CHECKS = ("check_board", "check_references", "check_types", "check_yaml_uses", "lint_unreachable",
-          "lint_citations", "lint_coverage")
+CHECKS = ("check_board", "check_references", "check_types", "check_yaml_uses", "check_secrets",
+          "lint_unreachable", "lint_citations", "lint_coverage")
 RUNNING_CHECKS = ("check_conserve",)  # these start a game: only for a ruleset that loaded cleanly
 
 

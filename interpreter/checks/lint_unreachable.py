@@ -38,8 +38,9 @@ def reached(defs: list, roots: tuple = ROOTS) -> tuple[set, set]:
     score) use, directly or through what they use (``railrules test --mutate`` asks from the
     :data:`RULES` only)."""
     named, handlers = _index(defs)
-    todo: list = [d for d in defs if type(d) in roots]
-    seen_names, seen_events = set(), set()
+    # the engine emits game_end: its handlers decide the game as the score does
+    todo: list = [d for d in defs if type(d) in roots] + handlers.get(n.GAME_END, [])
+    seen_names, seen_events = set(), {n.GAME_END}
     while todo:
         for kind, name in _uses(todo.pop()):
             if kind == "name" and name in named and name not in seen_names:

@@ -185,14 +185,15 @@ class Assert(Instr):
 
 
 class EndGame(Instr):
-    __slots__ = ("reason",)
+    __slots__ = ("reason", "hidden")
     ends = True
 
-    def __init__(self, pos, reason):
-        self.pos, self.reason = pos, reason
+    def __init__(self, pos, reason, hidden: bool = False):
+        self.pos, self.reason, self.hidden = pos, reason, hidden
 
     def source(self, g, i):
-        return [*g.value(self.reason, "_v"), "run.end_game([_v])", f"return {PAUSE}"]
+        reason = "run.secret(_v, None)" if self.hidden else "_v"
+        return [*g.value(self.reason, "_v"), f"run.end_game([{reason}])", f"return {PAUSE}"]
 
     def flow(self, i):
         return []

@@ -21,7 +21,7 @@ from ..runtime.code import Code, OptionSpec
 from ..runtime.values import RuleFault, describe, map_key
 from . import instructions as ins
 from .expressions import Checked, Codegen, inlinable, namespace
-from .units import Units, straight
+from .units import Units, first_pause, straight
 
 
 @dataclass
@@ -42,6 +42,7 @@ class Program:
     direct_units: dict | None = None                 # key -> a straight unit, called directly
     counted_direct: dict | None = None               # the same, counting entries
     resets: dict = field(default_factory=dict)       # procedure's code key -> {scoped variable: start}
+    at_end: list = field(default_factory=list)       # the code keys of `on game_end`, run when the game ends
     checked: bool = False                            # every expression in checked mode (tests)
 
     def __post_init__(self):
@@ -106,7 +107,7 @@ class Compiler:
             elif isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
                 fn = self._expr(d.expr, _Scope(self._typed(n.DEFINITION_KINDS[type(d)], {d.player})))
                 var = d.player
-                fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})  # noqa: E731
+                fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})
                 if isinstance(d, n.EstimateDef):
                     p.estimate, p.estimate_pos = fn, d.pos
                 elif isinstance(d, n.TiebreakDef):
@@ -115,7 +116,20 @@ class Compiler:
                     p.score = fn
         if game:
             self._code("game", [], game[0].body, game[0].pos)
+        p.at_end = p.handlers.get(n.GAME_END, [])
+        if p.at_end and not set(p.at_end) <= p.straight:
+            self._at_end_runs_straight(p)
         return p
+
+    def _at_end_runs_straight(self, p: Program) -> None:
+        """RR105 where `on game_end` (which runs to its end, once the game has ended) may pause."""
+        for key in p.at_end:
+            if key not in p.straight:
+                ins = first_pause(p.codes[key], p.straight, p.handlers)
+                self.resolver.sink.add(
+                    "RR105", f"'on {n.GAME_END}' runs to its end once the game has ended: nothing in it, "
+                    "or in what it calls or emits, may choose, end the game, check_end, call itself "
+                    "or call a procedure through a local", ins.pos if ins is not None else p.codes[key].pos)
 
     def _action_template(self, d: n.ActionDef) -> OptionSpec:
         scope = _Scope(self._typed(f"action:{d.name}", {d.player} | {dom.var for dom in d.domains}))
@@ -257,7 +271,9 @@ class Compiler:
                             sets=(name,)))
 
     def s_EndGame(self, s, scope, out):
-        out.append(ins.EndGame(s.pos, self.value(s.reason, scope)))
+        # a reason lint finds built from a secret (RR116) is a Secret: no seat reads it
+        hidden = bool(self.names.secrecy) and id(s) in self.names.secrecy.get("ends", ())
+        out.append(ins.EndGame(s.pos, self.value(s.reason, scope), hidden))
 
     def s_CheckEnd(self, s, scope, out):
         out.append(ins.CheckEnd(s.pos))
@@ -277,6 +293,9 @@ class Compiler:
 
         def owner(g):
             return g.value(reveals, "_w") if reveals else []
+        hide = self.names.secrecy.get("logs", {}).get(id(s)) if self.names.secrecy else None
+        if hide:
+            return self._log_hiding(s, scope, out, hide, owner, extra)
         e = s.expr
         if isinstance(e, n.Str) and len(e.parts) > 1:
             parts = tuple(p if isinstance(p, str) else None for p in e.parts)
@@ -287,6 +306,29 @@ class Compiler:
         else:
             fn = self.value(e, scope)
             out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *owner(g), f"run.say(_v{extra})"]))
+
+    def _log_hiding(self, s, scope, out, hide, owner, extra):
+        """A log that prints a secret lint refuses (RR116, checks/check_secrets.py): each such
+        value is logged as a Secret, which a seat's log shows only to the one seat the rules
+        name as its owner (a local of the rule), if any (engine/secrecy.py)."""
+        e = s.expr
+        templated = isinstance(e, n.Str) and len(e.parts) > 1
+        parts = tuple(p if isinstance(p, str) else None for p in e.parts) if templated else (None,)
+        fns = [self.value(p, scope) for p in (e.parts if templated else [e]) if not isinstance(p, str)]
+        seats = {}   # value index -> the owner's value, or None: no seat reads it
+        for i in range(len(fns)):
+            key = i if templated else None
+            if key in hide:
+                who = hide[key]
+                seats[i] = self.value(n.Var(s.pos, who), scope) if who is not None and who in scope.locals else None
+        values = "".join(f"run.secret(_a{j}, _o{j}), " if j in seats else f"_a{j}, " for j in range(len(fns)))
+
+        def code(g):
+            lines = [*g.values(fns), *owner(g)]
+            for j, who in seats.items():
+                lines += g.value(who, f"_o{j}") if who is not None else [f"_o{j} = None"]
+            return [*lines, f"run.say_entry({parts!r}, ({values}){extra})"]
+        out.append(ins.Exec(s.pos, code))
 
     def s_If(self, s, scope, out):
         ends = []

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..board.graph import Board, build_board
 from ..checks.check_definitions import check_definitions
+from ..checks.check_secrets import find_leaks, redactions
 from ..checks.library_contract import check_contracts
 from ..compile.proven import prove
 from ..compile.statements import Compiler, Program
@@ -63,7 +64,7 @@ class Ruleset:
     hash: str
     step_budget: int = DEFAULT_STEPS
     decision_budget: int = DEFAULT_DECISIONS
-    names: object = None
+    names: Names = field(default_factory=lambda: Names({}, set(), {}, {}))  # what the rules may name
     places: dict = field(default_factory=dict)   # entity id -> (Positions, YAML path) for diagnostics
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
     definitions: list = field(default_factory=list)
@@ -71,9 +72,14 @@ class Ruleset:
     layers: tuple = ()   # the folders it is laid from: the base first, then each that extends it
 
     @property
+    def secrecy(self) -> dict:
+        """What the engine hides from the seats beyond secret fields (:mod:`..engine.secrecy`)."""
+        return getattr(self.names, "secrecy", {})
+
+    @property
     def proven(self) -> dict:
         """The proven types of fields (by kind) and variables (:mod:`..compile.proven`)."""
-        return getattr(self.names, "proven", {})
+        return self.names.proven
 
     @property
     def start(self) -> dict:
@@ -217,6 +223,19 @@ def ruleset_folders(root: Path) -> list[Path]:
         if base is None or base in out:
             return out
         out.insert(0, base)
+
+
+def ruleset_around(path: str) -> Path | None:
+    """The ruleset folder of ``path``: a ruleset :func:`resolve_ruleset_path` names, else the
+    nearest folder that holds a ruleset.yaml above an existing file or folder (a scenario, a
+    rules file); None when there is none."""
+    found = resolve_ruleset_path(path)
+    if found is not None:
+        return found
+    p = Path(path).resolve()
+    if not p.exists():
+        return None
+    return next((parent for parent in [p, *p.parents] if (parent / "ruleset.yaml").is_file()), None)
 
 
 def variant_file(variant: str) -> Path | None:
@@ -389,6 +408,8 @@ class _Loader:
         errors = len(self.sink.errors)
         cyclic = check_definitions(defs + [x for *_, m in self.files for x in m.needs], self.sink, self.sources)
         names = _names(defs, comps, entities, aliases, kinds, broken | cyclic)
+        leaks = find_leaks(meta, names, defs, mpos)   # the engine hides what lint refuses
+        names.secrecy = redactions(meta, leaks)
         # code is not generated for definitions that cannot work (it would not even compile)
         compiler = Compiler(names, self.sink, generate=self.generate and len(self.sink.errors) == errors,
                             checked=self.checked)
@@ -403,7 +424,7 @@ class _Loader:
         self.check_complete(defs, program, broken, mpos)
         limits = meta.get("limits", {})
         overlays = {f"overlay {over['name']}": opos for _, over, opos in chain[1:]}
-        return Ruleset(
+        ruleset = Ruleset(
             name=meta["name"], title=meta["title"], root=root, variant=variant, meta=meta,
             players_min=meta["players"]["min"], players_max=meta["players"]["max"],
             constants=names.constants, variables=dict(comps.get("variables", {})),
@@ -417,6 +438,8 @@ class _Loader:
             decision_budget=limits.get("decisions", DEFAULT_DECISIONS),
             names=names, places=self.places, definitions=defs,
             layers=tuple(folder for folder, *_ in chain))
+        ruleset.__dict__["_leaks"] = leaks   # lint's check_secrets reports them
+        return ruleset
 
     def find(self, name_or_path: str) -> Path | None:
         """The ruleset's folder: a shipped name or a path (RR206 when neither)."""
@@ -683,6 +706,8 @@ def _names(defs: list, comps: dict, entities: dict, aliases: dict, kinds: dict, 
             names.actions[d.name] = d
         elif isinstance(d, n.HandlerDef):
             names.events.setdefault(d.event, []).append(d)
+        elif isinstance(d, n.EndDef):
+            names.ends.add(d.name)
     return names
 
 

@@ -9,6 +9,7 @@ from collections import Counter, deque
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
 from ..runtime.strict_json import read_json
+from . import secrecy
 from .log import Messages
 from .machine import Action, Machine
 
@@ -111,15 +112,12 @@ class Game:
     def hidden(self, entity: str, field: str, player: str | None) -> bool:
         """Whether ``player`` (None: an onlooker) may not see ``entity.field``: a field the
         ruleset declares ``secret`` for the entity's kind, unless it is the player's own."""
-        record = self.state["entities"].get(entity)
-        if record is None:
-            return False
-        fields = self.ruleset.meta.get("secret", {}).get(record.get("kind"), ())
-        return field in fields and not (record.get("kind") == "players" and entity == player)
+        return secrecy.hidden(self.state, self.ruleset.meta.get("secret", {}), entity, field, player)
 
     def view(self, player: str | None) -> dict:
         """The state as ``player`` may see it: fields the ruleset declares ``secret`` are hidden
-        (``"hidden"``) — another player's, or any entity's for kinds other than players.
+        (``"hidden"``) — another player's, or any entity's for kinds other than players — and
+        so is what the rules set from a secret (:mod:`.secrecy`).
         ``player=None`` is an onlooker who sees no secret at all. Nothing that could give a secret
         away is in a view: no seed or generator state (the future of chance), no list of past
         actions (with the seed, it would replay the game), no paused rules' locals; only how many
@@ -127,11 +125,7 @@ class Game:
         st = self.state
         view = json.loads(json.dumps({k: st[k] for k in _VISIBLE}))
         view["decisions"] = len(st["history"])
-        secret = self.ruleset.meta.get("secret", {})
-        for entity, record in view["entities"].items():
-            for field in secret.get(record.get("kind"), ()):
-                if field in record and self.hidden(entity, field, player):
-                    record[field] = "hidden"
+        secrecy.hide_in_view(view, self.ruleset.meta.get("secret", {}), self.ruleset.secrecy, player, st)
         return view
 
     def sees(self, player: str | None, line: str) -> bool:
@@ -146,9 +140,17 @@ class Game:
         ``messages.entries`` are the structured records."""
         return Messages(self._log)
 
-    def messages_for(self, player: str | None) -> list[str]:
-        """The log as ``player`` may read it (``messages`` is the whole log)."""
-        return [line for line in self.messages if self.sees(player, line)]
+    def messages_for(self, player: str | None, since: int = 0) -> list[str]:
+        """The log as ``player`` may read it, from its line ``since`` (``messages`` is the
+        whole log): no line that reveals what they may not see, ``hidden`` for a value that
+        another seat's secret gave (:mod:`.secrecy`)."""
+        secret = self.ruleset.meta.get("secret", {})
+        lines = (secrecy.line_for(item, player, self.state, secret) for item in self._log[since:])
+        return [line for line in lines if line is not None]
+
+    def label_for(self, action, actor: str | None, player: str | None) -> str:
+        """The label of ``action``, taken by ``actor``, as ``player`` may read it (:mod:`.secrecy`)."""
+        return secrecy.label_for(action, actor, player, self.ruleset.secrecy)
 
     def legal_actions(self) -> list[Action]:
         """The legal actions now; a pending choice with none is a ruleset bug (RR307)."""
@@ -266,7 +268,7 @@ class Game:
             self.machine.steps = 0  # each evaluation has the whole step budget
             try:
                 return fn(self.machine, values)
-            except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+            except Exception as err:  # rules faults become diagnostics
                 raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
         return run
 
@@ -282,7 +284,7 @@ class Game:
         machine.steps = 0
         try:
             return fn(machine, player)
-        except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+        except Exception as err:  # rules faults become diagnostics
             raise RulesRuntimeError(Diagnostic("RR302", f"in estimate: {err}",
                                                self.ruleset.program.estimate_pos)) from None
 
@@ -295,7 +297,7 @@ class Game:
             machine.steps = 0
             try:
                 value = fn(machine, {})
-            except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+            except Exception as err:  # rules faults become diagnostics
                 raise RulesRuntimeError(Diagnostic("RR302", f"in metric {name}: {err}", pos)) from None
             if not isinstance(value, (int, Fraction)):
                 raise RulesRuntimeError(Diagnostic(
@@ -320,7 +322,7 @@ class Game:
             self.state["stack"].append(frame)  # popped by the Return
             write(code, program)(self.machine, frame)
             misfit = self.ruleset.misfit(self.state)   # types the fast code trusts: checked here
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             self.machine.rollback()
             raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
         if misfit:

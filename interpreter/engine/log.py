@@ -11,15 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..runtime.values import sorted_keys
+from ..runtime.values import Secret, sorted_keys
 
 
 def show(ent: dict, value) -> str:
     """How a value reads in a message: an entity by its name, a list joined, a map as its
-    keys with their values ("Alpha 2, Beta 0"), yes/no, none."""
+    keys with their values ("Alpha 2, Beta 0"), yes/no, none; a :class:`Secret` as its value
+    (who may read it is :mod:`.secrecy`'s to say)."""
+    if value.__class__ is Secret:
+        value = value.value
     if isinstance(value, str):
         rec = ent.get(value)
-        return str(rec.get("name", value)) if rec else value
+        name = rec.get("name") if rec else None
+        return value if name is None else str(name)   # no name (or none): its id
     if isinstance(value, list):
         return ", ".join(show(ent, v) for v in value)
     if isinstance(value, dict):

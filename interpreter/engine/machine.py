@@ -12,7 +12,7 @@ from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
 from ..runtime.code import Choice as Choose, fault_site
 from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, check_text, text_size
-from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, run_body, word
+from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from .log import Entry, LogLine, show
 
 _MASK = (1 << 64) - 1
@@ -239,20 +239,33 @@ class Machine(_Shows):
         return out
 
     def end_game(self, reasons: list) -> None:
+        """The game is over for ``reasons``: the rules of ``on game_end`` run (each to its end:
+        they never pause), then the scores are counted."""
         players = self.state["kinds"]["players"]
-        scores = self._whole_numbers(self.program.score, players, "score")
-        best = max(scores.values())
-        winners = [p for p in players if scores[p] == best]
-        result = {"reasons": [str(r) for r in reasons], "scores": scores, "winners": winners}
-        if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
-            result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
-            top = max(ties[w] for w in winners)
-            result["winners"] = [p for p in winners if ties[p] == top]
+        result: dict = {"reasons": [str(r.value if r.__class__ is Secret else r) for r in reasons]}
+        secret = [i for i, r in enumerate(reasons) if r.__class__ is Secret]
+        if secret:   # reasons built from a secret (engine/secrecy.py): no seat reads them
+            result["hidden"] = secret
         self.state["result"] = result
         self.state["stack"] = []
         self.state["waiting"] = False
         self.state["turn"] = None
-        self.say(f"game over ({'; '.join(map(str, reasons))})")
+        if secret:
+            parts = ("game over (", *[x for k in range(len(reasons)) for x in ((None,) if k == 0 else ("; ", None))], ")")
+            self.say_entry(parts, tuple(reasons))
+        else:
+            self.say(f"game over ({'; '.join(map(str, reasons))})")
+        if self.program.at_end:
+            units = self.program.direct_units if self.counts is None else self.program.counted_direct
+            for key in self.program.at_end:
+                units[key](self)
+        scores = self._whole_numbers(self.program.score, players, "score")
+        best = max(scores.values())
+        result["scores"], result["winners"] = scores, [p for p in players if scores[p] == best]
+        if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
+            result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
+            top = max(ties[w] for w in result["winners"])
+            result["winners"] = [p for p in result["winners"] if ties[p] == top]
 
     def check_end(self) -> bool:
         """``check_end``: end the game if an end condition holds (True if it did)."""
@@ -293,6 +306,11 @@ class Machine(_Shows):
                 self.steps += text_size(self.ent, v)
         if self.messages is not None:
             self.messages.append(_new(Entry, (parts, values, reveals, self.ent)))
+
+    @staticmethod
+    def secret(value, owner: str | None) -> Secret:
+        """A logged value only ``owner`` may read (:mod:`.secrecy`)."""
+        return Secret(value, owner)
 
     # ------------------------------------------------------------ derived values
     def derived(self, key: str, args: tuple):
@@ -461,7 +479,7 @@ class Machine(_Shows):
                     return
                 except OverBudget:
                     raise
-                except Exception:  # noqa: BLE001 - listed again one by one, to say what is wrong
+                except Exception:  # listed again one by one, to say what is wrong
                     pass
             tests = spec.tests_at[i]
             if not tests:

@@ -100,6 +100,10 @@ class Run(ExpressionRun, Protocol):
     def say_entry(self, parts: tuple, values: tuple, reveals: tuple | None = None) -> None:
         """Log a template with its values, written out only when read."""
 
+    def secret(self, value: Any, owner: str | None) -> Any:
+        """``value`` as a logged value only ``owner`` (None: no seat) may read: a value the
+        rules print from a secret without saying the line ``reveals`` it (a ``Secret``)."""
+
     def random_below(self, n: int) -> int:
         """A number in [0, n) from the game's own generator (or from the caller's chance)."""
 

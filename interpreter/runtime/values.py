@@ -96,6 +96,14 @@ def word(value) -> str:
     return "none" if value is None else str(value)
 
 
+class Secret(NamedTuple):
+    """A logged value the rules read from a secret field without saying the line ``reveals``
+    it (lint's RR116): the whole log shows ``value``, a seat's log shows it only to ``owner``
+    (None: to no seat). Made by generated code only where lint finds such a leak."""
+    value: object
+    owner: str | None
+
+
 class Action(NamedTuple):
     """One legal decision: an option's name and the values of its parameters (a named tuple:
     cheap to make, as legal actions are made by the thousand)."""

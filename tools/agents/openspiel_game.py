@@ -34,7 +34,7 @@ except ImportError as err:  # pragma: no cover - the message is the point
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.runtime.values import MAX_LIST
 
-from railrules.tools.agents.encoding import Encoding, encoding
+from railrules.tools.common.encoding import Encoding, encoding
 from railrules.tools.agents.pettingzoo_env import standings_rewards
 
 if TYPE_CHECKING:

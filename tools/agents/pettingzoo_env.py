@@ -40,7 +40,7 @@ except ImportError as err:  # pragma: no cover - the message is the point
 
 from railrules.interpreter import load_ruleset
 
-from railrules.tools.agents.encoding import encoding
+from railrules.tools.common.encoding import encoding
 
 if TYPE_CHECKING:
     from railrules.interpreter.engine.game import Game

@@ -39,7 +39,7 @@ class Mutant:
     kind: str
     before: str
     after: str
-    definition: str     # the definition the edit is in ("def build_price", "components.companies.PRR.cash")
+    definition: str     # the definition the edit is in ("def price", "components.kinds.K.entities.E.cash")
     rule: str           # the original line, stripped: the rule in words
     text: str
     counted: bool = True    # of a rule (the estimate, metrics and what only they use are not)
@@ -111,13 +111,13 @@ def _rules_mutants(path: Path, shown: str, text: str) -> list[Mutant]:
         for m in _NUMBER.finditer(line):
             if _in_spans(spans, m.start(), m.end()):
                 n = int(m.group())
-                for new in (n + 1, n - 1):
-                    if new >= 0:
-                        add(i, "number", m.group(), str(new), replaced(m.start(), m.end(), str(new)))
+                for number in (n + 1, n - 1):
+                    if number >= 0:
+                        add(i, "number", m.group(), str(number), replaced(m.start(), m.end(), str(number)))
         for m in _LOGIC.finditer(line):
             if _in_spans(spans, m.start(), m.end()):
-                new = "or" if m.group() == "and" else "and"
-                add(i, "and/or", m.group(), new, replaced(m.start(), m.end(), new))
+                word = "or" if m.group() == "and" else "and"
+                add(i, "and/or", m.group(), word, replaced(m.start(), m.end(), word))
         if stripped.startswith("require ") and line[:1].isspace():
             indent = len(line) - len(line.lstrip())
             end = i + 1
@@ -126,9 +126,9 @@ def _rules_mutants(path: Path, shown: str, text: str) -> list[Mutant]:
             add(i, "require dropped", stripped, "", lines[:i] + [""] * (end - i) + lines[end:])
         cond = _CONDITION.match(line)
         if cond and _in_spans(spans, cond.start(3), cond.end(3)):
-            new = f"not ({cond.group(3)})"
-            add(i, "condition negated", cond.group(3), new,
-                replaced(cond.start(3), cond.end(3), new))
+            negated = f"not ({cond.group(3)})"
+            add(i, "condition negated", cond.group(3), negated,
+                replaced(cond.start(3), cond.end(3), negated))
     return found
 
 
@@ -186,7 +186,7 @@ def mutants(root: Path, rules_files: list[str], rules: set) -> list[Mutant]:
 
 def yaml_name(definition: str) -> str | None:
     """The name the rules read a YAML number by: a constant's, a variable's or a field's
-    (``components.kinds.companies.entities.PRR.trains`` -> ``trains``); None for another place."""
+    (``components.kinds.K.entities.E.trains`` -> ``trains``); None for another place."""
     path = definition.split(".")[1:]
     if path[:1] in (["constants"], ["variables"]) and len(path) > 1:
         return path[1]

@@ -96,7 +96,8 @@ def _play(ruleset, players: int, seed: int, record: list | None = None):
     first difference and says where; without, it returns the decisions made and the result."""
     game = ruleset.new_game(players, seed)
     rng = random.Random(seed)
-    made, shown = [], 0
+    made: list = []
+    shown = 0
     budget = ruleset.decision_budget
     while not game.is_over and game.decisions < budget:
         legal = game.legal_actions()

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from railrules.interpreter.data.ruleset import resolve_ruleset_path
+from railrules.interpreter.data.ruleset import resolve_ruleset_path, ruleset_around
 from railrules.interpreter.paths import in_ruleset, shipped_rulesets
 
 from railrules.tools.common import diagnostics
@@ -81,14 +81,18 @@ def chosen(targets: list[str], pattern: str | None) -> list[tuple[str, Path]]:
     out = []
     for target in targets or shipped_rulesets():
         path = Path(target)
-        if path.suffix in (".yaml", ".yml") and path.is_file() and path.parent.name == "scenarios":
-            root = resolve_ruleset_path(str(path.parent.parent))
-            files = [path] if root is not None else []
+        if path.suffix in (".yaml", ".yml") and path.is_file() and path.name != "ruleset.yaml":
+            root = ruleset_around(str(path.parent))  # a scenario runs on the ruleset above it
+            if root is None:
+                raise ValueError(f"no ruleset.yaml in the folders above the scenario '{target}': a scenario "
+                                 "runs on the ruleset whose folder holds it (RULESET/scenarios/NAME.yaml)")
+            files = [path]
         else:
             root = resolve_ruleset_path(target)
             files = scenario_files(root) if root is not None else []
         if root is None:
-            raise ValueError(f"no ruleset or scenario file '{target}'")
+            raise ValueError(f"no ruleset or scenario file '{target}': name a shipped ruleset, a folder "
+                             "holding a ruleset.yaml, or a scenario file in a ruleset's folder")
         for f in files:
             if test(f"{root.name} {f.stem} {_description(f)}"):
                 out.append((str(root), f))

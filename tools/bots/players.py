@@ -34,7 +34,8 @@ from typing import Any, Callable
 
 from railrules.interpreter.errors import Diagnostic, RailrulesError
 
-from railrules.tools.bots.search import Mcts, imagine, rating, standing
+from railrules.tools.bots import learned
+from railrules.tools.bots.search import Mcts, estimates, imagine, rating, standing
 
 
 class BotSpecError(ValueError):
@@ -56,6 +57,41 @@ class RandomBot:
         return self.rng.choice(game.legal_actions())
 
 
+ESTIMATES = ("auto", "rules", "learned")
+
+
+class Estimating:
+    """What a bot stands by (its ``estimate`` setting): ``rules``, the ruleset's estimate;
+    ``learned``, the model learned by self-play for the game's rules and player count
+    (tools/bots/learned.py: kept in the user cache, else learned when first needed; needs
+    numpy); ``auto``, the ruleset's estimate if it has one, else the learned one (else, without
+    numpy, none). A :class:`learned.Model` may be given instead of a name."""
+
+    def _estimate_setting(self, estimate) -> None:
+        if isinstance(estimate, str) and estimate not in ESTIMATES:
+            raise BotSpecError(f"estimate must be one of {', '.join(ESTIMATES)}, not '{estimate}'")
+        if estimate == "learned":
+            try:
+                learned.numpy()
+            except learned.LearnError as err:
+                raise BotSpecError(f"estimate=learned: {err}") from None
+        self.estimate = estimate
+
+    def values(self, game):
+        """The seat values the bot stands by in ``game`` (None: the ruleset's estimate)."""
+        estimate = self.estimate
+        if isinstance(estimate, learned.Model):
+            return estimate.value
+        if estimate == "rules" or (estimate == "auto" and game.ruleset.program.estimate is not None):
+            return None
+        if estimate == "auto":
+            try:
+                learned.numpy()
+            except learned.LearnError:
+                return None
+        return learned.model(game.ruleset, len(game.players)).value
+
+
 class OptionBot(RandomBot):
     """Chooses an option uniformly (bid, pass, build...), then one of its values uniformly:
     a player facing 40 possible bids and a pass passes half the time, not once in 41."""
@@ -67,23 +103,28 @@ class OptionBot(RandomBot):
         return self.rng.choice(by_option[self.rng.choice(sorted(by_option))])
 
 
-class GreedyBot(RandomBot):
-    """Looks one decision ahead: tries every legal action on an imagined copy of the game and
-    takes the one after which the seat stands best: ahead of the most players, then furthest
+class GreedyBot(RandomBot, Estimating):
+    """Looks one decision ahead: tries every legal action on an imagined copy of the game
+    (followed by the seat's own decisions that come right after it, each taken the same way,
+    one decision ahead) and takes the one after which the seat stands best: ahead of the most players, then furthest
     ahead of (or least behind) the best of the others; ties at random. It stands by the ruleset's
     ``estimate`` (or the score once the game is over); a ruleset without an estimate has each
     action's result played out to the end ``playouts`` times by random players instead."""
-    settings = {"playouts": 4}
+    settings = {"playouts": 4, "estimate": "rules"}
+    FOLLOW = 6   # the seat's own decisions followed after the one rated (see _follow)
 
-    def __init__(self, seed: int, playouts: int = 4):
+    def __init__(self, seed: int, playouts: int = 4, estimate="rules"):
         super().__init__(seed)
         self.playouts = playouts
+        self._estimate_setting(estimate)
+        self._values = None
 
     def choose(self, game):
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal[0]
         me = game.current_player
+        self._values = self.values(game)
         seen = imagine(game, me, self.rng)
         best, value = [], None
         for action in legal:
@@ -96,11 +137,12 @@ class GreedyBot(RandomBot):
 
     def _value(self, seen, action, me) -> tuple:
         """(standing, lead): the share of players the seat is ahead of, then by how much it
-        leads the best of the others (or trails them)."""
+        leads the best of the others (or trails them), once the seat's own decisions that
+        follow ``action`` are taken (:meth:`_follow`)."""
         after = seen.clone()
         after.apply(action)
-        if after.is_over or after.estimate(me) is not None:
-            return rating(after, me)
+        if after.is_over or estimates(after, self._values)[me] is not None:
+            return self._follow(after, me)
         total = 0.0
         for _ in range(self.playouts):
             out = after.clone()
@@ -109,26 +151,50 @@ class GreedyBot(RandomBot):
             total += standing(out, me)
         return total / self.playouts, 0
 
+    def _follow(self, game, me) -> tuple:
+        """The rating of ``game`` once the seat's own decisions that come next (the hexes of a
+        build it has begun, the first bid of an auction it has opened) are taken, each the one
+        after which it stands best (ties: the first), up to ``FOLLOW`` of them: an action that
+        only begins something is rated by where it leads, not by the nothing it changes."""
+        values = self._values
+        value = rating(game, me, values)
+        for _ in range(self.FOLLOW):
+            if game.is_over or game.current_player != me:
+                break
+            best = None
+            for action in game.legal_actions():
+                after = game.clone()
+                after.apply(action)
+                v = rating(after, me, values)
+                if best is None or v > best[0]:
+                    best = (v, after)
+            value, game = best
+        return value
 
-class MctsBot(RandomBot):
+
+class MctsBot(RandomBot, Estimating):
     """Monte Carlo tree search (UCT) over imagined copies of the game (information-set MCTS:
     each iteration imagines the hidden part afresh); with ``keep`` > 0, the part of the tree the
     game went on to is kept for the seat's next decision. See tools/bots/search.py."""
     settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
-                "widen": 1.0, "keep": 0.0}
+                "widen": 1.0, "keep": 0.0, "follow": 0, "estimate": "auto"}
 
     def __init__(self, seed: int, iterations: int = 200, depth: int = 0, explore: float = 0.7,
-                 seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0, keep: float = 0.0):
+                 seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0, keep: float = 0.0,
+                 follow: int = 0, estimate="auto"):
         super().__init__(seed)
+        self._estimate_setting(estimate)
         for name, value in (("lead", lead), ("keep", keep)):
             if value > 1:
                 raise BotSpecError(f"mcts: {name} must be between 0 and 1, not {value}")
         self.search = Mcts(self.rng, iterations, depth, explore, seconds, lead, widen, keep)
+        self.search.follow = follow
 
     def choose(self, game):
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal[0]
+        self.search.values = self.values(game)
         return self.search.best(game, legal)
 
 
@@ -136,6 +202,9 @@ BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": 
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
             "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0); "
+            "mcts stands by estimate=auto (the ruleset's estimate, else one learned by self-play: "
+            "railrules learn), greedy by estimate=rules (without one: random playouts); either "
+            "takes estimate=rules, learned or auto; "
             "your own: package.module:Class[:name=value...] (a class made with (seed, **options) "
             "whose choose(view, legal) returns one of legal); "
             "one for all seats, or one per seat separated by commas (mcts,random,random)")
@@ -154,7 +223,9 @@ def make_bot(spec: str, seed: int):
     texts = dict(item.partition("=")[::2] for item in items)
     for name, value in values.items():
         default = cls.settings[name]
-        if value < 0 or (isinstance(default, int) and name != "depth" and value < 1):
+        if isinstance(default, str):
+            continue
+        if value < 0 or (isinstance(default, int) and name not in ("depth", "follow") and value < 1):
             raise BotSpecError(f"{kind}: {name} must be {'at least 1' if isinstance(default, int) else '>= 0'}, not {texts[name]}")
     return cls(seed, **values)
 
@@ -186,7 +257,7 @@ def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
         sys.path.append(os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except Exception as err:  # noqa: BLE001 - whatever the user's module raises, it cannot be used
+    except Exception as err:  # whatever the user's module raises, it cannot be used
         raise _refuse(spec, f"cannot import {module_name}: {type(err).__name__}: {err}") from None
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls):
@@ -207,7 +278,7 @@ def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
     try:
         make: Callable[..., Any] = cls   # the user's class: any constructor
         bot = make(seed, **options)
-    except Exception as err:  # noqa: BLE001 - the user's constructor: any failure is a refusal
+    except Exception as err:  # the user's constructor: any failure is a refusal
         raise _refuse(spec, f"{class_name}(seed, {', '.join(f'{k}={v!r}' for k, v in options.items())}) "
                       f"failed: {type(err).__name__}: {err}") from None
     choose = getattr(bot, "choose", None)     # on the bot: a static or class method will do too
@@ -238,7 +309,7 @@ class UsersBot:
         legal = game.legal_actions()
         try:
             action = self.bot.choose(game.view(game.current_player), list(legal))
-        except Exception as err:  # noqa: BLE001 - the user's code: its game stops, said why
+        except Exception as err:  # the user's code: its game stops, said why
             raise BotError(Diagnostic("RR401", f"bot {self.spec} failed in choose: {type(err).__name__}: {err}")) from err
         if action not in legal:
             raise BotError(Diagnostic("RR401", f"bot {self.spec} chose {action!r}, which is not one of "

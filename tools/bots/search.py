@@ -120,11 +120,19 @@ def _bound(copy, guess: dict, key: str, where: str, default):
     return copy.compile_expression(text, (), pos)()
 
 
-def standings(game) -> dict:
+def estimates(game, values=None) -> dict:
+    """Seat -> its estimate: by ``values(game)`` (seat -> value: a learned estimate) if given
+    and the game is not over, else by the ruleset's (the score once the game is over)."""
+    if values is None or game.is_over:
+        return {p: game.estimate(p) for p in game.players}
+    return values(game)
+
+
+def standings(game, values=None) -> dict:
     """How each seat stands, from 0 (below everyone) to 1 (above everyone): the share of the other
     players it is ahead of (a tie counts half), by score once the game is over, else by the
-    ruleset's estimate (0.5 for all without one). Only the order matters, not the scale."""
-    return _standings(game.players, {p: game.estimate(p) for p in game.players})
+    estimate (:func:`estimates`; 0.5 for all without one). Only the order matters, not the scale."""
+    return _standings(game.players, estimates(game, values))
 
 
 def _unknown(values: dict) -> bool:
@@ -151,16 +159,17 @@ def _standings(players, values: dict) -> dict:
     return {p: ahead[p] / (n - 1) for p in players}
 
 
-def credits(game, weight: float) -> dict:
+def credits(game, weight: float, values=None) -> dict:
     """What the search credits each seat with for how a game stands, from 0 to 1: with
     ``weight`` 0 its standing (:func:`standings`); else ``(1 - weight) * standing + weight *
     (1 + tanh(lead / scale)) / 2``, where lead is how far the seat's estimate is above the best
     of the others' and scale the players' mean estimate in absolute value. Rank
     alone gives every action the same credit when a seat trails (or leads) by more than a
     short search can change, and the search then plays at random; the lead term, bounded and
-    smooth, still tells the better action from the worse. Without an estimate: the standing."""
+    smooth, still tells the better action from the worse. Without an estimate: the standing.
+    ``values``: as :func:`estimates`."""
     players = game.players
-    values = {p: game.estimate(p) for p in players}
+    values = estimates(game, values)
     stand = _standings(players, values)
     if weight <= 0 or len(players) < 2 or _unknown(values):
         return stand
@@ -183,10 +192,11 @@ def standing(game, seat: str) -> float:
     return standings(game)[seat]
 
 
-def rating(game, seat: str) -> tuple:
+def rating(game, seat: str, values=None) -> tuple:
     """(standing, lead) of ``seat``, each estimate read once: how the greedy bot compares the
-    results of its actions, and the order in which the search tries them."""
-    values = {p: game.estimate(p) for p in game.players}
+    results of its actions, and the order in which the search tries them. ``values``: as
+    :func:`estimates`."""
+    values = estimates(game, values)
     ahead = 0 if values[seat] is None else _ahead(values, seat)
     return _standings(game.players, values)[seat], ahead
 
@@ -283,6 +293,8 @@ class Mcts:
     deepest one it reaches (``reuse``; False replays every walk from an imagined copy)."""
 
     reuse = True   # keep the games at nodes when nothing is secret (False: replay every walk)
+    follow = 0     # at a new node, the decisions of the seat that moved into it taken greedily first
+    values = None  # seat values of a game instead of the ruleset's estimate (:func:`estimates`)
 
     def __init__(self, rng, iterations: int, depth: int, explore: float, seconds: float,
                  lead: float = 0.0, widen: float = 0.0, keep: float = 0.0):
@@ -368,7 +380,7 @@ class Mcts:
                 path.append((seat, child))
                 # kept when no draw was made since the root (and while there is room)
                 if at is not None and game.state["rng"] == seed and len(at) < _GAMES_KEPT:
-                    at[child] = game if self._still(game) else game.clone()
+                    at[child] = game if self._still(game, seat) else game.clone()
                 break
             i = self._select(kids, len(candidates), math.log(node.visits + 1))
             action, node = candidates[i], kids[i]
@@ -380,22 +392,26 @@ class Mcts:
                     continue
                 game = here = _copy(here, seed)
             game.apply(action)
-        self._play_on(here)
-        credit = credits(here, self.lead)
+        here = self._play_on(here, path[-1][0] if path else None)
+        credit = credits(here, self.lead, self.values)
         for seat, n in path:
             n.visits += 1
             n.value += credit[seat]
         root.visits += 1
 
-    def _still(self, game) -> bool:
+    def _still(self, game, mover) -> bool:
         """Whether :meth:`_play_on` leaves ``game`` as it is."""
-        return game.is_over or (self.depth == 0 and game.ruleset.program.estimate is not None)
+        return game.is_over or (self.depth == 0 and self._estimated(game)
+                                and not (self.follow and game.current_player == mover))
+
+    def _estimated(self, game) -> bool:
+        """Whether positions of ``game`` have an estimate (the ruleset's, or ``values``)."""
+        return self.values is not None or game.ruleset.program.estimate is not None
 
     def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool) -> list:
         """The actions of this copy the node may try now: its order, cut to its width."""
         if node.order is None:
-            node.ranked = planning and self.widen > 0 and len(legal) > 1 \
-                and game.ruleset.program.estimate is not None
+            node.ranked = planning and self.widen > 0 and len(legal) > 1 and self._estimated(game)
             node.order = (self._order(game, legal, seat) if node.ranked
                           else self.rng.sample(legal, len(legal)))
         elif len(legal) > 1 and legal != node.legal:
@@ -420,7 +436,7 @@ class Mcts:
         def rate(action):
             after = game.clone()
             after.apply(action)
-            return rating(after, seat)
+            return rating(after, seat, self.values)
         rated = {a: rate(a) for a in order}
         return sorted(order, key=rated.__getitem__, reverse=True)
 
@@ -437,10 +453,29 @@ class Mcts:
                 best, top = i, bound
         return best
 
-    def _play_on(self, game) -> None:
-        """Random decisions: ``depth`` of them, or to the end without an estimate."""
-        limit = self.depth if game.ruleset.program.estimate is not None else math.inf
+    def _play_on(self, game, mover):
+        """The game to credit: ``game`` after ``depth`` random decisions (to the end without
+        an estimate); with ``follow`` (and ``depth`` 0), after the decisions the seat that moved
+        into the new node takes next (a build's hexes), up to ``follow`` of them, each the one
+        after which it stands best one decision ahead: what an action only begins is credited
+        by where it leads."""
+        estimated = self._estimated(game)
+        if self.follow and self.depth == 0 and estimated:
+            for _ in range(self.follow):
+                if game.is_over or game.current_player != mover:
+                    break
+                best = None
+                for action in game.legal_actions():
+                    after = game.clone()
+                    after.apply(action)
+                    v = rating(after, mover, self.values)
+                    if best is None or v > best[0]:
+                        best = (v, after)
+                game = best[1]
+            return game
+        limit = self.depth if estimated else math.inf
         done = 0
         while not game.is_over and done < limit:
             game.apply(self.rng.choice(game.legal_actions()))
             done += 1
+        return game

@@ -1,7 +1,8 @@
 """`railrules bench`: the engine's figures per ruleset, on one core.
 
 Each figure is measured, never asserted (tests do not time anything): random playouts per
-second and decisions per game (from `simulate`), each bot's choices per second and seconds
+second and decisions per game (from `simulate`; the games' CPU time beside their wall time,
+and whether the machine was busy: tools/common/clock.py), each bot's choices per second and seconds
 spent choosing per game, microseconds per decision, a clone of a
 mid-game state, an action applied and undone, a warm load+compile of
 the ruleset and the cold start of `railrules play` (to its first prompt), and the cold start of
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from railrules.interpreter import load_ruleset
 
+from railrules.tools.common.clock import describe as describe_time
 from railrules.tools.lab.simulate import simulate
 
 
@@ -77,6 +79,7 @@ def bench_ruleset(name: str, games: int, seed: int, players: int | None, bot: st
         "load_ms": round(min(loads), 1), "play_cold_start_ms": play_cold_start_ms(name),
         "seconds": r["seconds"],
         "seconds_per_game": round(r["seconds"] / r["finished"], 3) if r["finished"] else None,
+        "cpu_seconds_per_game": r["cpu_seconds_per_game"], "timing": r["timing"],
         "bots": r["bots"],
     }
 
@@ -106,12 +109,13 @@ def describe(report: dict) -> str:
         lines.append(
             f"{name} ({r['players']} players, {r['games']} {r['bot']} games"
             f"{', forced moves applied' if r['forced'] else ''}): {r['playouts_per_second']} playouts/s "
-            f"({r['seconds_per_game']} s/game), "
+            f"({r['seconds_per_game']} s/game wall, {r['cpu_seconds_per_game']} s/game CPU), "
             f"{r['decisions_mean']} decisions/game, {r['us_per_decision']} us/decision; "
             f"clone {r['clone_us']} us; apply+undo {r['apply_undo_us']} us; "
             f"load+compile {r['load_ms']} ms; cold start of `railrules play` {r['play_cold_start_ms']} ms")
         lines += [f"  bot {spec}: {b['choices_per_second']} choices/s, {b['seconds_per_game']} s "
                   "choosing per game" for spec, b in r["bots"].items()]
+        lines.append(f"  games: {describe_time(r['timing'])}")
     lines.append(f"cold start of the command (railrules list): {report['cold_start_ms']} ms")
     lines.append(f"lint of {', '.join(report['rulesets'])}: median {report['lint_seconds_median']} s "
                  f"over {report['lint_runs']} runs")

@@ -22,6 +22,8 @@ import sys
 import threading
 import time
 
+from railrules.tools.common.clock import timing
+from railrules.tools.common.outputs import progress_bar
 from railrules.tools.common.heap import settled_heap
 
 _WORK: dict = {}   # in a worker: what the initializer sent (rulesets, the game function)
@@ -79,18 +81,28 @@ def _init(fn, shared) -> None:
     gc.freeze()  # a worker lives as long as its pool: what it received outlives every game
 
 
+def _timed(fn, shared, task) -> tuple:
+    """(task, fn(shared, task), the process time it took)."""
+    start = time.process_time()
+    result = fn(shared, task)
+    return task, result, time.process_time() - start
+
+
 def _run(task):
-    return task, _WORK["fn"](_WORK["shared"], task)
+    return _timed(_WORK["fn"], _WORK["shared"], task)
 
 
 def _run_batch(fn, shared, tasks: list) -> list:
     """On a cluster's worker: several short tasks for the cost of one."""
-    return [(task, fn(shared, task)) for task in tasks]
+    return [_timed(fn, shared, task) for task in tasks]
 
 
 def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
-        progress: bool = False, cluster: str | None = None) -> tuple[dict, bool]:
+        progress: bool = False, cluster: str | None = None,
+        clock: dict | None = None) -> tuple[dict, bool]:
     """``{task: fn(shared, task)}`` for the tasks done, and whether the work stopped early.
+    ``clock`` (a dict) receives the run's timing (tools/common/clock.py: wall and CPU time, the
+    CPU being each task's process time, wherever it ran, and whether the machine was busy).
     ``shared`` (picklable: rulesets travel by path and content hash) is sent to each worker once.
     ``cluster``: a Dask scheduler's address, or "local" to start one here (one worker a core)."""
     done: dict = {}
@@ -99,6 +111,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
     cancel = _alarm(time_limit)
     restore = _on_sigterm()
     deadline = time.monotonic() + time_limit if time_limit and cancel is None else None
+    started, cpu = time.perf_counter(), 0.0
     try:
         try:
             if on_cluster:
@@ -108,12 +121,13 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
                 pool = multiprocessing.Pool(jobs, _init, (fn, shared))
                 results = pool.imap_unordered(_run, tasks)
             else:
-                results = ((t, fn(shared, t)) for t in tasks)
+                results = (_timed(fn, shared, t) for t in tasks)
             with settled_heap():
-                for task, result in results:
+                for task, result, seconds in results:
                     done[task] = result
+                    cpu += seconds
                     if progress:
-                        _bar(len(done), len(tasks))
+                        progress_bar(len(done), len(tasks))
                     if deadline and time.monotonic() > deadline and len(done) < len(tasks):
                         break
         finally:
@@ -131,6 +145,9 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
             on_cluster.close()
         if progress:
             print(file=sys.stderr)
+        if clock is not None:
+            workers = 1 if on_cluster or jobs <= 1 else min(jobs, max(len(tasks), 1))
+            clock.update(timing(time.perf_counter() - started, cpu, workers))
     return done, stopped
 
 
@@ -185,7 +202,7 @@ class _Cluster:
             if part is not None:
                 try:
                     part.close()
-                except Exception:  # noqa: BLE001 - closing after an error or Ctrl-C: nothing to save
+                except Exception:  # closing after an error or Ctrl-C: nothing to save
                     pass
 
 
@@ -216,18 +233,3 @@ def _answers_as_dask(address: str) -> None:
     if not 0 < length < 1 << 20:
         raise ClusterError(f"cannot reach the cluster at {address}: what answers there is not a "
                            "Dask scheduler")
-
-
-_LAST_BAR = [0.0]   # when the bar was last drawn
-
-
-def _bar(done: int, total: int) -> None:
-    """The progress bar, drawn at most ten times a second (and at the end): a terminal redrawn
-    for every one of thousands of short games keeps the run waiting on its output."""
-    now = time.monotonic()
-    if done < total and now - _LAST_BAR[0] < 0.1:
-        return
-    _LAST_BAR[0] = now
-    width = 30
-    filled = width * done // total
-    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)

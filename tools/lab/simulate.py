@@ -6,6 +6,7 @@ from collections import Counter
 
 from railrules.interpreter.errors import RailrulesError
 
+from railrules.tools.common.clock import describe as describe_time
 from railrules.tools.common import verbs
 from railrules.tools.lab import runner
 from railrules.tools.bots.players import play_out, seat_bots
@@ -37,8 +38,9 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
     """Play ``games`` seeded bot games; return the figures as one JSON-ready dict. Ctrl-C or the
     time limit stops early: the figures are then those of the games finished (``partial``)."""
     start = time.perf_counter()
+    timed: dict = {}
     done, stopped = runner.run(_one, (ruleset, players, bot, forced), list(range(seed, seed + games)),
-                               jobs, time_limit, progress, cluster)
+                               jobs, time_limit, progress, cluster, timed)
     elapsed = time.perf_counter() - start
     wins: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
@@ -70,6 +72,9 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
         "decisions_mean": round(sum(decisions) / len(decisions), 1) if decisions else 0,
         "decisions_max": max(decisions, default=0),
         "seconds": round(elapsed, 3),
+        # CPU beside wall time, and whether the machine was busy (tools/common/clock.py)
+        "timing": timed,
+        "cpu_seconds_per_game": round(timed["cpu_seconds"] / finished, 3) if finished else None,
         "playouts_per_second": round(finished / elapsed, 2) if elapsed else 0.0,
         "decisions_per_second": round(sum(decisions) / elapsed) if elapsed else 0,
         # per bot: the time it spent choosing, per choice and per game (the engine's time apart)
@@ -89,7 +94,8 @@ def describe(r: dict) -> str:
              "end reasons: " + (", ".join(f"{k} {v}" for k, v in r["end_reasons"].items()) or "-"),
              f"decisions per game: mean {r['decisions_mean']}, max {r['decisions_max']}",
              f"playouts per second: {r['playouts_per_second']} ({r['decisions_per_second']} decisions/s, "
-             f"{r['seconds']} s)"]
+             f"{r['seconds']} s)",
+             f"time: {describe_time(r['timing'])}; CPU per game {r['cpu_seconds_per_game']} s"]
     for spec, b in r["bots"].items():
         lines.append(f"bot {spec}: {b['choices_per_second']} choices/s, {b['seconds_per_game']} s "
                      "choosing per game")

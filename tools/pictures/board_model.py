@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from railrules.interpreter.engine import secrecy
 from railrules.interpreter.board.hexgrid import parse_id
 
 PALETTE = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
@@ -138,8 +139,15 @@ def board_model(game) -> BoardModel:
     seen = [m for hv in model.hexes for m in [*hv.track, *(e for _, e in hv.pieces), *hv.marks]]
     model.owners = _owners(game, spec, _every_of_their_kinds(game, spec.get("legend") or [], seen))
     model.panels = _panels(game)
-    model.displays = [_display(game, d, k) for k, d in enumerate(spec.get("displays") or [])]
+    model.displays = [_display(game, d, k) for k, d in enumerate(spec.get("displays") or [])
+                      if _shown(game, d, k)]
     return model
+
+
+def _shown(game, d: dict, k: int) -> bool:
+    """Whether display ``k`` may be drawn: none of its expressions reads a secret (RR116)."""
+    return all(secrecy.shows(game.ruleset.secrecy, "render", "displays", k, kind, key)
+               for kind, spec in d.items() if isinstance(spec, dict) for key in spec)
 
 
 def _display(game, d: dict, k: int):
@@ -216,7 +224,10 @@ def _lines(hexes: list, adj: dict) -> list:
 
 
 def _compile(game, spec: dict, key: tuple):
-    """The render expression at ``key`` (``h`` its parameter); its faults point into ruleset.yaml."""
+    """The render expression at ``key`` (``h`` its parameter); its faults point into ruleset.yaml.
+    One that reads a secret (lint's RR116) draws nothing."""
+    if not secrecy.shows(game.ruleset.secrecy, "render", *key):
+        return lambda **_: None
     places = game.ruleset.meta_places.get("ruleset")
     where = places.value_of("render", *key) if places is not None else None
     text = spec

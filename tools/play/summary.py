@@ -15,7 +15,8 @@ def summary(game, viewer: str | None = None, kinds: list[str] | None = None) -> 
     """Players, then each shown kind, then the global variables, as ``viewer`` may see them
     (fields the ruleset declares secret are hidden from the other players)."""
     show = game.ruleset.meta.get("show", {})
-    ent = game.view(viewer)["entities"]
+    view = game.view(viewer)
+    ent = view["entities"]
     lines = []
     wanted = kinds or ["players", *[k for k in show if k != "players"]]
     for kind in wanted:
@@ -29,17 +30,20 @@ def summary(game, viewer: str | None = None, kinds: list[str] | None = None) -> 
             text = "  ".join(f"{f}={_fmt(game, rec[f])}" for f in names if f in rec)
             mark = " <" if i == game.current_player else ""
             lines.append(f"  {rec.get('name', i):<12} {text}{mark}")
-    glob = {k: v for k, v in game.state["globals"].items() if k not in game.ruleset.notes}
+    glob = {k: v for k, v in view["globals"].items() if k not in game.ruleset.notes}
     if glob:
         lines.append("  ".join(f"{k}={_fmt(game, v)}" for k, v in glob.items()))
     return "\n".join(lines)
 
 
-def standings(game) -> str:
+def standings(game, view: dict | None = None) -> str:
+    """The final scores and why the game ended, the reasons as ``view`` (a seat's) has them, if
+    given (one built from a secret reads hidden), else as the whole record says them."""
     result = game.result
     ent = game.state["entities"]
     order = sorted(game.players, key=lambda p: -result["scores"][p])
-    lines = [f"game over: {', '.join(result['reasons'])} after {game.decisions} decisions"]
+    reasons = (view or game.state)["result"]["reasons"]
+    lines = [f"game over: {', '.join(reasons)} after {game.decisions} decisions"]
     for p in order:
         star = "  winner" if p in result["winners"] else ""
         lines.append(f"  {ent[p]['name']:<10} {result['scores'][p]:>5}{star}")

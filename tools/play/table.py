@@ -113,13 +113,13 @@ class Table:
                 "paused": paused_in(game) if yours else "",
                 "options": self._options() if yours else [],
                 "can_undo": self._may_undo(seat) and bool(self.mine),
-                "last": self.last,
+                "last": self._last_for(shown),
             }
             log = game.messages_for(shown)
             out["log"], out["log_total"] = log[-LOG_LINES:], len(log)
             if game.is_over:
                 result = game.result
-                out["standings"] = standings(game)
+                out["standings"] = standings(game, game.view(shown))
                 out["scores"] = {p: result["scores"][p] for p in game.players}
                 out["winners"] = list(result["winners"])
             if have != self.version:
@@ -188,7 +188,16 @@ class Table:
 
     def _moved(self, mover, action) -> None:
         self.version += 1
-        self.last = {"by": self._name(mover), "label": action.label, "hexes": self._hexes_of(action)}
+        self.last = {"by": self._name(mover), "label": action.label, "hexes": self._hexes_of(action),
+                     "mover": mover, "action": action}
+
+    def _last_for(self, seat) -> dict | None:
+        """The last move as ``seat`` may read it (an option's secret parameters hidden)."""
+        if self.last is None:
+            return None
+        last = {k: v for k, v in self.last.items() if k not in ("mover", "action")}
+        last["label"] = self.game.label_for(self.last["action"], self.last["mover"], seat)
+        return last
 
     def why(self, seat, label=None, hex_id=None) -> dict:
         """Why an action (or a click on a hex) is refused or allowed, with the rule that says so."""

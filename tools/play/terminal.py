@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from railrules.interpreter import Game, IllegalAction
+from railrules.interpreter.engine import secrecy
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import in_ruleset
 
@@ -46,9 +47,8 @@ def _painter(out):
 
 def _print_new(game: Game, shown: list[int], out, seat: str | None = None) -> None:
     """The lines logged since last time; a seat reads only what it may see."""
-    for line in game.messages[shown[0]:]:
-        if seat is None or game.sees(seat, line):
-            print(f"  {line}", file=out)
+    for line in (game.messages[shown[0]:] if seat is None else game.messages_for(seat, shown[0])):
+        print(f"  {line}", file=out)
     shown[0] = len(game.messages)
 
 
@@ -79,6 +79,8 @@ def option_cost(game: Game, action) -> str:
     text = (game.ruleset.meta.get("costs") or {}).get(action.name)
     if not text:
         return ""
+    if not secrecy.shows(game.ruleset.secrecy, "costs", action.name):
+        return f"  costs {secrecy.HIDDEN}"
     scope = game.option_scope(action)
     try:
         value = game.compile_expression(text, tuple(scope))(**scope)
@@ -239,8 +241,9 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             action = seats[game.current_player].choose(game)
             name = game.state["entities"][game.current_player]["name"]
             colour = entity_colour(game, game.current_player)
+            actor = game.current_player
             game.apply(action)
-            print(paint(f"{name}: {action.label}", colour), file=out)   # in the player's colour
+            print(paint(f"{name}: {game.label_for(action, actor, seat)}", colour), file=out)   # in the player's colour
             continue
         actions = game.legal_actions()
         now = summary(game, seat).splitlines()
@@ -330,7 +333,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         except IllegalAction as err:
             print(paint(f"not allowed: {err.diagnostics[0].message} (try: why {text})", "red"), file=out)
     _print_new(game, shown, out, seat)
-    print(standings(game), file=out)
+    print(standings(game, game.view(seat)), file=out)
     try:   # the file reserved for this game when it started holds how it ended
         save(game, save_path)
     except OutputError as err:

@@ -231,6 +231,8 @@ class Encoding:
             table = [v for v in table if isinstance(v, str)]
         slot = Slot(owner, name, form, table)
         slot.secret = name in (self.ruleset.meta.get("secret") or {}).get(self.kind_of.get(owner), ())
+        # a public variable or field the rules set from a secret (lint's RR116): hidden from all
+        slot.leaked = ("variable" if owner == "globals" else "field", name) in self.ruleset.secrecy.get("state", ())
         self.slots.append(slot)
 
     def slices(self) -> list["Slice"]:
@@ -260,7 +262,7 @@ class Encoding:
         out[2 * n] = 1.0 if view["result"] is not None else 0.0
         ents, glob = view["entities"], view["globals"]
         for slot in self.slots:
-            if slot.secret and game.hidden(slot.owner, slot.name, player):
+            if slot.leaked or (slot.secret and game.hidden(slot.owner, slot.name, player)):
                 out += slot.encode("hidden")
                 continue
             value = glob.get(slot.name) if slot.owner == "globals" else ents.get(slot.owner, {}).get(slot.name)
@@ -311,6 +313,7 @@ class Slot:
     def __init__(self, owner: str, name: str, form: str, table: list):
         self.owner, self.name, self.form, self.table = owner, name, form, table
         self.secret = False     # a field the ruleset declares secret (hidden from other players)
+        self.leaked = False     # set from a secret by rules that leak it (hidden from every seat)
         self.place = {v: i for i, v in enumerate(table)}
         self.width = len(table) + 1 if form == "list" else len(table) if form == "map" else 1
 
@@ -394,39 +397,3 @@ def _sample_games(ruleset, players: int, games: int, seed: int):
             if game.is_over:
                 break
             game.apply(pick.choice(game.legal_actions()))
-
-
-# ------------------------------------------------------------------ the verb: railrules observe
-def add_arguments(parser) -> None:
-    parser.description = (
-        "The layout of the observation vector of the PettingZoo and OpenSpiel adapters for a ruleset "
-        "and player count: each slice (its numbers, from 0), the field or variable it holds and how "
-        "it encodes it; made by the code that builds the vector. Needs no agent library.")
-    parser.add_ruleset()
-    parser.add_players()
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
-
-
-def run(args) -> int:
-    from railrules.interpreter import load_ruleset
-
-    from railrules.tools.common import verbs
-    from railrules.tools.common.tables import Table as Shown, show
-    ruleset = load_ruleset(args.ruleset, args.variant)
-    players = verbs.players(ruleset, args.players)
-    code = encoding(ruleset, players)
-    slices = code.slices()
-    if args.json:
-        print(json.dumps({"ruleset": ruleset.name, "variant": ruleset.variant, "players": players,
-                          "width": code.width, "actions": code.size,
-                          "slices": [vars(s) for s in slices]}))
-        return verbs.EXIT_OK
-    table = Shown(f"{ruleset.name}, {players} players: the observation vector ({code.width} numbers, "
-                  f"{len(slices)} slices); {code.size} actions",
-                  ["numbers", "what", "encodes"], right=(0,))
-    table.rows = [[f"{s.start}" if s.stop == s.start + 1 else f"{s.start}..{s.stop - 1}", s.name, s.encodes]
-                  for s in slices]
-    table.notes = ["the observer's own view: other players' secret fields read hidden; fields no "
-                   "sampled game changed are left out (tools/agents/encoding.py)"]
-    show(table)
-    return verbs.EXIT_OK
