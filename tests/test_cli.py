@@ -583,10 +583,30 @@ def test_new_writes_the_template_that_lints_clean_tests_and_plays(capsys, monkey
     assert code == 0 and "winner" in out and "reached 10" in out
 
 
-def test_new_from_a_shipped_ruleset_is_a_renamed_working_copy(capsys, monkeypatch, tmp_path):
+def test_new_from_a_ruleset_is_an_overlay_of_it_that_lints_tests_and_plays(capsys, monkeypatch, tmp_path):
     from railrules.tools.author.lint import lint_paths
     monkeypatch.chdir(tmp_path)
-    code, out, err = run(capsys, "new", "games/my_express", "--from", "chicago_express")
+    code, out, err = run(capsys, "new", "my_rocket", "--from", "stephensons_rocket")
+    assert code == 0 and "an overlay of stephensons_rocket" in out
+    folder = tmp_path / "my_rocket"
+    assert sorted(p.name for p in folder.iterdir()) == ["my_rocket.rules", "ruleset.yaml"]
+    assert "extends: stephensons_rocket\n" in (folder / "ruleset.yaml").read_text()
+    assert [str(d) for d in lint_paths([str(folder)])] == []
+    code, out, err = run(capsys, "test", "my_rocket", "-k", "merge")
+    assert code == 0 and "2 passed, 0 failed" in out       # the base's scenarios, on the overlay
+    # an overlay of a folder names it by its path, from the new folder
+    code, out, err = run(capsys, "new", "games/mine", "--from", "./my_rocket")
+    assert code == 0 and "extends: ../../my_rocket\n" in (tmp_path / "games" / "mine" / "ruleset.yaml").read_text()
+    code, out, err = run(capsys, "play", "games/mine", "--bots", "random", "--players", "2", "--seed", "2")
+    assert code == 0 and "winner" in out
+    from railrules.interpreter import load_ruleset
+    assert load_ruleset("games/mine").name == "mine"
+
+
+def test_new_from_a_shipped_ruleset_with_copy_is_a_renamed_working_copy(capsys, monkeypatch, tmp_path):
+    from railrules.tools.author.lint import lint_paths
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "new", "games/my_express", "--from", "chicago_express", "--copy")
     assert code == 0 and "library/" in out          # says where the shared library stays
     folder = tmp_path / "games" / "my_express"
     assert (folder / "scenarios").is_dir() and (folder / "variants").is_dir()

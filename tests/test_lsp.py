@@ -283,3 +283,33 @@ def test_without_pygls_the_command_says_how_to_install_it(monkeypatch, capsys):
     from railrules.tools.cli import main
     assert main(["lsp"]) == 2
     assert "pip install" in capsys.readouterr().err
+
+
+def test_an_overlay_finds_renames_and_references_across_its_base(client, tmp_path):
+    base = tmp_path / "base"
+    import shutil
+    shutil.copytree(ROOT / "tests" / "lint_corpus" / "base", base)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "ruleset.yaml").write_text("name: mine\nextends: ../base\nrules: [more.rules]\n")
+    more = mine / "more.rules"
+    more.write_text("option wait after pass in turn:\n    require build_cost(A1) >= 0 else \"never\"\n"
+                    "    log \"{p} waits\"\n")
+    text, uri, doc = _opened(client, more)
+    found = client.request("textDocument/definition", {"textDocument": doc, "position": _at(text, "build_cost")})
+    game = base / "rules" / "game.rules"
+    assert found["uri"] == game.as_uri() and found["range"]["start"]["line"] == _line_of(game, "def build_cost")
+    refs = client.request("textDocument/references", {"textDocument": doc, "position": _at(text, "build_cost"),
+                                                      "context": {"includeDeclaration": True}})
+    assert {r["uri"] for r in refs} == {game.as_uri(), uri}
+    edit = client.request("textDocument/rename", {"textDocument": doc, "position": _at(text, "build_cost"),
+                                                  "newName": "hex_cost"})
+    assert set(edit["changes"]) == {game.as_uri(), uri}
+    # from the base, with the overlay open: the overlay's uses are renamed too
+    base_text, base_uri, base_doc = _opened(client, game)
+    edit = client.request("textDocument/rename", {"textDocument": base_doc, "newName": "hex_cost",
+                                                  "position": _at(base_text, "build_cost(h) =")})
+    assert set(edit["changes"]) == {game.as_uri(), uri}
+    # an error in the overlay that names the base's definition is said in the overlay's file
+    _change(client, uri, text.replace("after pass", "after pas"), 2)
+    assert [d["code"] for d in client.diagnostics(uri)] == ["RR212"]

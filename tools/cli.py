@@ -43,7 +43,7 @@ VERBS = (
     ("serve", "play.serve", "play a game in the browser: people and bots in any mix"),
     ("doc", "author.doc", "print a ruleset's rules as Markdown, with their citations"),
     ("code", "author.generated", "print the Python the interpreter writes for a ruleset's rules"),
-    ("new", "author.new", "write a new ruleset folder to edit (a copy of a ruleset or a template)"),
+    ("new", "author.new", "write a new ruleset folder to edit (an overlay of a ruleset, a copy, or a template)"),
     ("list", "play.shelf", "list the shipped rulesets and their variants"),
     ("completion", "completion", "print a shell completion script (bash, zsh or fish)"),
 )

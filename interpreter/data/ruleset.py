@@ -11,6 +11,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,11 +29,16 @@ from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
 from ..runtime.governor import OverLimit, check_storable
 from . import snippets
+from .overlay import Layer, lay_data, lay_rules
 from .schema import load_checked
 from .yaml_source import Positions, copy_data, utf8_text
 
 DEFAULT_STEPS = 1_000_000
 DEFAULT_DECISIONS = 100_000
+# what an overlay folder's ruleset.yaml says of the game in place of its base's
+_OVERLAY_META = ("name", "title", "rulebook", "fidelity", "players", "limits", "start_player", "guess",
+                 "lint", "coverage", "extends", "description", "cite")
+_EXTENDS = re.compile(r"(?m)^extends\s*:")
 
 
 @dataclass
@@ -63,6 +69,7 @@ class Ruleset:
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
     definitions: list = field(default_factory=list)
     notes: frozenset = frozenset()   # the variables of components.yaml's notes: (not summarised)
+    layers: tuple = ()   # the folders it is laid from: the base first, then each that extends it
 
     @property
     def secrecy(self) -> dict:
@@ -141,7 +148,8 @@ class Ruleset:
         return first_misfit(state, self.proven)
 
     def variants(self) -> list[str]:
-        return sorted(p.stem for p in (self.root / "variants").glob("*.yaml"))
+        """The variants' names: in variants/ of the ruleset and of every ruleset it extends."""
+        return sorted({p.stem for folder in self.layers or (self.root,) for p in (folder / "variants").glob("*.yaml")})
 
     def __reduce__(self):
         # pickled as where it comes from and what it was: a worker process loads the folder
@@ -187,6 +195,34 @@ def resolve_ruleset_path(name_or_path: str) -> Path | None:
     if "/" not in name_or_path and (shipped / "ruleset.yaml").is_file():
         return shipped
     return None
+
+
+def _base_of(folder: Path, extends: str) -> Path | None:
+    """The folder an overlay's ``extends:`` names: a path relative to the overlay's folder
+    (a path always wins), else the name of a shipped ruleset."""
+    path = folder / extends
+    if (path / "ruleset.yaml").is_file():
+        return path.resolve()
+    return None if "/" in extends else resolve_ruleset_path(extends)
+
+
+def ruleset_folders(root: Path) -> list[Path]:
+    """The folders a ruleset is laid from, the base first and ``root`` last (``[root]`` for a
+    ruleset that extends none). A base that is missing or makes a cycle ends the list: loading
+    the ruleset says what is wrong (RR213, RR214)."""
+    import yaml
+    out = [root]
+    while True:
+        try:
+            text = (out[0] / "ruleset.yaml").read_text(encoding="utf-8")
+            data = yaml.safe_load(text) if _EXTENDS.search(text) else None
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            return out
+        extends = data.get("extends") if isinstance(data, dict) else None
+        base = _base_of(out[0], extends) if isinstance(extends, str) else None
+        if base is None or base in out:
+            return out
+        out.insert(0, base)
 
 
 def ruleset_around(path: str) -> Path | None:
@@ -282,6 +318,7 @@ class _Loader:
         self.places: dict = {}
         self.variant_places: Positions | None = None   # where the variant's values are written
         self.sources: dict = {}   # shown path -> the text of each rules file read
+        self.folders: list = []   # the ruleset's folder and those of the rulesets it extends
 
     # ------------------------------------------------------------------ files
     def read(self, rel: str, pos: Pos, base: Path | None = None,
@@ -295,7 +332,7 @@ class _Loader:
         path = (library / rel[len("library/"):] if in_library else home / rel).resolve()
         shown = _display(path)
         if not (path.is_relative_to(home) or path.is_relative_to(library.resolve())):
-            where = "ruleset" if base is None else "variant's"
+            where = "variant's" if base is not None and base not in self.folders else "ruleset"
             self.sink.add("RR005", f"'{rel}' is outside the {where} folder", pos,
                           f"name files relative to the {where} folder, without '..'")
             return None, shown
@@ -330,30 +367,42 @@ class _Loader:
 
     # ------------------------------------------------------------------ stages
     def load(self, name_or_path: str, variant: str | None) -> Ruleset | None:
-        """The stages, in order: find the folder; read its YAML files; lay the variant over
-        them; build entities and the board; parse the rules; name everything; compile; check
-        that a game and a score exist; put the ruleset together. A stage that cannot go on
-        returns None (its diagnostics say why)."""
+        """The stages, in order: find the folder (and the folders it extends); read the base's
+        YAML files; lay each overlay folder and the variant over them; build entities and the
+        board; parse the rules of every layer and lay them over each other; name everything;
+        compile; check that a game and a score exist; put the ruleset together. A stage that
+        cannot go on returns None (its diagnostics say why)."""
         root = self.find(name_or_path)
         if root is None:
             return None
-        files = self.read_files()
+        chain = self.chain(root)
+        if chain is None:
+            return None
+        self.folders = [folder for folder, *_ in chain]
+        files = self.read_files(chain[0][0])
         if files is None:
             return None
         meta, mpos, comps, cpos, board_data, bpos = files
-        rules_files = list(meta["rules"])
-        rules_pos = {f: mpos.of("rules", i) for i, f in enumerate(rules_files)}
-        layered = self.apply_variant(variant, meta, comps, board_data, rules_pos)
+        rules_pos = {f: mpos.of("rules", i) for i, f in enumerate(meta["rules"])}
+        layers = [(list(meta["rules"]), chain[0][0], meta["name"], 0)]
+        for i, (folder, over, opos) in enumerate(chain[1:], 1):
+            # its rules: are its own files, relative to its folder (those of its base are read above)
+            meta = {**meta, **{k: v for k, v in over.items() if k in _OVERLAY_META}, "rules": over.get("rules", [])}
+            lay_data(comps, board_data, meta, over, opos, f"overlay {over['name']}", self.sink)
+            layers.append(self.rules_of(over, opos, folder, f"overlay {over['name']}", i - 1, rules_pos))
+        layered = self.apply_variant(variant, chain, meta, comps, board_data, rules_pos)
         if layered is None:
             return None
-        variant, var_rules, var_base = layered
+        variant, var_layer = layered
+        if var_layer is not None:
+            layers.append(var_layer)
         # A variant file is hashed by its content (read above) and its stem, not by where it is.
         self.digest.update(f"variant={Path(variant).stem if variant else None}".encode())
         entities, kinds, aliases, board = self.data(comps, cpos, board_data, bpos)
         scoped = self.scoped(comps, cpos)
         broken: set = set()
-        defs = self.merge(self.parse(rules_files, rules_pos, broken),
-                          self.parse(var_rules, rules_pos, broken, var_base))
+        defs = lay_rules([Layer(label, self.parse(files_, rules_pos, broken, folder), home)
+                          for files_, folder, label, home in layers], self.sink)
         if self.derive_all:  # copies: parsed modules are shared
             defs = [dataclasses.replace(d, derived=True) if isinstance(d, n.FuncDef) else d for d in defs]
         errors = len(self.sink.errors)
@@ -374,19 +423,21 @@ class _Loader:
         conserve = self.conserve(comps, cpos, compiler)
         self.check_complete(defs, program, broken, mpos)
         limits = meta.get("limits", {})
+        overlays = {f"overlay {over['name']}": opos for _, over, opos in chain[1:]}
         ruleset = Ruleset(
             name=meta["name"], title=meta["title"], root=root, variant=variant, meta=meta,
             players_min=meta["players"]["min"], players_max=meta["players"]["max"],
             constants=names.constants, variables=dict(comps.get("variables", {})),
             notes=frozenset(comps.get("notes") or {}),
             player_fields=dict(comps.get("player", {})), entities=entities, kinds=kinds,
-            meta_places={"components": cpos, "ruleset": mpos, "board": bpos,
+            meta_places={"components": cpos, "ruleset": mpos, "board": bpos, **overlays,
                          **({"variant": self.variant_places} if self.variant_places else {})},
             board=board, program=program, functions=functions, tracked=tracked, conserve=conserve,
             hash=self.digest.hexdigest()[:16],
             step_budget=limits.get("steps", DEFAULT_STEPS),
             decision_budget=limits.get("decisions", DEFAULT_DECISIONS),
-            names=names, places=self.places, definitions=defs)
+            names=names, places=self.places, definitions=defs,
+            layers=tuple(folder for folder, *_ in chain))
         ruleset.__dict__["_leaks"] = leaks   # lint's check_secrets reports them
         return ruleset
 
@@ -402,27 +453,69 @@ class _Loader:
         self.root = root
         return root
 
-    def read_files(self) -> tuple | None:
-        """ruleset.yaml, the components and the board (if any), each checked by its schema."""
-        meta, mpos = self.yaml("ruleset.yaml", "ruleset", Pos("ruleset.yaml", 1, 1))
+    def chain(self, root: Path) -> list | None:
+        """The folders the ruleset is laid from, the base first: [(folder, None, None)] for a
+        ruleset of its own; each folder whose ruleset.yaml says ``extends:`` is an overlay of
+        that base, kept with its ruleset.yaml (data, positions). RR213 for a base that does not
+        exist, RR214 for a cycle."""
+        chain: list = []
+        folder = root
+        while True:
+            text, shown = self.read("ruleset.yaml", Pos(str(folder / "ruleset.yaml"), 1, 1), folder, hashed=False)
+            if text is None:
+                return None
+            if not _EXTENDS.search(text):
+                return [(folder, None, None), *reversed(chain)]
+            over, opos = self.yaml("ruleset.yaml", "overlay", Pos("ruleset.yaml", 1, 1), folder)
+            if over is None:
+                return None
+            chain.append((folder, over, opos))
+            base = _base_of(folder, over["extends"])
+            if base is None:
+                from ..paths import shipped_rulesets
+                self.sink.add("RR213", f"ruleset {over['name']} extends '{over['extends']}', which does "
+                              "not exist", opos.of("extends"),
+                              f"shipped rulesets: {', '.join(shipped_rulesets())}; or give the path of a "
+                              "folder that holds ruleset.yaml (relative to this one)")
+                return None
+            if base == root or any(base == f for f, *_ in chain):
+                names = " -> ".join([o["name"] for _, o, _ in chain] + [str(base.name)])
+                self.sink.add("RR214", f"rulesets extend each other in a cycle: {names}",
+                              opos.of("extends"), "make one of them a full ruleset")
+                return None
+            folder = base
+
+    def read_files(self, folder: Path) -> tuple | None:
+        """ruleset.yaml, the components and the board (if any) of the base, each checked by
+        its schema."""
+        meta, mpos = self.yaml("ruleset.yaml", "ruleset", Pos("ruleset.yaml", 1, 1), folder)
         if meta is None:
             return None
-        comps, cpos = self.yaml(meta["components"], "components", mpos.of("components"))
+        comps, cpos = self.yaml(meta["components"], "components", mpos.of("components"), folder)
         board_data: dict | None = {"hexes": {}}
         bpos = Positions("-")
         if "board" in meta:
-            board_data, bpos = self.yaml(meta["board"], "board", mpos.of("board"))
+            board_data, bpos = self.yaml(meta["board"], "board", mpos.of("board"), folder)
         if comps is None or board_data is None:
             return None
         return meta, mpos, comps, cpos, board_data, bpos
 
-    def apply_variant(self, variant, meta, comps, board_data, rules_pos) -> tuple | None:
-        """Lay a variant (a name in variants/ or a file anywhere) over the data; returns the
-        variant as kept (a path for a user's file), its rules files and their folder."""
+    def rules_of(self, over: dict, where: Positions, folder: Path, label: str, home: int,
+                 rules_pos: dict) -> tuple:
+        """A layer's rules files, kept with their positions: (files, folder, label, home)."""
+        files = list(over.get("rules", []))
+        for i, f in enumerate(files):
+            rules_pos[f] = where.of("rules", i)
+        return files, folder, label, home
+
+    def apply_variant(self, variant, chain, meta, comps, board_data, rules_pos) -> tuple | None:
+        """Lay a variant (a name in variants/ of the ruleset or of a base it extends, or a file
+        anywhere) over the data; returns the variant as kept (a path for a user's file) and
+        its layer of rules (None without a variant)."""
         if not variant:
-            return variant, [], None
-        var_base: Path | None = None
+            return variant, None
         vfile = variant_file(variant)
+        home = len(chain) - 1
         if vfile is not None:      # a variant file of the user's, anywhere: a path always wins
             var_base = vfile.parent
             if not vfile.is_file():
@@ -432,22 +525,22 @@ class _Loader:
                 return None
             variant = str(vfile)
             over, vpos = self.yaml(vfile.name, "variant", Pos(variant, 0, 0), var_base)
-        else:
-            over, vpos = self.yaml(f"variants/{variant}.yaml", "variant", Pos("variants", 0, 0))
+        else:   # the ruleset's own variants first, then its bases'
+            home = next((i for i in reversed(range(len(chain)))
+                         if (chain[i][0] / "variants" / f"{variant}.yaml").is_file()), home)
+            var_base = chain[home][0]
+            over, vpos = self.yaml(f"variants/{variant}.yaml", "variant", Pos("variants", 0, 0), var_base)
         if over is None:
-            root = self.root
-            if vfile is None and not (root / "variants" / f"{variant}.yaml").is_file():
+            if vfile is None and not (var_base / "variants" / f"{variant}.yaml").is_file():
+                known = sorted({p.stem for folder, *_ in chain for p in (folder / "variants").glob("*.yaml")})
                 self.sink.diagnostics[-1] = Diagnostic(
-                    "RR205", f"no variant '{variant}' in {meta['name']}", Pos(str(root), 0, 0),
-                    hint=f"variants: {', '.join(sorted(p.stem for p in (root / 'variants').glob('*.yaml'))) or 'none'}"
-                    "; or give the path of a variant file")
+                    "RR205", f"no variant '{variant}' in {meta['name']}", Pos(str(self.root), 0, 0),
+                    hint=f"variants: {', '.join(known) or 'none'}; or give the path of a variant file")
             return None
-        self.overlay(comps, board_data, over, vpos)
+        label = f"variant {Path(variant).stem}"
+        lay_data(comps, board_data, meta, over, vpos, label, self.sink)
         self.variant_places = vpos
-        var_rules = list(over.get("rules", []))
-        for i, f in enumerate(var_rules):
-            rules_pos[f] = vpos.of("rules", i)
-        return variant, var_rules, var_base
+        return variant, self.rules_of(over, vpos, var_base, label, home, rules_pos)
 
     def data(self, comps, cpos, board_data, bpos) -> tuple:
         """The entities (aliases resolved to ids), their kinds and aliases, and the board."""
@@ -515,29 +608,6 @@ class _Loader:
         if program.score is None and "score" not in broken:
             self.sink.add("RR107", "the rules define no 'score p = ...'", mpos.of("rules"))
 
-    def overlay(self, comps, board_data, over, vpos) -> None:
-        """Apply a variant: it may only change constants, variables and fields that exist."""
-        for section in ("constants", "variables"):
-            for key, value in (over.get(section) or {}).items():
-                if key not in comps.get(section, {}):
-                    self.sink.add("RR204", f"the variant sets {section[:-1]} '{key}', which the "
-                                  "ruleset does not have", vpos.of(section, key))
-                else:
-                    comps[section][key] = value
-        records = {e: r for k in (comps.get("kinds") or {}).values() for e, r in k["entities"].items()}
-        records.update(board_data.get("hexes", {}))
-        for ent, changes in (over.get("entities") or {}).items():
-            if ent not in records:
-                self.sink.add("RR204", f"the variant changes entity '{ent}', which does not exist",
-                              vpos.of("entities", ent))
-                continue
-            defaults = _kind_defaults(comps, board_data, ent)
-            for key in changes:
-                if key not in records[ent] and key not in defaults:
-                    self.sink.add("RR204", f"the variant sets {ent}.{key}, a field {ent} does not have",
-                                  vpos.of("entities", ent, key))
-            records[ent].update(changes)
-
     def entities(self, comps, cpos, board_data, bpos):
         entities, kinds, aliases = {}, {}, {}
         self.places = {}
@@ -593,24 +663,6 @@ class _Loader:
                 broken |= module.broken
                 self.files.append((rel, entry, shown, module))
         return defs
-
-    def merge(self, base: list, replacements: list) -> list:
-        """Report duplicate names; a variant's definitions replace the base ones by name."""
-        seen: dict = {}
-        for d in base:
-            key = _def_key(d)
-            if key is None:
-                continue
-            if key in seen:
-                self.sink.add("RR103", f"'{key[1]}' is defined twice (first at {seen[key].pos})", d.pos)
-            seen[key] = d
-        replaced = {_def_key(d) for d in replacements if _def_key(d)}
-        for d in replacements:
-            key = _def_key(d)
-            if key is not None and key not in seen:
-                self.sink.add("RR204", f"the variant replaces '{key[1]}', which the ruleset does "
-                              "not define", d.pos)
-        return [d for d in base if _def_key(d) not in replaced] + replacements
 
     def constants(self, defs, names: Names, compiler: Compiler, run) -> None:
         """Compute the rules' constants in order, each seeing the ones before it."""
@@ -684,29 +736,6 @@ def _display(path: Path) -> str:
 def _empty_scope():
     from ..compile.statements import _Scope
     return _Scope(set())
-
-
-def _def_key(d):
-    if isinstance(d, (n.ConstDef, n.FuncDef, n.ProcDef, n.ActionDef)):
-        return ("name", d.name)
-    if isinstance(d, (n.EndDef, n.MetricDef)):
-        return (n.DEFINITION_KINDS[type(d)], d.name)
-    if isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
-        kind = n.DEFINITION_KINDS[type(d)]
-        return (kind, kind)
-    if isinstance(d, n.GameDef):
-        return ("game", "game")
-    return None
-
-
-def _kind_defaults(comps, board_data, ent) -> dict:
-    """The default fields of the kind an entity belongs to."""
-    if ent in board_data.get("hexes", {}):
-        return board_data.get("fields", {})
-    for spec in (comps.get("kinds") or {}).values():
-        if ent in spec["entities"]:
-            return spec.get("fields", {})
-    return {}
 
 
 def _unalias(value, aliases: dict):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,8 +25,13 @@ def _schema(kind: str) -> str:
 
 @lru_cache(maxsize=None)
 def validator(kind: str) -> Draft202012Validator:
+    """The schema's validator; a ``$ref`` to another schema file (``variant.schema.json#/...``)
+    is found among the schemas."""
     from jsonschema import Draft202012Validator   # about 45 ms: only when data is checked
-    return Draft202012Validator(json.loads(_schema(kind)))
+    from referencing import Registry, Resource
+    schemas = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(schemas_dir().glob("*.schema.json"))]
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas)
+    return Draft202012Validator(json.loads(_schema(kind)), registry=registry)
 
 
 def validate(data, kind: str, positions: Positions, sink: Sink) -> bool:
@@ -65,13 +71,20 @@ def _accepted(data, kind: str) -> bool:
     leaves a mark in the user cache named by the hash of the schema, jsonschema's code and
     the data's exact ``repr``: a ruleset's files are checked once, not at every start (and
     jsonschema is not even imported)."""
-    content = (kind, _schema(kind), _jsonschema_code(), repr(data))
+    content = (kind, _schema(kind), _referenced(kind), _jsonschema_code(), repr(data))
     if cache.has("valid", *content):
         return True
     if not validator(kind).is_valid(data):
         return False
     cache.mark("valid", *content)
     return True
+
+
+@lru_cache(maxsize=None)
+def _referenced(kind: str) -> str:
+    """The text of the other schemas a schema refers to (``$ref``), which its checks depend on."""
+    text = _schema(kind)
+    return "".join(_schema(k) for k in sorted(set(re.findall(r'"([a-z]+)\.schema\.json#', text))) if k != kind)
 
 
 @lru_cache(maxsize=1)

@@ -414,6 +414,39 @@ class Needs(Node):
     params: list
 
 
+# ------------------------------------------------------------------ overlays
+# What a variant or an extending ruleset adds to a definition of its base. The loader lays
+# them over the base's definitions (:mod:`..data.overlay`) before anything else sees them.
+@dataclass
+class Hook(Node):
+    """``before P(a, b): body`` / ``after P(a, b): body``: rules run around procedure P."""
+    side: str          # "before" or "after"
+    target: str
+    params: list
+    body: list
+
+
+@dataclass
+class AddedOption(Node):
+    """``option NAME(x in D) after OTHER in P: body``: an option added to the ``choose`` of P
+    that offers OTHER, listed before or after it."""
+    option: Option
+    side: str
+    anchor: str
+    target: str
+
+
+@dataclass
+class EndClause(Node):
+    """``end_condition NAME or: expr`` (or ``and:``): a clause joined to an end condition."""
+    name: str
+    join: str
+    expr: Node
+
+
+OVERLAY_DEFINITIONS = (Hook, AddedOption, EndClause)
+
+
 @dataclass
 class Module(Node):
     definitions: list = field(default_factory=list)

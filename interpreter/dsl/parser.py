@@ -212,6 +212,26 @@ class _ToNodes(Transformer):
     def game_def(self, meta, c):
         return n.GameDef(self._pos(meta), c[0])
 
+    # ---- overlays
+    @v_args(meta=True)
+    def hook_def(self, meta, c):
+        return n.Hook(self._pos(meta), c[0], str(c[1]), c[2] or [], c[3])
+
+    @v_args(meta=True)
+    def option_def(self, meta, c):
+        pos = self._pos(meta)
+        return n.AddedOption(pos, n.Option(pos, str(c[0]), c[1] or [], c[5]), c[2], str(c[3]), str(c[4]))
+
+    @v_args(meta=True)
+    def clause_def(self, meta, c):
+        return n.EndClause(self._pos(meta), str(c[0]), c[1], c[2])
+
+    def side(self, c):
+        return str(c[0])
+
+    def join(self, c):
+        return str(c[0])
+
     def names(self, c):
         return [self._bind(t) for t in c]
 

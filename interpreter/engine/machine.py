@@ -420,6 +420,11 @@ class Machine(_Shows):
         frame = self.state["stack"][-1]
         return self.program.codes[frame["c"]].instrs[frame["pc"]], frame
 
+    def question(self):
+        """The ``choose`` the game waits on (its ``pos`` and ``options``, each with a ``name``
+        and ``pos``)."""
+        return self._choice()[0]
+
     def _bases(self):
         instr, frame = self._choice()
         player = self.state["turn"]

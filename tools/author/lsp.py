@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from railrules.interpreter.checks.symbols import YAML_KINDS, SymbolTable, symbol_table
-from railrules.interpreter.data.ruleset import check_ruleset
+from railrules.interpreter.data.ruleset import check_ruleset, ruleset_folders
 from railrules.interpreter.dsl import builtins
 from railrules.interpreter.dsl.parser import KEYWORDS
 from railrules.interpreter.errors import Diagnostic, Pos
@@ -59,6 +59,7 @@ class Rules:
 
     def __init__(self, root: Path):
         self.root = root
+        self.folders = ruleset_folders(root)   # the bases it extends, then itself
         self.table = SymbolTable([])
         self.diags: dict = {}          # path -> [Diagnostic] of the last check
         self.config = lint_config(root)
@@ -67,6 +68,7 @@ class Rules:
         """Path -> [Diagnostic] for every file of the ruleset (empty lists clear old ones),
         chosen as lint chooses them (the lint: section, ``# lint: ignore[...]``; never an error
         with which the ruleset does not load)."""
+        self.folders = ruleset_folders(self.root)   # `extends:` may have been edited
         with settled_heap():
             ruleset, diags = check_ruleset(str(self.root), texts=texts)
         if ruleset is not None:
@@ -89,8 +91,9 @@ class Rules:
         return out
 
     def files(self, texts: dict) -> list[Path]:
-        return sorted(set(ruleset_files(self.root, listed_rules(self.root), LIBRARY)) |
-                      {p for p in texts if p.is_relative_to(self.root)})
+        """Its files and those of the rulesets it extends (an overlay's names are its bases')."""
+        return sorted({f for folder in self.folders for f in ruleset_files(folder, listed_rules(folder), LIBRARY)} |
+                      {p for p in texts if any(p.is_relative_to(f) for f in self.folders)})
 
 
 def _read(path: Path) -> str:
@@ -164,7 +167,10 @@ def make_server():
             roots = set(library_users(path)) | {r for r in rulesets if rel in (listed_rules(r) or ())}
             return [known(r) for r in sorted(roots)]
         root = ruleset_root(path)
-        return [known(root)] if root is not None else []
+        if root is None:
+            return []
+        overlays = [r for r in sorted(rulesets) if r != root and root in rulesets[r].folders]
+        return [known(root), *(known(r) for r in overlays)]   # and the open overlays of it
 
     def known(root: Path) -> Rules:
         if root not in rulesets:
@@ -172,11 +178,13 @@ def make_server():
         return rulesets[root]
 
     def texts_under(root: Path) -> dict:
-        """The open documents a check of ``root`` reads: its own files and the shared library's."""
+        """The open documents a check of ``root`` reads: its own files, those of the rulesets it
+        extends, and the shared library's."""
         out = {}
+        folders = known(root).folders
         for doc in list(server.workspace.text_documents.values()):
             p = path_of(doc.uri)
-            if p.is_relative_to(root) or p.is_relative_to(LIBRARY):
+            if any(p.is_relative_to(f) for f in folders) or p.is_relative_to(LIBRARY):
                 out[p] = doc.source
         return out
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from railrules.interpreter import load_ruleset
-from railrules.interpreter.data.ruleset import variant_file
+from railrules.interpreter.data.ruleset import ruleset_folders, variant_file
 from railrules.interpreter.data.schema import validate
 from railrules.interpreter.data.yaml_source import load_yaml
 from railrules.interpreter.errors import Diagnostic, IllegalAction, Pos, RailrulesError, Sink
@@ -37,7 +37,9 @@ class ScenarioResult:
 
 
 def scenario_files(ruleset_root: Path) -> list[Path]:
-    return sorted((ruleset_root / "scenarios").glob("*.yaml"))
+    """A ruleset's scenarios: those of the rulesets it extends (the base first), which its
+    overlays must pass too, then its own."""
+    return [p for folder in ruleset_folders(ruleset_root) for p in sorted((folder / "scenarios").glob("*.yaml"))]
 
 
 def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None, keep: list | None = None,
@@ -86,9 +88,34 @@ def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None, keep:
             code = err.diagnostics[0].code if err.diagnostics[0].code in _OWN_CODES else code
         result.steps += 1
         if problem:
-            result.failures.append(Diagnostic(code, problem, where))
+            asked = _asked_by_overlay(game, path)
+            if asked:
+                problem = f"step {i + 1} diverged: {problem}"
+            result.failures.append(Diagnostic(code, problem, where, hint=asked))
             break
     return result
+
+
+def _asked_by_overlay(game, path: Path) -> str | None:
+    """When a scenario of a base runs on an overlay of it: which overlay definitions ask the
+    question the game waits on (the choose, or options added to it), or None."""
+    layers = [f.resolve() for f in game.ruleset.layers]
+    home = path.resolve().parent.parent
+    if home not in layers[:-1] or not game.state["waiting"]:
+        return None
+    above = layers[layers.index(home) + 1:]
+
+    def overlay(pos) -> bool:
+        return pos is not None and any(Path(pos.file).resolve().is_relative_to(f) for f in above)
+    choose = game.machine.question()
+    options = sorted({s.name for s in choose.options})
+    if overlay(choose.pos):
+        return (f"the overlay asks this question ({', '.join(options)}) at {choose.pos}, "
+                "where its base asks none")
+    added = [f"{s.name} at {s.pos}" for s in choose.options if overlay(s.pos)]
+    if added:
+        return f"the overlay adds options to the question asked here: {', '.join(added)}"
+    return None
 
 
 _OWN_CODES = {"RR314"}   # the scenario's own data refused (a set: of a type the rules never store)
