@@ -474,7 +474,7 @@ class Codegen:
             return f"{self.const(call_value)}({name!r}, {f}, [{', '.join(args)}])"
         if kind is not Kind.BUILTIN or not d.lo <= len(args) <= d.hi:
             return self.unsupported()
-        if name in ("count", "len") and self.proven(e.args[0], bound) == "list":
+        if name in ("count", "len") and self.proven(e.args[0], bound).startswith("list"):
             return f"len({args[0]})"   # (none raises: its checked code words the fault)
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()
