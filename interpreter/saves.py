@@ -224,7 +224,10 @@ def first_misfit(state: dict, proven: dict) -> str | None:
         if t.startswith("entity:") and value.__class__ is str and \
                 (entities.get(value) or {}).get("kind") == t[7:]:
             return None
-        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else _WORDS[t]
+        if t.startswith("list:") and value.__class__ is list:   # a list, each item of its type
+            return next((why for i, x in enumerate(value) if (why := misfit(x, t[5:], f"{at}[{i}]"))), None)
+        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else \
+            "a list" if t.startswith("list:") else _WORDS[t]
         return f"{at}: {_short(value)} is not {what}, the only type the rules store there"
     fields = proven.get("fields", {})
     for e, record in entities.items():

@@ -124,6 +124,9 @@ FAULTS = [
     ("red.zz and true", "red has no field 'zz'"),
     ("{[1]: 2}", "a map's key is a name, an entity or a whole number, not a list"),
     ("{true: 2}", "a map's key is a name, an entity or a whole number, not true"),
+    ("{[t]: 1 for t in tokens}", "a map's key is a name, an entity or a whole number, not a list"),
+    ("{t.zz: 1 for t in tokens}", "red has no field 'zz'"),
+    ("{t: t.zz for t in tokens where t.value > 4}", "green has no field 'zz'"),
     ("keys(3)", "keys() needs a map, got a number"),
     ('min([1, "a"])', "min() cannot order 'a' and a number together: compare numbers with numbers "
                       "and text with text"),

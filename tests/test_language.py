@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import textwrap
 from pathlib import Path
 
@@ -1071,7 +1072,23 @@ def test_reach_is_networkx_fewest_steps_or_cheapest_paths_within_the_limit():
         assert game.evaluate(f"reach({listed}, {limit}, h => 1 if h.site == \"plain\" else 3 if "
                              f"h.site == \"town\" else none if h.site == \"city\" else 0)") == \
             within(weighted, group, limit)
+        # a map of prices: only its hexes entered (whole prices by levels, fractions on a heap)
+        prices = f"{{h: COST for h in [{', '.join(allowed)}]}}"
+        on_map = weighted.subgraph(set(allowed) | set(group))
+        whole = prices.replace("COST", "1 if h.site == \"plain\" else 3 if h.site == \"town\" else none if h.site == \"city\" else 0")
+        assert game.evaluate(f"reach({listed}, {limit}, {whole})") == within(on_map, group, limit)
+        halves = prices.replace("COST", "1 / 2 if h.site == \"plain\" else 3 if h.site == \"town\" else none if h.site == \"city\" else 0")
+        halved = nx.DiGraph((a, b, {"weight": Fraction(1, 2) if w == 1 else w}) for a, b, w in on_map.edges(data="weight"))
+        halved.add_nodes_from(on_map)
+        assert game.evaluate(f"reach({listed}, {limit} / 2 + 1, {halves})") == \
+            within(halved, group, Fraction(limit, 2) + 1)
     assert game.evaluate("reach([], 3)") == [] and game.evaluate("reach([A6], -1)") == []
+    for prices, words in [("{A6: \"x\"}", "the cost of A6 must be a number >= 0 or none, got 'x'"),
+                          ("{A6: -1}", "the cost of A6 must be a number >= 0 or none, got a number"),
+                          ("{A6: true}", "the cost of A6 must be a number >= 0 or none, got a boolean"),
+                          ("3", "reach() needs a list of hexes, a map of prices or a function")]:
+        with pytest.raises(RulesRuntimeError, match=re.escape(words)):   # (every price checked)
+            game.evaluate(f"reach([{hexes[0]}], 5, {prices})")
 
 
 def test_a_log_line_is_stored_as_its_template_and_values_and_reads_as_then(tmp_path):
@@ -1254,8 +1271,14 @@ def test_a_list_of_the_wrong_length_is_rr302_naming_the_count(tmp_path, value):
     ("keys({10: 0, 9: 0, \"a\": 0})", ["9", "10", "a"]),
     ("count(keys({}))", 0),
     ("{a: b for (a, b) in [[\"x\", 1], [\"y\", 2]]}", {"x": 1, "y": 2}),
+    ("{t.value: t for t in tokens}", {"3": "red", "7": "green", "5": "blue"}),   # numbers as text
+    ("{t.value > 4: t for t in tokens where t.value > 4}", None),                  # refused: below
 ])
 def test_map_literals(game, expression, expected):
+    if expected is None:
+        with pytest.raises(RulesRuntimeError, match="a map's key is a name, an entity or a whole number, not true"):
+            game.evaluate(expression)
+        return
     assert game.evaluate(expression) == expected
 
 

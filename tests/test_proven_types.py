@@ -203,3 +203,55 @@ def test_a_unit_local_given_a_python_name_keeps_its_proven_type(ruleset):
     assert Codegen(ruleset.names, False, space).source(e, {"x": "int"}, {"x": "v_x"}) == "(v_x + 1)"
     assert "__class__ is int" in Codegen(ruleset.names, False, space).source(e, {"x": "any"}, {"x": "v_x"})
     assert "__class__ is int" in Codegen(ruleset.names, False, space).source(e, {"x"}, {"x": "v_x"})
+
+
+LISTS = """\
+game:
+    let strong = [t for t in tokens where t.value > 4]
+    let mixed = [t for t in tokens]
+    add 3 to mixed
+    let grown = [t for t in tokens]
+    set grown[0] = red
+    let ranked = sort(strong, t => t.value)
+    choose by players[0]:
+        option go(t in strong):
+            set counter += t.value + count(ranked)
+        option stop:
+            pass
+    set counter += sum([x.value for x in ranked])
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+@pytest.fixture(scope="module")
+def lists_folder(tmp_path_factory):
+    return str(write_ruleset(tmp_path_factory.mktemp("proven_lists"), LISTS, COMPONENTS))
+
+
+def test_the_items_of_a_local_list_are_proven_and_not_tested(lists_folder):
+    """A comprehension's items have its expression's type, sort's those of its list; an item
+    added or set of another type makes them any."""
+    ruleset = load_ruleset(lists_folder)
+    assert ruleset.proven["locals"]["game"] == {
+        "strong": "list:entity:tokens", "mixed": "list", "grown": "list:entity:tokens",
+        "ranked": "list:entity:tokens", "t": "entity:tokens"}
+    [loop] = [s for _, s in generated(lists_folder, "sum") if "def loop(" in s]
+    assert "_E[v_x]['value']" in loop and "__class__" not in loop
+    game = ruleset.new_game(players=1, seed=0)
+    game.apply(game.legal_actions()[0])
+    assert game.is_over and game.evaluate("counter") == 7 + 1 + 7
+
+
+def test_a_save_with_an_item_the_rules_never_store_is_refused(lists_folder):
+    ruleset = load_ruleset(lists_folder)
+    saved = json.loads(ruleset.new_game(players=1, seed=0).to_json())
+    saved["stack"][0]["locals"]["strong"] = ["green", "p1"]
+    with pytest.raises(BadSave) as err:
+        Game.from_json(ruleset, json.dumps(saved))
+    assert err.value.diagnostics[0].code == "RR314"
+    assert "stack[0].locals.strong[1]: \"p1\" is not the id of an entity of kind tokens" in \
+        err.value.diagnostics[0].message
+    saved["stack"][0]["locals"]["strong"] = ["green", None]   # none fits every type
+    assert Game.from_json(ruleset, json.dumps(saved)).evaluate("counter") == 0

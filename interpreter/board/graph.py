@@ -37,6 +37,8 @@ class Board:
         self._ids = list(order)
         self._width = (len(order) + 7) // 8
         self._by_byte: list = [{} for _ in range(self._width)]  # byte index -> byte -> its hexes
+        self._near_byte: list = [{} for _ in range(self._width)]  # byte index -> byte -> near bits
+        self._near_list = [self.near_bits[h] for h in order]      # index -> near bits
 
     @cached_property
     def graph(self) -> nx.Graph:
@@ -57,6 +59,29 @@ class Board:
                     names = self._by_byte[i][byte] = tuple(
                         self._ids[8 * i + k] for k in range(8) if byte >> k & 1)
                 out += names
+        return out
+
+    def around(self, bits: int) -> int:
+        """The hexes next to those of ``bits`` (an or of their ``near_bits``), as bits: a few
+        hexes one by one, more a byte at a time, each byte's answer kept."""
+        out = 0
+        if bits.bit_count() <= 4:
+            near = self._near_list
+            while bits:
+                low = bits & -bits
+                out |= near[low.bit_length() - 1]
+                bits ^= low
+            return out
+        for i, byte in enumerate(bits.to_bytes(self._width, "little")):
+            if byte:
+                found = self._near_byte[i].get(byte)
+                if found is None:
+                    found = 0
+                    for k in range(8):
+                        if byte >> k & 1:
+                            found |= self._near_list[8 * i + k]
+                    self._near_byte[i][byte] = found
+                out |= found
         return out
 
     def distances_to(self, h: str) -> dict:

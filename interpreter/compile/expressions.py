@@ -321,7 +321,21 @@ class Codegen:
                                   "return out"], start, bound, e.pos, var)
 
     def g_MapOf(self, e, bound, walrus):
-        return f"_map_of({self.gen(e.pairs, bound, walrus)})"
+        c = e.pairs
+        if self.checked or c.__class__ is not n.Comprehension or c.expr.__class__ is not n.ListLit:
+            return f"_map_of({self.gen(c, bound, walrus)})"   # (a pair taken apart: its items' names)
+        # {k: v for x in xs where cond}: the map filled in a loop, no [k, v] pair made an item
+        items = f"_items(run, {self.gen(c.source, bound, walrus=False)}, {c.var!r})"
+        var, start = f"v_{c.var}", self.temps
+        inner = {**bound, c.var: var}
+        key, value = c.expr.items
+        k, v, where = self._knowing(var, self._item(c.source, bound), lambda: (
+            self.gen(key, inner, True), self.gen(value, inner, True),
+            self.gen(c.where, inner, True) if c.where is not None else None))
+        put = [f"k = {k}", f"out[k if k.__class__ is str else _map_key(k)] = {v}"]
+        body = [f"    if {where}:", *(f"        {x}" for x in put)] if where else [f"    {x}" for x in put]
+        return self._loop(items, ["out = {}", f"for {var} in xs:", *body, "return _sized_map(out)"],
+                          start, bound, e.pos, var)
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
@@ -462,7 +476,7 @@ class Codegen:
             return f"{self.const(call_value)}({name!r}, {f}, [{', '.join(args)}])"
         if kind is not Kind.BUILTIN or not d.lo <= len(args) <= d.hi:
             return self.unsupported()
-        if name in ("count", "len") and self.proven(e.args[0], bound) == "list":
+        if name in ("count", "len") and self.proven(e.args[0], bound).startswith("list"):
             return f"len({args[0]})"   # (none raises: its checked code words the fault)
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()

@@ -25,24 +25,39 @@ optimistic: the linter speaks only when sure of an error, a proof only when sure
 """
 from __future__ import annotations
 
-from ..dsl import nodes as n
+from ..dsl import builtins, nodes as n
 from ..dsl.resolver import assigned
 from ..dsl.scope import Kind, resolve, resolve_call
 
 ANY = "any"
 _WHOLE = {"+", "-", "*", "//", "%"}                             # two whole numbers give one
 _WHOLE_BUILTINS = {"count", "len", "count_of", "ceil", "floor"}  # always give a whole number
+# builtins that give their first list's items (reordered or some left out), or one of them
+_SAME_ITEMS = {"sort", "reverse", "unique", "without", "intersect", "duplicates", "first", "max_by", "min_by"}
+# builtins whose declared result (dsl/builtins.py) is exactly what they give (or none)
+_EXACT: dict[str, str] = {name: builtins.ALL[name].result or ANY for name in
+          ("range", "keys", "players_from", "next_player", "neighbours", "frontier", "reach", "ahead",
+           "route_ahead", "step", "components")}
 
 
 def join(a: str, b: str) -> str:
-    """The type of a value that is one of a type ``a`` or of a type ``b``."""
+    """The type of a value that is one of a type ``a`` or of a type ``b`` (two lists: a list
+    whose items are of the join of their items' types, or a list of any)."""
     if a == b or b == "none":
         return a
     if a == "none":
         return b
     if a != ANY and b != ANY and all(t == "str" or t.startswith("entity:") for t in (a, b)):
         return "str"
+    if a.startswith("list") and b.startswith("list"):
+        item = join(_item(a), _item(b)) if a != "list" and b != "list" else ANY
+        return f"list:{item}" if _proven(item) else "list"
     return ANY
+
+
+def _listed(item: str) -> str:
+    """The type of a list whose items are of type ``item``."""
+    return f"list:{item}" if _proven(item) else "list"
 
 
 def of_value(value, kind_of: dict) -> str:
@@ -100,7 +115,10 @@ class Types:
             return "int" if self.of(e.expr, env, locals_, memo) == "int" else ANY
         if t in (n.Compare, n.BoolOp, n.Not, n.Exists):
             return "bool"
-        if t in (n.ListLit, n.Comprehension):
+        if t is n.Comprehension:
+            inner = {**env, e.var: _item(self.of(e.source, env, locals_, memo))}
+            return _listed(self.of(e.expr, inner, locals_))
+        if t is n.ListLit:
             return "list"
         if t is n.MapOf:
             return "map"
@@ -144,7 +162,14 @@ class Types:
     def _call(self, e, env, locals_) -> str:
         kind, d = resolve_call(self.names, e.name, set(env) | set(locals_))
         if kind is Kind.BUILTIN:
-            return "int" if e.name in _WHOLE_BUILTINS else ANY
+            if e.name in _WHOLE_BUILTINS:
+                return "int"
+            if e.name in _SAME_ITEMS and e.args:   # items of its first list, or that list itself
+                first = self.of(e.args[0], env, locals_)
+                if not first.startswith("list"):
+                    return ANY
+                return _item(first) if builtins.ALL[e.name].result == "elem" else first
+            return _EXACT.get(e.name, ANY)
         if kind is not Kind.FUNCTION or not isinstance(d, n.FuncDef) or len(d.params) != len(e.args):
             return ANY
         if d.name not in self.results:
@@ -198,12 +223,16 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         for s, locals_ in writes:
             for where, key in _written(s.target, names, locals_, kind_of, table):
                 old = where[key]
-                new = _stored(old, s.op, types.of(s.expr, {}, locals_))
+                # (a field's or variable's list is only ever a list: its items are changed
+                # in place by writes this proof does not follow)
+                new = _stored(old, s.op, _flat(types.of(s.expr, {}, locals_)))
                 if new != old:
                     where[key], changed = new, True
         for locals_, name, how, node, op, where in binds:
+            if how == "items" and not locals_[name].startswith("list:"):
+                continue   # (an item of a map, or of a list of any: the type stays)
             t = ANY if node is None else types.of(node, {}, where)
-            new = _stored(locals_[name], op, _item(t) if how == "item" else t)
+            new = _stored(locals_[name], op, _item(t) if how == "item" else _listed(t) if how == "items" else t)
             if new != locals_[name]:
                 locals_[name], changed = new, True
     return {"fields": {k: {f: t for f, t in fs.items() if _proven(t)} for k, fs in fields.items()},
@@ -239,7 +268,7 @@ def _units(defs: list, names):
             yield kind, d, {d.player: ANY if kind == "estimate" else "entity:players"}, nodes[id(d)]
 
 
-_BINDS = {n.Set, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit}
+_BINDS = {n.Set, n.Add, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit}
 
 
 def _binding(x, locals_: dict) -> list:
@@ -251,6 +280,12 @@ def _binding(x, locals_: dict) -> list:
         return [(x.name, "value", None, "=")]
     if isinstance(x, n.Set) and not x.target.path and x.target.name in locals_:
         return [(x.target.name, "value", x.expr, x.op)]
+    if isinstance(x, (n.Set, n.Add)) and x.target.name in locals_ and \
+            all(step == "index" for step, _ in x.target.path):
+        # an item of a local list set, or one added: the list's items may be of its type too
+        # (an item of an item set or added to: of any type)
+        item = (x.item if isinstance(x, n.Add) else x.expr) if len(x.target.path) == int(isinstance(x, n.Set)) else None
+        return [(x.target.name, "items", item, "+=")]
     if isinstance(x, (n.For, n.Turns)):   # (taken from the loop's hidden state, which a save
         return [(x.var, "value", None, "=")]   # holds and its check does not read: not proven)
     if isinstance(x, n.Draw):
@@ -276,6 +311,11 @@ def _item(t: str) -> str:
     return t[5:] if t.startswith("list:") else ANY
 
 
+def _flat(t: str) -> str:
+    """Type ``t``, a list's items forgotten."""
+    return "list" if t.startswith("list:") else t
+
+
 def _proven(t: str) -> bool:
     return t not in (ANY, "none")
 
@@ -285,7 +325,9 @@ def _stored(old: str, op: str, value: str) -> str:
     ``-=`` keeps a whole number or a list what it is (or faults), and makes anything else any."""
     if op == "=":
         return join(old, value)
-    return old if old in ("int", "list", "none") else ANY
+    if op == "+=" and old.startswith("list"):   # items added: of their type too
+        return join(old, value if value.startswith("list") else "list")
+    return old if old in ("int", "list", "none") or old.startswith("list:") else ANY
 
 
 def _written(target: n.Target, names, locals_, kind_of: dict, table: dict) -> list:

@@ -456,38 +456,107 @@ def _bits_of(board, hexes) -> int:
 
 def _reach(run, group, limit, cost=None):
     """Hexes reachable from a group of hexes spending at most ``limit``. Entering hex h costs
-    ``cost(h)`` when cost is a function (none: h cannot be entered), 1 when cost is a list of the
-    hexes that may be entered (others cannot), 1 everywhere without cost. The group is included,
-    at no cost. Board order (Dijkstra from the whole group; breadth-first when every step costs 1)."""
+    ``cost[h]`` when cost is a map of prices (a hex not in it, or priced none, cannot be
+    entered; every price in it is checked), ``cost(h)`` when cost is a function (none: h
+    cannot be entered), 1 when cost is a list of the hexes that may be entered (others cannot),
+    1 everywhere without cost. The group is included, at no cost. Board order."""
     sources = {_hex(run, h, "reach") for h in _as_list(group, "reach")}
     limit = _number(limit, "reach")
     if not sources or limit < 0:
         return []
+    board = run.board
     if cost is None or isinstance(cost, list):
-        # every step costs 1: breadth-first, on whole numbers with a bit per hex (Board.bits):
-        # a ring's neighbours are an or of its hexes' near_bits, read back in board order
-        board = run.board
-        near = board.near_bits
+        # every step costs 1: breadth-first, on whole numbers with a bit per hex (Board.bits)
         allowed = -1 if cost is None else _bits_of(board, cost)
-        seen = _bits_of(board, sources)
-        ring, steps = sources, 0
+        seen = ring = _bits_of(board, sources)
+        steps = 0
         while ring and steps < limit:
             steps += 1
-            grown = 0
-            for h in ring:
-                grown |= near[h]
-            grown &= allowed & ~seen
-            if not grown:
-                break
-            seen |= grown
-            ring = board.hexes_in(grown)
+            ring = board.around(ring) & allowed & ~seen
+            seen |= ring
         reached = board.hexes_in(seen)
         _sorting(run, len(reached))   # each hex reached was searched from once
         return reached
-    if not callable(cost):
-        raise BuiltinError(f"reach() needs a list of hexes or a function (h => ...) as its cost, got {_kind(cost)}")
-    # Dijkstra from every hex of the group at once; a hex's cost is asked once, when first met
-    adj, order, price = run.board.adj, run.board.order, {}
+    if cost.__class__ is dict:   # a map of prices, charged when it was made
+        levels = _price_levels(board.bits, cost, limit)
+        if levels is not None:
+            reached = board.hexes_in(_reach_by_levels(board, _bits_of(board, sources), limit, levels))
+            _sorting(run, len(reached) + len(cost))   # each hex reached, each price read
+            return reached
+        return _cheapest(run, sources, limit, cost, None)
+    if callable(cost):
+        return _cheapest(run, sources, limit, {}, cost)
+    raise BuiltinError(f"reach() needs a list of hexes, a map of prices or a function (h => ...) "
+                       f"as its cost, got {_kind(cost)}")
+
+
+def _price(x, w):
+    """Price ``w`` of hex ``x``, refused unless a number >= 0 or none."""
+    if w is not None and (isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
+        raise BuiltinError(f"reach(): the cost of {x} must be a number >= 0 or none, got {_kind(w)}")
+    return w
+
+
+def _price_levels(bits: dict, prices: dict, limit) -> dict | None:
+    """The hexes of a map of prices by their price (whole numbers up to ``limit``; none and
+    dearer ones left out) as ``{price: their bits}``, every price checked; None when a price
+    is a fraction (then the prices are not levels)."""
+    levels: dict = {}
+    whole = True
+    for x, w in prices.items():
+        if w.__class__ is not int or w < 0:
+            if _price(x, w) is not None:
+                whole = False
+            continue
+        if w <= limit:
+            levels[w] = levels.get(w, 0) | bits.get(x, 0)
+    return levels if whole else None
+
+
+def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
+    """Dijkstra by whole prices (Dial's buckets, each a set of bits): ``rings[d]``, the hexes
+    next to those first reached for exactly d, gives the hexes of price w first reached for
+    d + w; a hex of price 0 is reached for what its neighbour was. ``seen``: the group."""
+    free = levels.pop(0, 0)
+    priced = sorted(levels.items())
+    top = priced[-1][0] if priced else 0
+    around = board.around
+
+    def ring_of(new: int) -> int:
+        """The hexes next to ``new``, just reached, once the free hexes it leads to are in."""
+        nonlocal seen
+        near = around(new)
+        ring = near & free & ~seen
+        while ring:
+            seen |= ring
+            more = around(ring)
+            near |= more
+            ring = more & free & ~seen
+        return near
+    rings = [ring_of(seen)]
+    d = last = 0
+    limit = int(limit // 1)
+    while d < limit and d - last < top:
+        d += 1
+        new = 0
+        for w, group in priced:
+            if w > d:
+                break
+            new |= rings[d - w] & group
+        new &= ~seen
+        if new:
+            seen |= new
+            rings.append(ring_of(new))
+            last = d
+        else:
+            rings.append(0)
+    return seen
+
+
+def _cheapest(run, sources: set, limit, price: dict, ask) -> list:
+    """Dijkstra from every hex of the group at once, on a heap: the prices of map ``price``,
+    or (``ask``, a function) each hex's price asked once, when first met."""
+    adj, order = run.board.adj, run.board.order
     best = dict.fromkeys(sources, 0)
     heap = [(0, order[h], h) for h in sources]
     heapq.heapify(heap)
@@ -502,19 +571,21 @@ def _reach(run, group, limit, cost=None):
             if x in done:
                 continue
             w = price.get(x, price)
-            if w is price:   # not asked yet
-                w = price[x] = cost(x)
-                if w is not None and not (w.__class__ is int and w >= 0) and (
-                        isinstance(w, bool) or not isinstance(w, (int, Fraction)) or w < 0):
-                    raise BuiltinError(f"reach(): the cost of {x} must be a number >= 0 or none, got {_kind(w)}")
+            if w is price:   # not in the map, or not asked yet
+                if ask is None:
+                    continue
+                w = price[x] = ask(x)
             if w is None:
                 continue
+            if not (w.__class__ is int and w >= 0):
+                _price(x, w)
             w += spent
             if w > limit or w >= best.get(x, w + 1):
                 continue
             best[x] = w
             push(heap, (w, order[x], x))
-    _sorting(run, len(done), len(price))   # a step a hex searched, a call of the cost function
+    # a step a hex searched, a price read or a call of the cost function
+    _sorting(run, len(done), len(price))
     return sorted(done, key=order.__getitem__)
 
 
@@ -625,7 +696,7 @@ CONTEXT = {
     "components": Builtin(_components, 1, 1, "the connected groups of a set of hexes (networkx)", ("list",), "list:list:entity:hexes"),
     "connected": Builtin(_connected, 3, 3, "true if a and b are joined through the given hexes", ("list", "hex", "hex"), "bool"),
     "distance": Builtin(_distance, 2, 2, "fewest steps from a hex or the nearest hex of a group to hex h, or none: distance(c.network, h)", ("any", "hex"), "any"),
-    "reach": Builtin(_reach, 2, 3, "hexes reachable from a group within a limit, entering a hex costing cost(h) or 1 if in a list: reach(c.network, 3, h => h.cost)", ("list", "num"), "list:entity:hexes"),
+    "reach": Builtin(_reach, 2, 3, "hexes reachable from a group within a limit, entering a hex costing cost[h] (a map), cost(h) (a function) or 1 if in a list: reach(c.network, 3, {h: h.cost for h in hexes})", ("list", "num"), "list:entity:hexes"),
 }
 
 # the builtins whose work grows with their lists: charged to the run (they take it first)

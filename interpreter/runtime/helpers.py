@@ -75,11 +75,18 @@ def _member(x, xs):
 
 def map_of(pairs: list) -> dict:
     """The map of [key, value] pairs: a key is a name, an entity or a number (kept as text)."""
-    out = {}
-    for key, value in pairs:
-        if isinstance(key, bool) or not isinstance(key, (str, int)):
-            raise RuleFault(f"a map's key is a name, an entity or a whole number, not {describe(key)}")
-        out[map_key(key)] = value
+    return sized_map({checked_key(key): value for key, value in pairs})
+
+
+def checked_key(key):
+    """``key`` as a map keeps it, or the fault of a value that cannot be a key."""
+    if isinstance(key, bool) or not isinstance(key, (str, int)):
+        raise RuleFault(f"a map's key is a name, an entity or a whole number, not {describe(key)}")
+    return map_key(key)
+
+
+def sized_map(out: dict) -> dict:
+    """A map just made, refused when it has more keys than a list may have items."""
     if len(out) > MAX_LIST:
         raise OverLimit(f"a map with more than {MAX_LIST} keys")
     return out
@@ -281,7 +288,7 @@ HELPERS = {
     "_loop_items": _loop_items, "_required": _required, "_too_deep": _too_deep,
     "_new": tuple.__new__, "_Action": Action, "_OverBudget": OverBudget,
     "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items, "_unpack": unpack,
-    "_map_of": map_of, "_call": call_def, "_derived": _derived,
+    "_map_of": map_of, "_map_key": checked_key, "_sized_map": sized_map, "_call": call_def, "_derived": _derived,
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
     "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg, "_Fraction": Fraction,
