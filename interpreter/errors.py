@@ -1,7 +1,7 @@
 """Diagnostics and exceptions: every problem railrules reports is one of these.
 
 A :class:`Diagnostic` is a record (code, severity, message, file, line, column, hint);
-rendering is done by :mod:`railrules.tools.diagnostics`. Codes are registered once,
+rendering is done by :mod:`railrules.tools.common.diagnostics`. Codes are registered once,
 in :data:`CODES`, with a kebab-case name and a one-line description.
 """
 from __future__ import annotations

@@ -15,7 +15,7 @@ A save comes from a file anyone may have edited. Before a game is made of it:
   of actions the ruleset defines.
 
 Whether the history's actions are legal when replayed, and give this very state, is checked by
-replaying them (:func:`replayed`, in :func:`railrules.tools.play.load_save`), unless the save
+replaying them (:func:`replayed`, in :func:`railrules.tools.play.terminal.load_save`), unless the save
 says it holds a position set up outside its history (``"replayable": false``). Every refusal is
 BadSave (RR304) and names the field, but one: a field or variable whose type the rules prove
 (:mod:`railrules.interpreter.compile.proven`) holding a value of another type, which the fast

@@ -14,9 +14,9 @@ from railrules.interpreter import load_ruleset
 from railrules.interpreter.errors import RulesetError, RulesRuntimeError
 from railrules.interpreter.paths import rulesets_dir
 from railrules.interpreter.runtime.rationals import Fraction
-from railrules.tools.bots import BotSpecError, GreedyBot, MctsBot, make_bot, seat_bots
+from railrules.tools.bots.players import BotSpecError, GreedyBot, MctsBot, make_bot, seat_bots
 from railrules.tools.cli import main
-from railrules.tools.search import imagine, standings
+from railrules.tools.bots.search import imagine, standings
 
 
 def _coin_race(tmp_path, estimate: str | None = "estimate p = p.cash", extra: str = ""):
@@ -206,7 +206,7 @@ def test_a_sampled_world_never_contradicts_the_seats_view(decisions):
 @given(st.lists(st.integers(-10**6, 10**6), min_size=1, max_size=6))
 def test_the_point_guess_is_the_mean_of_the_values_seen_rounded_down(known):
     import fractions   # the reference: the exact mean, then rounded down
-    from railrules.tools.search import _point
+    from railrules.tools.bots.search import _point
     mean = fractions.Fraction(sum(known), len(known))
     guess = _point(None, "players", "p2", "cash", known)   # a game is read only when nothing is seen
     assert guess == math.floor(mean) and type(guess) is int
@@ -280,7 +280,7 @@ def test_a_bots_choice_does_not_change_with_hidden_information(spec):
 
 
 def test_simulate_times_each_bot_and_counts_every_choice(chicago):
-    from railrules.tools.simulate import simulate
+    from railrules.tools.lab.simulate import simulate
     r = simulate(chicago, 2, 5, 3, "greedy,random,random")
     assert set(r["bots"]) == {"greedy", "random"}
     # every decision was one bot's choice; each bot's time is its own
@@ -292,7 +292,7 @@ def test_simulate_times_each_bot_and_counts_every_choice(chicago):
 
 # ------------------------------------------------------------------ how the search ranks and credits
 def test_credits_are_standings_with_a_bounded_lead_that_breaks_ties(tmp_path):
-    from railrules.tools.search import credits
+    from railrules.tools.bots.search import credits
     game = load_ruleset(str(_coin_race(tmp_path))).new_game(3, 1)
     game.execute("set p1.cash = 9")
     game.execute("set p2.cash = 1")
@@ -322,7 +322,7 @@ def test_mcts_tries_first_what_a_one_decision_look_ahead_rates_best(tmp_path, ca
 
 @pytest.mark.parametrize("name", ["baltimore_ohio", "chicago_express", "stephensons_rocket"])
 def test_with_one_iteration_mcts_plays_as_greedy_rates(name):
-    from railrules.tools.search import rating
+    from railrules.tools.bots.search import rating
     game = _mid_game(name, 3, 40)
     while len(game.legal_actions()) < 2:
         game.apply(game.legal_actions()[0])
@@ -457,7 +457,7 @@ def test_a_search_that_keeps_the_games_at_nodes_searches_as_one_that_replays_eve
 
 def test_a_search_that_keeps_a_few_games_searches_as_one_that_keeps_many(monkeypatch):
     """Past its bound on the games kept at nodes, the search replays the walks: the same tree."""
-    from railrules.tools import search
+    from railrules.tools.bots import search
     game = _mid_game("chicago_express", 3, 17)
     trees = []
     for bound in (search._GAMES_KEPT, 3):
@@ -473,7 +473,7 @@ def test_standings_and_leads_are_their_definitions_for_any_values():
     others in one pass: for random values (whole numbers and fractions, many ties, 2 to 6
     seats) they are the share of the others a seat is ahead of (a tie half) and its value less
     the others' best, exactly."""
-    from railrules.tools.search import _ahead, _standings
+    from railrules.tools.bots.search import _ahead, _standings
     rng = random.Random(4)
     for _ in range(500):
         seats = [f"p{i}" for i in range(rng.randint(2, 6))]

@@ -111,7 +111,7 @@ def test_lint_reports_a_broken_scenario_with_file_line_and_column(capsys, base):
 
 
 def test_lint_of_the_shipped_rulesets_covers_their_scenarios(capsys, monkeypatch):
-    from railrules.tools import lint, scenario_lint
+    from railrules.tools.author import lint, scenario_lint
     seen = []
     real = scenario_lint.lint_scenario
     monkeypatch.setattr(scenario_lint, "lint_scenario",
@@ -156,7 +156,7 @@ def test_lint_of_a_file_reports_that_file_and_the_errors_that_stop_its_ruleset(c
 
 def test_lint_of_a_library_file_checks_it_with_every_ruleset_that_uses_it(capsys, monkeypatch, tmp_path):
     from railrules.interpreter import paths
-    from railrules.tools import lint
+    from railrules.tools.author import lint
     shipped = paths.rulesets_dir()
     fake = tmp_path / "rulesets"
     shutil.copytree(shipped / "library", fake / "library")
@@ -554,7 +554,7 @@ def test_simulate_and_play_take_a_variant_file(capsys, base, my_variant):
 
 # ---------------------------------------------------------------- new
 def test_new_writes_the_template_that_lints_clean_tests_and_plays(capsys, monkeypatch, tmp_path):
-    from railrules.tools.lint import lint_paths
+    from railrules.tools.author.lint import lint_paths
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "new", "my_game")
     assert code == 0 and "wrote my_game/" in out
@@ -567,7 +567,7 @@ def test_new_writes_the_template_that_lints_clean_tests_and_plays(capsys, monkey
 
 
 def test_new_from_a_shipped_ruleset_is_a_renamed_working_copy(capsys, monkeypatch, tmp_path):
-    from railrules.tools.lint import lint_paths
+    from railrules.tools.author.lint import lint_paths
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "new", "games/my_express", "--from", "chicago_express")
     assert code == 0 and "library/" in out          # says where the shared library stays
@@ -605,7 +605,7 @@ def test_new_refuses_the_name_of_a_shipped_ruleset_unless_given_as_a_path(capsys
 
 def test_the_template_is_the_readmes_first_ruleset():
     import re
-    from railrules.tools.new import TEMPLATE, templates_dir
+    from railrules.tools.author.new import TEMPLATE, templates_dir
     readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
     blocks = dict(re.findall(r"\*\*`([^`]+)`\*\*\s*\n\s*```[a-z]*\n(.*?)```", readme, re.S))
     for name, body in blocks.items():
@@ -718,7 +718,7 @@ def test_a_diagnostic_without_a_place_has_no_file_line_column_prefix(chicago, tm
 
 
 def test_leaving_saves_elsewhere_when_the_save_file_cannot_be_written(chicago, monkeypatch, tmp_path):
-    from railrules.tools.play import play_human
+    from railrules.tools.play.terminal import play_human
     monkeypatch.chdir(tmp_path)
     game = chicago.new_game(3, 1)
     out = io.StringIO()
@@ -798,7 +798,7 @@ def test_a_log_names_its_folder_and_a_changed_rule_is_named_before_any_replay(ca
 
 
 def test_resume_takes_the_ruleset_given_beside_the_save(capsys, tmp_path, own_copy):
-    from railrules.tools.play import load_save, save
+    from railrules.tools.play.terminal import load_save, save
     from railrules.interpreter import load_ruleset
     game = load_ruleset(str(own_copy)).new_game(3, 5)
     game.apply(game.legal_actions()[0])
@@ -827,7 +827,7 @@ def test_play_shows_what_each_option_costs_as_the_ruleset_declares():
     import random as rnd
 
     from railrules.interpreter import load_ruleset
-    from railrules.tools.play import _cost
+    from railrules.tools.play.terminal import option_cost
     game = load_ruleset("chicago_express").new_game(3, 2)
     r = rnd.Random(3)
     while not any(a.name == "hex" for a in game.legal_actions()):
@@ -835,6 +835,6 @@ def test_play_shows_what_each_option_costs_as_the_ruleset_declares():
     company = game.option_scope(game.legal_actions()[0])["c"]
     for a in game.legal_actions():
         if a.name == "hex":  # the price the rule will charge: build_price of the company and hex
-            assert _cost(game, a) == f"  costs {game.evaluate(f'build_price({company}, {a.args[0]})')}"
+            assert option_cost(game, a) == f"  costs {game.evaluate(f'build_price({company}, {a.args[0]})')}"
         else:
-            assert _cost(game, a) == ""
+            assert option_cost(game, a) == ""

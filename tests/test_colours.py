@@ -14,10 +14,10 @@ import pytest
 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
-from railrules.tools.board_model import board_model, entity_colour
-from railrules.tools.board_view import board_picture
+from railrules.tools.pictures.board_model import board_model, entity_colour
+from railrules.tools.pictures.board_view import board_picture
 from railrules.tools.cli import main
-from railrules.tools.svg_board import to_svg
+from railrules.tools.pictures.svg_board import to_svg
 from game_checks import played
 
 MACHADO = {

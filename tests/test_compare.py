@@ -17,11 +17,11 @@ import pytest
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.errors import RulesetError, RulesRuntimeError
 from railrules.interpreter.paths import rulesets_dir
-from railrules.tools import compare, stats
-from railrules.tools.arms import ArmError, Arms
+from railrules.tools.lab import compare, stats
+from railrules.tools.lab.arms import ArmError, Arms
 from railrules.tools.cli import main
-from railrules.tools.bots import seat_bots
-from railrules.tools.simulate import simulate
+from railrules.tools.bots.players import seat_bots
+from railrules.tools.lab.simulate import simulate
 
 scipy_stats = pytest.importorskip("scipy.stats")
 

@@ -13,7 +13,7 @@ from railrules.interpreter.checks.symbols import symbol_table
 from railrules.interpreter.dsl import nodes as n
 from railrules.interpreter.dsl.parser import KEYWORDS
 from railrules.interpreter.paths import shipped_rulesets
-from railrules.tools.doc import ruleset_doc
+from railrules.tools.author.doc import ruleset_doc
 
 
 def test_every_definition_class_has_one_kind():

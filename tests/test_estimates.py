@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from railrules.interpreter import load_ruleset
-from railrules.tools.bots import make_bot, seat_bots
+from railrules.tools.bots.players import make_bot, seat_bots
 
 SHIPPED = ["baltimore_ohio", "chicago_express", "german_railways", "stephensons_rocket"]
 MAX_DECISIONS = 20_000

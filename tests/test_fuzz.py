@@ -242,7 +242,7 @@ def _played() -> tuple[str, str]:
     import random
 
     from railrules.interpreter import load_ruleset
-    from railrules.tools.play import save_text
+    from railrules.tools.play.terminal import save_text
     game = load_ruleset("chicago_express").new_game(3, 11)
     chooser = random.Random(11)
     for _ in range(40):
@@ -322,7 +322,7 @@ def _damaged(text: str, draw, name: str):
 @given(st.data())
 def test_a_damaged_save_loads_as_a_game_or_is_a_railrules_error(data):
     from railrules.interpreter.errors import RailrulesError
-    from railrules.tools.play import load_save, save_text
+    from railrules.tools.play.terminal import load_save, save_text
     with _damaged(SAVE_TEXT, data.draw, "damaged.save.json") as path:
         try:
             game = load_save(path)

@@ -12,7 +12,7 @@ from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
 from railrules.tools.cli import main
 from railrules.interpreter.compile.sources import listing
-from railrules.tools.generated import generated
+from railrules.tools.author.generated import generated
 
 
 @pytest.mark.parametrize("name", shipped_rulesets())

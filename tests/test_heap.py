@@ -1,10 +1,10 @@
-"""tools/heap.py: the collector is held off while work runs, and put back exactly afterwards."""
+"""tools/common/heap.py: the collector is held off while work runs, and put back exactly afterwards."""
 from __future__ import annotations
 
 import gc
 import threading
 
-from railrules.tools.heap import settled_heap
+from railrules.tools.common.heap import settled_heap
 
 
 def test_the_collector_is_put_back_after_the_block_even_on_an_error():

@@ -467,7 +467,7 @@ COIN_RACE = "templates/coin_race"
 def played(tmp_path_factory):
     """A coin race saved after a few decisions, and its log once over: (save text, log text)."""
     from railrules.interpreter.paths import rulesets_dir
-    from railrules.tools.play import save_text
+    from railrules.tools.play.terminal import save_text
     game = load_ruleset(str(rulesets_dir() / COIN_RACE)).new_game(2, 3)
     for _ in range(3):
         game.apply(game.legal_actions()[-1])
@@ -515,7 +515,7 @@ def test_a_save_of_the_wrong_types_is_rr304_naming_the_field(tmp_path, played, c
 def test_a_save_whose_values_are_not_what_its_history_gives_is_rr304(tmp_path, played):
     """Well typed, but edited: the cash is not what the decisions made it, or a decision was
     added that the game, replayed from its seed, refuses."""
-    from railrules.tools.play import load_save
+    from railrules.tools.play.terminal import load_save
     rich = tmp_path / "rich.save.json"
     rich.write_text(_edit(played[0], lambda d: d["state"]["entities"]["p1"].__setitem__(
         "cash", d["state"]["entities"]["p1"]["cash"] + 1)))
@@ -574,7 +574,7 @@ def test_a_log_that_is_not_strict_json_is_rr304(tmp_path, played, edit, words):
 
 
 def test_extra_actions_after_the_end_are_refused_at_the_first(tmp_path, played, monkeypatch):
-    from railrules.tools import replay
+    from railrules.tools.play import replay
     data = json.loads(played[1])
     over = len(data["actions"])
     data["actions"] += [data["actions"][-1]] * 200_000
@@ -657,8 +657,8 @@ def _clean_exit(argv) -> tuple[int, str]:
 def test_every_hostile_save_and_log_is_a_railrules_error_in_the_api_and_the_cli(tmp_path, played):
     from railrules.interpreter import Game, RailrulesError
     from railrules.interpreter.paths import rulesets_dir
-    from railrules.tools.play import load_save
-    from railrules.tools.replay import read_log, replay
+    from railrules.tools.play.terminal import load_save
+    from railrules.tools.play.replay import read_log, replay
     ruleset = load_ruleset(str(rulesets_dir() / COIN_RACE))
     for name, path in _hostile_files(tmp_path, played).items():
         kind = name.split("-")[0]

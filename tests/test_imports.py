@@ -19,7 +19,7 @@ def test_no_module_of_the_package_is_loaded_under_a_second_name():
 
 def test_the_package_imports_from_outside_the_checkout(tmp_path):
     """From another folder (the checkout not on sys.path), the installed name is the one."""
-    code = ("import sys, railrules.interpreter, railrules.tools.generated; "
+    code = ("import sys, railrules.interpreter, railrules.tools.author.generated; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('interpreter', 'tools')))")
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)
@@ -115,3 +115,109 @@ def test_the_compiler_stands_on_the_language_and_the_runtime():
     graph = _graph()
     assert graph["compile"] <= {"dsl", "runtime", "errors"}, graph["compile"]
     assert [part for part in ("dsl", "runtime", "engine") if "compile" in graph[part]] == []
+
+
+# ------------------------------------------------------------------ the rooms of tools/
+TOOLS = ROOT / "tools"
+# room -> the rooms of tools/ it may import (the interpreter is open to every room)
+MAY_IMPORT = {
+    "cli": {"author", "play", "bots", "lab", "pictures", "agents", "common", "completion"},
+    "completion": set(),
+    "author": {"bots", "pictures", "common"},
+    "play": {"bots", "pictures", "common"},
+    "lab": {"bots", "pictures", "common"},
+    "agents": {"bots", "pictures", "common", "lab"},
+    "bots": {"common"},
+    "pictures": {"common"},
+    "common": set(),
+}
+
+
+def _room(module: str) -> str:
+    """tools.author.lint -> author; tools.cli -> cli; tools.play.serve.app -> play.serve."""
+    parts = module.split(".")[1:]
+    if parts[:2] == ["play", "serve"]:
+        return "play.serve"
+    return parts[0] if parts else "tools"
+
+
+def _tools_imports(path: Path, root: Path = TOOLS) -> list:
+    """(module imported below tools, names taken from it) for every import in a file, inside
+    functions too; relative imports resolved against the file's package."""
+    package = ["tools"] + list(path.relative_to(root).parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = (node.module or "").removeprefix("railrules.")
+            if module.split(".")[0] != "tools":
+                continue
+            names = [a.name for a in node.names]
+            if module == "tools":       # from railrules.tools import cli
+                found += [(f"tools.{n}", []) for n in names]
+            else:
+                found.append((module, names))
+        elif isinstance(node, ast.Import):
+            found += [(a.name.removeprefix("railrules."), []) for a in node.names
+                      if a.name.removeprefix("railrules.").split(".")[0] == "tools"]
+    return found
+
+
+def _room_of_file(path: Path, root: Path = TOOLS) -> str:
+    return _room(".".join(["tools"] + list(path.relative_to(root).with_suffix("").parts)))
+
+
+def _layer_violations(root: Path = TOOLS) -> list:
+    """Every import of tools/ that breaks the table above, as 'file: imports module (why)'."""
+    wrong = []
+    for path in sorted(root.rglob("*.py")):
+        here = _room_of_file(path, root)
+        if here == "tools":
+            continue
+        for module, names in _tools_imports(path, root):
+            there = _room(module)
+            rel = path.relative_to(root)
+            if there == "cli":
+                wrong.append(f"{rel}: imports {module} (nothing imports the CLI)")
+            elif here == "play.serve" and there not in ("play", "play.serve"):
+                wrong.append(f"{rel}: imports {module} (the browser server imports only the play room)")
+            elif there.split(".")[0] != here.split(".")[0] and here != "play.serve" \
+                    and there.split(".")[0] not in MAY_IMPORT[here.split(".")[0]]:
+                wrong.append(f"{rel}: imports {module} ({here} may import {sorted(MAY_IMPORT[here])})")
+            wrong += [f"{rel}: imports the private name {module}.{n}" for n in names
+                      if n.startswith("_") and not n.startswith("__")]
+    return wrong
+
+
+def test_every_module_of_tools_lives_in_a_room():
+    loose = [p.name for p in TOOLS.glob("*.py") if p.stem not in ("__init__", "cli", "completion")]
+    assert loose == []
+    rooms = [p for p in TOOLS.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    assert {p.name for p in rooms} == set(MAY_IMPORT) - {"cli", "completion"}
+    for room in rooms:
+        doc = ast.get_docstring(ast.parse((room / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and "May import" in doc, f"{room.name}/__init__.py says what it holds and may import"
+
+
+def test_the_rooms_of_tools_import_only_down():
+    assert _layer_violations() == []
+
+
+def test_the_room_rule_finds_a_planted_violation(tmp_path):
+    """A copy of tools/ with three wrong imports planted: each is reported."""
+    import shutil
+    copy = tmp_path / "tools"
+    shutil.copytree(TOOLS, copy, ignore=shutil.ignore_patterns("static", "vscode", "__pycache__"))
+    (copy / "bots" / "planted.py").write_text("from railrules.tools.lab import compare\n", encoding="utf-8")
+    (copy / "pictures" / "planted.py").write_text("def f():\n    from ..cli import main\n", encoding="utf-8")
+    (copy / "play" / "serve" / "planted.py").write_text(
+        "from railrules.tools.bots.players import _settings\n", encoding="utf-8")
+    wrong = _layer_violations(copy)
+    assert wrong == ["bots/planted.py: imports tools.lab (bots may import ['common'])",
+                     "pictures/planted.py: imports tools.cli (nothing imports the CLI)",
+                     "play/serve/planted.py: imports tools.bots.players (the browser server imports "
+                     "only the play room)",
+                     "play/serve/planted.py: imports the private name tools.bots.players._settings"]

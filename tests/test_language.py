@@ -1505,7 +1505,7 @@ def test_bad_scoped_variables_are_reported_in_components_yaml(tmp_path, scoped, 
 
 
 def test_notes_are_variables_left_out_of_the_summary(tmp_path):
-    from railrules.tools.summary import summary
+    from railrules.tools.play.summary import summary
     components = COMPONENTS_YAML + "notes:\n  spent: 0\n  seen: [1, 2]\n"
     game = load_ruleset(str(write_ruleset(tmp_path, SCOPED_RULES, components))).new_game(players=1, seed=0)
     assert game.evaluate("[spent, seen, counter]") == [9, [1, 2], 0]   # read and set as any variable

@@ -18,7 +18,7 @@ import pytest
 
 from railrules.interpreter import check_ruleset
 from railrules.interpreter.errors import CODES
-from railrules.tools.lint import lint_paths
+from railrules.tools.author.lint import lint_paths
 
 CORPUS = Path(__file__).resolve().parent / "lint_corpus"
 BASE = CORPUS / "base"

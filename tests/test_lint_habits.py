@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from railrules.tools import fixes, lint
+from railrules.tools.author import fixes, lint
 from railrules.tools.cli import main
 
 BASE = Path(__file__).resolve().parent / "lint_corpus" / "base"

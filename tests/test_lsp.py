@@ -229,7 +229,7 @@ def test_quick_fix_signature_help_and_workspace_symbols(client):
 
 
 def test_semantic_tokens_colour_the_names_by_what_they_are(client):
-    from railrules.tools.lsp import TOKEN_TYPES as legend   # what the server announces
+    from railrules.tools.author.lsp import TOKEN_TYPES as legend   # what the server announces
     text, uri, doc = _opened(client, BUILD)
     data = client.request("textDocument/semanticTokens/full", {"textDocument": doc})["data"]
     lines = text.splitlines()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from railrules.interpreter.paths import rulesets_dir
-from railrules.tools import outputs
+from railrules.tools.common import outputs
 from railrules.tools.cli import main
 
 COIN_RACE = str(rulesets_dir() / "templates" / "coin_race")
@@ -66,7 +66,7 @@ def test_two_games_given_the_same_save_path_the_second_is_refused_at_start(tmp_p
 def test_the_save_is_reserved_holding_the_game_as_it_starts(tmp_path, monkeypatch):
     """Between the start and the first save, the path holds a loadable save of the start."""
     from railrules.interpreter import load_ruleset
-    from railrules.tools.play import load_save, reserve_save
+    from railrules.tools.play.terminal import load_save, reserve_save
     game = load_ruleset(COIN_RACE).new_game(2, 1)
     taken = reserve_save(game, tmp_path / "g.save.json")
     assert load_save(taken).state["history"] == []

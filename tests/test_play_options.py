@@ -13,7 +13,7 @@ import pytest
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.checks.lint_coverage import rules_of
 from railrules.interpreter.paths import shipped_rulesets
-from railrules.tools.play import as_listed, explain, option_lines, play_human
+from railrules.tools.play.terminal import as_listed, explain, option_lines, play_human
 
 RANGE = re.compile(r"^(\w+) (-?\d+)–(-?\d+)(?: by (\d+))?: type \1 N")
 

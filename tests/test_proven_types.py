@@ -10,7 +10,7 @@ import pytest
 
 from railrules.interpreter import BadSave, Game, RulesRuntimeError, load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
-from railrules.tools.generated import generated
+from railrules.tools.author.generated import generated
 from tests.test_language import write_ruleset
 
 COMPONENTS = """\
@@ -149,7 +149,7 @@ def test_a_scenario_set_of_an_unproven_field_or_a_fitting_value_is_taken(ruleset
 
 
 def test_a_scenario_file_names_its_line(tmp_path):
-    from railrules.tools.scenarios import run_scenario
+    from railrules.tools.author.scenarios import run_scenario
     root = write_ruleset(tmp_path / "game", RULES, COMPONENTS)
     path = tmp_path / "bad.yaml"
     path.write_text("description: a bad set\nplayers: 2\nseed: 1\nsteps:\n"

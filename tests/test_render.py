@@ -1,5 +1,5 @@
 """`railrules render` and play's `map`: the board drawn from the ruleset's own render expression."""
-from railrules.tools.board_view import board_picture
+from railrules.tools.pictures.board_view import board_picture
 from railrules.tools.cli import main
 
 
@@ -31,7 +31,7 @@ def test_the_text_map_of_a_board_in_rows_puts_each_letter_on_a_line(capsys):
 
 
 def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
-    from railrules.tools.play import save
+    from railrules.tools.play.terminal import save
     game = chicago.new_game(players=3, seed=1)
     game.execute("add PRR to Q6.trains")
     path = tmp_path / "g.save.json"
@@ -51,8 +51,8 @@ from railrules.interpreter import load_ruleset  # noqa: E402
 from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
 import browser  # noqa: E402
 from game_checks import played  # noqa: E402
-from railrules.tools.board_model import board_model  # noqa: E402
-from railrules.tools.svg_board import R, centres, to_svg  # noqa: E402
+from railrules.tools.pictures.board_model import board_model  # noqa: E402
+from railrules.tools.pictures.svg_board import R, centres, to_svg  # noqa: E402
 import shutil  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -191,7 +191,7 @@ def test_chromium_shows_the_board_in_colour(name, tmp_path):
 
 
 def test_render_writes_an_svg_and_refuses_what_it_cannot_do(tmp_path, capsys):
-    from railrules.tools.play import save
+    from railrules.tools.play.terminal import save
     svg = tmp_path / "b.svg"
     assert main(["render", "chicago_express", "--svg", str(svg), "--ids"]) == 0
     assert svg.read_text(encoding="utf-8").startswith("<svg")
@@ -234,7 +234,7 @@ def test_render_png_is_the_picture_at_its_own_size(tmp_path):
 # ---------------------------------------------------------------- the game's own displays (issue 29)
 @pytest.mark.parametrize("name", shipped_rulesets())
 def test_the_displays_the_ruleset_declares_are_drawn_with_the_games_values(name):
-    from railrules.tools.board_model import Decision, Supply, Track
+    from railrules.tools.pictures.board_model import Decision, Supply, Track
     game = _played(name, 200)
     model = board_model(game)
     declared = game.ruleset.meta["render"]["displays"]
@@ -260,7 +260,7 @@ def test_the_displays_the_ruleset_declares_are_drawn_with_the_games_values(name)
 
 
 def test_the_auction_in_progress_shows_the_price_and_who_may_still_act():
-    from railrules.tools.board_model import Decision
+    from railrules.tools.pictures.board_model import Decision
     game = load_ruleset("chicago_express").new_game(3, 1)
     game.apply("bid 7")
     decision = next(d for d in board_model(game).displays if isinstance(d, Decision))

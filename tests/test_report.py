@@ -10,9 +10,9 @@ import pytest
 import browser
 
 from railrules.interpreter.paths import rulesets_dir
-from railrules.tools import compare
-from railrules.tools.arms import Arms
-from railrules.tools.report import to_html
+from railrules.tools.lab import compare
+from railrules.tools.lab.arms import Arms
+from railrules.tools.lab.report import to_html
 
 pytest.importorskip("matplotlib", reason="the report's plots need matplotlib (pip install '.[report]')")
 
@@ -33,7 +33,7 @@ def page(result) -> str:
 
 
 def test_a_sweep_curve_holds_the_base_value_and_paired_changes(result, page):
-    from railrules.tools.report import _sweeps
+    from railrules.tools.lab.report import _sweeps
     assert result["base_values"] == {"goal": 10}
     assert _sweeps(result) == {"goal": [(8, "goal=8"), (12, "goal=12"), (20, "goal=20")]}
     assert "Sweep of goal: the paired change against the base (goal=10, the black square)" in page

@@ -13,7 +13,7 @@ from railrules.interpreter import load_ruleset
 from railrules.interpreter.engine.machine import ConstantRun
 from railrules.interpreter.paths import shipped_rulesets
 from railrules.interpreter.runtime.run import MEMBERS, ExpressionRun, Run
-from railrules.tools.generated import generated
+from railrules.tools.author.generated import generated
 
 PACKAGE = Path(__file__).resolve().parents[1] / "interpreter"
 # the code that receives ``run`` from generated code, and the generators that write it

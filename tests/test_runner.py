@@ -17,7 +17,7 @@ import pytest
 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import rulesets_dir
-from railrules.tools import runner, simulate
+from railrules.tools.lab import runner, simulate
 from railrules.tools.cli import main
 
 COIN_RACE = str(rulesets_dir() / "templates" / "coin_race")

@@ -11,7 +11,7 @@ import pytest
 
 from railrules.interpreter.paths import rulesets_dir
 from railrules.tools.cli import main
-from railrules.tools.scenario_report import matcher
+from railrules.tools.author.scenario_report import matcher
 
 CE = "chicago_express"
 

@@ -10,7 +10,7 @@ from railrules.interpreter import load_ruleset
 from railrules.interpreter.data.yaml_source import load_yaml
 from railrules.interpreter.errors import Sink
 from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
-from railrules.tools.scenarios import run_scenario, scenario_files
+from railrules.tools.author.scenarios import run_scenario, scenario_files
 
 
 def _all_scenarios() -> list:

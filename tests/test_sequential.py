@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from railrules.interpreter.paths import rulesets_dir
-from railrules.tools import sequential, stats
-from railrules.tools.arms import Arms
+from railrules.tools.lab import sequential, stats
+from railrules.tools.lab.arms import Arms
 from railrules.tools.cli import main
 
 norm = pytest.importorskip("scipy.stats").norm

@@ -28,11 +28,11 @@ with warnings.catch_warnings():   # Starlette asks for httpx2 instead of httpx; 
 
 from railrules.interpreter import load_ruleset  # noqa: E402
 from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
-from railrules.tools.board_model import board_model  # noqa: E402
-from railrules.tools.bots import seat_bots  # noqa: E402
-from railrules.tools.play import load_save  # noqa: E402
-from railrules.tools.serve import Table  # noqa: E402
-from railrules.tools.serve.app import STATIC, make_app  # noqa: E402
+from railrules.tools.pictures.board_model import board_model  # noqa: E402
+from railrules.tools.bots.players import seat_bots  # noqa: E402
+from railrules.tools.play.terminal import load_save  # noqa: E402
+from railrules.tools.play.serve import Table  # noqa: E402
+from railrules.tools.play.serve.app import STATIC, make_app  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 
@@ -95,7 +95,7 @@ def test_the_table_and_a_seat_page_see_the_game_and_act_in_turn(tmp_path):
 
 @pytest.mark.parametrize("name", shipped_rulesets())
 def test_every_shipped_game_is_served_with_its_board_options_names_and_costs(name, tmp_path):
-    from railrules.tools.play import _cost, _names
+    from railrules.tools.play.terminal import option_cost, option_names
     t = table(name, humans=("p1", "p2", "p3"), tmp=tmp_path)
     c = client(t)
     rng = random.Random(3)
@@ -108,7 +108,7 @@ def test_every_shipped_game_is_served_with_its_board_options_names_and_costs(nam
             break
         legal = game.legal_actions()
         assert [(o["label"], o["names"], o["cost"]) for o in s["options"]] == \
-            [(a.label, _names(game, a).strip(), _cost(game, a).strip()) for a in legal]
+            [(a.label, option_names(game, a).strip(), option_cost(game, a).strip()) for a in legal]
         assert all(h in game.ruleset.board.adj and h in o["args"] for o in s["options"] for h in o["hexes"])
         assert api(c, t.host, "act", {"label": rng.choice(legal).label, "version": s["version"]})[0] == 200
         play_to_your_turn(c, t.host)

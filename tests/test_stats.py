@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from railrules.tools import stats
+from railrules.tools.lab import stats
 
 scipy_stats = pytest.importorskip("scipy.stats")
 np = pytest.importorskip("numpy")

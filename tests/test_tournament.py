@@ -12,8 +12,8 @@ import pytest
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import rulesets_dir
 from railrules.tools.cli import main
-from railrules.tools.stats import wilson
-from railrules.tools.tournament import schedule, tournament
+from railrules.tools.lab.stats import wilson
+from railrules.tools.lab.tournament import schedule, tournament
 
 COIN_RACE = str(rulesets_dir() / "templates" / "coin_race")
 BOTS = ["random", "options", "mcts:iterations=20", "railrules.tools.agents.example_bot:ThriftyBot"]
@@ -69,7 +69,7 @@ def test_the_figures_add_up_and_the_stronger_bot_rates_higher():
 def test_the_ratings_are_openskills_over_the_games_in_schedule_order():
     from openskill.models import PlackettLuce
 
-    from railrules.tools.tournament import play
+    from railrules.tools.lab.tournament import play
     ruleset = load_ruleset(COIN_RACE)
     tables, tasks = schedule(BOTS[:3], 3, 2, 4)
     model = PlackettLuce()

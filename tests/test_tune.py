@@ -6,12 +6,12 @@ import shutil
 import pytest
 
 from railrules.interpreter.paths import rulesets_dir
-from railrules.tools import compare
-from railrules.tools.arms import Arms
+from railrules.tools.lab import compare
+from railrules.tools.lab.arms import Arms
 from railrules.tools.cli import main
 
 pytest.importorskip("optuna", reason="tune needs Optuna (pip install '.[tune]')")
-from railrules.tools.tune import describe, tune  # noqa: E402
+from railrules.tools.lab.tune import describe, tune  # noqa: E402
 
 
 @pytest.fixture()

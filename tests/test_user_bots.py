@@ -11,7 +11,7 @@ import pytest
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import rulesets_dir
-from railrules.tools.bots import BotSpecError, UsersBot, make_bot, seat_bots
+from railrules.tools.bots.players import BotSpecError, UsersBot, make_bot, seat_bots
 from railrules.tools.cli import main
 
 EXAMPLE = "railrules.tools.agents.example_bot:ThriftyBot"

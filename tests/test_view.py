@@ -9,9 +9,9 @@ import pytest
 
 import browser
 
-from railrules.tools.board_model import board_model
+from railrules.tools.pictures.board_model import board_model
 from railrules.tools.cli import main
-from railrules.tools.replay import read_log, replay
+from railrules.tools.play.replay import read_log, replay
 
 
 @pytest.fixture(scope="module")

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 
-from . import diagnostics
-from .bots import BOT_HELP, BotSpecError, check_specs
-from .completion import SHELLS, candidates, script
-from .outputs import OutputError
-from .runner import ClusterError
+from railrules.tools.common import diagnostics
+from railrules.tools.bots.players import BOT_HELP, BotSpecError, check_specs
+from railrules.tools.completion import SHELLS, candidates, script
+from railrules.tools.common.outputs import OutputError
+from railrules.tools.lab.runner import ClusterError
 
 if TYPE_CHECKING:   # the verbs import the loader and the engine when they run (not for --help)
     from railrules.interpreter import Game
@@ -104,8 +104,8 @@ def _players(ruleset, wanted: int | None) -> int:
 
 # ------------------------------------------------------------------ verbs
 def cmd_lint(args) -> int:
-    from . import fixes
-    from .lint import lint_paths, missing_paths, watch
+    from railrules.tools.author import fixes
+    from railrules.tools.author.lint import lint_paths, missing_paths, watch
     for path in missing_paths(args.paths):
         print(f"railrules lint: no ruleset, folder or file '{path}' (shipped rulesets: "
               f"{', '.join(shipped_rulesets())})", file=sys.stderr)
@@ -156,7 +156,7 @@ def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | 
     """The game a verb works on: a saved one (--resume FILE) or a new one of the ruleset."""
     from railrules.interpreter import load_ruleset
 
-    from .play import load_save
+    from railrules.tools.play.terminal import load_save
     if args.resume:  # a ruleset named beside --resume is where the save's rules are
         return load_save(Path(args.resume), args.ruleset)
     if not args.ruleset:
@@ -169,7 +169,7 @@ def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | 
 def _check_output(option: str, path: Path | None, force: bool, mine: Path | None = None) -> None:
     """Refuse, before the game starts, a file the session could not write or would overwrite
     (``mine``: the file this session's game came from, which it may write back)."""
-    from .outputs import OutputError, OutputExists, check
+    from railrules.tools.common.outputs import OutputError, OutputExists, check
     ours = mine is not None and path is not None and path.resolve() == mine.resolve()
     try:
         check({option: path}, force or ours)
@@ -180,8 +180,8 @@ def _check_output(option: str, path: Path | None, force: bool, mine: Path | None
 
 
 def cmd_play(args) -> int:
-    from .outputs import OutputError, write
-    from .play import play_bots, play_human, reserve_save, save_on_leaving
+    from railrules.tools.common.outputs import OutputError, write
+    from railrules.tools.play.terminal import play_bots, play_human, reserve_save, save_on_leaving
     resume = Path(args.resume) if args.resume else None
     log = Path(args.log) if args.log else None
     save = Path(args.save) if args.save else None
@@ -227,7 +227,7 @@ def cmd_play(args) -> int:
 def cmd_simulate(args) -> int:
     from railrules.interpreter import load_ruleset
 
-    from .simulate import describe, simulate
+    from railrules.tools.lab.simulate import describe, simulate
     ruleset = load_ruleset(args.ruleset, args.variant)
     result = simulate(ruleset, args.games, args.seed, _players(ruleset, args.players), args.bot,
                       progress=sys.stderr.isatty() and not args.json, forced=args.forced,
@@ -240,9 +240,9 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_coverage(args) -> int:
-    from .arms import ArmError, Arms
-    from .compare import run
-    from .coverage import coverage, table
+    from railrules.tools.lab.arms import ArmError, Arms
+    from railrules.tools.lab.compare import run
+    from railrules.tools.lab.coverage import coverage, table
     try:
         with Arms(args.ruleset, [args.variant] if args.variant else [], []) as arms:
             ruleset = arms[-1].ruleset
@@ -258,7 +258,7 @@ def cmd_coverage(args) -> int:
 
 def _figures(result: dict, as_json: bool, table) -> int:
     """Print a run's figures, as one JSON object or as a table; 130 when it stopped early."""
-    from .tables import show
+    from railrules.tools.common.tables import show
     if as_json:
         print(json.dumps(result))
     else:
@@ -270,13 +270,13 @@ def _figures(result: dict, as_json: bool, table) -> int:
 
 
 def cmd_compare(args) -> int:
-    from .arms import ArmError, Arms
+    from railrules.tools.lab.arms import ArmError, Arms
     from functools import partial
 
-    from . import sequential
-    from .compare import check_metrics, run, table, to_csv, verdicts
-    from .outputs import OutputError, write
-    from .report import to_html
+    from railrules.tools.lab import sequential
+    from railrules.tools.lab.compare import check_metrics, run, table, to_csv, verdicts
+    from railrules.tools.common.outputs import OutputError, write
+    from railrules.tools.lab.report import to_html
     _check_outputs({"--csv": args.csv, "--html": args.html}, args.force)
     try:
         with Arms(args.rulesets[0], args.variant or [], args.set or [], args.rulesets[1:]) as arms:
@@ -308,9 +308,9 @@ def cmd_compare(args) -> int:
 def cmd_tournament(args) -> int:
     from railrules.interpreter import load_ruleset
 
-    from .outputs import OutputError, write
-    from .tables import show
-    from .tournament import report_tables, to_html, tournament
+    from railrules.tools.common.outputs import OutputError, write
+    from railrules.tools.common.tables import show
+    from railrules.tools.lab.tournament import report_tables, to_html, tournament
     bots = args.bot.split(",")
     if len(set(bots)) < len(bots):
         raise Usage("--bots: each bot once (give a setting to tell two of a kind apart: mcts:iterations=100,mcts)")
@@ -347,8 +347,8 @@ def cmd_tournament(args) -> int:
 def cmd_observe(args) -> int:
     from railrules.interpreter import load_ruleset
 
-    from .agents.encoding import encoding
-    from .tables import Table, show
+    from railrules.tools.agents.encoding import encoding
+    from railrules.tools.common.tables import Table, show
     ruleset = load_ruleset(args.ruleset, args.variant)
     players = _players(ruleset, args.players)
     code = encoding(ruleset, players)
@@ -370,9 +370,9 @@ def cmd_observe(args) -> int:
 
 
 def cmd_tune(args) -> int:
-    from .arms import ArmError
+    from railrules.tools.lab.arms import ArmError
     try:
-        from .tune import describe, plot, tune
+        from railrules.tools.lab.tune import describe, plot, tune
         import optuna  # noqa: F401
     except ImportError:
         raise Usage('tune needs Optuna: pip install "railrules[tune]"') from None
@@ -397,7 +397,7 @@ def cmd_tune(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from .replay import read_log, replay
+    from railrules.tools.play.replay import read_log, replay
     log = read_log(Path(args.log))
     game, notes = replay(log, args.log, args.ruleset, args.force)
     for note in notes:
@@ -408,14 +408,14 @@ def cmd_replay(args) -> int:
 
 
 def cmd_test(args) -> int:
-    from .scenario_report import run_selected
+    from railrules.tools.author.scenario_report import run_selected
     return run_selected(args)
 
 
 def cmd_bench(args) -> int:
     import statistics
-    from .bench import bench_ruleset, cold_start_ms, describe
-    from .lint import lint_paths
+    from railrules.tools.lab.bench import bench_ruleset, cold_start_ms, describe
+    from railrules.tools.author.lint import lint_paths
     names = args.rulesets or shipped_rulesets()
     report: dict = {"rulesets": {}}
     for name in names:
@@ -463,7 +463,7 @@ def cmd_codes(args) -> int:
 def _check_outputs(paths: dict, force: bool) -> None:
     """Refuse, before any work, the first of ``{option: path or None}`` that cannot be written:
     one that exists is a usage error (exit 2); one that cannot be written an OutputError (1)."""
-    from .outputs import OutputExists, check
+    from railrules.tools.common.outputs import OutputExists, check
     try:
         check(paths, force)
     except OutputExists as err:
@@ -471,9 +471,9 @@ def _check_outputs(paths: dict, force: bool) -> None:
 
 
 def cmd_view(args) -> int:
-    from .outputs import write
-    from .replay import read_log
-    from .viewer import to_html
+    from railrules.tools.common.outputs import write
+    from railrules.tools.play.replay import read_log
+    from railrules.tools.play.viewer import to_html
     out = Path(args.output)
     _check_outputs({"-o": out}, args.force)
     page = to_html(read_log(Path(args.log)), args.log, args.ruleset, args.force_rules)
@@ -491,12 +491,12 @@ def _seats(text: str) -> str:
 
 def cmd_serve(args) -> int:
     try:
-        from .serve import Table, run
+        from railrules.tools.play.serve import Table, run
         import uvicorn  # noqa: F401 - checked before the game starts
     except ImportError as err:
         print(f"railrules serve: needs pip install \".[web]\" (Starlette and uvicorn): {err}", file=sys.stderr)
         return EXIT_FAIL
-    from .play import free_save_path, save_on_leaving
+    from railrules.tools.play.terminal import free_save_path, save_on_leaving
     resume = Path(args.resume) if args.resume else None
     save = Path(args.save) if args.save else None
     _check_output("--save", save, args.force, mine=resume)
@@ -522,20 +522,20 @@ def cmd_serve(args) -> int:
 
 
 def cmd_lsp(args) -> int:
-    from .lsp import main as serve
+    from railrules.tools.author.lsp import main as serve
     return serve()
 
 
 def cmd_render(args) -> int:
-    from .board_model import board_model
-    from .board_view import board_picture
-    from .svg_board import to_svg
-    from .outputs import write
+    from railrules.tools.pictures.board_model import board_model
+    from railrules.tools.pictures.board_view import board_picture
+    from railrules.tools.pictures.svg_board import to_svg
+    from railrules.tools.common.outputs import write
     if args.step is not None and not args.log:
         raise Usage("--step needs --log LOG (the game at that step of the log)")
     _check_outputs({"--svg": args.svg, "--png": args.png}, args.force)
     if args.log:
-        from .replay import read_log, replay
+        from railrules.tools.play.replay import read_log, replay
         game, _ = replay(read_log(Path(args.log)), args.log, args.ruleset, step=args.step)
     else:
         game = _game(args, "render")
@@ -550,7 +550,7 @@ def cmd_render(args) -> int:
             write(Path(args.svg), picture)
             print(f"wrote {args.svg}")
         if args.png:
-            from .png import svg_to_png
+            from railrules.tools.pictures.png import svg_to_png
             svg_to_png(picture, Path(args.png))
             print(f"wrote {args.png}")
     except OSError as err:
@@ -566,18 +566,18 @@ def cmd_render(args) -> int:
 def cmd_doc(args) -> int:
     from railrules.interpreter import load_ruleset
 
-    from .doc import ruleset_doc
+    from railrules.tools.author.doc import ruleset_doc
     print(ruleset_doc(load_ruleset(args.ruleset, args.variant)), end="")
     return EXIT_OK
 
 
 def cmd_code(args) -> int:
-    from .generated import main as code_main
+    from railrules.tools.author.generated import main as code_main
     return code_main(args)
 
 
 def cmd_new(args) -> int:
-    from .new import UsageError, new_ruleset
+    from railrules.tools.author.new import UsageError, new_ruleset
     try:
         folder, notes = new_ruleset(args.name, args.source)
     except UsageError as err:

@@ -10,7 +10,7 @@ It writes ``tests/golden/<ruleset>.json``; ``tests/test_golden.py`` replays the 
 :func:`play` (the one replay function both use) and compares with :func:`differences`.
 Re-record only when a ruleset's rules were changed on purpose (see README.md here).
 
-The chooser is written out here on purpose rather than taken from ``tools.bots``: the games
+The chooser is written out here on purpose rather than taken from ``tools.bots.players``: the games
 must stay the same games whatever happens to the bots.
 """
 from __future__ import annotations

@@ -24,7 +24,7 @@ import numpy as np
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
 
-from .encoding import encoding
+from railrules.tools.agents.encoding import encoding
 
 
 def _api(ruleset, players, seed):

@@ -1,4 +1,4 @@
-"""An example of your own bot for ``--bots`` (the protocol is in :mod:`railrules.tools.bots`).
+"""An example of your own bot for ``--bots`` (the protocol is in :mod:`railrules.tools.bots.players`).
 
     railrules simulate RULESET --players 3 --bots railrules.tools.agents.example_bot:ThriftyBot,random,random
     railrules tournament RULESET --bots random,railrules.tools.agents.example_bot:ThriftyBot:whim=0.2

@@ -34,8 +34,8 @@ except ImportError as err:  # pragma: no cover - the message is the point
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.runtime.values import MAX_LIST
 
-from .encoding import Encoding, encoding
-from .pettingzoo_env import standings_rewards
+from railrules.tools.agents.encoding import Encoding, encoding
+from railrules.tools.agents.pettingzoo_env import standings_rewards
 
 if TYPE_CHECKING:
     from railrules.interpreter.engine.game import Game

@@ -40,7 +40,7 @@ except ImportError as err:  # pragma: no cover - the message is the point
 
 from railrules.interpreter import load_ruleset
 
-from .encoding import encoding
+from railrules.tools.agents.encoding import encoding
 
 if TYPE_CHECKING:
     from railrules.interpreter.engine.game import Game
@@ -164,7 +164,7 @@ class _Rules:
     def render(self):
         if self.render_mode != "ansi" or self.game is None:
             return None
-        from railrules.tools.board_view import board_picture
+        from railrules.tools.pictures.board_view import board_picture
         return board_picture(self.game)
 
     def close(self) -> None:

@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         from sb3_contrib import MaskablePPO
     except ImportError:
         p.error("needs sb3-contrib: pip install sb3-contrib")
-    from railrules.tools.stats import wilson
+    from railrules.tools.lab.stats import wilson
     env = OneSeat(args.ruleset, args.players)
     model = MaskablePPO("MlpPolicy", env, seed=args.seed, verbose=1)
     model.learn(total_timesteps=args.steps)

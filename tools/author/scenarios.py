@@ -21,7 +21,7 @@ from railrules.interpreter.data.schema import validate
 from railrules.interpreter.data.yaml_source import load_yaml
 from railrules.interpreter.errors import Diagnostic, IllegalAction, Pos, RailrulesError, Sink
 
-from .scenario_lint import display
+from railrules.tools.author.scenario_lint import display
 
 
 @dataclass

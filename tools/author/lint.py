@@ -11,7 +11,7 @@ from railrules.interpreter.dsl.parser import parse_rules
 from railrules.interpreter.errors import Diagnostic, Pos, Sink
 from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 
-from .heap import settled_heap
+from railrules.tools.common.heap import settled_heap
 
 
 def _ruleset_root(path: str) -> Path | None:
@@ -174,7 +174,7 @@ def library_users(path: Path) -> list[Path]:
 def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
     """Everything lint says about one ruleset folder: rules, YAML, variants, scenarios, and
     .rules files that nothing lists."""
-    from .scenario_lint import display, lint_scenario
+    from railrules.tools.author.scenario_lint import display, lint_scenario
     ruleset, diags = check_ruleset(root)
     out = list(diags)
     out += [Diagnostic("RR207", "this .rules file is listed by neither ruleset.yaml nor any "

@@ -1,7 +1,7 @@
 """What a picture of the board shows, as plain data, from the ruleset's own declarations.
 
 :func:`board_model` evaluates the ``render:`` key of ruleset.yaml on a game and returns a
-:class:`BoardModel`; the SVG writer (:mod:`tools.svg_board`) and the text map draw from it, and
+:class:`BoardModel`; the SVG writer (:mod:`tools.pictures.svg_board`) and the text map draw from it, and
 know no game. The declarations are rules expressions (documented in LANGUAGE.md):
 
 * ``hex`` (over ``h``): a short text per hex, for the text map;

@@ -19,11 +19,11 @@ from pathlib import Path
 from railrules.interpreter import IllegalAction
 from railrules.interpreter.errors import RailrulesError
 
-from ..board_model import board_model
-from ..bots import seat_bots
-from ..play import _cost, _names, explain, load_save, paused_in, save, take_back
-from ..summary import standings, summary
-from ..svg_board import to_svg
+from railrules.tools.pictures.board_model import board_model
+from railrules.tools.bots.players import seat_bots
+from railrules.tools.play.terminal import option_cost, option_names, explain, load_save, paused_in, save, take_back
+from railrules.tools.play.summary import standings, summary
+from railrules.tools.pictures.svg_board import to_svg
 
 LOG_LINES = 300     # the last lines of the log a page gets
 
@@ -143,7 +143,7 @@ class Table:
     def _options(self) -> list:
         game = self.game
         return [{"label": a.label, "name": a.name, "args": [str(x) for x in a.args],
-                 "names": _names(game, a).strip(), "cost": _cost(game, a).strip(),
+                 "names": option_names(game, a).strip(), "cost": option_cost(game, a).strip(),
                  "hexes": self._hexes_of(a)}
                 for a in game.legal_actions()]
 

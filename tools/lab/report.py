@@ -10,11 +10,11 @@ import html
 import io
 import math
 
-from .compare import (BALANCES, _cell, change_text, correction_note, difference_notes, most_changed,
+from railrules.tools.lab.compare import (BALANCES, interval_cell, change_text, correction_note, difference_notes, most_changed,
                       signal_warnings)
 
 
-def _svg(fig) -> str:
+def figure_svg(fig) -> str:
     out = io.StringIO()
     fig.savefig(out, format="svg", bbox_inches="tight")
     import matplotlib.pyplot as plt
@@ -37,7 +37,7 @@ def _plots(result: dict, plot: list | None = None) -> list[tuple[str, str]]:
     data = [[r["decisions"] for r in records[a] if r["error"] is None] for a in labels]
     ax.boxplot(data, orientation="horizontal", tick_labels=labels, showmeans=True)
     ax.set_xlabel("decisions per game")
-    plots.append(("Game length per arm (box: quartiles; triangle: mean)", _svg(fig)))
+    plots.append(("Game length per arm (box: quartiles; triangle: mean)", figure_svg(fig)))
 
     # 2. seat win rates with intervals
     seats = [k for k in metrics if k.startswith("seat p")]
@@ -53,7 +53,7 @@ def _plots(result: dict, plot: list | None = None) -> list[tuple[str, str]]:
                   [s.removeprefix("seat ").removesuffix(" wins") for s in seats])
     ax.set_ylabel("share of wins")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
-    plots.append(("Wins by seat with 95 % intervals (dashed: an equal share)", _svg(fig)))
+    plots.append(("Wins by seat with 95 % intervals (dashed: an equal share)", figure_svg(fig)))
 
     # 3. every change against the base, with its interval
     if len(labels) > 1:
@@ -71,7 +71,7 @@ def _plots(result: dict, plot: list | None = None) -> list[tuple[str, str]]:
             ax.set_yticks(range(len(rows)), [f"{a}: {name}" for name, a, _ in rows], fontsize=7)
             ax.invert_yaxis()
             ax.set_xlabel("change against the base, as a share of the base's mean (red: interval excludes 0)")
-            plots.append(("Changes against the base arm", _svg(fig)))
+            plots.append(("Changes against the base arm", figure_svg(fig)))
 
     # 4. sweeps: each metric's paired change against the base, at every value of the constant
     # swept and at the base's own value (a change of 0 there)
@@ -95,7 +95,7 @@ def _plots(result: dict, plot: list | None = None) -> list[tuple[str, str]]:
         axes[0][0].set_ylabel("paired change", fontsize=8)
         fig.tight_layout()
         plots.append((f"Sweep of {name}: the paired change against the base ({name}={base_value}, the "
-                      f"black square) with 95 % intervals", _svg(fig)))
+                      f"black square) with 95 % intervals", figure_svg(fig)))
     return plots
 
 
@@ -119,7 +119,7 @@ def _table(result: dict) -> str:
         cells = []
         for a in labels:
             c = row[a]
-            text = html.escape(_cell(c))
+            text = html.escape(interval_cell(c))
             cls = ""
             if "change" in c:
                 d = c["change"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from . import compare
+from railrules.tools.lab import compare
 
 
 def spent(t: float, alpha: float = 0.05) -> float:

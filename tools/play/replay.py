@@ -8,7 +8,7 @@ from railrules.interpreter.data.yaml_source import Positions
 from railrules.interpreter.errors import BadSave, Diagnostic, IllegalAction, Pos, Sink
 from railrules.interpreter.runtime.strict_json import read_json, refuse
 
-from .play import describe_changes, find_ruleset
+from railrules.tools.play.terminal import describe_changes, find_ruleset
 
 
 def read_log(path: Path) -> dict:

@@ -2,7 +2,7 @@
 joining hex centres in its entity's colour, the pieces (stations, locomotives...) as shapes, the
 legends (entities, pieces, terrain) and tables of the public state.
 
-Drawn from a :class:`tools.board_model.BoardModel` only: flat-topped hexes in columns, every
+Drawn from a :class:`tools.pictures.board_model.BoardModel` only: flat-topped hexes in columns, every
 other column half a hex lower (the board's ``odd-q``/``even-q`` layout), or, for ``odd-r`` /
 ``even-r``, pointy-topped hexes in rows (the id's letters count rows, its number columns), every
 other row half a hex to the right. A hex drawn over several grid places (a city printed over
@@ -293,7 +293,7 @@ def _legends(model, x: float, y: float) -> tuple[str, float, float]:
 def _displays(model, x: float, y: float) -> tuple[str, float, float]:
     """The game's own displays (tracks, supplies, the decision in progress) in a column from
     (x, y); returns the SVG and its right and bottom edges."""
-    from .board_model import Supply, Track
+    from railrules.tools.pictures.board_model import Supply, Track
     out, right = [], x
     for d in model.displays if model is not None else []:
         out.append(f'<g class="display" data-title={quoteattr(d.title)}>'

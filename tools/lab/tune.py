@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 
-from . import compare
-from .arms import ArmError, Arms, overrides
+from railrules.tools.lab import compare
+from railrules.tools.lab.arms import ArmError, Arms, overrides
 
 OBJECTIVE_HELP = "balance, or METRIC=TARGET (a metric as compare names it: 'decisions=150')"
 

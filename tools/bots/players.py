@@ -3,7 +3,7 @@
 A bot is made from a spec, ``KIND`` or ``KIND:name=value:...`` (``mcts:iterations=400:depth=8``),
 and a seed; the same spec, seed and game give the same choices. Seats are given one spec for all,
 or one per seat separated by commas (``mcts,random,random``). Every bot but ``random`` and
-``options`` looks at the game only through :func:`tools.search.imagine`: a copy in which what the
+``options`` looks at the game only through :func:`tools.bots.search.imagine`: a copy in which what the
 seat may not see (other players' secret fields, the future of chance) is replaced by guesses.
 
 **Your own bot** is named ``package.module:Class`` (``package.module:Class:name=value:...``); the
@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from railrules.interpreter.errors import Diagnostic, RailrulesError
 
-from .search import Mcts, imagine, rating, standing
+from railrules.tools.bots.search import Mcts, imagine, rating, standing
 
 
 class BotSpecError(ValueError):
@@ -113,7 +113,7 @@ class GreedyBot(RandomBot):
 class MctsBot(RandomBot):
     """Monte Carlo tree search (UCT) over imagined copies of the game (information-set MCTS:
     each iteration imagines the hidden part afresh); with ``keep`` > 0, the part of the tree the
-    game went on to is kept for the seat's next decision. See tools/search.py."""
+    game went on to is kept for the seat's next decision. See tools/bots/search.py."""
     settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
                 "widen": 1.0, "keep": 0.0}
 

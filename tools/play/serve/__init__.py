@@ -1,5 +1,5 @@
 """`railrules serve`: play one game in the browser, people (hotseat or each on their own page)
-and bots in any mix. :mod:`.table` is the game and who may see and do what; :mod:`.app` the web
+and bots in any mix. :mod:`..table` (the play table) is the game and who may see and do what; :mod:`.app` the web
 app (Starlette, run by uvicorn; ``pip install ".[web]"``); ``static/`` the page (plain HTML, CSS
 and JavaScript, shipped with the package: nothing is fetched from elsewhere)."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import signal
 import sys
 
-from .table import Refused, Table
+from railrules.tools.play.table import Refused, Table
 
 __all__ = ["Refused", "Table", "run"]
 
@@ -16,7 +16,7 @@ def run(table: Table, host: str, port: int, out=None) -> None:
     """Serve ``table`` at http://HOST:PORT until Ctrl-C; print each page's link first."""
     import uvicorn
 
-    from .app import make_app
+    from railrules.tools.play.serve.app import make_app
     out = out or sys.stdout
     shown = f"[{host}]" if ":" in host else host
     print("open these pages in a browser (each link holds its page's secret token):", file=out)

@@ -30,10 +30,10 @@ from railrules.interpreter.dsl.parser import KEYWORDS
 from railrules.interpreter.errors import Diagnostic, Pos
 from railrules.interpreter.paths import in_ruleset, rulesets_dir
 
-from . import fixes
-from .heap import settled_heap
-from .lint import chosen, library_users, lint_config, listed_rules, suppressed
-from .lsp_text import NAME, after_dot, call_at, occurrences, ruleset_files, tokens, word_at
+from railrules.tools.author import fixes
+from railrules.tools.common.heap import settled_heap
+from railrules.tools.author.lint import chosen, library_users, lint_config, listed_rules, suppressed
+from railrules.tools.author.lsp_text import NAME, after_dot, call_at, occurrences, ruleset_files, tokens, word_at
 
 DEBOUNCE = 0.15   # seconds of quiet typing before a ruleset is checked again
 CHECK_SECONDS = float(os.environ.get("RAILRULES_LSP_CHECK_SECONDS", "10"))  # then a check is stopped

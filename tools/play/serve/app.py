@@ -23,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 
 from railrules.interpreter.errors import RailrulesError
 
-from .table import Refused, Table
+from railrules.tools.play.table import Refused, Table
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 8 * 1024 * 1024     # a save of a long game is well under 1 MB

@@ -11,11 +11,11 @@ from railrules.interpreter import Game, IllegalAction
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import in_ruleset
 
-from . import outputs
-from .board_model import entity_colour, in_progress
-from .bots import seat_bots
-from .outputs import OutputError, OutputExists, check_path
-from .summary import standings, summary
+from railrules.tools.common import outputs
+from railrules.tools.pictures.board_model import entity_colour, in_progress
+from railrules.tools.bots.players import seat_bots
+from railrules.tools.common.outputs import OutputError, OutputExists, check_path
+from railrules.tools.play.summary import standings, summary
 
 HELP = """Type the number of an action, or its label (e.g. 'bid 8'; capitals or not). A range such as
 'bid 7-40: type bid N' takes any N in it (its number takes the first).
@@ -73,7 +73,7 @@ def paused_in(game: Game) -> str:
     return f"{lines[0]}: " + "; ".join(lines[1:]) if len(lines) > 1 else ""
 
 
-def _cost(game: Game, action) -> str:
+def option_cost(game: Game, action) -> str:
     """What the action costs, as the ruleset's ``costs: {OPTION: EXPR}`` in ruleset.yaml says (an
     expression over the option's parameters and the names the option sees): '  costs 6'."""
     text = (game.ruleset.meta.get("costs") or {}).get(action.name)
@@ -87,7 +87,7 @@ def _cost(game: Game, action) -> str:
     return f"  costs {game.machine.show(value)}"
 
 
-def _names(game: Game, action) -> str:
+def option_names(game: Game, action) -> str:
     """The display names of the entities an action names by id, when they differ: '  (Red Line)'."""
     entities = game.state["entities"]
     names = [str(entities[x]["name"]) for x in action.args
@@ -114,7 +114,7 @@ def option_lines(game: Game, actions: list) -> list:
             by = f" by {step}" if step != 1 else ""
             out.append((f"{a.name} {a.args[0]}–{actions[j - 1].args[0]}{by}: type {a.name} N{what}", a))
         else:
-            out += [(f"{b.label}{_names(game, b)}{_cost(game, b)}{what if k == 0 else ''}", b)
+            out += [(f"{b.label}{option_names(game, b)}{option_cost(game, b)}{what if k == 0 else ''}", b)
                     for k, b in enumerate(actions[i:j])]
         i = j
     return out
@@ -291,7 +291,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             last_summary = []  # show the whole state again
             continue
         if text == "map":
-            from .board_view import board_picture
+            from railrules.tools.pictures.board_view import board_picture
             print(board_picture(game, marks=True, paint=paint), file=out)
             continue
         if text == "log":

@@ -1,6 +1,6 @@
 """`railrules view LOG -o FILE.html`: one self-contained page to step through a logged game.
 
-The page holds the board once (the SVG picture of :mod:`tools.svg_board`, without marks) and,
+The page holds the board once (the SVG picture of :mod:`tools.pictures.svg_board`, without marks) and,
 for every step, what changes: the track and pieces (drawn by the same writer), the hex labels that differ
 from the start, the action taken and who took it, the log lines it wrote and the public state
 tables. A slider, buttons and the arrow keys move through the steps; ``#step=N`` in the address
@@ -15,12 +15,12 @@ import json
 from railrules.interpreter.checks.lint_coverage import rules_of
 from railrules.interpreter.paths import place_in_ruleset
 
-from .board_model import BoardModel, board_model
-from .svg_board import centres, displays_svg, marks_layer, to_svg
+from railrules.tools.pictures.board_model import BoardModel, board_model
+from railrules.tools.pictures.svg_board import centres, displays_svg, marks_layer, to_svg
 
 
 def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool = False) -> str:
-    from .replay import steps
+    from railrules.tools.play.replay import steps
     frames: list[dict] = []
     owners: dict[str, tuple[str, str]] = {}
     base_labels: dict[str, str] = {}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from railrules.interpreter import load_ruleset
 
-from .simulate import simulate
+from railrules.tools.lab.simulate import simulate
 
 
 def _per_call_us(fn, seconds: float = 0.3) -> float:

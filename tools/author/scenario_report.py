@@ -12,9 +12,9 @@ from xml.etree import ElementTree as ET
 from railrules.interpreter.data.ruleset import resolve_ruleset_path
 from railrules.interpreter.paths import in_ruleset, shipped_rulesets
 
-from . import diagnostics
-from .scenario_lint import display
-from .scenarios import append_steps, recorded, run_scenario, scenario_files
+from railrules.tools.common import diagnostics
+from railrules.tools.author.scenario_lint import display
+from railrules.tools.author.scenarios import append_steps, recorded, run_scenario, scenario_files
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")

@@ -21,10 +21,10 @@ from typing import Callable
 from railrules.interpreter.checks.lint_coverage import rules_of, unit_rule
 from railrules.interpreter.errors import RailrulesError
 
-from . import runner, stats
-from .arms import ArmError, setting_value
-from .bots import seat_bots
-from .tables import Table
+from railrules.tools.lab import runner, stats
+from railrules.tools.lab.arms import ArmError, setting_value
+from railrules.tools.bots.players import seat_bots
+from railrules.tools.common.tables import Table
 
 
 def seating(specs: str, players: int, game_index: int) -> list[str]:
@@ -312,7 +312,7 @@ def tests_made(result: dict) -> int:
     return sum(1 for name in result["metrics"] if name not in BALANCES)
 
 
-def _cell(c: dict) -> str:
+def interval_cell(c: dict) -> str:
     if c["n"] == 0 or math.isnan(c["mean"]):
         return "-"
     return f"{c['mean']:.3g} [{c['low']:.3g}, {c['high']:.3g}]"
@@ -406,7 +406,7 @@ def table(result: dict) -> Table:
         cells = [name + "".join(f" = {x}" for x in row.get("same as", ()))]
         for label in labels:
             c = row[label]
-            text = _cell(c)
+            text = interval_cell(c)
             if "change" in c:
                 d = c["change"]
                 text += "  " + change_text(d)

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from .heap import settled_heap
+from railrules.tools.common.heap import settled_heap
 
 _WORK: dict = {}   # in a worker: what the initializer sent (rulesets, the game function)
 _IN_FLIGHT = 64    # batches of tasks sent to a cluster ahead of the results

@@ -5,7 +5,7 @@ Every procedure, trigger (``on EVENT``, counted when its ``when`` held), action,
 games; the ones that never fired are listed apart, each with the reason the ruleset gives for it
 (``coverage: {unfired: {NAME: why}}`` in ruleset.yaml) or marked unexplained, so that a rule the
 bots never reach is seen and either explained or fixed. The games are those of
-:mod:`tools.compare` with one arm, so they are seeded, seated and parallel the same way.
+:mod:`tools.lab.compare` with one arm, so they are seeded, seated and parallel the same way.
 """
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from collections import Counter
 from railrules.interpreter.checks.lint_coverage import rules_of
 from railrules.interpreter.paths import place_in_ruleset
 
-from .tables import Table
+from railrules.tools.common.tables import Table
 
 
 def _fired(record: dict) -> dict:
-    """(kind, name) -> times fired in one game record of :func:`tools.compare.play_game`."""
+    """(kind, name) -> times fired in one game record of :func:`tools.lab.compare.play_game`."""
     out = {}
     for name, v in record["rules"].items():
         out[("trigger" if name.startswith("on ") else "procedure", name)] = v
@@ -30,7 +30,7 @@ def _fired(record: dict) -> dict:
 
 
 def coverage(result: dict, ruleset) -> dict:
-    """The coverage table of a one-arm :func:`tools.compare.run` result."""
+    """The coverage table of a one-arm :func:`tools.lab.compare.run` result."""
     records = [r for rs in result["records"].values() for r in rs if r["error"] is None]
     fired: Counter = Counter()
     games: Counter = Counter()

@@ -1,7 +1,7 @@
 """A text picture of the board for `railrules render` and `play`'s `map` command.
 
 What each hex shows is the ruleset's ``render: {hex: EXPR}`` (its first 3 characters), where it
-sits comes from :func:`tools.board_model.board_model`, as for the SVG picture. In a layout by
+sits comes from :func:`tools.pictures.board_model.board_model`, as for the SVG picture. In a layout by
 columns (``odd-q``/``even-q``) each grid row takes two text lines, the shifted columns on the
 second; in a layout by rows (``odd-r``/``even-r``) each letter is a line, the shifted rows
 indented by half a cell. Hexes with no grid place are listed after the grid.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from railrules.interpreter.board.hexgrid import col_name
 
-from .board_model import board_model
+from railrules.tools.pictures.board_model import board_model
 
 WIDTH = 4
 

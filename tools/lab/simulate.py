@@ -6,8 +6,8 @@ from collections import Counter
 
 from railrules.interpreter.errors import RailrulesError
 
-from . import runner
-from .bots import play_out, seat_bots
+from railrules.tools.lab import runner
+from railrules.tools.bots.players import play_out, seat_bots
 
 
 def _one(shared, seed: int) -> dict:

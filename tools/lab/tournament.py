@@ -21,10 +21,10 @@ from itertools import combinations
 
 from railrules.interpreter.errors import RailrulesError
 
-from . import runner
-from .bots import play_out, seat_bots
-from .stats import wilson
-from .tables import Table
+from railrules.tools.lab import runner
+from railrules.tools.bots.players import play_out, seat_bots
+from railrules.tools.lab.stats import wilson
+from railrules.tools.common.tables import Table
 
 Z95 = statistics.NormalDist().inv_cdf(0.975)
 
@@ -140,7 +140,7 @@ def report_tables(result: dict) -> list[Table]:
 def to_html(result: dict) -> str:
     """One self-contained page: the tables, and (with matplotlib) the ratings and the head-to-head
     plot."""
-    from .tables import plain
+    from railrules.tools.common.tables import plain
     try:
         figures = "".join(f"<figure><figcaption>{html.escape(t)}</figcaption>{svg}</figure>"
                           for t, svg in _plots(result))
@@ -161,7 +161,7 @@ def _plots(result: dict) -> list[tuple[str, str]]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .report import _svg
+    from railrules.tools.lab.report import figure_svg
     order = list(result["ratings"])
     r = result["ratings"]
     fig, ax = plt.subplots(figsize=(7, 0.5 + 0.4 * len(order)))
@@ -170,7 +170,7 @@ def _plots(result: dict) -> list[tuple[str, str]]:
                 [r[b]["high"] - r[b]["mu"] for b in order]], fmt="o", capsize=4)
     ax.set_yticks(ys, order)
     ax.set_xlabel("rating (μ ± 1.96σ)")
-    plots = [("Ratings with 95 % intervals", _svg(fig))]
+    plots = [("Ratings with 95 % intervals", figure_svg(fig))]
     fig, ax = plt.subplots(figsize=(1.5 + 0.8 * len(order), 1 + 0.6 * len(order)))
     grid = [[result["head_to_head"][a][b]["rate"] if a != b else math.nan for b in order] for a in order]
     ax.imshow(grid, vmin=0, vmax=1, cmap="RdBu")
@@ -180,5 +180,5 @@ def _plots(result: dict) -> list[tuple[str, str]]:
                 ax.text(j, i, _pct(x), ha="center", va="center", fontsize=8)
     ax.set_xticks(range(len(order)), order, rotation=30, ha="right")
     ax.set_yticks(range(len(order)), order)
-    plots.append(("Head to head: how often the row's bot ranks above the column's", _svg(fig)))
+    plots.append(("Head to head: how often the row's bot ranks above the column's", figure_svg(fig)))
     return plots

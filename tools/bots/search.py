@@ -12,8 +12,8 @@ import math
 import time
 from fractions import Fraction
 
-from ..interpreter.runtime.values import Action
-from ..interpreter.errors import Pos
+from railrules.interpreter.runtime.values import Action
+from railrules.interpreter.errors import Pos
 
 
 def imagine(game, seat: str, rng):

@@ -1,0 +1,5 @@
+"""Writing a ruleset: lint and its fixes, the language server, `doc`, `new`, `code` (the Python
+the interpreter writes) and the scenario tests (`railrules test`).
+
+May import: the interpreter, :mod:`..common`, :mod:`..bots`, :mod:`..pictures`.
+"""

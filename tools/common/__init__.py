@@ -1,0 +1,6 @@
+"""What every room of tools/ shares: the files railrules writes for the user (:mod:`.outputs`),
+the tables the figure commands print (:mod:`.tables`), diagnostics rendered for a terminal or a
+file (:mod:`.diagnostics`) and the garbage-collector guard for long work (:mod:`.heap`).
+
+May import: the interpreter only.
+"""

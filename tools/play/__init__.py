@@ -1,0 +1,7 @@
+"""Playing a game: at the terminal (:mod:`.terminal`), in the browser (:mod:`.serve`), replayed
+from a log (:mod:`.replay`) or stepped through in a page (:mod:`.viewer`), with a readable summary
+of the state (:mod:`.summary`).
+
+May import: the interpreter, :mod:`..common`, :mod:`..bots`, :mod:`..pictures`; :mod:`.serve`
+imports only this room (and the interpreter).
+"""
