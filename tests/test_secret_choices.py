@@ -64,6 +64,7 @@ game:
     end_game "done"
 
 score p = p.pot * 10 + p.cash
+estimate p = p.pot * 10 + p.cash
 """
 
 
@@ -303,3 +304,34 @@ def test_random_games_of_sealed_auctions_conserve_end_and_replay():
         again, _ = replay(json.loads(json.dumps(game.log())))
         assert again.to_json() == game.to_json()
     assert rounds > 10   # rounds of sealed bids were played, not only the opening auctions
+
+
+# ---------------------------------------------------------------- bots and the terminal
+@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=24"])
+def test_bots_decide_on_what_their_seat_knows(sealed, spec):
+    """Two games that differ only in another seat's pending commitment: the bot of p3 (same
+    seed) chooses the same in both; it does not peek."""
+    from railrules.tools.bots.players import seat_bots
+    chosen = set()
+    for other in ("bid 1", "bid 9"):
+        game = sealed.new_game(players=3, seed=1)
+        game.apply(other, player="p1")
+        game.apply("pass", player="p2")
+        bot = seat_bots(spec, game.players, 7)["p3"]
+        chosen.add(bot.choose(game))
+    assert len(chosen) == 1
+
+
+def test_the_terminal_shows_the_others_commitments_as_committed(sealed, tmp_path):
+    import io
+
+    from railrules.tools.play.terminal import play_human
+    game = sealed.new_game(players=3, seed=1)
+    out = io.StringIO()
+    play_human(game, "p2", "random", 3, tmp_path / "save.json", inp=io.StringIO("bid 4\n" * 3 + "keep\n" * 3), out=out)
+    text = out.getvalue()
+    before = text[:text.index("reveals")]
+    assert "Player 1: commits" in before and "Player 3: commits" in before
+    assert "Player 1: bid" not in before and "Player 3: bid" not in before
+    assert "Player 2 commits: bid 4" in before   # the seat reads its own
+    assert "Player 2 reveals: bid 4" in text

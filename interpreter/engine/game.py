@@ -104,6 +104,17 @@ class Game:
         return self.state["turn"]
 
     @property
+    def committing(self) -> bool:
+        """Whether the choice now is a round of secret choices: an action applied now is a
+        commitment, to be shown to the other seats as "Player 2 commits" only."""
+        return commitments.open_round(self.ruleset.program, self.state) is not None
+
+    @property
+    def undoable(self) -> int:
+        """How many applied actions :meth:`undo` can take back (a commitment is one)."""
+        return len(self._undo)
+
+    @property
     def deciding(self) -> list[str]:
         """Every seat that may act now: the seats of an open round of secret choices that have
         not committed yet, else the current player (none once the game is over)."""
@@ -161,11 +172,11 @@ class Game:
         ``messages.entries`` are the structured records."""
         return Messages(self._log)
 
-    def messages_for(self, player: str | None) -> list[str]:
-        """The log as ``player`` may read it (``messages`` is the whole log); a seat reads its own
-        secret commitments, the others only that it committed."""
+    def messages_for(self, player: str | None, start: int = 0) -> list[str]:
+        """The log from line ``start`` as ``player`` may read it (``messages`` is the whole log); a
+        seat reads its own secret commitments, the others only that it committed."""
         read = commitments.as_read_by
-        return [read(line, player) for line in self.messages if self.sees(player, line)]
+        return [read(line, player) for line in self.messages[start:] if self.sees(player, line)]
 
     def legal_actions(self, player: str | None = None) -> list[Action]:
         """The legal actions now (of ``player``, by default the current player: in a round of
@@ -249,6 +260,25 @@ class Game:
                 "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
         self._legal = None
         self._undo.append(self.machine.decide(action))  # a failing rule, or Ctrl-C: nothing changed
+
+    def imagine_commitments(self, seat: str | None, pick) -> None:
+        """In an open round of secret choices, replace each commitment ``seat`` cannot see (every
+        other seat's) by ``pick(the legal actions of that seat)``: for a copy a bot imagines
+        (search.imagine), so that it decides on what its seat knows. Who has committed stays."""
+        found = commitments.open_round(self.ruleset.program, self.state)
+        if found is None:
+            return
+        instr, rnd = found
+        drawn = {}
+        for other, action in rnd["commits"].items():
+            if other != seat:
+                with self.machine._asking(instr, other):
+                    action = pick(self.machine.legal()).to_json()
+            drawn[other] = action
+        stack = self.state["stack"]
+        stack[-1] = {**stack[-1], "L": {**stack[-1]["L"], instr.slot: {**rnd, "commits": drawn}}}
+        self.machine.begin()
+        self._legal = None
 
     def _commit(self, player: str, action) -> None:
         """``apply(action, player=...)`` for a seat that is not the current player: one seat's

@@ -46,10 +46,16 @@ def _painter(out):
 
 def _print_new(game: Game, shown: list[int], out, seat: str | None = None) -> None:
     """The lines logged since last time; a seat reads only what it may see."""
-    for line in game.messages[shown[0]:]:
-        if seat is None or game.sees(seat, line):
-            print(f"  {line}", file=out)
+    lines = game.messages[shown[0]:] if seat is None else game.messages_for(seat, shown[0])
+    for line in lines:
+        print(f"  {line}", file=out)
     shown[0] = len(game.messages)
+
+
+def said(game: Game, action) -> str:
+    """How an action about to be applied reads to the other seats: its label, or "commits" for
+    a commitment in a round of secret choices (revealed with the others' in the log)."""
+    return "commits" if game.committing else action.label
 
 
 def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
@@ -59,8 +65,9 @@ def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
     while not game.is_over:
         action = seats[game.current_player].choose(game)
         player = game.state["entities"][game.current_player]["name"]
+        label = said(game, action)
         game.apply(action)
-        print(f"{game.decisions:>5} {player}: {action.label}", file=out)
+        print(f"{game.decisions:>5} {player}: {label}", file=out)
         _print_new(game, shown, out)
     print(standings(game), file=out)
 
@@ -197,7 +204,7 @@ def _unknown_name(game: Game, label: str) -> str:
 def take_back(game: Game, mine: list, shown: list) -> str:
     """Undo this seat's last decision and everything after it: the bots' moves (in `play`
     every other seat is a bot, so nobody else's decision is taken back)."""
-    back = game.decisions - mine.pop()
+    back = game.undoable - mine.pop()
     game.undo(back)
     shown[0] = min(shown[0], len(game.messages))
     return f"took back {back} decision(s): your turn again"
@@ -229,7 +236,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
     seats = seat_bots(bots, game.players, seed)
     shown = [0]
     ours = {save_path.resolve()}
-    mine: list[int] = []      # the decision count before each of this seat's decisions (undo)
+    mine: list[int] = []      # how many actions could be undone before each of this seat's decisions
     last_summary: list = []   # the summary lines shown last time (only the changes are shown)
     paint = _painter(out)
     print(HELP, file=out)
@@ -239,8 +246,9 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             action = seats[game.current_player].choose(game)
             name = game.state["entities"][game.current_player]["name"]
             colour = entity_colour(game, game.current_player)
+            label = said(game, action)
             game.apply(action)
-            print(paint(f"{name}: {action.label}", colour), file=out)   # in the player's colour
+            print(paint(f"{name}: {label}", colour), file=out)   # in the player's colour
             continue
         actions = game.legal_actions()
         now = summary(game, seat).splitlines()
@@ -324,7 +332,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         else:
             choice = as_listed(game, text)
         try:
-            before = game.decisions
+            before = game.undoable
             game.apply(choice)
             mine.append(before)
         except IllegalAction as err:
