@@ -335,3 +335,22 @@ def test_the_terminal_shows_the_others_commitments_as_committed(sealed, tmp_path
     assert "Player 1: bid" not in before and "Player 3: bid" not in before
     assert "Player 2 commits: bid 4" in before   # the seat reads its own
     assert "Player 2 reveals: bid 4" in text
+
+
+def test_serve_each_person_commits_on_their_own_page(sealed, tmp_path):
+    from railrules.tools.play.table import Refused, Table
+    t = Table(sealed.new_game(players=3, seed=1), ["p1", "p2"], "random", 1, tmp_path / "g.json", delay=0)
+    assert [o["label"] for o in t.state("p2")["options"]][:1] == ["bid 1"]
+    t.act("p2", "bid 7", t.version)                      # before p1, the current player
+    with pytest.raises(Refused) as err:
+        t.act("p2", "bid 8", t.version)
+    assert "already committed" in err.value.message
+    for page in ("p1", None):                             # p1's page, and the table's (p1 to move)
+        state = t.state(page)
+        assert "Player 2 commits" in state["log"]
+        assert "bid 7" not in json.dumps({k: v for k, v in state.items() if k != "options"})  # (p1 may bid 7)
+    assert "Player 2 commits: bid 7" in json.dumps(t.state("p2"))
+    t.act("p1", "pass", t.version)
+    done = t.step(t.version)                              # the bot of p3 commits: the round reveals
+    assert done["done"] == "commits" and t.last["label"] == "commits"
+    assert "Player 2 reveals: bid 7" in json.dumps(t.state("p1"))
