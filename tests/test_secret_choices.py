@@ -354,3 +354,20 @@ def test_serve_each_person_commits_on_their_own_page(sealed, tmp_path):
     done = t.step(t.version)                              # the bot of p3 commits: the round reveals
     assert done["done"] == "commits" and t.last["label"] == "commits"
     assert "Player 2 reveals: bid 7" in json.dumps(t.state("p1"))
+
+
+def test_the_parallel_env_steps_a_round_of_secret_choices_at_once(sealed):
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import parallel_api_test
+
+    from railrules.tools.agents.pettingzoo_env import RulesParallelEnv
+    env = RulesParallelEnv(sealed, 3)
+    obs, infos = env.reset(seed=1)
+    assert infos["player_0"]["deciding"] == ["player_0", "player_1", "player_2"]
+    assert all(obs[a]["action_mask"].sum() == 11 for a in env.agents)   # bid 1..10, pass
+    labels = env.labels
+    want = {"player_0": "bid 2", "player_1": "bid 5", "player_2": "pass"}
+    obs, rewards, done, truncated, infos = env.step({a: labels.index(x) for a, x in want.items()})
+    assert env.game.state["history"] == [["bid", 2], ["bid", 5], ["pass"]]
+    assert env.game.evaluate("p2.pot == 1")
+    parallel_api_test(RulesParallelEnv(sealed, 3), num_cycles=40)
