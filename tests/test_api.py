@@ -420,7 +420,7 @@ def test_the_package_installs_one_name_and_exposes_the_api():
     assert railrules.__version__ == railrules.interpreter.__version__
     assert "chicago_express" in railrules.shipped_rulesets()
     with pytest.raises(AttributeError):
-        railrules.no_such_name  # noqa: B018
+        railrules.no_such_name
 
 
 def test_every_python_package_of_the_checkout_is_installed():

@@ -14,7 +14,7 @@ from railrules.interpreter import load_ruleset
 from railrules.interpreter.errors import RulesetError, RulesRuntimeError
 from railrules.interpreter.paths import rulesets_dir
 from railrules.interpreter.runtime.rationals import Fraction
-from railrules.tools.bots.players import BotSpecError, GreedyBot, MctsBot, make_bot, seat_bots
+from railrules.tools.bots.players import BotSpecError, GreedyBot, make_bot, seat_bots
 from railrules.tools.cli import main
 from railrules.tools.bots.search import imagine, standings
 

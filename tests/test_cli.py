@@ -494,6 +494,23 @@ def test_every_verb_has_help_that_exits_0(capsys, verb):
     assert text.startswith("usage: railrules" + (f" {verb}" if verb else ""))
 
 
+def _tools_loaded(*argv: str) -> list:
+    """The modules of tools/ a fresh process has loaded after `railrules ARGV` (a help: it exits)."""
+    import subprocess
+    code = ("import sys\nfrom railrules.tools.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('railrules.tools')), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
+    return eval(done.stderr.strip().splitlines()[-1])
+
+
+def test_a_verbs_module_is_loaded_only_when_the_verb_is_named():
+    assert _tools_loaded("--help") == ["railrules.tools", "railrules.tools.cli"]
+    loaded = _tools_loaded("lint", "--help")
+    assert "railrules.tools.author.lint" in loaded
+    assert not [m for m in loaded if m.startswith(("railrules.tools.lab", "railrules.tools.play"))]
+
+
 # ---------------------------------------------------------------- --variant PATH
 @pytest.fixture
 def my_variant(tmp_path) -> Path:

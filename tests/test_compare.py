@@ -147,7 +147,7 @@ def test_an_entry_of_a_map_constant_can_be_set_and_swept():
 # ------------------------------------------------------------------ compare
 def _run(coin_race, jobs=1, games=16, sets=("goal=20",), bots="greedy,random"):
     with Arms(coin_race, ["same"], list(sets)) as arms:
-        return compare.run(arms, games, 2, bots, 7, jobs)
+        return compare.run_arms(arms, games, 2, bots, 7, jobs)
 
 
 def test_games_are_paired_across_arms(coin_race):
@@ -186,7 +186,7 @@ def test_verdicts_are_the_corrected_ones_with_effect_sizes(coin_race):
     assert compare.tests_made(result) == len(m) - len(compare.BALANCES)
     # a borderline change is kept by Benjamini-Hochberg more readily than by Holm
     with Arms(coin_race, [], ["goal=20"]) as arms:
-        fdr = compare.run(arms, 16, 2, "greedy,random", 7, correction="fdr")
+        fdr = compare.run_arms(arms, 16, 2, "greedy,random", 7, correction="fdr")
     assert fdr["correction"] == "fdr" and "Benjamini-Hochberg" in compare.correction_note(fdr)
     assert len(compare.verdicts(fdr)) >= len(compare.verdicts(result))
     for name, row in fdr["metrics"].items():
@@ -199,7 +199,7 @@ def test_the_reversed_options_null_gives_no_corrected_verdict(tmp_path):
     find 'changes' that Holm's correction does not report."""
     folder = reversed_options(tmp_path)
     with Arms(folder, ["reversed"], []) as arms:
-        result = compare.run(arms, 30, 3, "random", 101, jobs=2)
+        result = compare.run_arms(arms, 30, 3, "random", 101, jobs=2)
     changes = {name: row["reversed"]["change"] for name, row in result["metrics"].items() if name not in compare.BALANCES}
     assert sum(c["differed"] > 0 for c in changes.values()) > 10  # the games differ
     assert compare.verdicts(result) == []
@@ -232,7 +232,7 @@ def test_the_first_player_is_the_declared_start_player_else_the_first_to_decide(
     has its own row. The coin race has none: its first decider starts; a variable ruleset.yaml
     declares must exist."""
     with Arms("chicago_express", [], []) as arms:
-        result = compare.run(arms, 12, 3, "random", 5)
+        result = compare.run_arms(arms, 12, 3, "random", 5)
     records = result["records"]["base"]
     starts = [r["order"][0] for r in records]
     for r in records:  # the start player as the game chose it, replayed from the bots' choices
@@ -265,8 +265,8 @@ def test_one_row_per_quantity_and_chosen_metrics(monkeypatch, capsys):
     """An action and the rule only it calls are one row; --metrics chooses rows (and the
     correction counts only those); a metric no arm has is refused before any game."""
     with Arms("chicago_express", ["house_threshold_4"], []) as arms:
-        every = compare.run(arms, 8, 3, "random", 3)
-        chosen = compare.run(arms, 8, 3, "random", 3, only=["decisions", "seat", "rule auction_turn"])
+        every = compare.run_arms(arms, 8, 3, "random", 3)
+        chosen = compare.run_arms(arms, 8, 3, "random", 3, only=["decisions", "seat", "rule auction_turn"])
     m = every["metrics"]
     assert "action take_auction" in m and "rule auction_turn" not in m
     assert "rule auction_turn" in m["action take_auction"]["same as"]
@@ -287,7 +287,7 @@ def test_one_row_per_quantity_and_chosen_metrics(monkeypatch, capsys):
 
 def test_the_ladder_counts_how_often_the_stronger_bot_outscores_the_weaker(coin_race, capsys):
     with Arms(coin_race, [], ["goal=20"]) as arms:
-        result = compare.run(arms, 12, 3, "random,greedy", 7)
+        result = compare.run_arms(arms, 12, 3, "random,greedy", 7)
     for label in result["arms"]:
         wins = []
         for r in result["records"][label]:
@@ -326,9 +326,9 @@ def test_a_folder_against_a_folder_names_what_differs(coin_race, tmp_path, monke
     components = mine / "components.yaml"
     components.write_text(components.read_text(encoding="utf-8").replace("goal: 10", "goal: 20"), encoding="utf-8")
     with Arms(coin_race, [], [], [str(mine)]) as arms:
-        result = compare.run(arms, 16, 2, "greedy,random", 7)
+        result = compare.run_arms(arms, 16, 2, "greedy,random", 7)
     with Arms(coin_race, [], ["goal=20"]) as arms:
-        with_set = compare.run(arms, 16, 2, "greedy,random", 7)
+        with_set = compare.run_arms(arms, 16, 2, "greedy,random", 7)
     assert result["arms"] == ["base", "my_race"]
     assert result["differences"] == {"my_race": ["changed const goal"]}
     assert "my_race differs from the base in: changed const goal" in compare.table(result).notes
@@ -438,8 +438,8 @@ def test_ctrl_c_stops_and_prints_the_figures_so_far(coin_race):
 def test_a_local_dask_cluster_gives_the_same_figures(coin_race):
     pytest.importorskip("distributed", reason="--cluster needs Dask distributed (pip install '.[cluster]')")
     with Arms(coin_race, ["same"], ["goal=20"]) as arms:
-        on_cluster = compare.run(arms, 10, 2, "greedy,random", 7, cluster="local")
-        here = compare.run(arms, 10, 2, "greedy,random", 7)
+        on_cluster = compare.run_arms(arms, 10, 2, "greedy,random", 7, cluster="local")
+        here = compare.run_arms(arms, 10, 2, "greedy,random", 7)
     assert json.dumps(on_cluster) == json.dumps(here)
 
 

@@ -45,6 +45,8 @@ def test_completion_prints_a_script_for_each_shell(capsys):
         assert "railrules __complete" in capsys.readouterr().out
     assert main(["__complete", "compare", "chi"]) == 0
     assert capsys.readouterr().out.split() == ["chicago_express"]
+    assert main(["__complete", "lint", "--format", ""]) == 0     # the verb's own options, loaded
+    assert capsys.readouterr().out.split() == ["text", "json", "sarif"]
 
 
 @pytest.mark.skipif(not shutil.which("bash"), reason="no bash on this machine")

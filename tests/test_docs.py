@@ -3,7 +3,7 @@ from pathlib import Path
 
 from railrules.interpreter.dsl import builtins
 from railrules.interpreter.errors import CODES
-from railrules.tools.cli import codes_markdown
+from railrules.tools.author.codes import codes_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,6 +18,26 @@ def test_the_codes_page_is_generated_from_the_registry():
     page = (ROOT / "interpreter" / "CODES.md").read_text(encoding="utf-8")
     assert page == codes_markdown(), "regenerate: railrules codes --markdown > interpreter/CODES.md"
     assert all(f"| {code} |" in page for code in CODES)
+
+
+def test_the_commands_page_is_the_parsers_own_help():
+    """tools/COMMANDS.md holds every verb's full help as the parser writes it: a snapshot that
+    keeps every verb, option, default and help text as it is, and the page in step."""
+    from railrules.tools.cli import VERBS, commands_page
+    page = (ROOT / "tools" / "COMMANDS.md").read_text(encoding="utf-8")
+    assert page == commands_page(page), "regenerate: railrules __commands"
+    assert [line for line in page.splitlines() if line.startswith("## ")] == \
+        ["## `railrules`"] + [f"## `railrules {name}`" for name, _, _ in VERBS]
+    assert "  --lint-runs LINT_RUNS\n                        lint runs to take the median of\n" in page
+
+
+def test_the_commands_page_keeps_the_notes_written_between_the_help_blocks():
+    from railrules.tools.cli import commands_page
+    page = commands_page()
+    noted = page.replace("## `railrules play`\n\n", "## `railrules play`\n\nA note by hand.\n\n")
+    assert noted != page and commands_page(noted) == noted
+    stale = page.replace("hide warnings", "hide the warnings")
+    assert commands_page(stale) == page
 
 
 def test_the_doc_verb_lists_every_definition_with_its_citations(capsys):

@@ -17,6 +17,9 @@ from railrules.interpreter.paths import rulesets_dir
 from railrules.interpreter import (Game, IllegalAction, RulesetError, RulesRuntimeError,
                                    check_ruleset, load_ruleset)
 from railrules.interpreter.runtime.rationals import Fraction
+from railrules.interpreter.dsl.nodes import DEFINITIONS
+from railrules.interpreter.dsl.parser import parse_rules
+from railrules.interpreter.errors import Sink
 
 RULESET_YAML = """\
 name: tiny
@@ -732,6 +735,21 @@ def test_a_parse_error_is_rr101_at_its_line_and_column(tmp_path, rules, where, w
 def test_a_broken_game_or_score_block_gives_only_the_parse_error(tmp_path, rules):
     diags = errors_of(write_ruleset(tmp_path, rules))
     assert [d.code for d in diags] == ["RR101"], [str(d) for d in diags]
+
+
+def test_a_broken_handler_gives_only_the_parse_error(tmp_path):
+    rules = 'on ping(n:\n    pass\n\ngame:\n    emit ping(1)\n    end_game "d"\n\nscore p = p.cash\n'
+    _, diags = check_ruleset(str(write_ruleset(tmp_path, rules)))
+    assert [(d.code, d.pos.line) for d in diags if d.code in ("RR101", "RR102")] == [("RR101", 1)], \
+        [str(d) for d in diags]
+
+
+@pytest.mark.parametrize("kind", [k.keyword for k in DEFINITIONS])
+def test_every_kind_of_definition_that_does_not_parse_is_known_as_broken(tmp_path, kind):
+    head = f"{kind} x" if kind != "game" else "game"
+    module = parse_rules(f"{head} = (\n", "main.rules", Sink())
+    assert module.broken == {"x" if kind in ("on", "def", "const", "procedure", "action",
+                                             "end_condition", "metric") else kind}
 
 
 def test_parse_errors_in_several_definitions_are_all_reported(tmp_path):

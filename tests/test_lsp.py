@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("pygls", reason="the language server needs pygls (pip install '.[lsp]')")
 
-from railrules.interpreter.paths import rulesets_dir  # noqa: E402
+from railrules.interpreter.paths import rulesets_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("pygls", reason="the language server needs pygls (pip install '.[lsp]')")
 
-from test_governor import META, NESTING, game_rules  # noqa: E402
-from test_hostile import ruleset  # noqa: E402
-from test_lsp import ROOT, Client, _change, _open  # noqa: E402
+from test_governor import META, NESTING, game_rules
+from test_hostile import ruleset
+from test_lsp import ROOT, Client, _change, _open
 
 # 10^10 rounds of an exists, no memory: hours of work within its step budget (10^8, the most limits.steps allows)
 ENDLESS_CONSTANT = ("const never = exists a in range(0, 100000) where (exists b in range(0, 100000) where a + b < 0)\n"

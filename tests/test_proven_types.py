@@ -11,7 +11,7 @@ import pytest
 from railrules.interpreter import BadSave, Game, RulesRuntimeError, load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
 from railrules.tools.author.generated import generated
-from tests.test_language import write_ruleset
+from test_language import write_ruleset
 
 COMPONENTS = """\
 variables:

@@ -43,18 +43,18 @@ def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- the SVG picture (issue 13)
-import re  # noqa: E402
+import re
 
-import pytest  # noqa: E402
+import pytest
 
-from railrules.interpreter import load_ruleset  # noqa: E402
-from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
-import browser  # noqa: E402
-from game_checks import played  # noqa: E402
-from railrules.tools.pictures.board_model import board_model  # noqa: E402
-from railrules.tools.pictures.svg_board import R, centres, to_svg  # noqa: E402
-import shutil  # noqa: E402
-from pathlib import Path  # noqa: E402
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.paths import shipped_rulesets
+import browser
+from game_checks import played
+from railrules.tools.pictures.board_model import board_model
+from railrules.tools.pictures.svg_board import R, centres, to_svg
+import shutil
+from pathlib import Path
 
 
 def _played(name: str, actions: int = 150):

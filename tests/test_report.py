@@ -24,7 +24,7 @@ def result(tmp_path_factory) -> dict:
     rules = root / "rules" / "game.rules"
     rules.write_text(rules.read_text(encoding="utf-8") + "\nestimate p = p.cash\n", encoding="utf-8")
     with Arms(str(root), [], ["goal=8,12,20"]) as arms:
-        return compare.run(arms, 20, 2, "greedy,random", 1)
+        return compare.run_arms(arms, 20, 2, "greedy,random", 1)
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,8 @@ game:
             pass
     end_game "done"
 
+end_condition crowded: counter > 2
+
 score p = p.cash
 """
 
@@ -51,6 +53,7 @@ NAMES = {
     "tokens": (Kind.KIND, ["red", "green", "blue"], "list:entity:tokens"),
     "double": (Kind.FUNCTION, ("fn", 14), "fn"),         # a def as a value, called with 7
     "bump": (Kind.PROCEDURE, "bump", "proc"),            # a procedure as a value: its name
+    "crowded": (Kind.END, False, "bool"),                # whether the game ended for it: not yet
     "nowhere": (Kind.UNDEFINED, "RR102 undefined name 'nowhere'", "any"),
 }
 
@@ -122,7 +125,7 @@ def test_every_kind_is_in_the_tables():
 
 
 # a name looked up in the ruleset's names, or a builtin looked up, by hand
-_GLOBAL = r"(variables|constants|entities|kinds|functions|procedures)"
+_GLOBAL = r"(variables|constants|entities|kinds|functions|procedures|ends)"
 _LOOKUP = re.compile(rf"\bin (self\.)?(names|rs)\.{_GLOBAL}\b(?![.\[])|names\.{_GLOBAL}(\[|\.get\b)"
                      r"|builtins\.ALL(\[|\.get\b)|\bin builtins\.ALL\b(?!\.)")
 

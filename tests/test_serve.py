@@ -24,15 +24,15 @@ pytest.importorskip("uvicorn", reason="railrules serve needs pip install '.[web]
 
 with warnings.catch_warnings():   # Starlette asks for httpx2 instead of httpx; both work
     warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
-    from starlette.testclient import TestClient  # noqa: E402
+    from starlette.testclient import TestClient
 
-from railrules.interpreter import load_ruleset  # noqa: E402
-from railrules.interpreter.paths import shipped_rulesets  # noqa: E402
-from railrules.tools.pictures.board_model import board_model  # noqa: E402
-from railrules.tools.bots.players import seat_bots  # noqa: E402
-from railrules.tools.play.terminal import load_save  # noqa: E402
-from railrules.tools.play.serve import Table  # noqa: E402
-from railrules.tools.play.serve.app import STATIC, make_app  # noqa: E402
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.paths import shipped_rulesets
+from railrules.tools.pictures.board_model import board_model
+from railrules.tools.bots.players import seat_bots
+from railrules.tools.play.terminal import load_save
+from railrules.tools.play.serve import Table
+from railrules.tools.play.serve.app import STATIC, make_app
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 

@@ -11,7 +11,7 @@ from railrules.tools.lab.arms import Arms
 from railrules.tools.cli import main
 
 pytest.importorskip("optuna", reason="tune needs Optuna (pip install '.[tune]')")
-from railrules.tools.lab.tune import describe, tune  # noqa: E402
+from railrules.tools.lab.tune import describe, tune
 
 
 @pytest.fixture()
@@ -30,7 +30,7 @@ def test_the_best_value_is_the_best_trial_and_its_figures_are_compares(coin_race
     assert best["objective"] == min(t["objective"] for t in trials)
     # the same seeded games as compare plays: the figure and its interval are compare's
     with Arms(coin_race, [], [f"goal={best['values']['goal']}"]) as arms:
-        again = compare.run(arms[-1:], 12, 2, "greedy,random", 1)
+        again = compare.run_arms(arms[-1:], 12, 2, "greedy,random", 1)
     cell = again["metrics"]["decisions"][again["arms"][0]]
     assert best["figures"]["decisions"] == cell and best["objective"] == pytest.approx(abs(cell["mean"] - 9))
     # paired: a value tried twice scores the same

@@ -1,4 +1,5 @@
-"""The type hints of interpreter/ and tools/ hold: mypy, configured in pyproject.toml, finds no error."""
+"""The type hints of interpreter/ and tools/ hold: mypy, configured in pyproject.toml, finds no error;
+and ruff's pyflakes finds no unused import or name, nor a ``# noqa`` comment that silences nothing."""
 from __future__ import annotations
 
 import subprocess
@@ -22,3 +23,11 @@ def test_mypy_finds_no_error_in_the_interpreter_and_the_tools(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert [line for line in done.stdout.splitlines() if "[annotation-unchecked]" not in line] == []
+
+
+def test_pyflakes_finds_nothing_and_no_noqa_is_unused():
+    pytest.importorskip("ruff", reason="ruff is in the test extra: pip install \".[test]\"")
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "RUF100,F",
+                           "--output-format", "concise", "interpreter", "tools", "tests"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -133,3 +133,17 @@ def _variants(after: list[str]) -> list[str]:
 
 def _starting(typed: str, names: list[str]) -> list[str]:
     return [n for n in names if n.startswith(typed)]
+
+
+# ------------------------------------------------------------------ the verb: railrules completion
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Print the script that completes railrules' verbs, options, ruleset and variant names in your "
+        "shell. bash: eval \"$(railrules completion bash)\" in ~/.bashrc; zsh: the same with zsh in "
+        "~/.zshrc; fish: railrules completion fish > ~/.config/fish/completions/railrules.fish")
+    parser.add_argument("shell", choices=SHELLS)
+
+
+def run(args) -> int:
+    print(script(args.shell), end="")
+    return 0

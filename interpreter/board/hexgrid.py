@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["parse_id", "offset_neighbours", "LAYOUTS"]
+__all__ = ["LAYOUTS", "parse_id", "col_name", "offset_neighbours", "grid_neighbours", "to_axial",
+           "from_axial", "step_id"]
 
 _ID = re.compile(r"^([A-Z]+)(-?[0-9]+)$")
 LAYOUTS = ("odd-q", "even-q")
@@ -27,6 +28,7 @@ def parse_id(hex_id: str) -> tuple[int, int] | None:
 
 
 def col_name(col: int) -> str:
+    """Column 2 -> ``"C"``: the letters of a column number (from 0), as :func:`parse_id` reads them."""
     name = ""
     col += 1
     while col:
@@ -64,11 +66,13 @@ _AXIAL_DIRS = [(0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0)]
 
 
 def to_axial(col: int, row: int, offset: str) -> tuple[int, int]:
+    """(column, row) of an offset layout -> axial (q, r), where the six directions are fixed steps."""
     shift = (col - (col & 1)) // 2 if offset == "odd-q" else (col + (col & 1)) // 2
     return col, row - shift
 
 
 def from_axial(q: int, r: int, offset: str) -> tuple[int, int]:
+    """Axial (q, r) -> (column, row) of an offset layout: the inverse of :func:`to_axial`."""
     shift = (q - (q & 1)) // 2 if offset == "odd-q" else (q + (q & 1)) // 2
     return q, r + shift
 

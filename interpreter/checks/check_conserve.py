@@ -15,7 +15,7 @@ def check_conserve(ruleset, sink) -> None:
     for name, fn in ruleset.conserve:
         try:
             value = fn(game.machine, {})
-        except Exception as err:  # noqa: BLE001 - a broken expression is the author's problem
+        except Exception as err:  # a broken expression is the author's problem
             sink.add("RR302", f"conserve '{name}' cannot be computed: {err}",
                      ruleset.meta_places["components"].of("conserve", name))
             continue

@@ -100,6 +100,8 @@ class _Types:
             return "fn"
         if kind is Kind.PROCEDURE:
             return "proc"
+        if kind is Kind.END:
+            return "bool"
         return "any"
 
     def t_Attr(self, e, scope):

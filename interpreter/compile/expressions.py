@@ -22,7 +22,7 @@ import re
 from ..dsl import builtins, nodes as n
 from ..dsl.functions import call_value, def_value
 from ..dsl.scope import Kind, resolve, resolve_call
-from ..runtime.helpers import HELPERS
+from ..runtime.helpers import HELPERS, ended
 from .proven import ANY, types_for
 from .sources import add, define
 
@@ -267,6 +267,8 @@ class Codegen:
             return f"{self.const(def_value(v, self.tracking))}(run)"
         if kind is Kind.PROCEDURE:  # a procedure as a value: its name
             return repr(name)
+        if kind is Kind.END:  # whether the game ended for this end condition
+            return f"{self.const(ended)}(run, {name!r})"
         return self.unsupported()  # undefined: reported by the resolver
 
     def g_Attr(self, e, bound, walrus):

@@ -50,7 +50,7 @@ def define(space: dict, source: str, filename: str) -> None:
     namespace's ``__sources__`` (``railrules code``)."""
     name = register(source, filename)
     space.setdefault("__sources__", []).append(name)
-    exec(_compiled(source, name), space)  # noqa: S102 - our own source
+    exec(_compiled(source, name), space)  # our own source
 
 
 def add(space: dict, prefix: str, value) -> str:

@@ -21,7 +21,7 @@ from ..runtime.code import SECRET_SLOT, Code, OptionSpec
 from ..runtime.values import RuleFault, describe, map_key
 from . import instructions as ins
 from .expressions import Checked, Codegen, inlinable, namespace
-from .units import Units, straight
+from .units import Units, first_pause, straight
 
 
 @dataclass
@@ -42,6 +42,7 @@ class Program:
     direct_units: dict | None = None                 # key -> a straight unit, called directly
     counted_direct: dict | None = None               # the same, counting entries
     resets: dict = field(default_factory=dict)       # procedure's code key -> {scoped variable: start}
+    at_end: list = field(default_factory=list)       # the code keys of `on game_end`, run when the game ends
     checked: bool = False                            # every expression in checked mode (tests)
 
     def __post_init__(self):
@@ -111,7 +112,7 @@ class Compiler:
             elif isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
                 fn = self._expr(d.expr, _Scope(self._typed(n.DEFINITION_KINDS[type(d)], {d.player})))
                 var = d.player
-                fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})  # noqa: E731
+                fn = lambda run, player, fn=fn, var=var: fn(run, {var: player})
                 if isinstance(d, n.EstimateDef):
                     p.estimate, p.estimate_pos = fn, d.pos
                 elif isinstance(d, n.TiebreakDef):
@@ -120,7 +121,20 @@ class Compiler:
                     p.score = fn
         if game:
             self._code("game", [], game[0].body, game[0].pos)
+        p.at_end = p.handlers.get(n.GAME_END, [])
+        if p.at_end and not set(p.at_end) <= p.straight:
+            self._at_end_runs_straight(p)
         return p
+
+    def _at_end_runs_straight(self, p: Program) -> None:
+        """RR105 where `on game_end` (which runs to its end, once the game has ended) may pause."""
+        for key in p.at_end:
+            if key not in p.straight:
+                ins = first_pause(p.codes[key], p.straight, p.handlers)
+                self.resolver.sink.add(
+                    "RR105", f"'on {n.GAME_END}' runs to its end once the game has ended: nothing in it, "
+                    "or in what it calls or emits, may choose, end the game, check_end, call itself "
+                    "or call a procedure through a local", ins.pos if ins is not None else p.codes[key].pos)
 
     def _action_template(self, d: n.ActionDef) -> OptionSpec:
         scope = _Scope(self._typed(f"action:{d.name}", {d.player} | {dom.var for dom in d.domains}))

@@ -75,11 +75,7 @@ def straight(codes: dict, handlers: dict) -> frozenset:
                 out.append(ins.proc)
             elif isinstance(ins, Emit):
                 out += handlers.get(ins.event, [])
-        # a choice, an end, or any other instruction that leaves the unit (a call whose
-        # procedure is known only when it runs) may pause
-        pauses = any(isinstance(ins, (Choose, EndGame, CheckEnd))
-                     or (ins.ends and not isinstance(ins, (Jump, CallProc, Emit, Return))) for ins in code.instrs)
-        callees[key] = None if pauses else out
+        callees[key] = None if any(map(_pauses, code.instrs)) else out
     known: dict = {}  # key -> straight or not; None while being looked at (a cycle back to it)
 
     def visit(key) -> bool:
@@ -91,6 +87,29 @@ def straight(codes: dict, handlers: dict) -> frozenset:
         return ok
 
     return frozenset(k for k in codes if visit(k))
+
+
+def _pauses(ins) -> bool:
+    """A choice, an end, or any other instruction that leaves the unit (a call whose procedure
+    is known only when it runs): it may pause, whatever the units it calls do."""
+    return isinstance(ins, (Choose, EndGame, CheckEnd)) or (
+        ins.ends and not isinstance(ins, (Jump, CallProc, Emit, Return)))
+
+
+def first_pause(code, straight_keys: frozenset, handlers: dict):
+    """The first instruction of ``code`` that may pause (a choice, an end, a call or an event
+    of a unit that is not straight), for a message; None if there is none (a unit that is not
+    straight only because it is in a cycle of calls)."""
+    for ins in code.instrs:
+        if isinstance(ins, CallProc):
+            if ins.proc not in straight_keys:
+                return ins
+        elif isinstance(ins, Emit):
+            if not set(handlers.get(ins.event, [])) <= straight_keys:
+                return ins
+        elif _pauses(ins):
+            return ins
+    return None
 
 
 def write(code, program, counting: bool = False, direct: bool = False):

@@ -57,7 +57,7 @@ class Ruleset:
     hash: str
     step_budget: int = DEFAULT_STEPS
     decision_budget: int = DEFAULT_DECISIONS
-    names: object = None
+    names: Names = field(default_factory=lambda: Names({}, set(), {}, {}))  # what the rules may name
     places: dict = field(default_factory=dict)   # entity id -> (Positions, YAML path) for diagnostics
     meta_places: dict = field(default_factory=dict)  # file role -> Positions
     definitions: list = field(default_factory=list)
@@ -66,7 +66,7 @@ class Ruleset:
     @property
     def proven(self) -> dict:
         """The proven types of fields (by kind) and variables (:mod:`..compile.proven`)."""
-        return getattr(self.names, "proven", {})
+        return self.names.proven
 
     @property
     def start(self) -> dict:
@@ -183,6 +183,19 @@ def resolve_ruleset_path(name_or_path: str) -> Path | None:
     return None
 
 
+def ruleset_around(path: str) -> Path | None:
+    """The ruleset folder of ``path``: a ruleset :func:`resolve_ruleset_path` names, else the
+    nearest folder that holds a ruleset.yaml above an existing file or folder (a scenario, a
+    rules file); None when there is none."""
+    found = resolve_ruleset_path(path)
+    if found is not None:
+        return found
+    p = Path(path).resolve()
+    if not p.exists():
+        return None
+    return next((parent for parent in [p, *p.parents] if (parent / "ruleset.yaml").is_file()), None)
+
+
 def variant_file(variant: str) -> Path | None:
     """The file a ``--variant`` names when it is the path of a variant file (it ends in .yaml or
     .yml); None for the name of a variant in the ruleset's variants/ folder. Only YAML files are
@@ -192,14 +205,17 @@ def variant_file(variant: str) -> Path | None:
     return None
 
 
-def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: bool = False) -> Ruleset:
+def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: bool = False,
+                 texts: dict | None = None) -> Ruleset:
     """Load and compile a ruleset; raise :class:`RulesetError` with every problem found.
 
     ``derive_all`` (a debugging aid) makes every ``def`` a ``derived`` value, so that
-    ``game.check_derived()`` tests the engine's read tracking on every function of the rules."""
+    ``game.check_derived()`` tests the engine's read tracking on every function of the rules.
+    ``texts`` (resolved path -> text) are read instead of those files on disk, as by
+    :func:`check_ruleset` (an edited copy of a file: ``railrules test --mutate``)."""
     sink = Sink()
     with _within_python_limits(name_or_path):
-        ruleset = _Loader(sink, derive_all=derive_all).load(name_or_path, variant)
+        ruleset = _Loader(sink, derive_all=derive_all, texts=texts).load(name_or_path, variant)
     sink.raise_if_errors()
     assert ruleset is not None  # a load with errors never gets here
     return ruleset
@@ -628,6 +644,8 @@ def _names(defs: list, comps: dict, entities: dict, aliases: dict, kinds: dict, 
             names.actions[d.name] = d
         elif isinstance(d, n.HandlerDef):
             names.events.setdefault(d.event, []).append(d)
+        elif isinstance(d, n.EndDef):
+            names.ends.add(d.name)
     return names
 
 

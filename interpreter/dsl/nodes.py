@@ -361,6 +361,11 @@ class ActionDef(Node):
     body: list
 
 
+# The event the engine emits once when the game has ended, before the scores: its handlers
+# (``on game_end:``) reveal what was secret and pay final bonuses.
+GAME_END = "game_end"
+
+
 @dataclass
 class HandlerDef(Node):
     event: str

@@ -60,7 +60,7 @@ def _lark() -> Lark:
 _WORDS = {
     "NAME": "a name", "INT": "a number", "STRING": "a quoted string", "_NL": "end of line",
     "_INDENT": "an indented block", "_DEDENT": "the end of the block", "COLON": "':'",
-    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
+    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'", "COMMA": "','",
     "EQUAL": "'='", "ASSIGN_OP": "'=', '+=' or '-='", "COMP_OP": "a comparison",
     "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/', '//' or '%'", "DOT": "'.'", "$END": "end of file",
     "MINUS": "'-'", "MORETHAN": "'>'", "LESSTHAN": "'<'", "__ANON_0": "'=>'",
@@ -590,8 +590,17 @@ _EXPRESSIONS: dict = {}   # (text, file) -> the expression parsed at line 1 (onl
 _FILES: dict = {}         # (text, file, line offset) -> (module, diagnostics): each file parsed once
 
 
-_DEF_NAME = re.compile(r"^(?:(?:const|def|derived|procedure|action|end_condition)\s+([A-Za-z_][A-Za-z0-9_]*)"
-                       r"|(game|score)\b)")
+def _definition_head() -> re.Pattern:
+    """The first line of a definition, by the one list of definition kinds (nodes.DEFINITIONS):
+    group 1 is the name a kind followed by a name defines (an event for ``on``; ``derived`` is
+    a ``def``), group 2 the keyword of a kind without a name (``game``, ``score``...). A
+    definition that does not parse leaves it among the broken names: no follow-on error."""
+    by_name = [k.keyword for k in n.DEFINITIONS if k.named or k.node is n.HandlerDef] + ["derived"]
+    alone = [k.keyword for k in n.DEFINITIONS if not k.named and k.node is not n.HandlerDef]
+    return re.compile(rf"^(?:(?:{'|'.join(by_name)})\s+([A-Za-z_][A-Za-z0-9_]*)|({'|'.join(alone)})\b)")
+
+
+_DEF_NAME = _definition_head()
 
 
 def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0, cached: bool = False) -> n.Module:
@@ -750,6 +759,7 @@ def _report(err: UnexpectedInput, text: str, file: str, sink: Sink, line_offset:
             got = repr(str(tok))
         msg = f"unexpected {got}; expected {_describe(err.expected)}"
         hint = "check the indentation" if tok.type in ("_INDENT", "_DEDENT") else None
+        msg, hint = _misread(err, got) or (msg, hint)
         if tok.type == "$END":
             line, col = max(1, text.count("\n") + line_offset), 1
     elif isinstance(err, UnexpectedEOF):
@@ -761,6 +771,24 @@ def _report(err: UnexpectedInput, text: str, file: str, sink: Sink, line_offset:
     if opened and hint is None:
         hint = f"the '{opened[0]}' at line {opened[1] + line_offset}, column {opened[2]} is never closed"
     sink.add("RR101", msg, Pos(file, line, col), hint)
+
+
+def _misread(err: UnexpectedToken, got: str) -> tuple[str, str] | None:
+    """What the author most likely meant where the parser stopped, read from what it had taken
+    just before (its value stack): a second comparison (``1 < x < 3``), a filter on an option's
+    domain (``c in companies where ...``). None when it is neither."""
+    stack = getattr(getattr(err, "interactive_parser", None), "parser_state", None)
+    before = [getattr(v, "type", None) for v in (stack.value_stack[-3:] if stack else [])]
+    before = [None] * (3 - len(before)) + before
+    if err.token.type in ("COMP_OP", "IN", "NOT") and before[1] in ("COMP_OP", "IN"):
+        return (f"unexpected {got}: comparisons do not chain",
+                "compare twice and join the two with 'and': write a < b < c as a < b and b < c")
+    if err.token.type == "WHERE" and before[0] == "NAME" and before[1] == "IN" \
+            and set(err.expected) <= {"COMMA", "RPAR"}:
+        return ("unexpected 'where': an option's domain takes no filter, its values are the whole list",
+                "give the whole list, and refuse the values you do not want with a require at the "
+                "head of the option's block: require CONDITION else \"the reason\"")
+    return None
 
 
 def _unclosed(text: str):

@@ -9,10 +9,10 @@ binds; the loops and turn loops around a statement) reports what cannot run:
   hint; an event that nothing handles (a warning);
 - RR103: an option twice in one choice;
 - RR104: a def, a builtin, a procedure or an event's handlers given the wrong number of
-  arguments;
+  arguments (``on game_end`` none);
 - RR105: a procedure called as a function (it is run with ``call``), a constant changed,
   ``break`` or ``continue`` outside a loop, ``pass turn`` or ``drop out`` outside a turn loop,
-  ``reveals`` that names no field;
+  ``reveals`` that names no field, an ``emit game_end`` (the engine's);
 - RR106: an undefined procedure;
 - RR112: a turn loop that ends when all pass with nothing in it that passes, a ``pass turn``
   that cannot count (warnings).
@@ -39,6 +39,7 @@ class Resolver:
         self.sink = sink
         self._loops = 0         # the loops around the statement being looked at
         self._turns: list = []  # the ends of the turn loops around it, innermost last
+        self._after_exists: dict = {}  # name -> the `exists` before it in an and/or that binds it no more
 
     # ------------------------------------------------------------------ definitions
     def definitions(self, definitions: list) -> None:
@@ -52,6 +53,9 @@ class Resolver:
             elif isinstance(d, n.ActionDef):
                 self._unit([d.player] + [dom.var for dom in d.domains], strip_requires(d.body))
             elif isinstance(d, n.HandlerDef):
+                if d.event == n.GAME_END and d.params:
+                    self.sink.add("RR104", f"'on {n.GAME_END}' takes no values: the engine emits it when "
+                                  "the game ends (an end condition's name says whether it ended the game)", d.pos)
                 self._unit(d.params, d.body, d.when)
             elif isinstance(d, (n.EndDef, n.MetricDef)):
                 self.expression(d.expr, set())
@@ -160,8 +164,11 @@ class Resolver:
         self._all([s.cond, s.reason], locals_)
 
     def s_Emit(self, s, locals_):
+        if s.event == n.GAME_END:
+            self.sink.add("RR105", f"'{n.GAME_END}' is emitted by the engine, once the game has ended",
+                          s.pos, hint="end the game with end_game or check_end: its handlers then run")
         handlers = self.names.events.get(s.event, [])
-        if not handlers:
+        if not handlers and s.event not in self.names.broken:  # (a handler that did not parse: said)
             self.sink.add("RR102", f"no 'on {s.event}(...)' handles this event", s.pos, severity="warning")
         for h in handlers:
             if len(h.params) != len(s.args):
@@ -261,6 +268,11 @@ class Resolver:
         """RR102 (or ``code``): ``name`` is none of the names ``known``; the closest is the hint."""
         if name in self.names.broken:
             return  # its definition has a syntax error, reported already
+        if name in self._after_exists and what == "name":  # exists c in cs where c.open and c.price > 2
+            self.sink.add(code, f"undefined name '{name}': the 'exists {name}' before it ends at its first "
+                          "condition ('where' binds more tightly than 'and' and 'or')", pos,
+                          f"put the whole condition in brackets: exists {name} in LIST where (A and B)")
+            return
         close = difflib.get_close_matches(name, sorted(map(str, known)), n=1)
         hint = f"did you mean '{close[0]}'?" if close else None
         self.sink.add(code, f"undefined {what} '{name}'", pos, hint)
@@ -322,7 +334,16 @@ class Resolver:
         self._all([e.left, e.right], locals_)
 
     def r_BoolOp(self, e, locals_):
-        self._all(e.items, locals_)
+        outer = self._after_exists
+        try:
+            for item in e.items:
+                self.expression(item, locals_)
+                while isinstance(item, n.Not):
+                    item = item.expr
+                if isinstance(item, n.Exists) and item.var not in locals_:
+                    self._after_exists = {**self._after_exists, item.var: item}
+        finally:
+            self._after_exists = outer
 
     def r_Not(self, e, locals_):
         self.expression(e.expr, locals_)

@@ -2,8 +2,9 @@
 
 A name read in an expression is the first of: a local, a global variable, a constant, an
 entity id or alias, ``players``, a kind, a ``def`` (a function value), a ``procedure`` (its
-name, a value). A call ``f(...)`` is a def, a builtin, or a local holding a function (a
-procedure there is an error). ``call f(...)`` runs a procedure, or the one a local names.
+name, a value), an end condition (whether the game ended for it). A call ``f(...)`` is a def,
+a builtin, or a local holding a function (a procedure there is an error). ``call f(...)`` runs
+a procedure, or the one a local names.
 
 The resolver (undefined names), the code generator (Python source) and the type checker all
 ask :func:`resolve`, :func:`resolve_call` or :func:`resolve_procedure` and only decide what to
@@ -31,6 +32,7 @@ class Names:
     procedures: dict = field(default_factory=dict)  # name -> ProcDef
     actions: dict = field(default_factory=dict)     # name -> ActionDef
     events: dict = field(default_factory=dict)      # event -> [HandlerDef]
+    ends: set = field(default_factory=set)          # the end conditions' names
     broken: set = field(default_factory=set)        # names whose definition did not parse
     proven: dict = field(default_factory=dict)      # the proven types (compile/proven.py)
 
@@ -45,6 +47,7 @@ class Kind(Enum):
     KIND = "kind"              # (the ids of its entities)
     FUNCTION = "function"      # a def (its FuncDef)
     PROCEDURE = "procedure"    # (its ProcDef)
+    END = "end condition"      # whether the game ended for it
     BUILTIN = "builtin"        # calls only (its builtins.Builtin entry)
     UNDEFINED = "undefined"
 
@@ -72,6 +75,8 @@ def resolve(names: Names, name: str, locals_) -> Resolved:
         return Resolved(Kind.FUNCTION, names.functions[name])
     if name in names.procedures:
         return Resolved(Kind.PROCEDURE, names.procedures[name])
+    if name in names.ends:
+        return Resolved(Kind.END)
     return Resolved(Kind.UNDEFINED)
 
 
@@ -110,4 +115,4 @@ def candidates(names: Names, locals_=(), kind: Kind | None = None) -> set:
     if kind is Kind.PROCEDURE:
         return set(names.procedures)
     return {*locals_, *names.variables, *names.constants, *names.entities, *names.kinds,
-            *names.functions, *names.procedures}
+            *names.functions, *names.procedures, *names.ends}

@@ -354,7 +354,7 @@ class Game:
             self.machine.steps = 0  # each evaluation has the whole step budget
             try:
                 return fn(self.machine, values)
-            except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+            except Exception as err:  # rules faults become diagnostics
                 raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
         return run
 
@@ -370,7 +370,7 @@ class Game:
         machine.steps = 0
         try:
             return fn(machine, player)
-        except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+        except Exception as err:  # rules faults become diagnostics
             raise RulesRuntimeError(Diagnostic("RR302", f"in estimate: {err}",
                                                self.ruleset.program.estimate_pos)) from None
 
@@ -383,7 +383,7 @@ class Game:
             machine.steps = 0
             try:
                 value = fn(machine, {})
-            except Exception as err:  # noqa: BLE001 - rules faults become diagnostics
+            except Exception as err:  # rules faults become diagnostics
                 raise RulesRuntimeError(Diagnostic("RR302", f"in metric {name}: {err}", pos)) from None
             if not isinstance(value, (int, Fraction)):
                 raise RulesRuntimeError(Diagnostic(
@@ -408,7 +408,7 @@ class Game:
             self.state["stack"].append(frame)  # popped by the Return
             write(code, program)(self.machine, frame)
             misfit = self.ruleset.misfit(self.state)   # types the fast code trusts: checked here
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             self.machine.rollback()
             raise RulesRuntimeError(Diagnostic("RR302", f"'{text}': {err}", where)) from None
         if misfit:

@@ -19,7 +19,8 @@ def show(ent: dict, value) -> str:
     keys with their values ("Alpha 2, Beta 0"), yes/no, none."""
     if isinstance(value, str):
         rec = ent.get(value)
-        return str(rec.get("name", value)) if rec else value
+        name = rec.get("name") if rec else None
+        return value if name is None else str(name)   # no name (or none): its id
     if isinstance(value, list):
         return ", ".join(show(ent, v) for v in value)
     if isinstance(value, dict):

@@ -241,20 +241,26 @@ class Machine(_Shows):
         return out
 
     def end_game(self, reasons: list) -> None:
+        """The game is over for ``reasons``: the rules of ``on game_end`` run (each to its end:
+        they never pause), then the scores are counted."""
         players = self.state["kinds"]["players"]
-        scores = self._whole_numbers(self.program.score, players, "score")
-        best = max(scores.values())
-        winners = [p for p in players if scores[p] == best]
-        result = {"reasons": [str(r) for r in reasons], "scores": scores, "winners": winners}
-        if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
-            result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
-            top = max(ties[w] for w in winners)
-            result["winners"] = [p for p in winners if ties[p] == top]
+        result: dict = {"reasons": [str(r) for r in reasons]}  # an end condition's name reads it
         self.state["result"] = result
         self.state["stack"] = []
         self.state["waiting"] = False
         self.state["turn"] = None
         self.say(f"game over ({'; '.join(map(str, reasons))})")
+        if self.program.at_end:
+            units = self.program.direct_units if self.counts is None else self.program.counted_direct
+            for key in self.program.at_end:
+                units[key](self)
+        scores = self._whole_numbers(self.program.score, players, "score")
+        best = max(scores.values())
+        result["scores"], result["winners"] = scores, [p for p in players if scores[p] == best]
+        if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
+            result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
+            top = max(ties[w] for w in result["winners"])
+            result["winners"] = [p for p in result["winners"] if ties[p] == top]
 
     def check_end(self) -> bool:
         """``check_end``: end the game if an end condition holds (True if it did)."""
@@ -458,7 +464,7 @@ class Machine(_Shows):
                     return
                 except OverBudget:
                     raise
-                except Exception:  # noqa: BLE001 - listed again one by one, to say what is wrong
+                except Exception:  # listed again one by one, to say what is wrong
                     pass
             tests = spec.tests_at[i]
             if not tests:

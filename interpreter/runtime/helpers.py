@@ -259,6 +259,13 @@ def _compare(op, sym):
     return checked
 
 
+def ended(run, name):
+    """An end condition's name read as a value: whether the game ended for it (false while it
+    goes on). Put in a namespace by the rules that read one, not among the HELPERS."""
+    result = run.state.get("result")
+    return result is not None and name in result["reasons"]
+
+
 def _times(k):
     """``repeat k``: a whole number of times."""
     if not isinstance(k, int) or isinstance(k, bool) or k < 0:

@@ -1,5 +1,6 @@
 """Writing a ruleset: lint and its fixes, the language server, `doc`, `new`, `code` (the Python
-the interpreter writes) and the scenario tests (`railrules test`).
+the interpreter writes), `codes` (the diagnostic codes explained) and the scenario tests
+(`railrules test`).
 
 May import: the interpreter, :mod:`..common`, :mod:`..bots`, :mod:`..pictures`.
 """

@@ -53,3 +53,16 @@ def ruleset_doc(ruleset) -> str:
             lines += [f"- {o}" for o in _options(d)]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+# ------------------------------------------------------------------ the verb: railrules doc
+def add_arguments(parser) -> None:
+    parser.description = ("Every definition of a ruleset with the rulebook passages it cites and the "
+                          "options it offers: to check the rules against the rulebook.")
+    parser.add_ruleset()
+
+
+def run(args) -> int:
+    from railrules.interpreter import load_ruleset
+    print(ruleset_doc(load_ruleset(args.ruleset, args.variant)), end="")
+    return 0

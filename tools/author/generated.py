@@ -20,7 +20,18 @@ def generated(name_or_path: str, wanted: str | None = None, variant: str | None 
     return listing(program.space, wanted)
 
 
-def main(args) -> int:
+# ------------------------------------------------------------------ the verb: railrules code
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Every function generated for a ruleset (rule expressions, defs, comprehension loops, code "
+        "units), with the rule it was written for as comments; NAME: only those whose rule line or "
+        "unit names it (a def, an option, a procedure, `estimate`...). Exit 1 when none does.")
+    parser.add_ruleset()
+    parser.add_argument("name", nargs="?", help="a name the rule line or unit must contain, as a word")
+    parser.add_argument("--list", action="store_true", help="print only the generated functions' names")
+
+
+def run(args) -> int:
     found = generated(args.ruleset, args.name, args.variant)
     if not found:
         print(f"no generated function of {args.ruleset} is about '{args.name}'")

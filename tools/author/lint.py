@@ -1,30 +1,18 @@
 """`railrules lint`: every problem in a ruleset, with file, line, column and code."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
-from railrules.interpreter import check_ruleset
-from railrules.interpreter.data.ruleset import resolve_ruleset_path
+from railrules.interpreter import RulesetError, check_ruleset, load_ruleset
+from railrules.interpreter.data.ruleset import resolve_ruleset_path, ruleset_around
 from railrules.interpreter.data.yaml_source import load_yaml, utf8_text
 from railrules.interpreter.dsl.parser import parse_rules
 from railrules.interpreter.errors import Diagnostic, Pos, Sink
 from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 
 from railrules.tools.common.heap import settled_heap
-
-
-def _ruleset_root(path: str) -> Path | None:
-    found = resolve_ruleset_path(path)
-    if found:
-        return found
-    p = Path(path).resolve()
-    if not p.exists():
-        return None
-    for parent in [p, *p.parents]:
-        if (parent / "ruleset.yaml").is_file():
-            return parent
-    return None
 
 
 def missing_paths(paths: list[str]) -> list[str]:
@@ -47,10 +35,11 @@ def lint_paths(paths: list[str], play: int = 0, variants: list[str] | tuple[()] 
     What is reported is chosen as ruff does: ``select`` and ``ignore`` (codes or prefixes)
     replace the ``lint:`` section of each ruleset's ruleset.yaml; a diagnostic on a line that
     ends with ``# lint: ignore[CODE, ...]`` (or ``# lint: ignore``: every code) is left out.
+    An error with which the ruleset does not load is reported whatever silences it (its hint
+    says so): a ruleset that lint passes is one that play, test and simulate accept.
     """
     with settled_heap():
-        diags = _lint_paths(paths, play, variants, select, ignore)
-    return unsuppressed(diags)
+        return _lint_paths(paths, play, variants, select, ignore)
 
 
 def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
@@ -64,8 +53,8 @@ def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
                 _, vd = check_ruleset(str(root), variant)
                 found += [d for d in vd if d not in found]
             config = lint_config(root)
-            done[root] = chosen(found, config["select"] if select is None else select,
-                                config["ignore"] if ignore is None else ignore)
+            done[root] = _reported(root, found, config["select"] if select is None else select,
+                                   config["ignore"] if ignore is None else ignore)
         return done[root]
 
     for path in paths or shipped_rulesets():
@@ -74,17 +63,43 @@ def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
         if users:
             diags += [d for root in users for d in whole(root) if _in_file(d, named)]
             continue
-        root = _ruleset_root(path)
+        root = ruleset_around(path)
         if root is None:
-            diags += chosen(_lint_loose(path), select or [], ignore or [])
+            diags += unsuppressed(chosen(_lint_loose(path), select or [], ignore or []))
             continue
         if named.is_file() and named.resolve() != root / "ruleset.yaml":
             diags += [d for d in whole(root) if _in_file(d, named) or d.severity == "error"]
         else:
             diags += whole(root)
         if named.suffix == ".rules" and named.is_file() and named.resolve() in unlisted_rules(root):
-            diags += _lint_loose(path)
+            diags += unsuppressed(_lint_loose(path))
     return _unique(diags)
+
+
+def _reported(root: Path, found: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:
+    """What lint reports of a ruleset's diagnostics: those that ``select``, ``ignore`` and the
+    lines' ``# lint: ignore`` leave, and every error with which the ruleset (or a variant of
+    it) does not load, which nothing silences."""
+    kept = unsuppressed(chosen(found, select, ignore))
+    return kept + still_blocking(root, [d for d in found if d not in kept])
+
+
+def still_blocking(root: Path, silenced: list[Diagnostic], texts: dict | None = None) -> list[Diagnostic]:
+    """The errors among ``silenced`` (by an ignore) with which the ruleset, or a variant of its
+    variants/ folder, does not load, each with a hint that says so: no ignore silences them.
+    ``texts``: files read instead of those on disk (an editor's buffers)."""
+    silenced = [d for d in silenced if d.severity == "error"]
+    if not silenced:
+        return []
+    stops: list[Diagnostic] = []
+    for variant in [None, *sorted(p.stem for p in (root / "variants").glob("*.yaml"))]:
+        try:
+            load_ruleset(str(root), variant, texts=texts)
+        except RulesetError as err:
+            stops += err.diagnostics
+    return [dataclasses.replace(d, hint=(f"{d.hint}; " if d.hint else "") + "an ignore cannot silence "
+                                "this error: the ruleset does not load with it (play, test and simulate refuse it)")
+            for d in silenced if d in stops]
 
 
 def lint_config(root: Path) -> dict:
@@ -245,7 +260,7 @@ def _lint_loose(path: str) -> list[Diagnostic]:
 def watched_files(paths: list[str]) -> dict[Path, float]:
     """Every file lint reads for ``paths`` (the rulesets' folders, the shared library, loose
     files), with its modification time."""
-    folders = {_ruleset_root(p) or Path(p) for p in paths or shipped_rulesets()} | {rulesets_dir() / "library"}
+    folders = {ruleset_around(p) or Path(p) for p in paths or shipped_rulesets()} | {rulesets_dir() / "library"}
     out: dict[Path, float] = {}
     for folder in folders:
         files = [folder] if folder.is_file() else folder.rglob("*") if folder.is_dir() else []
@@ -276,3 +291,75 @@ def watch(paths: list[str], run, interval: float = 0.5, rounds: int | None = Non
             seen = now
             run()
 
+
+
+# ------------------------------------------------------------------ the verb: railrules lint
+def add_arguments(parser) -> None:
+    parser.description = ("Report every problem as file:line:col: severity CODE message. Exit 0 when "
+                          "clean, 1 on errors, 2 on usage errors. No PATH: every shipped ruleset.")
+    parser.add_argument("paths", nargs="*", help="ruleset names, folders, or files inside them")
+    parser.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    parser.add_argument("--errors-only", action="store_true", help="hide warnings")
+    parser.add_argument("--variant", action="append", metavar="NAME_OR_FILE",
+                        help="also check this variant over each ruleset: a variant's name, or the path "
+                        "of a variant YAML file anywhere (repeatable)")
+    parser.add_argument("--play", type=parser.count(0), default=0, metavar="N",
+                        help="also run N seeded random games: dead ends, step budget, conservation, "
+                        "options and end conditions never reached (default 0: off)")
+    parser.add_argument("--select", action="append", metavar="CODES",
+                        help="report only these codes or prefixes (RR1,RR207; repeatable); replaces the "
+                        "lint: select of ruleset.yaml")
+    parser.add_argument("--ignore", action="append", metavar="CODES",
+                        help="do not report these codes or prefixes (repeatable); replaces the lint: "
+                        "ignore of ruleset.yaml. One line: end it with # lint: ignore[RR207]")
+    parser.add_argument("--fix", action="store_true", help="make the fixes a did-you-mean hint gives (the "
+                        "misspelt name replaced), then lint again")
+    parser.add_argument("--diff", action="store_true", help="print the fixes --fix would make as a unified "
+                        "diff; write nothing (exit 1 if any)")
+    parser.add_argument("--watch", action="store_true",
+                        help="lint again whenever a file of the rulesets changes, until Ctrl-C")
+
+
+def run(args) -> int:
+    import sys
+
+    from railrules.tools.author import fixes
+    from railrules.tools.common import diagnostics
+    from railrules.tools.common.verbs import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+    for path in missing_paths(args.paths):
+        print(f"railrules lint: no ruleset, folder or file '{path}' (shipped rulesets: "
+              f"{', '.join(shipped_rulesets())})", file=sys.stderr)
+        return EXIT_USAGE
+
+    def codes(values):
+        return None if values is None else [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+    def once() -> int:
+        diags = lint_paths(args.paths, args.play, args.variant or [], codes(args.select), codes(args.ignore))
+        if args.diff:
+            patch = fixes.diff(diags)
+            print(patch, end="")
+            return EXIT_FAIL if patch else EXIT_OK
+        if args.fix:
+            made = fixes.write(diags)
+            if made:
+                print(f"fixed {made} problem(s)", file=sys.stderr)
+                diags = lint_paths(args.paths, args.play, args.variant or [], codes(args.select), codes(args.ignore))
+        shown = [d for d in diags if d.severity == "error"] if args.errors_only else diags
+        out = diagnostics.render(shown, args.format)
+        if out:
+            print(out)
+        errors = sum(d.severity == "error" for d in diags)
+        if args.format == "text":
+            fixable = sum(fixes.fix_of(d) is not None for d in diags)
+            print(f"{errors} error(s), {len(diags) - errors} warning(s)"
+                  + (f"; {fixable} fixable with --fix" if fixable else ""), file=sys.stderr, flush=True)
+        return EXIT_FAIL if errors else EXIT_OK
+
+    if args.watch:
+        try:
+            watch(args.paths, once)
+        except KeyboardInterrupt:
+            pass
+        return EXIT_OK
+    return once()

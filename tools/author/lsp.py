@@ -32,7 +32,8 @@ from railrules.interpreter.paths import in_ruleset, rulesets_dir
 
 from railrules.tools.author import fixes
 from railrules.tools.common.heap import settled_heap
-from railrules.tools.author.lint import chosen, library_users, lint_config, listed_rules, suppressed
+from railrules.tools.author.lint import (chosen, library_users, lint_config, listed_rules, still_blocking,
+                                         suppressed)
 from railrules.tools.author.lsp_text import NAME, after_dot, call_at, occurrences, ruleset_files, tokens, word_at
 
 DEBOUNCE = 0.15   # seconds of quiet typing before a ruleset is checked again
@@ -64,21 +65,26 @@ class Rules:
 
     def check(self, texts: dict) -> dict:
         """Path -> [Diagnostic] for every file of the ruleset (empty lists clear old ones),
-        chosen as lint chooses them (the lint: section, ``# lint: ignore[...]``)."""
+        chosen as lint chooses them (the lint: section, ``# lint: ignore[...]``; never an error
+        with which the ruleset does not load)."""
         with settled_heap():
             ruleset, diags = check_ruleset(str(self.root), texts=texts)
         if ruleset is not None:
             self.table = symbol_table(ruleset)
         self.config = lint_config(self.root)
         out: dict = {p: [] for p in self.diags}
-        for d in chosen(diags, self.config["select"], self.config["ignore"]):
+
+        def where(d) -> Path:
             path = Path(d.pos.file).resolve() if d.pos.file and not d.pos.file.startswith("<") \
                 else self.root / "ruleset.yaml"
-            if path.is_dir():
-                path = path / "ruleset.yaml"
-            text = texts[path] if path in texts else _read(path)
-            if not suppressed(d, text):
-                out.setdefault(path, []).append(d)
+            return path / "ruleset.yaml" if path.is_dir() else path
+
+        def text(path: Path) -> str:
+            return texts[path] if path in texts else _read(path)
+        kept = [d for d in chosen(diags, self.config["select"], self.config["ignore"])
+                if not suppressed(d, text(where(d)))]
+        for d in kept + still_blocking(self.root, [d for d in diags if d not in kept], texts):
+            out.setdefault(where(d), []).append(d)
         self.diags = {p: ds for p, ds in out.items() if ds}
         return out
 
@@ -184,7 +190,7 @@ def make_server():
                         said += [d for d in diags if d not in said]
         except _Stopped:
             return
-        except Exception as err:  # noqa: BLE001 - said to the author, and the server goes on
+        except Exception as err:  # said to the author, and the server goes on
             box["error"] = f"{type(err).__name__}: {str(err)[:200]}"
             return
         box["found"] = found
@@ -476,7 +482,15 @@ def _lsp_diagnostic(t, d):
                         severity=severity, code=d.code, source="railrules")
 
 
-def main() -> int:
+# ------------------------------------------------------------------ the verb: railrules lsp
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Start a Language Server Protocol server on stdin/stdout: lint diagnostics as you type, hover, "
+        "go to definition, completion, symbols and references for ruleset files. Needs pip install "
+        "\".[lsp]\" (pygls). An editor starts it; see tools/vscode/README.md.")
+
+
+def run(args) -> int:
     try:
         server = make_server()
     except ImportError:

@@ -56,3 +56,28 @@ def new_ruleset(target: str, source: str | None = None) -> tuple[Path, list[str]
         notes.append(f"'{name}' is also a shipped ruleset: in the folder that holds your copy, "
                      f"'{name}' means the copy (a path always wins); elsewhere give its path")
     return dest, notes
+
+
+# ------------------------------------------------------------------ the verb: railrules new
+def add_arguments(parser) -> None:
+    parser.description = ("Write the folder NAME (a path; its last part becomes the ruleset's name): a "
+                          "copy of RULESET with --from, else a minimal working game to start from. "
+                          "Never overwrites an existing folder.")
+    parser.add_argument("name", help="the folder to create, e.g. my_game or games/my_game")
+    parser.add_argument("--from", dest="source", metavar="RULESET",
+                        help="start from this ruleset (a shipped name or a folder) instead of the template")
+
+
+def run(args) -> int:
+    import sys
+    try:
+        folder, notes = new_ruleset(args.name, args.source)
+    except UsageError as err:
+        print(f"railrules new: {err}", file=sys.stderr)
+        return 2
+    origin = args.source or "the minimal template (the README's coin race)"
+    print(f"wrote {folder}/ from {origin}")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"next: railrules lint {folder} && railrules test {folder} && railrules play {folder}")
+    return 0

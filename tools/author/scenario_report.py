@@ -9,14 +9,14 @@ import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from railrules.interpreter.data.ruleset import resolve_ruleset_path
+from railrules.interpreter.data.ruleset import resolve_ruleset_path, ruleset_around
 from railrules.interpreter.paths import in_ruleset, shipped_rulesets
 
 from railrules.tools.common import diagnostics
+from railrules.tools.common.verbs import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from railrules.tools.author.scenario_lint import display
 from railrules.tools.author.scenarios import append_steps, recorded, run_scenario, scenario_files
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
 
@@ -81,14 +81,18 @@ def chosen(targets: list[str], pattern: str | None) -> list[tuple[str, Path]]:
     out = []
     for target in targets or shipped_rulesets():
         path = Path(target)
-        if path.suffix in (".yaml", ".yml") and path.is_file() and path.parent.name == "scenarios":
-            root = resolve_ruleset_path(str(path.parent.parent))
-            files = [path] if root is not None else []
+        if path.suffix in (".yaml", ".yml") and path.is_file() and path.name != "ruleset.yaml":
+            root = ruleset_around(str(path.parent))  # a scenario runs on the ruleset above it
+            if root is None:
+                raise ValueError(f"no ruleset.yaml in the folders above the scenario '{target}': a scenario "
+                                 "runs on the ruleset whose folder holds it (RULESET/scenarios/NAME.yaml)")
+            files = [path]
         else:
             root = resolve_ruleset_path(target)
             files = scenario_files(root) if root is not None else []
         if root is None:
-            raise ValueError(f"no ruleset or scenario file '{target}'")
+            raise ValueError(f"no ruleset or scenario file '{target}': name a shipped ruleset, a folder "
+                             "holding a ruleset.yaml, or a scenario file in a ruleset's folder")
         for f in files:
             if test(f"{root.name} {f.stem} {_description(f)}"):
                 out.append((str(root), f))
@@ -102,7 +106,37 @@ def _description(path: Path) -> str:
     return ""
 
 
-def run_selected(args) -> int:
+# ------------------------------------------------------------------ the verb: railrules test
+def add_arguments(parser) -> None:
+    parser.description = "Run every scenarios/*.yaml of the given rulesets (default: all)."
+    parser.add_argument("rulesets", nargs="*", help="ruleset names or folders, or scenario files")
+    parser.add_argument("-k", dest="pattern", metavar="EXPRESSION",
+                        help="run only the scenarios whose ruleset, file name or description match, as "
+                        "pytest -k: words (substrings, any case) with and, or, not and brackets")
+    parser.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML (for CI)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON instead of text")
+    parser.add_argument("--record", action="store_true",
+                        help="for each scenario chosen: play its do/set steps and add at its end the "
+                        "expect, turn and over steps that state the position reached, for you to review")
+    parser.add_argument("--mutate", action="store_true",
+                        help="plant small wrong edits in the ruleset's rules and numbers, one at a time, "
+                        "and report those no scenario (nor --games) notices, with a mutation score")
+    parser.add_argument("--budget", type=parser.count(1), default=100, metavar="N",
+                        help="with --mutate: how many mutants to judge, drawn with --seed (default 100)")
+    parser.add_argument("--all", dest="budget", action="store_const", const=None,
+                        help="with --mutate: judge every mutant")
+    parser.add_argument("--seed", type=int, default=1, help="with --mutate: the seed of the draw (default 1)")
+    parser.add_argument("--games", type=parser.count(0), default=0, metavar="K",
+                        help="with --mutate: also play K seeded random games on each mutant and compare "
+                        "them, decision by decision, with the ruleset's own (default 0)")
+    parser.add_argument("--jobs", type=parser.count(1), default=1,
+                        help="with --mutate: worker processes (default 1)")
+
+
+def run(args) -> int:
+    if args.mutate:
+        from railrules.tools.author.mutate import run_mutate
+        return run_mutate(args)
     try:
         picked = chosen(args.rulesets, args.pattern)
     except ValueError as err:

@@ -21,6 +21,7 @@ from typing import Callable
 from railrules.interpreter.checks.lint_coverage import rules_of, unit_rule
 from railrules.interpreter.errors import RailrulesError
 
+from railrules.tools.common import verbs
 from railrules.tools.lab import runner, stats
 from railrules.tools.lab.arms import ArmError, setting_value
 from railrules.tools.bots.players import seat_bots
@@ -99,9 +100,9 @@ def _leader(game):
     return first[0] if len(first) == 1 else None
 
 
-def run(arms: list, games: int, players: int, specs: str, seed: int, jobs: int = 1,
-        time_limit: float | None = None, progress: bool = False, cluster: str | None = None,
-        correction: str = "holm", only: list | None = None) -> dict:
+def run_arms(arms: list, games: int, players: int, specs: str, seed: int, jobs: int = 1,
+             time_limit: float | None = None, progress: bool = False, cluster: str | None = None,
+             correction: str = "holm", only: list | None = None) -> dict:
     """Play every arm's games; return the records and the figures as one JSON-ready dict."""
     records, stopped = play(arms, 0, games, players, specs, seed, jobs, time_limit, progress, cluster)
     return summarize(arms, records, games, stopped, players, specs, seed, correction, only)
@@ -449,3 +450,91 @@ def to_csv(result: dict) -> str:
                        + [r["metrics"][a] if ok else "" for a in metrics]
                        + [r["actions"].get(a, 0) if ok else "" for a in actions])
     return out.getvalue()
+
+
+# ------------------------------------------------------------------ the verb: railrules compare
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Arms: the base ruleset, each --variant, and each value of each --set NAME=V1,V2,... (a "
+        "sweep). Game i of every arm uses the same seed, bot seating (rotated game by game) and bot "
+        "seeds. Per metric: each arm's mean with a 95%% interval, and the paired change to the base "
+        "arm with its effect size; * marks a change that stays significant after correcting for the "
+        "number of metrics (Holm, or --fdr). Ctrl-C or --time-limit stops early and reports the games "
+        "finished, marked partial (exit 130).")
+    parser.add_argument("rulesets", nargs="+", metavar="RULESET", help="the base: a shipped ruleset's "
+                        "name (see: railrules list) or a ruleset folder; more folders (or names) are arms "
+                        "of their own, played with the same seeds, and the report names the definitions "
+                        "and data that differ")
+    parser.add_argument("--variant", action="append", metavar="VARIANT",
+                        help="an arm: " + parser.VARIANT_HELP + " (repeatable)")
+    parser.add_argument("--set", action="append", metavar="NAME=VALUE",
+                        help="an arm with a constant of components.yaml changed; NAME=V1,V2,... makes one "
+                        "arm per value (repeatable)")
+    parser.add_argument("--games", type=parser.count(1), default=100, help="games per arm (default 100); "
+                        "with --until-verdict, games per block")
+    parser.add_argument("--until-verdict", action="store_true", help="play block after block (of --games) "
+                        "and stop at the first block after which a metric (with --metrics: every metric "
+                        "chosen) has a corrected verdict, spending the 5%% over the looks (Lan-DeMets "
+                        "O'Brien-Fleming type) so that stopping early keeps the error rate; the report says "
+                        "how many games and why it stopped")
+    parser.add_argument("--max-games", type=parser.count(1), metavar="N", help="with --until-verdict: the "
+                        "most games per arm (default 1000)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
+    parser.add_players()
+    parser.add_bots("--bots", "--bot", dest="bot", default="random",
+                    help="the bots (default random), seated in rotation when several.")
+    parser.add_parallel()
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object (figures and games)")
+    parser.add_argument("--csv", metavar="FILE", help="also write one row per game and arm to FILE")
+    parser.add_argument("--html", metavar="FILE", help="also write a self-contained report with plots to "
+                        "FILE (plots need matplotlib: pip install \".[report]\")")
+    parser.add_argument("--force", action="store_true", help="allow --csv and --html to overwrite existing files")
+    parser.add_argument("--metrics", nargs="+", metavar="NAME", help="report (and correct over) only these "
+                        "metrics: names as the table shows them, or families (metric, end, seat, bot, "
+                        "ladder, action, rule)")
+    parser.add_argument("--ladder", type=parser.bots, metavar="BOTS", help="a skill ladder, weaker bots "
+                        "first (random,greedy,mcts): seats them in rotation and reports how often each "
+                        "stronger bot outscores each weaker one per arm, and whether a variant makes skill "
+                        "matter more or less")
+    parser.add_argument("--plot", nargs="+", metavar="METRIC", help="the metrics of the --html report's "
+                        "change and sweep plots (default: the six that changed most)")
+    parser.add_argument("--fdr", action="store_true", help="correct the verdicts with Benjamini-Hochberg "
+                        "(the expected share of false verdicts at most 5%%) instead of Holm (the chance "
+                        "of any false verdict per arm at most 5%%)")
+
+
+def run(args) -> int:
+    import sys
+    from functools import partial
+    from pathlib import Path
+
+    from railrules.tools.common.outputs import OutputError, write
+    from railrules.tools.lab import sequential
+    from railrules.tools.lab.arms import Arms
+    from railrules.tools.lab.report import to_html
+    verbs.check_outputs({"--csv": args.csv, "--html": args.html}, args.force)
+    try:
+        with Arms(args.rulesets[0], args.variant or [], args.set or [], args.rulesets[1:]) as arms:
+            players = verbs.players(arms[0].ruleset, args.players)
+            if args.ladder:
+                args.bot, args.metrics = args.ladder, (args.metrics or []) + ["ladder"]
+            check_metrics((args.metrics or []) + (args.plot or []), [a.ruleset for a in arms], players, args.bot)
+            if args.max_games and not args.until_verdict:
+                raise verbs.Usage("--max-games goes with --until-verdict")
+            play_them = partial(sequential.run, arms, args.games, max(args.max_games or 1000, args.games)) \
+                if args.until_verdict else partial(run_arms, arms, args.games)
+            result = play_them(players, args.bot, args.seed, args.jobs, args.time_limit,
+                               progress=sys.stderr.isatty() and not args.json, cluster=args.cluster,
+                               correction="fdr" if args.fdr else "holm", only=args.metrics)
+    except ArmError as err:
+        raise verbs.Usage(str(err)) from None
+    failed = False
+    for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r), args.plot))):
+        if path:
+            try:
+                write(Path(path), make(result))
+            except OutputError as err:
+                print(f"railrules compare: {err}", file=sys.stderr)
+                failed = True
+    code = verbs.figures(result, args.json, table)
+    return verbs.EXIT_FAIL if failed and code == verbs.EXIT_OK else code

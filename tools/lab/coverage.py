@@ -14,6 +14,7 @@ from collections import Counter
 from railrules.interpreter.checks.lint_coverage import rules_of
 from railrules.interpreter.paths import place_in_ruleset
 
+from railrules.tools.common import verbs
 from railrules.tools.common.tables import Table
 
 
@@ -30,7 +31,7 @@ def _fired(record: dict) -> dict:
 
 
 def coverage(result: dict, ruleset) -> dict:
-    """The coverage table of a one-arm :func:`tools.lab.compare.run` result."""
+    """The coverage table of a one-arm :func:`tools.lab.compare.run_arms` result."""
     records = [r for rs in result["records"].values() for r in rs if r["error"] is None]
     fired: Counter = Counter()
     games: Counter = Counter()
@@ -69,3 +70,33 @@ def table(cov: dict) -> Table:
     t.notes += [f"  {r['kind']} {r['name']}: {r['why'] or 'NOT EXPLAINED'}" for r in cov["never"]]
     t.notes += [f"error: {e}" for e in cov["errors"][:5]]
     return t
+
+
+# ------------------------------------------------------------------ the verb: railrules coverage
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Play N seeded bot games and list every rule of the ruleset with how often it fired and in "
+        "how many games; the rules that never fired are listed apart with the reason ruleset.yaml "
+        "gives (coverage: {unfired: {NAME: why}}) or NOT EXPLAINED. Ctrl-C or --time-limit stops "
+        "early and reports the games finished (exit 130).")
+    parser.add_ruleset()
+    parser.add_games(200, forced=False)
+    parser.add_parallel()
+
+
+def run(args) -> int:
+    import sys
+
+    from railrules.tools.lab.arms import ArmError, Arms
+    from railrules.tools.lab.compare import run_arms
+    try:
+        with Arms(args.ruleset, [args.variant] if args.variant else [], []) as arms:
+            ruleset = arms[-1].ruleset
+            result = run_arms(arms[-1:], args.games, verbs.players(ruleset, args.players), args.bot,
+                              args.seed, args.jobs, args.time_limit,
+                              progress=sys.stderr.isatty() and not args.json, cluster=args.cluster)
+    except ArmError as err:
+        raise verbs.Usage(str(err)) from None
+    cov = coverage(result, ruleset)
+    code = verbs.figures(cov, args.json, table)
+    return code if code != verbs.EXIT_OK or not cov["errors"] else verbs.EXIT_FAIL

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import io
-import math
 
 from railrules.tools.lab.compare import (BALANCES, interval_cell, change_text, correction_note, difference_notes, most_changed,
                       signal_warnings)

@@ -185,7 +185,7 @@ class _Cluster:
             if part is not None:
                 try:
                     part.close()
-                except Exception:  # noqa: BLE001 - closing after an error or Ctrl-C: nothing to save
+                except Exception:  # closing after an error or Ctrl-C: nothing to save
                     pass
 
 

@@ -6,6 +6,7 @@ from collections import Counter
 
 from railrules.interpreter.errors import RailrulesError
 
+from railrules.tools.common import verbs
 from railrules.tools.lab import runner
 from railrules.tools.bots.players import play_out, seat_bots
 
@@ -95,3 +96,28 @@ def describe(r: dict) -> str:
     for e in r["errors"][:5]:
         lines.append(f"error (seed {e['seed']}): {e['error']}")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ the verb: railrules simulate
+def add_arguments(parser) -> None:
+    parser.description = ("Run N seeded bot games; print finishes, wins by seat, end reasons, "
+                          "decisions per game and playouts per second. Ctrl-C or --time-limit stops "
+                          "early and reports the games finished (exit 130).")
+    parser.add_ruleset()
+    parser.add_games(100)
+    parser.add_parallel()
+
+
+def run(args) -> int:
+    import json
+    import sys
+
+    from railrules.interpreter import load_ruleset
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    result = simulate(ruleset, args.games, args.seed, verbs.players(ruleset, args.players), args.bot,
+                      progress=sys.stderr.isatty() and not args.json, forced=args.forced,
+                      jobs=args.jobs, time_limit=args.time_limit, cluster=args.cluster)
+    print(json.dumps(result) if args.json else describe(result))
+    if verbs.stopped_early(result):
+        return verbs.STOPPED
+    return verbs.EXIT_OK if result["finished"] == result["games"] else verbs.EXIT_FAIL

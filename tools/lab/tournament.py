@@ -21,6 +21,7 @@ from itertools import combinations
 
 from railrules.interpreter.errors import RailrulesError
 
+from railrules.tools.common import verbs
 from railrules.tools.lab import runner
 from railrules.tools.bots.players import play_out, seat_bots
 from railrules.tools.lab.stats import wilson
@@ -182,3 +183,69 @@ def _plots(result: dict) -> list[tuple[str, str]]:
     ax.set_yticks(range(len(order)), order)
     plots.append(("Head to head: how often the row's bot ranks above the column's", figure_svg(fig)))
     return plots
+
+
+# ------------------------------------------------------------------ the verb: railrules tournament
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Every combination of P of the bots is a table; each table plays N deals (seeds S, S+1...), "
+        "each deal once per rotation of the seats, so every bot plays every seat on the same deal. "
+        "Prints each bot's rating (openskill Plackett-Luce, needs pip install \".[rating]\") with a "
+        "95 % interval, its games and share of wins, and head-to-head win rates with Wilson 95 % "
+        "intervals. Ctrl-C or --time-limit stops early and reports the games finished (exit 130).")
+    parser.add_ruleset()
+    parser.add_bots("--bots", "--bot", dest="bot", required=True, metavar="A,B,C,...",
+                    help="the bots, each once (at least P).")
+    parser.add_argument("--games", type=parser.count(1), default=10, help="deals per table (default 10); "
+                        "each is played once per seat rotation, so a table plays N x P games")
+    parser.add_argument("--players", type=parser.count(2), help="players per game (default: the fewest "
+                        "the ruleset allows, at least 2)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first deal; deal i uses seed+i")
+    parser.add_parallel()
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    parser.add_argument("--html", metavar="FILE", help="also write a page with the tables and plots (plots "
+                        "need matplotlib: pip install \".[report]\")")
+    parser.add_argument("--force", action="store_true", help="allow --html to overwrite an existing file")
+
+
+def run(args) -> int:
+    import json
+    import sys
+    from pathlib import Path
+
+    from railrules.interpreter import load_ruleset
+
+    from railrules.tools.common.outputs import OutputError, write
+    from railrules.tools.common.tables import show
+    bots = args.bot.split(",")
+    if len(set(bots)) < len(bots):
+        raise verbs.Usage("--bots: each bot once (give a setting to tell two of a kind apart: "
+                          "mcts:iterations=100,mcts)")
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    least = max(2, ruleset.players_min)
+    players = least if args.players is None else verbs.players(ruleset, args.players)
+    if len(bots) < max(2, players):
+        raise verbs.Usage(f"--bots: {players}-player games need at least {max(2, players)} bots (one a "
+                          f"seat), not {len(bots)}")
+    verbs.check_outputs({"--html": args.html}, args.force)
+    try:
+        result = tournament(ruleset, bots, players, args.games, args.seed, args.jobs, args.time_limit,
+                            progress=sys.stderr.isatty() and not args.json, cluster=args.cluster)
+    except ImportError:
+        raise verbs.Usage('ratings need openskill: pip install "railrules[rating]" (or pip install '
+                          '".[rating]" in the checkout)') from None
+    failed = False
+    if args.html:
+        try:
+            write(Path(args.html), to_html(result))
+        except OutputError as err:
+            print(f"railrules tournament: {err}", file=sys.stderr)
+            failed = True
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for each in report_tables(result):
+            show(each)
+    if verbs.stopped_early(result):
+        return verbs.STOPPED
+    return verbs.EXIT_FAIL if result["errors"] or failed else verbs.EXIT_OK

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from railrules.tools.common import verbs
 from railrules.tools.lab import compare
 from railrules.tools.lab.arms import ArmError, Arms, overrides
 
@@ -83,7 +84,7 @@ def tune(ruleset: str, params: list[str], objective: str, budget: int, games: in
         values = {name: (trial.suggest_int(name, lo, hi) if whole else trial.suggest_float(name, lo, hi))
                   for name, lo, hi, whole in space}
         with Arms(ruleset, [], [f"{k}={v}" for k, v in values.items()]) as arms:
-            result = compare.run(arms[-1:] if values else arms, games, players, specs, seed, jobs)
+            result = compare.run_arms(arms[-1:] if values else arms, games, players, specs, seed, jobs)
         label = result["arms"][0]
         value = score(result, goal, label)
         figures = {k: row[label] for k, row in result["metrics"].items() if k not in compare.BALANCES
@@ -135,3 +136,55 @@ def plot(result: dict, path: str) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+# ------------------------------------------------------------------ the verb: railrules tune
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Each trial sets the --param constants to values Optuna's seeded TPE sampler proposes and "
+        "plays the same seeded games (--games) as every other trial; the search ends at --budget "
+        "games or Ctrl-C (exit 130) and reports the best values with their figures' 95%% intervals.")
+    parser.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")
+    parser.add_argument("--param", action="append", required=True, metavar="NAME=LO..HI",
+                        help="a constant of components.yaml (or a map's entry: prices.3) and its range; "
+                        "whole numbers for a whole-number constant (repeatable)")
+    parser.add_argument("--objective", default="balance", help="balance (default: the largest gap between "
+                        "a turn-order position's win rate and an equal share), or METRIC=TARGET "
+                        "('decisions=150')")
+    parser.add_argument("--budget", type=parser.count(1), default=1000, help="games in all (default 1000)")
+    parser.add_argument("--games", type=parser.count(1), default=50, help="paired games per trial (default 50)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the games and of the sampler")
+    parser.add_players()
+    parser.add_bots("--bots", "--bot", dest="bot", default="random", help="the bots (default random).")
+    parser.add_argument("--jobs", type=parser.count(1), default=1, help="worker processes (default 1)")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object (every trial)")
+    parser.add_argument("--plot", metavar="FILE", help="also draw the objective against each value (.svg "
+                        "or .png; needs matplotlib)")
+    parser.add_argument("--force", action="store_true", help="allow --plot to overwrite an existing file")
+
+
+def run(args) -> int:
+    import json
+    import sys
+    try:
+        import optuna  # noqa: F401
+    except ImportError:
+        raise verbs.Usage('tune needs Optuna: pip install "railrules[tune]"') from None
+    verbs.check_outputs({"--plot": args.plot}, args.force)
+
+    def progress(k, values, value):
+        if sys.stderr.isatty() and not args.json:
+            print(f"trial {k}: {values} -> {value:.3g}", file=sys.stderr)
+    try:
+        result = tune(args.ruleset, args.param, args.objective, args.budget, args.games,
+                      lambda rs: verbs.players(rs, args.players), args.bot, args.seed, args.jobs, progress)
+    except ArmError as err:
+        raise verbs.Usage(str(err)) from None
+    if args.plot and result["trials"]:
+        try:
+            plot(result, args.plot)
+        except ImportError:
+            print('railrules tune: no plot: matplotlib is not installed (pip install "railrules[report]")',
+                  file=sys.stderr)
+    print(json.dumps(result) if args.json else describe(result))
+    return verbs.STOPPED if result["partial"] else verbs.EXIT_OK

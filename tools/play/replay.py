@@ -101,3 +101,24 @@ def _check_final(log: dict, game, where: str) -> None:
         raise BadSave(Diagnostic("RR305", "every action replayed, but the final state differs from "
                                  "the recorded one (was the seed, the players or an action edited?)",
                                  Pos(where, 0, 0)))
+
+
+# ------------------------------------------------------------------ the verb: railrules replay
+def add_arguments(parser) -> None:
+    parser.description = ("Replay a log written by 'play --log' (or Game.log()); exit 1 and say where, "
+                          "if the game no longer replays identically.")
+    parser.add_argument("log", help="the log file (JSON)")
+    parser.add_argument("--ruleset", help="the ruleset folder to replay with (default: the folder the "
+                        "log names if it is still there, else the shipped ruleset of its name)")
+    parser.add_argument("--force", action="store_true", help="replay even though the rules changed since "
+                        "the log was made (to see where the game diverges)")
+
+
+def run(args) -> int:
+    log = read_log(Path(args.log))
+    game, notes = replay(log, args.log, args.ruleset, args.force)
+    for note in notes:
+        print(note)
+    state = "over: " + ", ".join(game.result["reasons"]) if game.is_over else "still running"
+    print(f"replayed {len(log['actions'])} actions of {log['ruleset']}: identical ({state})")
+    return 0

@@ -11,7 +11,7 @@ from railrules.interpreter import Game, IllegalAction
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import in_ruleset
 
-from railrules.tools.common import outputs
+from railrules.tools.common import outputs, verbs
 from railrules.tools.pictures.board_model import entity_colour, in_progress
 from railrules.tools.bots.players import seat_bots
 from railrules.tools.common.outputs import OutputError, OutputExists, check_path
@@ -472,5 +472,79 @@ def describe_changes(changed: list) -> str:
     return "; ".join(changed[:12]) + (f"; and {len(changed) - 12} more" if len(changed) > 12 else "")
 
 
+# ------------------------------------------------------------------ the verb: railrules play
+def add_arguments(parser) -> None:
+    parser.description = ("Play one seat (numbered legal actions, a state summary) while bots "
+                          "play the others; with --bots and no --seat, watch an all-bot game.")
+    parser.add_one_game("continue a saved game")
+    parser.add_players()
+    parser.add_argument("--seed", type=int,
+                        help="seed of the game's chance and of the bots (default: drawn at random and printed)")
+    parser.add_bots("--bots", help="the bots of the other seats (default random); alone it means an "
+                    "all-bot game.")
+    parser.add_argument("--seat", type=parser.count(1), help="your seat, 1 = first player (default 1)")
+    parser.add_argument("--save", help="where quitting or end of input saves the game (default: "
+                        "RULESET-seedN.save.json, or the --resume file)")
+    parser.add_argument("--log", help="write the game log (for replay) here when the game ends")
+    parser.add_argument("--force", action="store_true",
+                        help="allow --save, --log and 'save FILE' to overwrite existing files")
+
+
+def open_game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | None:
+    """The game a verb works on: a saved one (--resume FILE) or a new one of the ruleset."""
+    from railrules.interpreter import load_ruleset
+    if args.resume:  # a ruleset named beside --resume is where the save's rules are
+        return load_save(Path(args.resume), args.ruleset)
+    if not args.ruleset:
+        print(f"railrules {verb}: give a ruleset, or --resume FILE", file=sys.stderr)
+        return None
+    ruleset = load_ruleset(args.ruleset, args.variant)
+    return ruleset.new_game(verbs.players(ruleset, players), seed)
+
+
+def run(args) -> int:
+    import random
+    resume = Path(args.resume) if args.resume else None
+    log = Path(args.log) if args.log else None
+    save_path = Path(args.save) if args.save else None
+    verbs.check_output("--log", log, args.force)
+    verbs.check_output("--save", save_path, args.force, mine=resume)
+    drawn = args.seed is None and not resume
+    seed = random.SystemRandom().randrange(1, 1_000_000) if drawn else args.seed
+    game = open_game(args, "play", args.players, seed if seed is not None else 1)
+    if game is None:
+        return verbs.EXIT_USAGE
+    ruleset = game.ruleset
+    seed = game.state["seed"] if seed is None else seed    # a resumed game's bots: its own seed
+    print(f"{ruleset.title}: {game.state['players']} players, seed {game.state['seed']}"
+          + (f" (drawn at random: --seed {seed} plays this game again)" if drawn else ""))
+    code = verbs.EXIT_OK
+    if args.bots and not args.seat:
+        play_bots(game, args.bots, seed)
+    else:
+        seat = f"p{args.seat or 1}"
+        if seat not in game.players:
+            raise verbs.Usage(f"--seat must be 1 to {len(game.players)}")
+        save_path = save_path or resume
+        if save_path is None or (save_path != resume and not os.path.lexists(save_path)):
+            try:   # taken now: a second game given the same path is refused before it starts
+                save_path = reserve_save(game, save_path or Path(f"{ruleset.name}-seed{seed}.save.json"),
+                                         numbered=save_path is None)
+            except OutputError as err:
+                raise verbs.Usage(f"--save {err.path}: {err.why}") from None
+        try:
+            code = play_human(game, seat, args.bots or "random", seed, save_path, force=args.force)
+        except KeyboardInterrupt:
+            code = save_on_leaving(game, save_path, sys.stdout)
+    if log and game.is_over:
+        try:
+            outputs.write(log, json.dumps(game.log(), indent=1))
+        except OutputError as err:    # it could be written when the game started
+            print(f"railrules play: the log: {err}", file=sys.stderr)
+            return verbs.EXIT_FAIL
+        print(f"log written to {log}")
+    return code
+
+
 __all__ = ["play_bots", "play_human", "save", "load_save", "save_on_leaving", "free_save_path",
-           "reserve_save", "RailrulesError"]
+           "reserve_save", "RailrulesError", "open_game", "add_arguments", "run"]

@@ -139,3 +139,31 @@ show(m ? +m[1] : 0);
 </script>
 </body></html>
 """
+
+
+# ------------------------------------------------------------------ the verb: railrules view
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Write a self-contained HTML page (works offline) to step through a game log: the board at "
+        "each step, the action taken and the rule that offers it, the log lines and the public state; "
+        "a slider, buttons and the arrow keys move, #step=N in the address opens step N.")
+    parser.add_argument("log", help="a game log (railrules play --log FILE)")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    parser.add_argument("--ruleset", help="the ruleset folder the log was made with (default: the one it names)")
+    parser.add_argument("--force", action="store_true", help="allow -o to overwrite an existing file")
+    parser.add_argument("--force-rules", action="store_true",
+                        help="replay even if the rules changed since the log was made")
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from railrules.tools.common import verbs
+    from railrules.tools.common.outputs import write
+    from railrules.tools.play.replay import read_log
+    out = Path(args.output)
+    verbs.check_outputs({"-o": out}, args.force)
+    page = to_html(read_log(Path(args.log)), args.log, args.ruleset, args.force_rules)
+    write(out, page)
+    print(f"wrote {out} ({len(page) // 1024} KB): open it in a browser")
+    return verbs.EXIT_OK

@@ -4,15 +4,18 @@ app (Starlette, run by uvicorn; ``pip install ".[web]"``); ``static/`` the page 
 and JavaScript, shipped with the package: nothing is fetched from elsewhere)."""
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
+from pathlib import Path
 
+from railrules.tools.common import verbs
 from railrules.tools.play.table import Refused, Table
 
-__all__ = ["Refused", "Table", "run"]
+__all__ = ["Refused", "Table", "serve_table", "add_arguments", "run"]
 
 
-def run(table: Table, host: str, port: int, out=None) -> None:
+def serve_table(table: Table, host: str, port: int, out=None) -> None:
     """Serve ``table`` at http://HOST:PORT until Ctrl-C; print each page's link first."""
     import uvicorn
 
@@ -38,3 +41,69 @@ def run(table: Table, host: str, port: int, out=None) -> None:
 
 def _stop(signum, frame):
     raise KeyboardInterrupt
+
+
+# ------------------------------------------------------------------ the verb: railrules serve
+def _seats(text: str) -> str:
+    """An argparse type for --seats: 'all', 'none' or seat numbers separated by commas."""
+    if text in ("all", "none") or all(part.strip().isdigit() and int(part) >= 1 for part in text.split(",")):
+        return text
+    raise argparse.ArgumentTypeError(f"'{text}': give seat numbers separated by commas (1,3), all or none")
+
+
+def add_arguments(parser) -> None:
+    parser.description = (
+        "Serve one game to the browser (needs pip install \".[web]\"): click an option or a hex to "
+        "act, why for a refused click, undo when the others are bots, save and load, bots' moves shown "
+        "at a chosen speed, the log beside the board. It prints the table's link (hotseat: it acts "
+        "for, and shows what may be seen by, whichever person is to move) and one link per person's "
+        "seat, which shows only what that seat may see. Each link holds a secret token; the server "
+        "listens on 127.0.0.1 unless --host says otherwise. Ctrl-C saves and stops.")
+    parser.add_one_game("continue a saved game (a railrules play or serve save)")
+    parser.add_players()
+    parser.add_argument("--seed", type=int, default=1, help="seed of the game's chance and of the bots (default 1)")
+    parser.add_bots("--bots", default="random", help="the bots of the seats no person plays (default "
+                    "random); a list has one per seat, people's included (their entry is not used).")
+    parser.add_argument("--seats", type=_seats, default="1", metavar="SEATS",
+                        help="the seats people play: numbers separated by commas (1,3), all or none "
+                        "(default 1)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=parser.count(1), default=8765, help="the port (default 8765)")
+    parser.add_argument("--delay", type=float, default=0.6, metavar="SECONDS",
+                        help="how long each bot's move stays on screen before the next (default 0.6; "
+                        "the page can change it)")
+    parser.add_argument("--save", help="where save and Ctrl-C write the game (default: "
+                        "RULESET-seedN.save.json, or the --resume file)")
+    parser.add_argument("--force", action="store_true", help="allow --save to overwrite an existing file")
+
+
+def run(args) -> int:
+    try:
+        import uvicorn  # noqa: F401 - checked before the game starts
+    except ImportError as err:
+        print(f"railrules serve: needs pip install \".[web]\" (Starlette and uvicorn): {err}", file=sys.stderr)
+        return verbs.EXIT_FAIL
+    from railrules.tools.play.terminal import free_save_path, open_game, save_on_leaving
+    resume = Path(args.resume) if args.resume else None
+    save = Path(args.save) if args.save else None
+    verbs.check_output("--save", save, args.force, mine=resume)
+    if args.delay < 0:
+        raise verbs.Usage(f"--delay must be 0 seconds or more, not {args.delay}")
+    game = open_game(args, "serve", args.players, args.seed)
+    if game is None:
+        return verbs.EXIT_USAGE
+    n = len(game.players)
+    wanted = range(1, n + 1) if args.seats == "all" else () if args.seats == "none" else \
+        sorted({int(x) for x in args.seats.split(",")})
+    if any(k > n for k in wanted):
+        raise verbs.Usage(f"--seats: this game has seats 1 to {n}")
+    seed = game.state["seed"]
+    save_path = save or resume or free_save_path(Path(f"{game.ruleset.name}-seed{seed}.save.json"))
+    table = Table(game, [f"p{k}" for k in wanted], args.bots, seed, save_path, args.delay)
+    print(f"{game.ruleset.title}: {n} players, seed {seed}; people at seat(s) "
+          f"{', '.join(map(str, wanted)) or 'none'}, bots: {args.bots}")
+    serve_table(table, args.host, args.port)
+    if table.game.decisions and not table.game.is_over:
+        return save_on_leaving(table.game, save_path, sys.stdout)
+    return verbs.EXIT_OK

@@ -67,7 +67,7 @@ def make_app(table: Table) -> Starlette:
                 return _error(err.status, err.message, **err.extra)
             except RailrulesError as err:   # a rule that failed: the state is as it was
                 return _error(422, err.diagnostics[0].message)
-            except Exception as err:  # noqa: BLE001 - JSON, never a traceback
+            except Exception as err:  # JSON, never a traceback
                 return _error(500, f"internal error: {type(err).__name__}: {err} (a bug in "
                               "railrules; the game is as it was before the request)")
         return run
