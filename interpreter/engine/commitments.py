@@ -63,17 +63,15 @@ def as_read_by(line, player: str | None):
     return line
 
 
-def _name(ent: dict, seat: str) -> str:
-    return show(ent, seat)
-
-
 def committed_line(ent: dict, seat: str, action: Action) -> Sealed:
-    who = _name(ent, seat)
+    """The log line of ``seat``'s commitment of ``action``."""
+    who = show(ent, seat)
     return Sealed(f"{who} commits", seat, f"{who} commits: {action.label}")
 
 
 def revealed_line(ent: dict, seat: str, commit: list) -> str:
-    return f"{_name(ent, seat)} reveals: {Action.from_json(commit).label}"
+    """The log line of ``seat``'s commitment at the reveal (``commit``: its JSON form)."""
+    return f"{show(ent, seat)} reveals: {Action.from_json(commit).label}"
 
 
 def check_saved(ruleset, state: dict, bad) -> None:
