@@ -75,7 +75,8 @@ def steps(log: dict, where: str = "<log>", ruleset_path: str | None = None, forc
     game = ruleset.new_game(log["players"], log["seed"])
     yield game
     # then the commitments of a round of secret choices still open when the log was taken
-    committed = log.get("committed") if isinstance(log.get("committed"), dict) else {}
+    committed = log.get("committed")
+    committed = committed if isinstance(committed, dict) else {}
     actions = [(raw, None) for raw in log["actions"]] + [(raw, seat) for seat, raw in committed.items()]
     for i, (raw, seat) in enumerate(actions, 1):
         if game.is_over:
