@@ -151,6 +151,9 @@ CODES = {
     "RR314": Code("proven-type", "a value written from outside the rules (a scenario's set:, a save) is not of the type the rules prove that field or variable has",
                "set: \"set Red.income = true\" where the rules store only whole numbers in income",
                "write a value of the type the rules store there (or none); LANGUAGE.md, Proven types"),
+    "RR315": Code("already-committed", "a seat commits a second time in a round of secret choices",
+               "apply(bid 7, player=p2) after p2 has committed bid 5 in the same round",
+               "a commitment is final until the reveal: commit once per seat (undo takes a commitment back)"),
     # arguments of railrules compare (checked before any game is played)
     "RR501": Code("bad-arm", "an arm of a comparison cannot be made: a --set names no constant or gives a value of another type, or two arms are the same",
                "--set goal=late", "name a constant of components.yaml and give a value of its type"),

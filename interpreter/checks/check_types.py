@@ -325,7 +325,10 @@ class _Types:
         self.block(s.otherwise or [], scope)
 
     def s_Choose(self, s, scope):
-        self.expr(s.player, scope)
+        seats = self.expr(s.player, scope)
+        if s.secret is not None:
+            self._need_list(s.player, seats, "'choose secretly by ... in'")
+            scope[s.secret] = _elem(seats)
         for o in s.options:
             if isinstance(o, n.Option):
                 self.domains(o.domains, scope)

@@ -10,7 +10,8 @@ control goes from pc ``i`` and which locals each way sets or drops (:mod:`.flow`
 """
 from __future__ import annotations
 
-from ..runtime.code import PAUSE, Choice, Instr
+from ..runtime.code import PAUSE, Choice, Instr, SecretChoice
+from ..runtime.values import RuleFault, word
 
 _NONE: frozenset = frozenset()
 
@@ -227,3 +228,66 @@ class Choose(Choice):
         if any(spec.action for spec in self.options):
             out.append((self.end, _NONE, _NONE))
         return out
+
+
+def open_round(run, seats) -> list:
+    """The seats of a secret choice, checked: a list of players, none twice."""
+    players = run.state["kinds"]["players"]
+    if seats.__class__ is not list:
+        raise RuleFault(f"'choose secretly' needs a list of players, not {word(seats)}")
+    for j, p in enumerate(seats):
+        if p not in players:
+            raise RuleFault(f"'choose secretly': {word(p)} is not a player")
+        if p in seats[:j]:
+            raise RuleFault(f"'choose secretly': {word(p)} is in the list twice")
+    return seats
+
+
+class SecretChoose(SecretChoice):
+    """``choose secretly by VAR in SEATS``: opens the round (its hidden local ``slot``: the
+    seats, their commitments, how far the reveal has gone) and pauses with the first seat
+    asked; the machine takes the commitments (:meth:`Machine.decide`) and, once every seat has
+    committed, goes on at ``reveal``. No seat: straight on to the reveal, which has none."""
+    __slots__ = ()
+
+    def source(self, g, i):
+        slot, var = self.slot, self.var
+        return [*g.value(self.player, "_v"), f"_v = {g.obj(open_round)}(run, _v)",
+                f"L[{slot!r}] = {{'seats': _v, 'commits': {{}}, 'at': 0}}", *g.pause(i),
+                "if _v:", f"    L[{var!r}] = run.state['turn'] = _v[0]", "    run.state['waiting'] = True",
+                f"    F['pc'] = {i}", f"    return {PAUSE}", "return 0"]
+
+    def leaves(self, g) -> bool:
+        return True
+
+    def flow(self, i):
+        return _on(i)
+
+
+class Reveal(Instr):
+    """The head of a secret choice's reveal: the next seat of the round in ``var``, its
+    committed option's parameters set, on to that option's body (which comes back here);
+    past the last seat, the round's hidden local dropped, on to the choice's ``end``."""
+    __slots__ = ("choice",)
+    ends = True
+
+    def __init__(self, pos, choice):
+        self.pos, self.choice = pos, choice
+
+    def source(self, g, i):
+        c = self.choice
+        slot = c.slot
+        lines = [f"_r = L[{slot!r}]", "_v = _r['at']", "if _v < len(_r['seats']):",
+                 f"    L[{slot!r}] = {{**_r, 'at': _v + 1}}",
+                 *g.indent(g.assign(c.var, "_r['seats'][_v]")),
+                 f"    _a = _r['commits'][{g.local(c.var)}]"]
+        for k, spec in enumerate(c.options):
+            take = [line for j, name in enumerate(spec.names) for line in g.assign(name, f"_a[{j + 1}]")]
+            lines += [f"    {'el' if k else ''}if _a[0] == {spec.name!r}:",
+                      *g.indent(g.indent([*take, *g.goto(spec.target)]))]
+        return [*lines, "else:", f"    L.pop({slot!r}, None)", *g.indent(g.goto(c.end))]
+
+    def flow(self, i):
+        c = self.choice
+        return [*((spec.target, frozenset((c.var, *spec.names)), _NONE) for spec in c.options),
+                (c.end, _NONE, _NONE)]

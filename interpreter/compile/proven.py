@@ -268,7 +268,8 @@ def _units(defs: list, names):
             yield kind, d, {d.player: ANY if kind == "estimate" else "entity:players"}, nodes[id(d)]
 
 
-_BINDS = {n.Set, n.Add, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit}
+_BINDS = {n.Set, n.Add, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit,
+          n.Choose}
 
 
 def _binding(x, locals_: dict) -> list:
@@ -288,11 +289,19 @@ def _binding(x, locals_: dict) -> list:
         return [(x.target.name, "items", item, "+=")]
     if isinstance(x, (n.For, n.Turns)):   # (taken from the loop's hidden state, which a save
         return [(x.var, "value", None, "=")]   # holds and its check does not read: not proven)
+    if isinstance(x, n.Choose) and x.secret is not None:   # (the same: a secret choice's round)
+        return [(x.secret, "value", None, "="), *_binding_options(x)]
     if isinstance(x, n.Draw):
         return [(x.name, "item", x.source, "=")]
     if isinstance(x, (n.Option, n.ActionDef)):
         return [(d.var, "item", d.source, "=") for d in x.domains]
     return []
+
+
+def _binding_options(x) -> list:
+    """The parameters of a secret choice's options, set at the reveal from its round's hidden
+    state (which a save holds): not proven."""
+    return [(d.var, "value", None, "=") for o in x.options if isinstance(o, n.Option) for d in o.domains]
 
 
 def _calls(x, names) -> list:

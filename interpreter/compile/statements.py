@@ -17,7 +17,7 @@ from ..dsl import functions as _functions, nodes as n, turns as _turns
 from ..dsl.resolver import Resolver, assigned, leading_requires, strip_requires
 from ..dsl.scope import Kind, Names, resolve, resolve_procedure
 from ..errors import Sink
-from ..runtime.code import Code, OptionSpec
+from ..runtime.code import SECRET_SLOT, Code, OptionSpec
 from ..runtime.values import RuleFault, describe, map_key
 from . import instructions as ins
 from .expressions import Checked, Codegen, inlinable, namespace
@@ -50,6 +50,11 @@ class Program:
         self.counted_units = Units(self, counting=True)
         self.direct_units = Units(self, direct=True)
         self.counted_direct = Units(self, counting=True, direct=True)
+
+    @cached_property
+    def secret_choices(self) -> bool:
+        """Whether the rules have a secret choice (``choose secretly``)."""
+        return any(i.secret for code in self.codes.values() for i in code.instrs if isinstance(i, ins.Choice))
 
     @cached_property
     def straight(self) -> frozenset:
@@ -413,8 +418,26 @@ class Compiler:
                             sets=(slot,)))
 
     def s_Choose(self, s, scope, out):
+        if s.secret is not None:
+            return self._secret_choose(s, scope, out)
         choose = ins.Choose(s.pos, self.value(s.player, scope), [])
         out.append(choose)
+        self._options(s, scope, out, choose)
+
+    def _secret_choose(self, s, scope, out):
+        """``choose secretly by p in seats``: the round's pause, then its reveal, a loop over
+        the seats whose body is the committed option's (see :class:`ins.SecretChoose`)."""
+        scope.counter += 1
+        choose = ins.SecretChoose(s.pos, self.value(s.player, scope), [], s.secret,
+                                  f"{SECRET_SLOT}{scope.counter}@{s.pos.line}")
+        out.append(choose)
+        choose.reveal = len(out)
+        out.append(ins.Reveal(s.pos, choose))
+        self._options(s, scope, out, choose, back=choose.reveal)
+
+    def _options(self, s, scope, out, choose, back=None):
+        """The options of ``choose``, each body followed by a jump to ``back`` (by default
+        past them all: the choice's ``end``)."""
         jumps = []
         for opt in s.options:
             if isinstance(opt, n.UseOption):
@@ -428,12 +451,12 @@ class Compiler:
                                                  opt.pos), opt.domains, leading_requires(opt.body), scope)
             choose.options.append(spec)
             self._block(strip_requires(opt.body), scope, out)
-            j = ins.Jump(opt.pos)
+            j = ins.Jump(opt.pos, back)
             out.append(j)
             jumps.append(j)
         choose.end = len(out)
         for j in jumps:
-            j.target = len(out)
+            j.target = len(out) if back is None else back
 
     # ------------------------------------------------------------------ targets
     def target(self, t: n.Target, scope):

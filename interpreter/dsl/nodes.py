@@ -324,8 +324,11 @@ class UseOption(Node):
 
 @dataclass
 class Choose(Node):
+    """``choose by player:``, or with ``secret`` (its name) ``choose secretly by secret in
+    player:``, where ``player`` is the list of those who commit at once."""
     player: Node
     options: list
+    secret: str | None = None
 
 
 # ------------------------------------------------------------------ definitions

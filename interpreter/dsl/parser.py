@@ -426,6 +426,10 @@ class _ToNodes(Transformer):
         return n.Choose(self._pos(meta), c[0], list(c[1:]))
 
     @v_args(meta=True)
+    def secret_choose_stmt(self, meta, c):
+        return n.Choose(self._pos(meta), c[1], list(c[2:]), secret=self._bind(c[0]))
+
+    @v_args(meta=True)
     def option(self, meta, c):
         return n.Option(self._pos(meta), str(c[0]), c[1] or [], c[2])
 

@@ -247,6 +247,11 @@ class Resolver:
                 self.sink.add("RR103", f"option '{name}' appears twice in this choice", opt.pos)
             seen.add(name)
             if isinstance(opt, n.UseOption):
+                if s.secret is not None:
+                    self.sink.add("RR105", f"'use {opt.action}' in a secret choice: its options are "
+                                  "written in it", opt.pos,
+                                  hint="write an option whose body calls a procedure")
+                    continue
                 if opt.action not in self.names.actions:
                     self.undefined(opt.action, opt.pos, self.names.actions, what="action")
                 continue
@@ -411,6 +416,8 @@ def _bound_names(body) -> set:
             found.add(node.name)
         elif isinstance(node, (n.For, n.Turns)):
             found.add(node.var)
+        elif isinstance(node, n.Choose) and node.secret is not None:
+            found.add(node.secret)
         elif isinstance(node, n.Option):
             found.update(d.var for d in node.domains)
     return found

@@ -9,7 +9,7 @@ from collections import Counter, deque
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
 from ..runtime.strict_json import read_json
-from . import secrecy
+from . import commitments, secrecy
 from .log import Messages
 from .machine import Action, Machine
 
@@ -99,7 +99,29 @@ class Game:
 
     @property
     def current_player(self) -> str | None:
+        """The seat asked now: in a round of secret choices, the first that has not committed
+        (every seat of :attr:`deciding` may commit, in any order)."""
         return self.state["turn"]
+
+    @property
+    def committing(self) -> bool:
+        """Whether the choice now is a round of secret choices: an action applied now is a
+        commitment, to be shown to the other seats as "Player 2 commits" only."""
+        return commitments.open_round(self.ruleset.program, self.state) is not None
+
+    @property
+    def undoable(self) -> int:
+        """How many applied actions :meth:`undo` can take back (a commitment is one)."""
+        return len(self._undo)
+
+    @property
+    def deciding(self) -> list[str]:
+        """Every seat that may act now: the seats of an open round of secret choices that have
+        not committed yet, else the current player (none once the game is over)."""
+        found = commitments.open_round(self.ruleset.program, self.state)
+        if found is not None:
+            return commitments.pending(found[1])
+        return [self.state["turn"]] if self.state["waiting"] else []
 
     @property
     def players(self) -> list[str]:
@@ -126,6 +148,9 @@ class Game:
         view = json.loads(json.dumps({k: st[k] for k in _VISIBLE}))
         view["decisions"] = len(st["history"])
         secrecy.hide_in_view(view, self.ruleset.meta.get("secret", {}), self.ruleset.secrecy, player, st)
+        found = commitments.open_round(self.ruleset.program, st)
+        if found is not None:  # who is deciding, who has committed (not what)
+            commitments.redact(view, found[1], player)
         return view
 
     def sees(self, player: str | None, line: str) -> bool:
@@ -152,8 +177,12 @@ class Game:
         """The label of ``action``, taken by ``actor``, as ``player`` may read it (:mod:`.secrecy`)."""
         return secrecy.label_for(action, actor, player, self.ruleset.secrecy)
 
-    def legal_actions(self) -> list[Action]:
-        """The legal actions now; a pending choice with none is a ruleset bug (RR307)."""
+    def legal_actions(self, player: str | None = None) -> list[Action]:
+        """The legal actions now (of ``player``, by default the current player: in a round of
+        secret choices, any seat of :attr:`deciding`; none for a seat that is not deciding); a
+        pending choice with none is a ruleset bug (RR307)."""
+        if player is not None and player != self.state["turn"]:
+            return self.machine.legal_for(player)
         if self._legal is None:
             self._legal = self.machine.legal()
             if not self._legal and self.state["waiting"]:
@@ -170,8 +199,9 @@ class Game:
         expression about the option, such as its cost. Empty when it is no option now."""
         return self.machine.scope_of(self.to_action(action))
 
-    def to_action(self, action) -> Action:
-        """Accept an :class:`Action`, its JSON list, or its label as typed by a person."""
+    def to_action(self, action, player: str | None = None) -> Action:
+        """Accept an :class:`Action`, its JSON list, or its label as typed by a person (a label
+        is looked for among the legal actions of ``player``, by default the current player)."""
         if isinstance(action, Action):
             return action
         if isinstance(action, list):
@@ -181,7 +211,8 @@ class Game:
                 raise IllegalAction(Diagnostic("RR301", str(err))) from None
         if isinstance(action, str):
             text = " ".join(action.split())
-            for a in self.legal_actions():
+            legal = self.legal_actions(player)
+            for a in legal:
                 if a.label == text:
                     return a
             parts = text.split(" ")
@@ -190,12 +221,15 @@ class Game:
             args = tuple(int(x) if x.lstrip("-").isdigit() else words[x] if x in words
                          else names.get(x, x) for x in parts[1:])
             action = Action(parts[0], args)
-            return next((a for a in self.legal_actions() if a == action), action)
+            return next((a for a in legal if a == action), action)
         raise IllegalAction(Diagnostic("RR301", f"not an action: {action!r}"))
 
-    def apply(self, action, safe: object = _UNSET) -> None:
+    def apply(self, action, safe: object = _UNSET, player: str | None = None) -> None:
         """Apply one action; an illegal one raises :class:`IllegalAction` and changes nothing,
         and so does a rule that fails while it runs (the state is put back from the undo log).
+        ``player``: in a round of secret choices, the seat that commits (any seat of
+        :attr:`deciding`; by default the current player); a seat that has already committed is
+        refused (RR315).
 
         ``safe`` is deprecated and ignored: every apply is safe, at no measurable cost. Passing
         it warns (DeprecationWarning); it will be removed.
@@ -206,6 +240,8 @@ class Game:
         state = self.state
         if state["result"] is not None:
             raise IllegalAction(Diagnostic("RR301", "the game is over"))
+        if player is not None and player != state["turn"]:
+            return self._commit(player, action)
         if action.__class__ is not Action:
             action = self.to_action(action)
         legal = self._legal
@@ -223,6 +259,55 @@ class Game:
                 "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
         self._legal = None
         self._undo.append(self.machine.decide(action))  # a failing rule, or Ctrl-C: nothing changed
+
+    def imagine_commitments(self, seat: str | None, pick) -> None:
+        """In an open round of secret choices, replace each commitment ``seat`` cannot see (every
+        other seat's) by ``pick(the legal actions of that seat)``: for a copy a bot imagines
+        (search.imagine), so that it decides on what its seat knows. Who has committed stays."""
+        found = commitments.open_round(self.ruleset.program, self.state)
+        if found is None:
+            return
+        instr, rnd = found
+        drawn = {}
+        for other, action in rnd["commits"].items():
+            if other != seat:
+                with self.machine._asking(instr, other):
+                    action = pick(self.machine.legal()).to_json()
+            drawn[other] = action
+        stack = self.state["stack"]
+        stack[-1] = {**stack[-1], "L": {**stack[-1]["L"], instr.slot: {**rnd, "commits": drawn}}}
+        self.machine.begin()
+        self._legal = None
+
+    def _commit(self, player: str, action) -> None:
+        """``apply(action, player=...)`` for a seat that is not the current player: one seat's
+        commitment in an open round of secret choices."""
+        state = self.state
+        who = state["entities"].get(player, {}).get("name") if isinstance(player, str) else None
+        if who is None:
+            raise IllegalAction(Diagnostic("RR301", f"{player!r} is not a player of this game"))
+        found = commitments.open_round(self.ruleset.program, state)
+        if found is None:
+            raise IllegalAction(Diagnostic("RR301", f"it is not {who}'s choice now; it is "
+                                           f"{state['entities'][state['turn']]['name']}'s"))
+        instr, rnd = found
+        if player in rnd["commits"]:
+            raise IllegalAction(Diagnostic(
+                "RR315", f"{who} has already committed in this round of secret choices", instr.pos,
+                hint="a commitment is final until the reveal; undo takes it back"))
+        if player not in rnd["seats"]:
+            raise IllegalAction(Diagnostic("RR301", f"{who} does not choose in this round of secret "
+                                           "choices", instr.pos))
+        action = self.to_action(action, player)
+        if action not in self.machine.legal_for(player):
+            reason, pos = self.machine.why_illegal_for(player, action)
+            raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",
+                                           pos or Pos("<action>", 0, 0)))
+        if len(state["history"]) >= self.ruleset.decision_budget:
+            raise RulesRuntimeError(Diagnostic(
+                "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
+        self._legal = None
+        self._undo.append(self.machine.decide(action, player))
 
     def undo(self, steps: int = 1) -> None:
         """Take back the last ``steps`` actions: the state is exactly as it was before them.
@@ -378,12 +463,20 @@ class Game:
     def log(self) -> dict:
         """What replays this game: the ruleset (its name, folder, variant, content hash and the
         fingerprint of each definition, to say what changed if it has), the engine, seed, players
-        and actions."""
+        and actions (and the commitments of an open round of secret choices)."""
         return {"format": LOG_FORMAT, "engine": ENGINE, "ruleset": self.ruleset.name,
                 "path": str(self.ruleset.root), "variant": self.ruleset.variant,
                 "hash": self.ruleset.hash, "players": self.state["players"],
                 "seed": self.state["seed"], "actions": list(self.state["history"]),
-                "final_state_sha256": self.digest(), "fingerprints": self.ruleset.fingerprints}
+                "final_state_sha256": self.digest(), "fingerprints": self.ruleset.fingerprints,
+                **self._committed()}
+
+    def _committed(self) -> dict:
+        """For a log taken in an open round of secret choices: ``committed``, the commitments
+        made so far by seat (the history gets them only at the reveal); a replay commits them
+        after the actions."""
+        found = commitments.open_round(self.ruleset.program, self.state)
+        return {"committed": dict(found[1]["commits"])} if found is not None and found[1]["commits"] else {}
 
 
 def _from_save(saved: dict) -> dict:
@@ -399,6 +492,8 @@ def _check_state(ruleset, state) -> None:
         raise BadSave(Diagnostic("RR304", msg))
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         bad("this is not a railrules saved game")
+    if isinstance(state.get("stack"), list):
+        commitments.check_saved(ruleset, state, bad)
     if state.get("ruleset") != ruleset.name or state.get("variant") != ruleset.variant:
         bad(f"the save is of {state.get('ruleset')} (variant {state.get('variant')}), "
             f"not {ruleset.name} (variant {ruleset.variant})")
@@ -425,8 +520,11 @@ def _check_state(ruleset, state) -> None:
         if not stack or stack[0]["c"] != "game" or state.get("waiting") is not True:
             bad("the save is neither paused at a choice nor over")
         top = stack[-1]
-        if not isinstance(codes[top["c"]].instrs[top["pc"]], Choose):
+        instr = codes[top["c"]].instrs[top["pc"]]
+        if not isinstance(instr, Choose):
             bad("the save is paused where no choice is")
+        if instr.secret:
+            commitments.check_round(state, instr, bad)
     elif state["stack"] or not isinstance(state["result"], dict):
         bad("the save is over but still has rules to run")
     if state["result"] is None and state.get("turn") not in state["kinds"]["players"]:

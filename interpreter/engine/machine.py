@@ -6,6 +6,7 @@ and locals), never in Python: the machine can be rebuilt on any state at any tim
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import Diagnostic, Pos, RulesRuntimeError
@@ -13,6 +14,7 @@ from ..runtime.rationals import Fraction
 from ..runtime.code import Choice as Choose, fault_site
 from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, check_text, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
+from . import commitments
 from .log import Entry, LogLine, show
 
 _MASK = (1 << 64) - 1
@@ -540,12 +542,68 @@ class Machine(_Shows):
             raise self._fault(err, spec.pos) from None
         return "not legal now", spec.pos
 
-    def decide(self, action: Action) -> tuple:
+    def legal_for(self, seat: str) -> list[Action]:
+        """The legal actions of ``seat`` in an open round of secret choices (none if it has
+        committed or is not in the round); elsewhere, the legal actions if it is ``seat``'s turn."""
+        st = self.state
+        found = commitments.open_round(self.program, st)
+        if found is None:
+            return self.legal() if st["waiting"] and st["turn"] == seat else []
+        if seat not in commitments.pending(found[1]):
+            return []
+        with self._asking(found[0], seat):
+            return self.legal()
+
+    def why_illegal_for(self, seat: str, action: Action) -> tuple[str, Pos | None]:
+        """:meth:`why_illegal` for a seat of an open round of secret choices."""
+        found = commitments.open_round(self.program, self.state)
+        if found is None:
+            return self.why_illegal(action)
+        with self._asking(found[0], seat):
+            return self.why_illegal(action)
+
+    @contextmanager
+    def _asking(self, instr, seat: str):
+        """The paused round as it is when ``seat`` is asked (its frame put back after)."""
+        stack = self.state["stack"]
+        frame = stack[-1]
+        stack[-1] = {**frame, "L": {**frame["L"], instr.var: seat}}
+        try:
+            yield
+        finally:
+            stack[-1] = frame
+
+    def _commit(self, instr, frame: dict, seat: str, action: Action) -> None:
+        """``seat`` commits ``action`` in the open round of ``instr``; the last commitment
+        reveals them all: the history gets them in the round's order (so the state is the
+        same whichever order the seats committed in, and a replay commits in that order) and
+        the rules go on at the reveal."""
+        st = self.state
+        L = frame["L"]
+        rnd = L[instr.slot]
+        commits = {**rnd["commits"], seat: [action[0], *action[1]]}
+        L[instr.slot] = {**rnd, "commits": commits}
+        if self.messages is not None:
+            self.messages.append(commitments.committed_line(self.ent, seat, action))
+        left = commitments.pending(L[instr.slot])
+        if left:
+            st["turn"] = L[instr.var] = left[0]
+            return
+        seats = rnd["seats"]
+        st["history"] += [commits[s] for s in seats]
+        if self.messages is not None:
+            self.messages += [commitments.revealed_line(self.ent, s, commits[s]) for s in seats]
+        st["waiting"] = False
+        st["turn"] = None
+        frame["pc"] = instr.reveal
+        self.run()
+
+    def decide(self, action: Action, seat: str | None = None) -> tuple:
         """One decision as one transaction: apply the legal ``action`` (the caller has checked
         it), run on to the next choice or the end, and return the undo of it (:meth:`restore`).
         A failing rule, or Ctrl-C, puts the state back as it was and raises. :meth:`begin`, the
         resumption of the paused choice and :meth:`commit`, written out: this runs at every
-        decision."""
+        decision. In a round of secret choices, ``seat`` (by default the one asked) commits."""
         st = self.state
         stack = st["stack"]
         name, args = action
@@ -555,24 +613,27 @@ class Machine(_Shows):
                                    len(st["history"]),
                                    len(self.messages) if self.messages is not None else 0)
         try:
-            st["history"].append([name, *args])  # Action.to_json, written out
             frame = stack[-1] = copy_frame(stack[-1])  # the undo's copy of the stack holds it
             self._shared = len(stack) - 1
             instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
-            spec = instr.option(name)
-            player = st["turn"]
-            st["waiting"] = False
-            st["turn"] = None
-            if spec.action:
-                frame["pc"] = instr.end
-                self.push(spec.action, [player, *args], None)
+            if instr.secret:
+                self._commit(instr, frame, seat or st["turn"], action)
             else:
-                if len(args) == 1:
-                    frame["L"][spec.names[0]] = args[0]
-                elif args:
-                    frame["L"].update(zip(spec.names, args))
-                frame["pc"] = spec.target
-            self.run()
+                st["history"].append([name, *args])  # Action.to_json, written out
+                spec = instr.option(name)
+                player = st["turn"]
+                st["waiting"] = False
+                st["turn"] = None
+                if spec.action:
+                    frame["pc"] = instr.end
+                    self.push(spec.action, [player, *args], None)
+                else:
+                    if len(args) == 1:
+                        frame["L"][spec.names[0]] = args[0]
+                    elif args:
+                        frame["L"].update(zip(spec.names, args))
+                    frame["pc"] = spec.target
+                self.run()
         except BaseException:
             self.rollback()
             raise

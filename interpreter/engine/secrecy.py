@@ -19,6 +19,7 @@ hands its findings over as ``ruleset.secrecy`` (nothing, for rules that leak not
 from __future__ import annotations
 
 from ..runtime.values import Secret
+from .commitments import as_read_by
 from .log import Entry, show
 
 HIDDEN = "hidden"
@@ -59,7 +60,7 @@ def line_for(item, player: str | None, state: dict, secret: dict) -> str | None:
     if reveals is not None and hidden(state, secret, reveals[0], reveals[1], player):
         return None
     if item.__class__ is not Entry:
-        return str(item)
+        return as_read_by(item, player)   # a commitment reads "commits" but to its own seat
     if not any(v.__class__ is Secret for v in item.values):
         return item.text()
     values = iter(item.values)

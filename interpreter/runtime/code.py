@@ -16,6 +16,7 @@ from ..errors import Pos
 from .values import Action
 
 PAUSE = 1  # returned by a unit's function that stops the machine (a choice, the end)
+SECRET_SLOT = "$secret"  # the hidden local of a secret choice's round: "$secret3@12"
 
 
 @dataclass
@@ -86,6 +87,7 @@ class Choice(Instr):
     after them (``end``)."""
     __slots__ = ("player", "options", "end", "_by_name")
     ends = True
+    secret = False   # a SecretChoice: every seat of a list commits (Machine.decide)
 
     def __init__(self, pos, player, options, end=None):
         self.pos, self.player, self.options, self.end = pos, player, options, end
@@ -96,6 +98,20 @@ class Choice(Instr):
         if self._by_name is None:
             self._by_name = {s.name: s for s in self.options}
         return self._by_name[name]
+
+
+class SecretChoice(Choice):
+    """``choose secretly by VAR in SEATS``: every seat of a list commits one option, in secret,
+    in any order; then the commitments are revealed together. ``player`` is the list's
+    expression; while the round is open its state is the frame's hidden local ``slot``
+    (:mod:`interpreter.engine.commitments`) and ``var`` holds the seat asked now; the reveal
+    goes on at ``reveal``, which runs each seat's option in the list's order."""
+    __slots__ = ("var", "slot", "reveal")
+    secret = True
+
+    def __init__(self, pos, player, options, var, slot, end=None):
+        super().__init__(pos, player, options, end)
+        self.var, self.slot, self.reveal = var, slot, None
 
 
 def function_of(code: Code, program):

@@ -161,6 +161,15 @@ class _Rules:
                              f"{agent} now; the legal ones are in observe(agent)['action_mask']")
         self.playing.apply(self.encoding.action_at(action))
 
+    def _commit(self, agent, action) -> None:
+        """The commitment of ``agent``, not the agent asked first, in a round of secret choices."""
+        seat = self.seat_of[agent]
+        action = int(action)
+        if action not in self.encoding.legal(self.playing, seat)[0]:
+            raise ValueError(f"action {action} ({self.encoding.action_at(action).label}) is not legal for "
+                             f"{agent} now; the legal ones are in its observation's action_mask")
+        self.playing.apply(self.encoding.action_at(action), player=seat)
+
     def render(self):
         if self.render_mode != "ansi" or self.game is None:
             return None
@@ -211,20 +220,38 @@ class RulesEnv(_Rules, AECEnv):
 
 class RulesParallelEnv(_Rules, ParallelEnv):
     """One ruleset's game as a PettingZoo Parallel environment: every step plays the action of
-    the agent to move (``infos[agent]["to_move"]``); the other agents' actions are ignored."""
+    the agent to move (``infos[agent]["to_move"]``); the other agents' actions are ignored. In a
+    round of secret choices every agent still to commit (``infos[agent]["deciding"]``) moves at
+    once: each has its action mask, and a step commits the action of each of them."""
 
     def __init__(self, ruleset, players: int, render_mode: str | None = None, samples: int = 8,
                  views: bool = True):
         self._setup(ruleset, players, render_mode, samples, parallel=True, views=views)
         self.agents = []
 
+    def _deciding(self) -> list:
+        """The agents that move in the next step: those still to commit in a round of secret
+        choices, else the agent to move."""
+        game = self.playing
+        if game.is_over:
+            return []
+        return [self.agent_of[s] for s in game.deciding] if game.committing else [self._mover()]
+
     def _report(self) -> tuple[dict, dict]:
         mover = self._to_move()
+        deciding = self._deciding()
         for a in self.agents:
             self.infos[a]["to_move"] = mover
+            if len(deciding) > 1 or self.playing.committing:
+                self.infos[a]["deciding"] = deciding
+            else:
+                self.infos[a].pop("deciding", None)
         vectors = self.encoding.observe_seats(self.playing, [self.seat_of[a] for a in self.agents])
-        return ({a: self._observe(a, vectors[self.seat_of[a]]) for a in self.agents},
-                {a: self.infos[a] for a in self.agents})
+        obs = {a: self._observe(a, vectors[self.seat_of[a]]) for a in self.agents}
+        for a in deciding:
+            if a != mover:   # another agent still to commit: its own legal actions
+                obs[a]["action_mask"][self.encoding.legal(self.playing, self.seat_of[a])[0]] = 1
+        return obs, {a: self.infos[a] for a in self.agents}
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._new_game(seed)
@@ -235,14 +262,21 @@ class RulesParallelEnv(_Rules, ParallelEnv):
         mover = self._to_move()
         if mover is None:
             raise ValueError("the game is over: reset() starts another")
-        if actions.get(mover) is None:
-            raise ValueError(f"no action for {mover}, the agent to move (infos[agent]['to_move'])")
-        self._play(mover, actions[mover])
+        deciding = self._deciding()
+        for agent in deciding:
+            if actions.get(agent) is None:
+                raise ValueError(f"no action for {agent}, an agent to move (infos[agent]['to_move'], "
+                                 "and in a round of secret choices infos[agent]['deciding'])")
+        for agent in deciding:   # (commitments: in any order, the same game)
+            if agent == self._to_move():
+                self._play(agent, actions[agent])
+            else:
+                self._commit(agent, actions[agent])
+            self._after_move()
         over = self.playing.is_over
         rewards = dict.fromkeys(self.agents, 0.0)
         if over:
             rewards = {self.agent_of[p]: r for p, r in standings_rewards(self.playing).items()}
-        self._after_move()
         obs, infos = self._report()
         done = dict.fromkeys(self.agents, over)
         truncated = dict.fromkeys(self.agents, False)

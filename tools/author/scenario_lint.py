@@ -112,8 +112,11 @@ class _Steps:
             for key in ("do", "legal", "illegal"):
                 if key in step:
                     self.labels(step[key], ("steps", i, key), several=key == "do")
-            if "turn" in step:
-                self.player(step["turn"], self.positions.value_of("steps", i, "turn"))
+            for key in ("turn", "seat"):
+                if key in step:
+                    self.player(step[key], self.positions.value_of("steps", i, key))
+            for j, who in enumerate(step.get("deciding", [])):
+                self.player(who, self.positions.of("steps", i, "deciding", j))
             for j, who in enumerate(step.get("winners", [])):
                 self.player(who, self.positions.of("steps", i, "winners", j))
             if "expect" in step:

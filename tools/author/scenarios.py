@@ -7,6 +7,9 @@ A scenario starts a game (players, seed, optional variant) and runs its steps in
 * ``expect: "p1.cash == 12"`` — a rules-language expression that must be true;
 * ``legal: "bid 8"`` / ``illegal: "bid 7"`` (with optional ``reason: text``);
 * ``turn: p2`` — whose choice it is; ``over: true`` — whether the game has ended;
+* ``do: "bid 5"`` with ``seat: p2`` — that seat commits in a round of secret choices;
+  ``deciding: [p1, p3]`` — the seats still to commit; ``unseen: "bid 5"`` with ``seat: p1`` —
+  the text is in neither that seat's view nor its log (``seat`` left out: an onlooker's);
 * ``winners: [p1, p2]`` and ``reasons: [house_supply_low]`` — how the game ended.
 """
 from __future__ import annotations
@@ -125,9 +128,14 @@ def _step(game, step: dict, where: Pos) -> str | None:
     if "do" in step:
         for label in [x.strip() for x in step["do"].split(";") if x.strip()]:
             try:
-                game.apply(label)
+                game.apply(label, player=step.get("seat"))
             except IllegalAction as err:
                 return f"'{label}' was refused: {err.diagnostics[0].message}"
+    elif "unseen" in step:
+        return _unseen(game, step["unseen"], step.get("seat"))
+    elif "deciding" in step:
+        if game.deciding != step["deciding"]:
+            return f"expected {', '.join(step['deciding']) or 'nobody'} deciding, but it is {', '.join(game.deciding) or 'nobody'}"
     elif "set" in step:
         game.execute(step["set"], where)
     elif "expect" in step:
@@ -158,6 +166,16 @@ def _step(game, step: dict, where: Pos) -> str | None:
     elif "over" in step:
         if game.is_over != step["over"]:
             return f"expected the game {'over' if step['over'] else 'running'}, it is not"
+    return None
+
+
+def _unseen(game, text: str, seat: str | None) -> str | None:
+    """The problem if ``text`` is in what ``seat`` (None: an onlooker) sees: its view or its log."""
+    view = json.dumps(game.view(seat), ensure_ascii=False)
+    lines = [line for line in game.messages_for(seat) if text in line]
+    if lines or text in view:
+        where = f"its log ('{lines[0]}')" if lines else "its view"
+        return f"'{text}' should be hidden from {seat or 'an onlooker'}, but {where} shows it"
     return None
 
 

@@ -138,7 +138,12 @@ class GreedyBot(RandomBot, Estimating):
     def _value(self, seen, action, me) -> tuple:
         """(standing, lead): the share of players the seat is ahead of, then by how much it
         leads the best of the others (or trails them), once the seat's own decisions that
-        follow ``action`` are taken (:meth:`_follow`)."""
+        follow ``action`` are taken (:meth:`_follow`). A commitment in a round of secret choices
+        is rated once the round is revealed: the seats still to commit commit at random,
+        ``playouts`` times, and the ratings are averaged."""
+        if seen.committing:
+            rated = [self._revealed(seen, action, me) for _ in range(self.playouts)]
+            return tuple(sum(r[i] for r in rated) / len(rated) for i in range(2))
         after = seen.clone()
         after.apply(action)
         if after.is_over or estimates(after, self._values)[me] is not None:
@@ -170,6 +175,18 @@ class GreedyBot(RandomBot, Estimating):
                     best = (v, after)
             value, game = best
         return value
+
+    def _revealed(self, seen, action, me) -> tuple:
+        """The rating after committing ``action`` and the others' imagined commitments (random)."""
+        after = seen.clone()
+        after.apply(action)
+        while after.committing and after.decisions == seen.decisions:   # until the reveal
+            after.apply(self.rng.choice(after.legal_actions()))
+        if after.is_over or estimates(after, self._values)[me] is not None:
+            return self._follow(after, me)
+        while not after.is_over:
+            after.apply(self.rng.choice(after.legal_actions()))
+        return standing(after, me), 0
 
 
 class MctsBot(RandomBot, Estimating):

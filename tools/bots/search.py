@@ -36,9 +36,13 @@ def imagine(game, seat: str, rng):
     (or that 1,000 draws could not split under ``high``), or a ``high`` below ``low``, keeps the
     point guess. A ruleset whose legal actions depend on a secret value declares the bounds
     within which the game goes on (a hidden value past them can leave a player no option). The paused rules' locals are kept as they
-    are: a ruleset should keep secrets in secret fields."""
+    are: a ruleset should keep secrets in secret fields. In an open round of secret choices, each
+    other seat's commitment is drawn uniformly from its legal actions (who has committed is
+    public; what, not)."""
     copy = game.clone()
     copy.state["rng"] = rng.getrandbits(64)
+    if game.ruleset.program.secret_choices:   # the others' pending commitments: drawn afresh
+        copy.imagine_commitments(seat, rng.choice)
     secret = game.ruleset.meta.get("secret")
     if not secret:
         return copy
@@ -314,7 +318,8 @@ class Mcts:
         # node reached with no draw is kept (at), and an iteration copies the deepest one it
         # reaches instead of replaying the actions from the root: the same states, the same
         # choices, a copy instead of each replayed action.
-        at = None if game.ruleset.meta.get("secret") or not self.reuse else {root: game.clone()}
+        secret = game.ruleset.meta.get("secret") or game.ruleset.program.secret_choices
+        at = None if secret or not self.reuse else {root: game.clone()}
         for _ in range(self.iterations):
             if at is None:
                 self._iterate(root, me, imagine(game, me, self.rng))

@@ -170,10 +170,11 @@ class Encoding:
     def labels(self) -> list[str]:
         return [self.action_at(i).label for i in range(self.size)]
 
-    def legal(self, game) -> tuple[list[int], int]:
-        """The indices of the legal actions (ascending) and how many legal actions have none."""
+    def legal(self, game, seat: str | None = None) -> tuple[list[int], int]:
+        """The indices of the legal actions (of ``seat``, by default the current player's),
+        ascending, and how many legal actions have none."""
         out, unmapped = [], 0
-        for action in game.legal_actions():
+        for action in game.legal_actions(seat):
             i = self.index(action)
             if i is None:
                 unmapped += 1

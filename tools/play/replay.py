@@ -75,13 +75,16 @@ def steps(log: dict, where: str = "<log>", ruleset_path: str | None = None, forc
             notes.append(what + "; replaying anyway (--force) to find where the game diverges")
     game = ruleset.new_game(log["players"], log["seed"])
     yield game
-    actions = log["actions"]
-    for i, raw in enumerate(actions, 1):
+    # then the commitments of a round of secret choices still open when the log was taken
+    committed = log.get("committed")
+    committed = committed if isinstance(committed, dict) else {}
+    actions = [(raw, None) for raw in log["actions"]] + [(raw, seat) for seat, raw in committed.items()]
+    for i, (raw, seat) in enumerate(actions, 1):
         if game.is_over:
             raise BadSave(Diagnostic("RR305", f"action {i} ({raw}): the game was already over",
                                      Pos(where, 0, 0)))
         try:
-            game.apply(raw)
+            game.apply(raw, player=seat)
         except IllegalAction as err:
             raise BadSave(Diagnostic("RR305", f"diverges at action {i} of {len(actions)} "
                                      f"({raw}): {err.diagnostics[0].message}", Pos(where, 0, 0))) from None

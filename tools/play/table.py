@@ -20,7 +20,7 @@ from railrules.interpreter.errors import RailrulesError
 
 from railrules.tools.pictures.board_model import board_model
 from railrules.tools.bots.players import seat_bots
-from railrules.tools.play.terminal import option_cost, option_names, explain, load_save_text, paused_in, save, take_back
+from railrules.tools.play.terminal import option_cost, option_names, explain, load_save_text, paused_in, said, save, take_back
 from railrules.tools.play.summary import standings, summary
 from railrules.tools.pictures.svg_board import to_svg
 
@@ -44,7 +44,7 @@ class Table:
         self.delay = delay
         self.lock = threading.RLock()
         self.version = 0
-        self.mine: list[int] = []   # the decision count before each person's decision (undo)
+        self.mine: list[int] = []   # how many actions could be undone before each person's decision
         self.last: dict | None = None
         self._board: tuple | None = None   # (version, owners, svg)
         self.host = secrets.token_urlsafe(18)
@@ -77,6 +77,11 @@ class Table:
         current = self.game.current_player
         if self.game.is_over:
             raise Refused(409, "the game is over")
+        if self.game.committing and seat in self.humans:   # a commitment, from its own page
+            if seat in self.game.deciding:
+                return seat
+            raise Refused(409, f"{self._name(seat)} has already committed in this round of secret "
+                          f"choices: waiting for {', '.join(map(self._name, self.game.deciding))}")
         if current not in self.humans:
             raise Refused(409, "a bot is to move, not a person")
         if seat is not None and seat != current:
@@ -96,7 +101,8 @@ class Table:
             game = self.game
             shown = self._shown(seat)
             current = game.current_player
-            yours = not game.is_over and current in self.humans and seat in (None, current)
+            yours = not game.is_over and current in self.humans and seat in (None, current) \
+                or (seat in self.humans and seat in game.deciding)
             owners, svg = self._drawn()
             colours = {m: c for m, (_, c) in owners.items()}
             out = {
@@ -110,7 +116,7 @@ class Table:
                 "current": current, "over": game.is_over,
                 "summary": summary(game, shown),
                 "paused": paused_in(game) if yours else "",
-                "options": self._options() if yours else [],
+                "options": self._options(current if seat is None else seat) if yours else [],
                 "can_undo": self._may_undo(seat) and bool(self.mine),
                 "last": self._last_for(shown),
             }
@@ -139,12 +145,12 @@ class Table:
             self._board = (self.version, model.owners, to_svg(model, ids=False, marks=True, panels=True))
         return self._board[1], self._board[2]
 
-    def _options(self) -> list:
+    def _options(self, seat) -> list:
         game = self.game
         return [{"label": a.label, "name": a.name, "args": [str(x) for x in a.args],
                  "names": option_names(game, a).strip(), "cost": option_cost(game, a).strip(),
                  "hexes": self._hexes_of(a)}
-                for a in game.legal_actions()]
+                for a in game.legal_actions(seat)]
 
     def _hexes_of(self, action) -> list:
         """The values of an action that are hexes of the board (a click on one of them takes it)."""
@@ -159,15 +165,16 @@ class Table:
         with self.lock:
             self._check_version(version)
             mover = self._acting(seat)
-            before = self.game.decisions
+            before = self.game.undoable
             try:
-                action = self.game.to_action(label)
-                self.game.apply(action)
+                action = self.game.to_action(label, mover)
+                shown = said(self.game, action)
+                self.game.apply(action, player=mover)
             except IllegalAction as err:
                 raise Refused(409, f"not allowed: {err.diagnostics[0].message}",
                               why=explain(self.game, label)) from None
             self.mine.append(before)
-            self._moved(mover, action)
+            self._moved(mover, action, shown)
             return {"done": action.label, "version": self.version}
 
     def step(self, version) -> dict:
@@ -181,21 +188,26 @@ class Table:
             if mover in self.humans:
                 raise Refused(409, f"{self._name(mover)} is a person: a bot moves only in its turn")
             action = self.bots[mover].choose(game)
+            shown = said(game, action)
             game.apply(action)
-            self._moved(mover, action)
-            return {"done": action.label, "version": self.version}
+            self._moved(mover, action, shown)
+            return {"done": shown, "version": self.version}
 
-    def _moved(self, mover, action) -> None:
+    def _moved(self, mover, action, shown: str) -> None:
+        """``shown``: the action as every page may read it (a commitment: "commits")."""
         self.version += 1
-        self.last = {"by": self._name(mover), "label": action.label, "hexes": self._hexes_of(action),
+        self.last = {"by": self._name(mover), "label": shown,
+                     "hexes": self._hexes_of(action) if shown == action.label else [],
                      "mover": mover, "action": action}
 
     def _last_for(self, seat) -> dict | None:
-        """The last move as ``seat`` may read it (an option's secret parameters hidden)."""
+        """The last move as ``seat`` may read it (a commitment: "commits"; an option's secret
+        parameters hidden)."""
         if self.last is None:
             return None
         last = {k: v for k, v in self.last.items() if k not in ("mover", "action")}
-        last["label"] = self.game.label_for(self.last["action"], self.last["mover"], seat)
+        if last["label"] == self.last["action"].label:
+            last["label"] = self.game.label_for(self.last["action"], self.last["mover"], seat)
         return last
 
     def why(self, seat, label=None, hex_id=None) -> dict:
@@ -258,10 +270,10 @@ class Table:
                 raise Refused(403, "only the person playing may undo")
             if not self.mine:
                 raise Refused(409, "nothing to undo: no decision of yours since the game was started or loaded")
-            said = take_back(self.game, self.mine, [0])
+            text = take_back(self.game, self.mine, [0])
             self.version += 1
             self.last = None
-            return {"done": said, "version": self.version}
+            return {"done": text, "version": self.version}
 
     def save(self, seat) -> dict:
         """Write the save file (the format of ``railrules play``) and return it: the table's

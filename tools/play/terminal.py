@@ -53,6 +53,15 @@ def _print_new(game: Game, shown: list[int], out, seat: str | None = None) -> No
     shown[0] = len(game.messages)
 
 
+def said(game: Game, action, seat: str | None = None) -> str:
+    """How an action about to be applied reads to ``seat`` (None: to everyone): "commits" for a
+    commitment in a round of secret choices (revealed with the others' in the log), else its
+    label as the seat may read it (:meth:`Game.label_for`: another seat's secret hidden)."""
+    if game.committing:
+        return "commits"
+    return action.label if seat is None else game.label_for(action, game.current_player, seat)
+
+
 def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
     out = out or sys.stdout
     seats = seat_bots(bots, game.players, seed)
@@ -60,8 +69,9 @@ def play_bots(game: Game, bots: str, seed: int, out=None) -> None:
     while not game.is_over:
         action = seats[game.current_player].choose(game)
         player = game.state["entities"][game.current_player]["name"]
+        label = said(game, action)
         game.apply(action)
-        print(f"{game.decisions:>5} {player}: {action.label}", file=out)
+        print(f"{game.decisions:>5} {player}: {label}", file=out)
         _print_new(game, shown, out)
     print(standings(game), file=out)
 
@@ -200,7 +210,7 @@ def _unknown_name(game: Game, label: str) -> str:
 def take_back(game: Game, mine: list, shown: list) -> str:
     """Undo this seat's last decision and everything after it: the bots' moves (in `play`
     every other seat is a bot, so nobody else's decision is taken back)."""
-    back = game.decisions - mine.pop()
+    back = game.undoable - mine.pop()
     game.undo(back)
     shown[0] = min(shown[0], len(game.messages))
     return f"took back {back} decision(s): your turn again"
@@ -232,7 +242,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
     seats = seat_bots(bots, game.players, seed)
     shown = [0]
     ours = {save_path.resolve()}
-    mine: list[int] = []      # the decision count before each of this seat's decisions (undo)
+    mine: list[int] = []      # how many actions could be undone before each of this seat's decisions
     last_summary: list = []   # the summary lines shown last time (only the changes are shown)
     paint = _painter(out)
     print(HELP, file=out)
@@ -242,9 +252,9 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             action = seats[game.current_player].choose(game)
             name = game.state["entities"][game.current_player]["name"]
             colour = entity_colour(game, game.current_player)
-            actor = game.current_player
+            label = said(game, action, seat)
             game.apply(action)
-            print(paint(f"{name}: {game.label_for(action, actor, seat)}", colour), file=out)   # in the player's colour
+            print(paint(f"{name}: {label}", colour), file=out)   # in the player's colour
             continue
         actions = game.legal_actions()
         now = summary(game, seat).splitlines()
@@ -328,7 +338,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         else:
             choice = as_listed(game, text)
         try:
-            before = game.decisions
+            before = game.undoable
             game.apply(choice)
             mine.append(before)
         except IllegalAction as err:
