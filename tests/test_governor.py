@@ -183,3 +183,43 @@ def test_storing_checks_a_shared_list_once():
             stored.append(xs)
     assert 18 <= len(stored) < 21  # 2^20 items is the first over MAX_NODES
     assert check_storable(stored[-1]) is stored[-1]   # kept as it is, shared
+
+
+@pytest.mark.parametrize("body", [
+    ["let xs = range(0, 2000)", "let ys = range(0, 2000)", "let same = xs == ys"],
+    ["let xs = range(0, 2000)", "let ys = range(0, 2000)", "let other = xs != ys"],
+    ["let xs = range(0, 2000)", "let ys = range(0, 2000)", "let less = xs < ys"],
+    ["let xs = range(0, 2000)", "let ys = range(0, 2000)", "let m = {\"a\": xs} == {\"a\": ys}"],
+    ["let xs = range(0, 2000)", "let n = count(xs + [])", "let k = count(xs + xs)"],
+    ["let xs = range(0, 2000)", "let ys = []", "set ys += xs", "set ys += xs"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let biggest = max(xss)"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let ys = sort(xss)"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let ys = unique(xss)"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let n = count_of(xss, xs)"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let found = xs in xss"],
+    ["let xs = range(0, 1500)", "let ys = sort([1, 2, 3], k => xs)"],
+    ["let xs = range(0, 1500)", "let z = max_by([1, 2, 3], k => xs)"],
+], ids=["==", "!=", "<", "maps", "copies", "+=", "max", "sort", "unique", "count_of", "in", "sort-keys",
+        "max_by-keys"])
+def test_comparisons_and_copies_of_lists_are_charged(tmp_path, body):
+    """Each of these walks or copies about 4,500 values at C speed (under 4,100 steps before
+    it): charged a step a value, the game passes its 5,000 steps at the last line. With one
+    step each, a loop of them ran for minutes with no RR303."""
+    diag, _ = failure(tmp_path, game_rules(*body), steps=5000)
+    assert (diag.code, diag.pos.line) == ("RR303", 2 + len(body))
+
+
+def test_add_and_remove_are_charged_for_the_list_they_copy(tmp_path):
+    """A list of 1,500 (1,500 steps), an item added (a copy of 1,500) and removed again: the
+    second add passes 5,000 steps; each cost one step before."""
+    rules = game_rules("let ys = range(0, 1500)", "repeat 3 times:", "    add 1 to ys", "    remove 1 from ys")
+    diag, _ = failure(tmp_path, rules, steps=5000)
+    assert (diag.code, diag.pos.line) == ("RR303", 5)
+
+
+def test_a_loop_of_list_comparisons_stops_at_the_budget(tmp_path):
+    """The issue's loop: 100,000-item lists compared again and again under the default budget."""
+    rules = game_rules("let xs = range(0, 100000)", "let ys = range(0, 100000)", "repeat 1000000 times:",
+                       "    let same = xs == ys and not (xs < ys) and count(xs + []) > 0")
+    diag, _ = failure(tmp_path, rules)
+    assert (diag.code, diag.pos.line) == ("RR303", 6)
