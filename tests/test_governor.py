@@ -16,6 +16,7 @@ from railrules.interpreter import RulesRuntimeError, check_ruleset, load_ruleset
 from railrules.interpreter.engine.game import Game
 from railrules.interpreter.errors import BadSave
 from railrules.interpreter.runtime.governor import MAX_DEPTH, MAX_NODES, MAX_TEXT, OverLimit, check_storable
+from railrules.tools.author.scenarios import run_scenario
 from test_hostile import RULESET, cli, ruleset
 
 META = RULESET.replace("steps: 1000,", "steps: %d,")   # the hostile ruleset's, its budget given
@@ -223,3 +224,31 @@ def test_a_loop_of_list_comparisons_stops_at_the_budget(tmp_path):
                        "    let same = xs == ys and not (xs < ys) and count(xs + []) > 0")
     diag, _ = failure(tmp_path, rules)
     assert (diag.code, diag.pos.line) == ("RR303", 6)
+
+
+SELF_APPLIED = ["let z = w(w)", "let z = ap(ap, 0)", "let z = w(x => x(x))"]
+SELF_APPLYING_DEFS = "def w(g) = g(g)\ndef ap(f, n) = f(f, n + 1)\n"
+
+
+@pytest.mark.parametrize("body", SELF_APPLIED, ids=["w(w)", "ap(ap, 0)", "lambda"])
+def test_recursion_through_a_function_value_stops_with_rr302(tmp_path, body):
+    """A def that calls itself through a function value reaches Python's depth limit before
+    its own 200 calls: the fast code no longer runs its checked code again at every level
+    (work that doubled with each level: RR303 after minutes, or never under the default
+    budget), and the fault says what calls itself."""
+    diag, _ = failure(tmp_path, SELF_APPLYING_DEFS + game_rules(body), steps=100_000)
+    assert (diag.code, diag.pos.line) == ("RR302", 5)
+    assert ("calls itself" if "x =>" not in body else "calls nested too deeply") in diag.message
+
+
+def test_recursion_through_a_function_value_in_lint_play_and_a_scenario(tmp_path):
+    root = ruleset(tmp_path, rules=SELF_APPLYING_DEFS + game_rules("let z = w(w)"), meta=META % 1_000_000)
+    code, out, _ = cli("lint", str(root), "--play", "1", "--format", "json")
+    assert code == 1 and ("RR302", 5) in [(d["code"], d["line"]) for d in json.loads(out)]
+    code, _, err = cli("play", str(root), "--bots", "random", "--players", "1")
+    assert code == 1 and "RR302" in err and "calls itself" in err and "Traceback" not in err
+    root = ruleset(tmp_path, rules=SELF_APPLYING_DEFS + game_rules(), meta=META % 1_000_000)
+    scenario = tmp_path / "loop.yaml"
+    scenario.write_text('description: "x"\nplayers: 1\nsteps:\n  - expect: "w(w) == 1"\n', encoding="utf-8")
+    result = run_scenario(str(root), scenario)
+    assert not result.passed and "calls itself" in result.failures[0].message

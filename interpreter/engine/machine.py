@@ -391,7 +391,8 @@ class Machine(_Shows):
         where = where or (self.state["stack"][-1]["c"] if self.state["stack"] else "game")
         msg = str(err) if isinstance(err, (RuleFault, BuiltinError)) else f"{type(err).__name__}: {err}"
         if isinstance(err, RecursionError):  # Python's own limit, reached by a value built deeper
-            msg = f"values nested too deeply to work with (keep lists within {MAX_DEPTH} levels)"
+            msg = (f"values or calls nested too deeply to work with (keep lists within {MAX_DEPTH} "
+                   "levels; a function that calls itself stops)")
         code = "RR312" if isinstance(err, OverLimit) else "RR302"
         return RulesRuntimeError(Diagnostic(code, f"in {where}: {msg}", pos))
 

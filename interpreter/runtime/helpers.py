@@ -308,7 +308,8 @@ HELPERS = {
     **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
     # checked code (codegen's checked mode): every read and comparison worded
     "_local": _local, "_live": _live, "_times": _times, **{f"_cmp_{i}": _compare(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
-    # the faults that already have their words (a rule's, a builtin's, the budget's)
-    "_SAID": (RuleFault, BuiltinError, OverBudget, RailrulesError),
+    # the faults that already have their words (a rule's, a builtin's, the budget's), and
+    # Python's depth limit, which checked code would only reach again at every level below
+    "_SAID": (RuleFault, BuiltinError, OverBudget, RailrulesError, RecursionError),
     "_EMPTY": {},  # a record to look into when there is none (never changed)
 }
