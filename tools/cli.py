@@ -17,7 +17,7 @@ from railrules.tools.common import diagnostics
 from railrules.tools.bots.players import BOT_HELP, BotSpecError, check_specs
 from railrules.tools.completion import SHELLS, candidates, script
 from railrules.tools.common.outputs import OutputError
-from railrules.tools.lab.runner import ClusterError
+from railrules.tools.lab.runner import ClusterError, stoppable
 
 if TYPE_CHECKING:   # the verbs import the loader and the engine when they run (not for --help)
     from railrules.interpreter import Game
@@ -931,6 +931,18 @@ def cmd_completion(args) -> int:
     return EXIT_OK
 
 
+_RUNS = {"simulate", "compare", "tune", "tournament", "coverage"}   # verbs that play many games
+
+
+def _run_verb(args) -> int:
+    """The verb's work; a verb that plays many games stops the same way on SIGINT or SIGTERM
+    wherever it comes (runner.stoppable): the figures of the games finished, its files written."""
+    if args.command not in _RUNS:
+        return args.func(args)
+    with stoppable():
+        return args.func(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     words = sys.argv[1:] if argv is None else argv
@@ -948,7 +960,7 @@ def main(argv: list[str] | None = None) -> int:
             except (ValueError, OSError):
                 pass
     try:
-        code = args.func(args)
+        code = _run_verb(args)
         sys.stdout.flush()   # a full disk or a closed pipe is found here, not at exit
         return code
     except OutputError as err:

@@ -78,12 +78,17 @@ def tune(ruleset: str, params: list[str], objective: str, budget: int, games: in
             compare.check_metrics([goal[0]], [base], players, specs)
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
     trials: list = []
+    stopped: list = []
 
     def trial_fn(trial) -> float:
         values = {name: (trial.suggest_int(name, lo, hi) if whole else trial.suggest_float(name, lo, hi))
                   for name, lo, hi, whole in space}
         with Arms(ruleset, [], [f"{k}={v}" for k, v in values.items()]) as arms:
             result = compare.run(arms[-1:] if values else arms, games, players, specs, seed, jobs)
+        if result["partial"]:   # stopped in the middle of a trial: it is not one, and the search ends
+            stopped.append(True)
+            study.stop()
+            raise optuna.TrialPruned()
         label = result["arms"][0]
         value = score(result, goal, label)
         figures = {k: row[label] for k, row in result["metrics"].items() if k not in compare.BALANCES
@@ -93,16 +98,15 @@ def tune(ruleset: str, params: list[str], objective: str, budget: int, games: in
             progress(len(trials), values, value)
         return value
 
-    stopped = False
     try:
         study.optimize(trial_fn, n_trials=max(1, budget // games), catch=())
     except KeyboardInterrupt:
-        stopped = True
+        stopped.append(True)
     done = [t for t in trials if not math.isnan(t["objective"])]
     best = min(done, key=lambda t: t["objective"]) if done else None
     return {"ruleset": base.name, "objective": objective, "params": params, "games_per_trial": games,
             "games": games * len(trials), "players": players, "bots": specs, "seed": seed,
-            "partial": stopped, "trials": trials, "best": best}
+            "partial": bool(stopped), "trials": trials, "best": best}
 
 
 def describe(result: dict) -> str:
