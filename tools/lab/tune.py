@@ -37,8 +37,8 @@ def parse_params(base, params: list[str]) -> list[tuple[str, float, float, bool]
 
 
 def _range(lo: str, hi: str, item: str):
-    import yaml
-    low, high = yaml.safe_load(lo), yaml.safe_load(hi)
+    from railrules.tools.lab.arms import parse_value
+    low, high = parse_value(lo), parse_value(hi)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)) or low >= high:
         raise ArmError(f"--param '{item}': the range must be two numbers, the lower first")
     return low, high
