@@ -507,3 +507,69 @@ def test_serve_without_the_web_extra_says_what_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "uvicorn", None)     # as if it were not installed
     assert main(["serve", "chicago_express"]) == 1
     assert 'pip install ".[web]"' in capsys.readouterr().err
+
+
+def test_hostile_bodies_and_numbers_get_a_4xx_with_words(tmp_path):
+    """A label or ?have= of more than 4,300 digits, a body nested 100,000 deep and a lone
+    surrogate were 500 "internal error" (the last as plain text, a traceback on the host's
+    terminal)."""
+    t = table(tmp=tmp_path)
+    c = client(t)
+    for path, body, status, words in [
+            (f"/api/{t.host}/act", json.dumps({"label": "bid " + "9" * 5000, "version": 0}).encode(), 409, "5000 digits"),
+            (f"/api/{t.host}/act", b'{"label": 1' + b"9" * 5000 + b"}", 400, "digits"),
+            (f"/api/{t.host}/act", b"[" * 100_000 + b"]" * 100_000, 400, "nested too deeply"),
+            (f"/api/{t.host}/act", b'{"label": "bid \\ud800", "version": 0}', 400, "lone surrogate"),
+            (f"/api/{t.host}/why", b'{"label": "\\udfff"}', 400, "lone surrogate")]:
+        response = c.post(path, content=body)
+        assert response.status_code == status, (path, response.text[:300])
+        assert words in response.json()["error"]
+    response = c.get(f"/api/{t.host}/state?have=" + "9" * 5000)
+    assert response.status_code == 200 and response.json()["version"] == t.version
+
+
+def test_a_large_body_is_cut_at_the_limit_as_it_streams(tmp_path):
+    """40 MB sent in chunks (no length declared) to uvicorn: refused past 8 MB, never held
+    whole (the server read it all into memory before its check)."""
+    import tracemalloc
+
+    from railrules.tools.play.serve.app import MAX_BODY
+    t = table(tmp=tmp_path)
+
+    def chunks():
+        for _ in range(40):
+            yield b" " * 2 ** 20
+    with serving(t) as base:
+        host, port = base.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=20)
+        tracemalloc.start()
+        try:
+            try:
+                conn.request("POST", f"/api/{t.host}/load", body=chunks(), encode_chunked=True)
+            except OSError:   # the server answered and closed before the client was done
+                pass
+            response = conn.getresponse()
+            status, text = response.status, response.read()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+            conn.close()
+    assert status == 413 and "too large" in json.loads(text)["error"]
+    assert peak < 3 * MAX_BODY
+
+
+def test_a_declared_length_over_the_limit_is_refused_before_the_body(tmp_path):
+    """Content-Length of 300 MB and nothing sent: the answer comes at once (it waited for the
+    body before)."""
+    t = table(tmp=tmp_path)
+    with serving(t) as base:
+        host, port = base.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=20)
+        try:
+            conn.putrequest("POST", f"/api/{t.host}/load")
+            conn.putheader("Content-Length", str(300 * 2 ** 20))
+            conn.endheaders()
+            response = conn.getresponse()
+            assert response.status == 413 and "too large" in json.loads(response.read())["error"]
+        finally:
+            conn.close()
