@@ -198,9 +198,10 @@ def test_storing_checks_a_shared_list_once():
     ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let ys = unique(xss)"],
     ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let n = count_of(xss, xs)"],
     ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let found = xs in xss"],
+    ["let xs = range(0, 1500)", "let xss = [0, xs, xs, xs]", "let ys = without(xss, [xs])"],
     ["let xs = range(0, 1500)", "let ys = sort([1, 2, 3], k => xs)"],
     ["let xs = range(0, 1500)", "let z = max_by([1, 2, 3], k => xs)"],
-], ids=["==", "!=", "<", "maps", "copies", "+=", "max", "sort", "unique", "count_of", "in", "sort-keys",
+], ids=["==", "!=", "<", "maps", "copies", "+=", "max", "sort", "unique", "count_of", "in", "without", "sort-keys",
         "max_by-keys"])
 def test_comparisons_and_copies_of_lists_are_charged(tmp_path, body):
     """Each of these walks or copies about 4,500 values at C speed (under 4,100 steps before
