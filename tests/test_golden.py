@@ -2,7 +2,7 @@
 
 tests/golden/<ruleset>.json holds 50 random games (seeds 1..50) per ruleset and player count:
 a running hash of every decision's legal actions, the decision count, the message log's hash,
-the final state's digest and the result. Each test here replays one ruleset's games for one
+the final state's hash (without the rules' content hash) and the result. Each test replays one ruleset's games for one
 player count with the same chooser (tests.golden.record.play) and requires identical records.
 See tests/golden/README.md for when re-recording is (and is not) the answer.
 """
@@ -14,7 +14,7 @@ from golden.record import (CHECKPOINT_EVERY, GOLDEN_DIR, RECORD_COMMAND, SEEDS, 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
 
-pytestmark = pytest.mark.slow  # replays 550 recorded games: `pytest -m "not slow"` skips it
+pytestmark = pytest.mark.slow  # replays 750 recorded games: `pytest -m "not slow"` skips it
 
 SHOWN = 3  # games described in full when several differ
 
@@ -95,3 +95,40 @@ def test_every_golden_file_is_a_shipped_ruleset_with_its_player_counts():
         assert counts <= allowed, (
             f"{name}: golden games for {sorted(counts - allowed)} players, which the ruleset no "
             f"longer allows; if its rules were changed on purpose, re-record: `{RECORD_COMMAND} {name}`")
+
+
+def _copy_with(tmp_path, edits: dict):
+    """Chicago Express copied, with ``edits`` (file -> [(old, new)]) made in the copy, loaded."""
+    import shutil
+    from railrules.interpreter.data.ruleset import resolve_ruleset_path
+    root = tmp_path / "chicago_express"
+    shutil.copytree(resolve_ruleset_path("chicago_express"), root)
+    for rel, changes in edits.items():
+        text = (root / rel).read_text(encoding="utf-8")
+        for old, new in changes:
+            assert old in text
+            text = text.replace(old, new)
+        (root / rel).write_text(text, encoding="utf-8")
+    return load_ruleset(str(root))
+
+
+def _replayed(rules, seeds) -> list:
+    recorded = golden("chicago_express")["games"]
+    return [(seed, differences(recorded[3, seed], play(rules, 3, seed))) for seed in seeds]
+
+
+def test_a_comment_and_a_renamed_constant_change_no_golden_game(tmp_path):
+    """The golden record compares behaviour, not the rules' bytes: the copy's content hash differs,
+    its games do not."""
+    rules = _copy_with(tmp_path, {
+        "rules/end.rules": [("end_condition detroit_at_8:", "# a new comment\nend_condition detroit_at_8:"),
+                            ("Detroit.industry >= detroit_end", "Detroit.industry >= detroit_final")],
+        "components.yaml": [("detroit_end: 8", "detroit_final: 8")]})
+    assert rules.hash != golden("chicago_express")["rules_hash"]
+    assert _replayed(rules, range(1, 6)) == [(seed, []) for seed in range(1, 6)]
+
+
+def test_a_changed_rule_changes_golden_games(tmp_path):
+    rules = _copy_with(tmp_path, {"components.yaml": [("detroit_end: 8", "detroit_end: 5")]})
+    changed = [seed for seed, problems in _replayed(rules, range(1, 11)) if problems]
+    assert changed, "ending at Detroit 5 instead of 8 changed none of ten golden games"

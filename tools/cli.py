@@ -408,6 +408,9 @@ def cmd_replay(args) -> int:
 
 
 def cmd_test(args) -> int:
+    if args.mutate:
+        from railrules.tools.author.mutate import run_mutate
+        return run_mutate(args)
     from railrules.tools.author.scenario_report import run_selected
     return run_selected(args)
 
@@ -805,6 +808,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", action="store_true",
                    help="for each scenario chosen: play its do/set steps and add at its end the expect, "
                    "turn and over steps that state the position reached, for you to review")
+    p.add_argument("--mutate", action="store_true",
+                   help="plant small wrong edits in the ruleset's rules and numbers, one at a time, and "
+                   "report those no scenario (nor --games) notices, with a mutation score")
+    p.add_argument("--budget", type=_count(1), default=100, metavar="N",
+                   help="with --mutate: how many mutants to judge, drawn with --seed (default 100)")
+    p.add_argument("--all", dest="budget", action="store_const", const=None,
+                   help="with --mutate: judge every mutant")
+    p.add_argument("--seed", type=int, default=1, help="with --mutate: the seed of the draw (default 1)")
+    p.add_argument("--games", type=_count(0), default=0, metavar="K",
+                   help="with --mutate: also play K seeded random games on each mutant and compare them, "
+                   "decision by decision, with the ruleset's own (default 0)")
+    p.add_argument("--jobs", type=_count(1), default=1, help="with --mutate: worker processes (default 1)")
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser("bench", help="measure the engine: playouts/s, clone, apply, load, lint",

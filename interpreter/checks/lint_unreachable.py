@@ -29,16 +29,17 @@ def _uses(definition) -> set:
     return found
 
 
-def lint_unreachable(ruleset, sink) -> None:
-    defs = ruleset.definitions
-    named = {d.name: d for d in defs if isinstance(d, (n.ProcDef, n.FuncDef, n.ActionDef, n.ConstDef))}
-    handlers: dict = {}
-    for d in defs:
-        if isinstance(d, n.HandlerDef):
-            handlers.setdefault(d.event, []).append(d)
-    roots: list = [d for d in defs if isinstance(d, (n.GameDef, n.EndDef, n.ScoreDef, n.MetricDef))]
+RULES = (n.GameDef, n.EndDef, n.ScoreDef, n.TiebreakDef)   # what decides a game
+ROOTS = RULES + (n.EstimateDef, n.MetricDef)                  # and what bots and the lab read
+
+
+def reached(defs: list, roots: tuple = ROOTS) -> tuple[set, set]:
+    """The names and events that definitions of the kinds ``roots`` (exactly: an estimate is no
+    score) use, directly or through what they use (``railrules test --mutate`` asks from the
+    :data:`RULES` only)."""
+    named, handlers = _index(defs)
+    todo: list = [d for d in defs if type(d) in roots]
     seen_names, seen_events = set(), set()
-    todo = list(roots)
     while todo:
         for kind, name in _uses(todo.pop()):
             if kind == "name" and name in named and name not in seen_names:
@@ -47,6 +48,23 @@ def lint_unreachable(ruleset, sink) -> None:
             elif kind == "event" and name not in seen_events:
                 seen_events.add(name)
                 todo.extend(handlers.get(name, []))
+    return seen_names, seen_events
+
+
+def _index(defs: list) -> tuple[dict, dict]:
+    """The named definitions by name, and the handlers by event."""
+    named = {d.name: d for d in defs if isinstance(d, (n.ProcDef, n.FuncDef, n.ActionDef, n.ConstDef))}
+    handlers: dict = {}
+    for d in defs:
+        if isinstance(d, n.HandlerDef):
+            handlers.setdefault(d.event, []).append(d)
+    return named, handlers
+
+
+def lint_unreachable(ruleset, sink) -> None:
+    defs = ruleset.definitions
+    named, handlers = _index(defs)
+    seen_names, seen_events = reached(defs)
     # constants read by scenarios or conserve expressions are still worth keeping: only rules count
     library = str(rulesets_dir() / "library")
     shared = {f for f in {d.pos.file for d in named.values()} if _in(f, library)}

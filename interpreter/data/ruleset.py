@@ -193,14 +193,17 @@ def variant_file(variant: str) -> Path | None:
     return None
 
 
-def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: bool = False) -> Ruleset:
+def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: bool = False,
+                 texts: dict | None = None) -> Ruleset:
     """Load and compile a ruleset; raise :class:`RulesetError` with every problem found.
 
     ``derive_all`` (a debugging aid) makes every ``def`` a ``derived`` value, so that
-    ``game.check_derived()`` tests the engine's read tracking on every function of the rules."""
+    ``game.check_derived()`` tests the engine's read tracking on every function of the rules.
+    ``texts`` (resolved path -> text) are read instead of those files on disk, as by
+    :func:`check_ruleset` (an edited copy of a file: ``railrules test --mutate``)."""
     sink = Sink()
     with _within_python_limits(name_or_path):
-        ruleset = _Loader(sink, derive_all=derive_all).load(name_or_path, variant)
+        ruleset = _Loader(sink, derive_all=derive_all, texts=texts).load(name_or_path, variant)
     sink.raise_if_errors()
     assert ruleset is not None  # a load with errors never gets here
     return ruleset

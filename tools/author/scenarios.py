@@ -40,10 +40,12 @@ def scenario_files(ruleset_root: Path) -> list[Path]:
     return sorted((ruleset_root / "scenarios").glob("*.yaml"))
 
 
-def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None, keep: list | None = None) -> ScenarioResult:
+def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None, keep: list | None = None,
+                 load=load_ruleset) -> ScenarioResult:
     """Run one scenario file; every problem becomes a failure diagnostic, never an exception.
     With ``keep`` (a list), only the steps that move the game (``do``, ``set``) are run, and
-    the game they leave is put in ``keep`` (for ``--record``)."""
+    the game they leave is put in ``keep`` (for ``--record``). ``load(name, variant)`` makes
+    the ruleset (``cache`` keeps what it made): ``railrules test --mutate`` loads an edited copy."""
     shown = display(path)
     sink = Sink()
     try:
@@ -65,7 +67,7 @@ def run_scenario(ruleset_name: str, path: Path, cache: dict | None = None, keep:
         return result
     try:
         if (ruleset_name, variant) not in cache:
-            cache[(ruleset_name, variant)] = load_ruleset(ruleset_name, variant)
+            cache[(ruleset_name, variant)] = load(ruleset_name, variant)
         game = cache[(ruleset_name, variant)].new_game(data["players"], data.get("seed", 0))
     except RailrulesError as err:
         result.failures += err.diagnostics
