@@ -166,27 +166,47 @@ def _game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | 
     return ruleset.new_game(_players(ruleset, players), seed)
 
 
-def _check_output(option: str, path: Path | None, force: bool, mine: Path | None = None) -> None:
+def _check_output(option: str, path: Path | None, force: bool, mine: Path | None = None) -> bool:
     """Refuse, before the game starts, a file the session could not write or would overwrite
-    (``mine``: the file this session's game came from, which it may write back)."""
+    (``mine``: the file this session's game came from, which it may write back). Whether the
+    file was there (so --force or ``mine`` allowed it)."""
     from railrules.tools.common.outputs import OutputError, OutputExists, check
     ours = mine is not None and path is not None and path.resolve() == mine.resolve()
+    there = path is not None and os.path.lexists(path)
     try:
         check({option: path}, force or ours)
     except OutputExists as err:
         raise Usage(str(err)) from None
     except OutputError as err:
         raise Usage(f"{option} {path}: {err.why}") from None
+    return there
+
+
+def _take_save(game, save: Path | None, resume: Path | None, there: bool, default: Path) -> Path:
+    """The file this session saves its game to, taken now: created holding the game as it
+    starts, exclusively, so that a second game given the same path is refused before it starts
+    (``default``: the first free NAME, NAME-2... when no --save is given). Not taken: the
+    resumed file, the game's own, or a file that was ``there`` at the check (--force replaces
+    it)."""
+    from railrules.tools.common.outputs import OutputError
+    from railrules.tools.play.terminal import reserve_save
+    path = save or resume
+    if path is not None and (path == resume or there):
+        return path
+    try:
+        return reserve_save(game, path or default, numbered=path is None)
+    except OutputError as err:
+        raise Usage(f"--save {err.path}: {err.why}") from None
 
 
 def cmd_play(args) -> int:
     from railrules.tools.common.outputs import OutputError, write
-    from railrules.tools.play.terminal import play_bots, play_human, reserve_save, save_on_leaving
+    from railrules.tools.play.terminal import play_bots, play_human, save_on_leaving
     resume = Path(args.resume) if args.resume else None
     log = Path(args.log) if args.log else None
     save = Path(args.save) if args.save else None
     _check_output("--log", log, args.force)
-    _check_output("--save", save, args.force, mine=resume)
+    there = _check_output("--save", save, args.force, mine=resume)
     drawn = args.seed is None and not resume
     seed = random.SystemRandom().randrange(1, 1_000_000) if drawn else args.seed
     game = _game(args, "play", args.players, seed if seed is not None else 1)
@@ -203,13 +223,7 @@ def cmd_play(args) -> int:
         seat = f"p{args.seat or 1}"
         if seat not in game.players:
             raise Usage(f"--seat must be 1 to {len(game.players)}")
-        save_path = save or resume
-        if save_path is None or (save_path != resume and not os.path.lexists(save_path)):
-            try:   # taken now: a second game given the same path is refused before it starts
-                save_path = reserve_save(game, save_path or Path(f"{ruleset.name}-seed{seed}.save.json"),
-                                         numbered=save_path is None)
-            except OutputError as err:
-                raise Usage(f"--save {err.path}: {err.why}") from None
+        save_path = _take_save(game, save, resume, there, Path(f"{ruleset.name}-seed{seed}.save.json"))
         try:
             code = play_human(game, seat, args.bots or "random", seed, save_path, force=args.force)
         except KeyboardInterrupt:
@@ -499,10 +513,10 @@ def cmd_serve(args) -> int:
     except ImportError as err:
         print(f"railrules serve: needs pip install \".[web]\" (Starlette and uvicorn): {err}", file=sys.stderr)
         return EXIT_FAIL
-    from railrules.tools.play.terminal import free_save_path, save_on_leaving
+    from railrules.tools.play.terminal import save_on_leaving
     resume = Path(args.resume) if args.resume else None
     save = Path(args.save) if args.save else None
-    _check_output("--save", save, args.force, mine=resume)
+    there = _check_output("--save", save, args.force, mine=resume)
     if args.delay < 0:
         raise Usage(f"--delay must be 0 seconds or more, not {args.delay}")
     game = _game(args, "serve", args.players, args.seed)
@@ -514,7 +528,7 @@ def cmd_serve(args) -> int:
     if any(k > n for k in wanted):
         raise Usage(f"--seats: this game has seats 1 to {n}")
     seed = game.state["seed"]
-    save_path = save or resume or free_save_path(Path(f"{game.ruleset.name}-seed{seed}.save.json"))
+    save_path = _take_save(game, save, resume, there, Path(f"{game.ruleset.name}-seed{seed}.save.json"))
     table = Table(game, [f"p{k}" for k in wanted], args.bots, seed, save_path, args.delay)
     print(f"{game.ruleset.title}: {n} players, seed {seed}; people at seat(s) "
           f"{', '.join(map(str, wanted)) or 'none'}, bots: {args.bots}")
