@@ -202,3 +202,29 @@ def test_json_to_a_full_disk_is_a_clean_error():
     assert done.returncode == 1, done.stderr
     assert "cannot write to the standard output: No space left on device" in done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_save_that_says_it_is_not_replayable_is_not_trusted(tmp_path):
+    """An edited save (a player's cash 999) with "replayable": false skipped the replay check:
+    play --resume and serve's load took it as it was."""
+    from railrules.interpreter import load_ruleset
+    from railrules.interpreter.errors import BadSave
+    from railrules.tools.play.terminal import load_save, save_text
+    game = load_ruleset(COIN_RACE).new_game(2, 1)
+    game.apply(game.legal_actions()[0])
+    data = json.loads(save_text(game))
+    data["state"]["entities"]["p1"]["cash"] = 999
+    data["replayable"] = False
+    edited = tmp_path / "edited.save.json"
+    edited.write_text(json.dumps(data))
+    code, out, err = cli("play", "--resume", str(edited), stdin="quit\n")
+    assert code != 0 and "RR304" in err and "set up outside its history" in err
+    with pytest.raises(BadSave):
+        load_save(edited)
+    assert load_save(edited, set_up=True).state["entities"]["p1"]["cash"] == 999   # when trusted
+    pytest.importorskip("starlette")
+    from railrules.tools.play.table import Refused, Table
+    table = Table(load_ruleset(COIN_RACE).new_game(2, 1), ["p1"], "random", 1, tmp_path / "t.json", delay=0)
+    with pytest.raises(Refused) as info:
+        table.load(None, edited.read_text())
+    assert info.value.status == 422 and "set up outside its history" in info.value.message

@@ -410,10 +410,13 @@ def reserve_save(game: Game, path: Path, numbered: bool = False) -> Path:
         n += 1
 
 
-def load_save(path: Path, ruleset_path: str | None = None):
+def load_save(path: Path, ruleset_path: str | None = None, set_up: bool = False):
     """The game of a save file, with its ruleset: ``ruleset_path`` if given, else the folder the
     save names if it is still there, else the shipped ruleset of its name. Raises BadSave, saying
-    which rules changed if the ruleset is no longer the one the game was saved with."""
+    which rules changed if the ruleset is no longer the one the game was saved with. Its history
+    is replayed to check it; a save that says its position was set up outside its history
+    (``"replayable": false``) cannot be checked so, and is loaded only with ``set_up`` (by a
+    caller who trusts the file: anyone can write that word into an edited save)."""
     from railrules.interpreter.errors import BadSave, Diagnostic, Pos
     from railrules.interpreter.runtime.strict_json import read_json
     from railrules.interpreter.saves import replayed
@@ -436,6 +439,12 @@ def load_save(path: Path, ruleset_path: str | None = None):
         raise BadSave(Diagnostic(
             "RR304", f"the rules changed since this game was saved: {describe_changes(changed)}",
             Pos(str(path), 1, 1), hint="resume it with the rules it was saved with (--ruleset PATH)"))
+    if data.get("replayable") is False and not set_up:
+        raise BadSave(Diagnostic(
+            "RR304", "the save holds a position set up outside its history (\"replayable\": false), "
+            "which replaying cannot check: it is not loaded here", Pos(str(path), 1, 1),
+            hint="a game set up with Game.execute is loaded with load_save(path, set_up=True), "
+                 "for a file you trust"))
     try:
         game = Game.from_json(ruleset, text)
         return replayed(game, str(path)) if data.get("replayable") is not False else game
