@@ -32,8 +32,8 @@ from .rationals import Fraction
 from .values import MAX_LIST, MAX_STORED, RuleFault
 
 __all__ = ["MAX_LIST", "MAX_TEXT", "MAX_DEPTH", "MAX_NODES", "OverLimit", "check_storable",
-           "text_size", "charge", "check_text", "joined", "walked", "charge_walk",
-           "charge_inside"]
+           "text_size", "charge", "check_text", "joined", "walked", "compared",
+           "charge_walk", "charge_inside"]
 
 MAX_TEXT = 100_000      # characters of a text a rule makes
 MAX_DEPTH = 32          # lists and maps inside one another (a save allows 64, with the state's own)
@@ -59,20 +59,34 @@ _FLAT = frozenset({int, str, bool, type(None), Fraction})   # values a walk does
 def walked(value, cap: int) -> int:
     """How many values comparing, hashing or searching ``value`` may walk: 1 for a number or a
     text, and for a list or map its items and, in each list or map among them, theirs (a list
-    counted each time it appears: two equal copies of a shared list compare item by item). It
-    counts no further once past ``cap`` (what is left of the budget), so the count costs no
-    more than the work it stands for."""
+    counted each time it appears: two equal copies of a shared list compare item by item). A
+    stored value's count is known (:func:`check_storable` remembered it). It counts no further
+    once past ``cap`` (what is left of the budget), so the count costs no more than the work it
+    stands for."""
     if value.__class__ is not list and value.__class__ is not dict:
         return 1
-    total, todo = 1, [value]
+    total, todo = 0, [value]
     while todo and total <= cap:
         items = todo.pop()
+        kept = _CHECKED.get(id(items))
+        if kept is not None and kept[0] is items:
+            total += kept[2]
+            continue
         if items.__class__ is dict:
             items = list(items.values())
-        total += len(items)
+        total += 1 + len(items)
         if not _FLAT.issuperset(map(type, items)):   # (at C speed, for a list of numbers or texts)
             todo.extend(x for x in items if x.__class__ is list or x.__class__ is dict)
     return total
+
+
+def compared(x, y, cap: int) -> int:
+    """What comparing ``x`` and ``y`` may walk: the smaller walk (known at once for a stored
+    value, which is then the only one walked)."""
+    known = [kept[2] for v in (x, y) if (kept := _CHECKED.get(id(v))) is not None and kept[0] is v]
+    if known:
+        return min(known)
+    return min(walked(x, cap), walked(y, cap))
 
 
 def charge_walk(run, value, times: int = 1) -> None:

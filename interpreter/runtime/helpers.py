@@ -9,7 +9,7 @@ import operator
 
 from ..errors import RailrulesError
 from .rationals import Fraction
-from .governor import MAX_LIST, OverLimit, charge, charge_walk, check_storable, check_text, joined, walked
+from .governor import MAX_LIST, OverLimit, charge, charge_walk, check_storable, check_text, compared, joined
 from .values import (Action, BuiltinError, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
                      run_body)
 
@@ -51,8 +51,7 @@ def _order(op, sym):
 
 def _compared(run, x, y) -> None:
     """Charge a comparison of two lists or maps: each value of the smaller walk."""
-    cap = run.budget - run.steps + 1
-    charge(run, min(walked(x, cap), walked(y, cap)))
+    charge(run, compared(x, y, run.budget - run.steps + 1))
 
 
 def _equal(run, x, y) -> bool:
