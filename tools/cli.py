@@ -390,6 +390,8 @@ def cmd_tune(args) -> int:
         import optuna  # noqa: F401
     except ImportError:
         raise Usage('tune needs Optuna: pip install "railrules[tune]"') from None
+    if args.plot and Path(args.plot).suffix.lower() not in (".svg", ".png"):   # before any trial
+        raise Usage(f"--plot {args.plot}: the picture is .svg or .png")
     _check_outputs({"--plot": args.plot}, args.force)
 
     def progress(k, values, value):
