@@ -820,6 +820,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run only the scenarios whose ruleset, file name or description match, as "
                    "pytest -k: words (substrings, any case) with and, or, not and brackets")
     p.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML (for CI)")
+    p.add_argument("--force", action="store_true", help="replace an existing --junit file")
     p.add_argument("--json", action="store_true", help="print the results as JSON instead of text")
     p.add_argument("--record", action="store_true",
                    help="for each scenario chosen: play its do/set steps and add at its end the expect, "
