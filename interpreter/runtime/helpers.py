@@ -24,7 +24,9 @@ def numbers(a, b, sym):
 
 def _add(run, x, y):
     if x.__class__ is list and y.__class__ is list:
-        charge(run, len(x) + len(y))   # the copy, an item a step
+        run.steps += len(x) + len(y)   # the copy, an item a step (charge, written out)
+        if run.steps > run.budget:
+            run.tick(0)
         return joined(x, y)
     if x.__class__ is str and y.__class__ is str:
         return check_text(x + y)   # each within MAX_TEXT: the sum made is at most twice that
@@ -66,7 +68,7 @@ _SETS: dict = {}  # id(list) -> (the list, its items as a set, or None if they c
 
 def _member(run, x, xs):
     if xs.__class__ is list:
-        if x.__class__ is list or x.__class__ is dict:   # compared with each item, by value
+        if x.__class__ is not str and (x.__class__ is list or x.__class__ is dict):   # compared with each item, by value
             charge_walk(run, x, len(xs))
             return x in xs
         if len(xs) < 16:
@@ -219,7 +221,9 @@ def _edit(run, container, key, value, add):
     value = check_storable(value)
     if not isinstance(xs, list):
         raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
-    charge(run, len(xs))
+    run.steps += len(xs)   # (charge, written out: add and remove are common)
+    if run.steps > run.budget:
+        run.tick(0)
     if not add and (value.__class__ is list or value.__class__ is dict):
         charge_walk(run, value, len(xs))
     if add:
