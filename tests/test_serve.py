@@ -600,3 +600,29 @@ def test_a_save_downloaded_by_the_page_loads_back(name, tmp_path):
     response = client(fresh).post(f"/api/{fresh.host}/load", content=downloaded)
     assert response.status_code == 200, response.text
     assert fresh.game.to_json() == t.game.to_json()
+
+
+def test_a_busy_port_is_said_before_any_link(tmp_path, capsys):
+    """It printed the links, then a raw [Errno 98] with exit 3."""
+    from railrules.tools.cli import main
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = main(["serve", "chicago_express", "--players", "3", "--port", str(port),
+                     "--save", str(tmp_path / "g.save.json")])
+    out, err = capsys.readouterr()
+    assert code == 2 and f"port {port}: the port is in use; try --port {port + 1}" in err
+    assert "http://" not in out and "Errno" not in err
+
+
+def test_links_of_a_server_on_every_address_name_this_machine(tmp_path, monkeypatch):
+    """--host 0.0.0.0 printed http://0.0.0.0:... links, which lead nowhere."""
+    import io
+
+    import railrules.tools.play.serve as serve
+    import uvicorn
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    out = io.StringIO()
+    serve.run(table(tmp=tmp_path), "0.0.0.0", free_port(), out)
+    assert f"http://{socket.gethostname()}:" in out.getvalue() and "http://0.0.0.0" not in out.getvalue()

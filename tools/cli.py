@@ -510,7 +510,7 @@ def _seats(text: str) -> str:
 
 def cmd_serve(args) -> int:
     try:
-        from railrules.tools.play.serve import Table, run
+        from railrules.tools.play.serve import Refused, Table, run
         import uvicorn  # noqa: F401 - checked before the game starts
     except ImportError as err:
         print(f"railrules serve: needs pip install \".[web]\" (Starlette and uvicorn): {err}", file=sys.stderr)
@@ -534,7 +534,10 @@ def cmd_serve(args) -> int:
     table = Table(game, [f"p{k}" for k in wanted], args.bots, seed, save_path, args.delay)
     print(f"{game.ruleset.title}: {n} players, seed {seed}; people at seat(s) "
           f"{', '.join(map(str, wanted)) or 'none'}, bots: {args.bots}")
-    run(table, args.host, args.port)
+    try:
+        run(table, args.host, args.port)
+    except Refused as err:   # the port: said before any link is printed
+        raise Usage(err.message) from None
     if table.game.decisions and not table.game.is_over:
         return save_on_leaving(table.game, save_path, sys.stdout)
     return EXIT_OK

@@ -4,7 +4,9 @@ app (Starlette, run by uvicorn; ``pip install ".[web]"``); ``static/`` the page 
 and JavaScript, shipped with the package: nothing is fetched from elsewhere)."""
 from __future__ import annotations
 
+import errno
 import signal
+import socket
 import sys
 
 from railrules.tools.play.table import Refused, Table
@@ -18,7 +20,11 @@ def run(table: Table, host: str, port: int, out=None) -> None:
 
     from railrules.tools.play.serve.app import make_app
     out = out or sys.stdout
-    shown = f"[{host}]" if ":" in host else host
+    _port_free(host, port)
+    if host in ("0.0.0.0", "::"):   # every address of this machine: a link needs one of them
+        shown = socket.gethostname()
+    else:
+        shown = f"[{host}]" if ":" in host else host
     print("open these pages in a browser (each link holds its page's secret token):", file=out)
     for name, path in table.links().items():
         print(f"  {name + ':':<12} http://{shown}:{port}{path}", file=out)
@@ -34,6 +40,20 @@ def run(table: Table, host: str, port: int, out=None) -> None:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _port_free(host: str, port: int) -> None:
+    """Refuse a port another program holds, before any link is printed (Refused, with the next
+    port to try)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            raise Refused(0, f"cannot listen on {host} port {port}: "
+                          + (f"the port is in use; try --port {port + 1}" if err.errno == errno.EADDRINUSE
+                             else err.strerror or str(err))) from None
 
 
 def _stop(signum, frame):
