@@ -253,3 +253,12 @@ def test_recursion_through_a_function_value_in_lint_play_and_a_scenario(tmp_path
     scenario.write_text('description: "x"\nplayers: 1\nsteps:\n  - expect: "w(w) == 1"\n', encoding="utf-8")
     result = run_scenario(str(root), scenario)
     assert not result.passed and "calls itself" in result.failures[0].message
+
+
+@pytest.mark.parametrize("reason", ["range(0, 60000)", '{"a": range(0, 60000)}'])
+def test_an_end_reason_is_held_to_the_text_limit(tmp_path, reason):
+    """A reason of 400,000 characters (a list shown) was kept in the result, every save and log."""
+    rules = ("game:\n    cite \"Hostile rulebook: it ends.\"\n"
+             f"    end_game {reason}\n\nscore p = p.cash\n")
+    diag, _ = failure(tmp_path, rules)
+    assert (diag.code, diag.pos.line) == ("RR312", 3) and "text longer than" in diag.message

@@ -243,7 +243,7 @@ class Machine(_Shows):
         scores = self._whole_numbers(self.program.score, players, "score")
         best = max(scores.values())
         winners = [p for p in players if scores[p] == best]
-        result = {"reasons": [str(r) for r in reasons], "scores": scores, "winners": winners}
+        result = {"reasons": [self._reason(r) for r in reasons], "scores": scores, "winners": winners}
         if self.program.tiebreak is not None:  # among the best scores, the highest tiebreak wins
             result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
             top = max(ties[w] for w in winners)
@@ -253,6 +253,12 @@ class Machine(_Shows):
         self.state["waiting"] = False
         self.state["turn"] = None
         self.say(f"game over ({'; '.join(map(str, reasons))})")
+
+    def _reason(self, reason) -> str:
+        """An end's reason as the result keeps it, held to the governor's text limit (RR312)."""
+        if reason.__class__ is list or reason.__class__ is dict:
+            self.steps += text_size(self.ent, reason)   # refused past the limits before it is shown
+        return check_text(str(reason))
 
     def check_end(self) -> bool:
         """``check_end``: end the game if an end condition holds (True if it did)."""
