@@ -80,10 +80,13 @@ def read_save(text: str, where: str = "<save>") -> SaveFile:
                     data.get("replayable") is not False, state)
 
 
-def game_of_save(save: SaveFile, ruleset, where: str = "<save>"):
+def game_of_save(save: SaveFile, ruleset, where: str = "<save>", set_up: bool = False):
     """The game of a save read, with ``ruleset`` (the one it names, or one given): BadSave
     saying which rules changed if the ruleset is no longer the one the game was saved with;
-    the state checked (:meth:`Game.from_json`) and, if replayable, replayed (:func:`replayed`)."""
+    the state checked (:meth:`Game.from_json`) and replayed (:func:`replayed`). A save that says
+    its position was set up outside its history (``"replayable": false``) cannot be checked so:
+    it is loaded only with ``set_up`` (by a caller who trusts the file: anyone can write that
+    word into an edited save)."""
     from .engine.game import Game
     state = save.state
     if isinstance(state, dict) and state.get("hash") not in (None, ruleset.hash) \
@@ -92,6 +95,12 @@ def game_of_save(save: SaveFile, ruleset, where: str = "<save>"):
         raise BadSave(Diagnostic(
             "RR304", f"the rules changed since this game was saved: {describe_changes(changed)}",
             Pos(where, 1, 1), hint="resume it with the rules it was saved with (--ruleset PATH)"))
+    if not save.replayable and not set_up:
+        raise BadSave(Diagnostic(
+            "RR304", "the save holds a position set up outside its history (\"replayable\": false), "
+            "which replaying cannot check: it is not loaded here", Pos(where, 1, 1),
+            hint="a game set up with Game.execute is loaded with load_save(path, set_up=True), "
+                 "for a file you trust"))
     try:
         game = Game.from_json(ruleset, json.dumps(state))
         return replayed(game, where) if save.replayable else game

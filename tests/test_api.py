@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from railrules.interpreter import (Action, BadSave, Game, IllegalAction, RulesetError, check_ruleset,
-                                   load_ruleset)
+from railrules.interpreter import (Action, BadSave, Game, IllegalAction, RailrulesError, RulesetError,
+                                   check_ruleset, load_ruleset)
 
 ROOT = Path(__file__).resolve().parents[1]
 AUCTION_RULES = ROOT / "rulesets" / "library" / "auction.rules"
@@ -434,3 +434,22 @@ def test_every_python_package_of_the_checkout_is_installed():
                         "railrules." + ".".join(p.parent.relative_to(ROOT).parts))
              for top in ("interpreter", "tools") for p in (ROOT / top).rglob("__init__.py")}
     assert found <= listed, found - listed
+
+
+@pytest.mark.parametrize("call", [
+    lambda g, rs: g.apply("bid " + "9" * 5000),
+    lambda g, rs: g.to_action("bid " + "9" * 5000),
+    lambda g, rs: rs.new_game(3, "7"),
+    lambda g, rs: rs.new_game(3, 1.5),
+    lambda g, rs: load_ruleset(123),
+    lambda g, rs: load_ruleset(None),
+    lambda g, rs: load_ruleset("chicago_express", 5),
+], ids=["apply-digits", "to_action-digits", "seed-text", "seed-fraction", "ruleset-number", "ruleset-none",
+        "variant-number"])
+def test_bad_arguments_raise_a_railrules_error_with_a_code(fresh_game, call):
+    """The README's promise: every error railrules raises on bad input is a RailrulesError. A
+    number past Python's 4,300 digits was a ValueError, a wrong type a TypeError or an
+    AttributeError."""
+    with pytest.raises(RailrulesError) as info:
+        call(fresh_game, fresh_game.ruleset)
+    assert info.value.diagnostics[0].code in ("RR301", "RR205", "RR206")

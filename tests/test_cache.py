@@ -136,6 +136,22 @@ def test_a_broken_parse_entry_is_parsed_again(folder):
         assert parser._parsed(BROKEN, "a.rules", 0, cached=True) == fresh
 
 
+def test_a_parse_entry_under_another_files_name_is_not_taken(folder):
+    """Two parse entries swapped: two rulesets played each other's rules, silently. An entry
+    holds the hash of the text it was parsed from, checked."""
+    import time
+    one = parser._parsed("def a(x) = x\n", "one.rules", 0, cached=True)
+    (first,) = folder.glob("parse-*")
+    time.sleep(0.01)
+    two = parser._parsed("def b(y) = y + 1\n", "two.rules", 0, cached=True)
+    (second,) = set(folder.glob("parse-*")) - {first}
+    a, b = first.read_bytes(), second.read_bytes()
+    first.write_bytes(b)
+    second.write_bytes(a)
+    assert parser._parsed("def a(x) = x\n", "one.rules", 0, cached=True) == one
+    assert parser._parsed("def b(y) = y + 1\n", "two.rules", 0, cached=True) == two
+
+
 def test_the_oldest_entries_of_a_kind_go_beyond_the_limit(folder):
     for i in range(7):
         path = cache.entry("parse", str(i))

@@ -449,3 +449,12 @@ def test_a_cluster_that_does_not_answer_is_said_plainly(coin_race, capsys):
     assert main(["compare", coin_race, "--games", "2", "--cluster", "tcp://127.0.0.1:9"]) == 1
     err = capsys.readouterr().err
     assert "cannot reach the cluster at tcp://127.0.0.1:9" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("verb", [["compare", "--set", "goal={n}"], ["tune", "--param", "goal=1..{n}"]])
+def test_a_number_of_100000_digits_is_a_usage_error(verb, capsys):
+    """Past Python's 4,300 digits YAML's reading was an internal error (exit 3)."""
+    argv = [verb[0], str(rulesets_dir() / "templates" / "coin_race"), verb[1], verb[2].format(n="9" * 100_000)]
+    assert main([*argv, "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "a number of 100" in err and "internal error" not in err

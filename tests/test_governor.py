@@ -16,6 +16,7 @@ from railrules.interpreter import RulesRuntimeError, check_ruleset, load_ruleset
 from railrules.interpreter.engine.game import Game
 from railrules.interpreter.errors import BadSave
 from railrules.interpreter.runtime.governor import MAX_DEPTH, MAX_NODES, MAX_TEXT, OverLimit, check_storable
+from railrules.tools.author.scenarios import run_scenario
 from test_hostile import RULESET, cli, ruleset
 
 META = RULESET.replace("steps: 1000,", "steps: %d,")   # the hostile ruleset's, its budget given
@@ -183,3 +184,81 @@ def test_storing_checks_a_shared_list_once():
             stored.append(xs)
     assert 18 <= len(stored) < 21  # 2^20 items is the first over MAX_NODES
     assert check_storable(stored[-1]) is stored[-1]   # kept as it is, shared
+
+
+@pytest.mark.parametrize("body", [
+    ["let xs = range(0, 2000)", "let ys = range(0, 2000)", "let same = xs == ys"],
+    ["let xs = range(0, 2000)", "let ys = range(0, 2000)", "let other = xs != ys"],
+    ["let xs = range(0, 2000)", "let ys = range(0, 2000)", "let less = xs < ys"],
+    ["let xs = range(0, 2000)", "let ys = range(0, 2000)", "let m = {\"a\": xs} == {\"a\": ys}"],
+    ["let xs = range(0, 2000)", "let n = count(xs + [])", "let k = count(xs + xs)"],
+    ["let xs = range(0, 2000)", "let ys = []", "set ys += xs", "set ys += xs"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let biggest = max(xss)"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let ys = sort(xss)"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let ys = unique(xss)"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let n = count_of(xss, xs)"],
+    ["let xs = range(0, 1500)", "let xss = [xs, xs, xs]", "let found = xs in xss"],
+    ["let xs = range(0, 1500)", "let xss = [0, xs, xs, xs]", "let ys = without(xss, [xs])"],
+    ["let xs = range(0, 1500)", "let ys = sort([1, 2, 3], k => xs)"],
+    ["let xs = range(0, 1500)", "let z = max_by([1, 2, 3], k => xs)"],
+], ids=["==", "!=", "<", "maps", "copies", "+=", "max", "sort", "unique", "count_of", "in", "without", "sort-keys",
+        "max_by-keys"])
+def test_comparisons_and_copies_of_lists_are_charged(tmp_path, body):
+    """Each of these walks or copies about 4,500 values at C speed (under 4,100 steps before
+    it): charged a step a value, the game passes its 5,000 steps at the last line. With one
+    step each, a loop of them ran for minutes with no RR303."""
+    diag, _ = failure(tmp_path, game_rules(*body), steps=5000)
+    assert (diag.code, diag.pos.line) == ("RR303", 2 + len(body))
+
+
+def test_add_and_remove_are_charged_for_the_list_they_copy(tmp_path):
+    """A list of 1,500 (1,500 steps), an item added (a copy of 1,500) and removed again: the
+    second add passes 5,000 steps; each cost one step before."""
+    rules = game_rules("let ys = range(0, 1500)", "repeat 3 times:", "    add 1 to ys", "    remove 1 from ys")
+    diag, _ = failure(tmp_path, rules, steps=5000)
+    assert (diag.code, diag.pos.line) == ("RR303", 5)
+
+
+def test_a_loop_of_list_comparisons_stops_at_the_budget(tmp_path):
+    """The issue's loop: 100,000-item lists compared again and again under the default budget."""
+    rules = game_rules("let xs = range(0, 100000)", "let ys = range(0, 100000)", "repeat 1000000 times:",
+                       "    let same = xs == ys and not (xs < ys) and count(xs + []) > 0")
+    diag, _ = failure(tmp_path, rules)
+    assert (diag.code, diag.pos.line) == ("RR303", 6)
+
+
+SELF_APPLIED = ["let z = w(w)", "let z = ap(ap, 0)", "let z = w(x => x(x))"]
+SELF_APPLYING_DEFS = "def w(g) = g(g)\ndef ap(f, n) = f(f, n + 1)\n"
+
+
+@pytest.mark.parametrize("body", SELF_APPLIED, ids=["w(w)", "ap(ap, 0)", "lambda"])
+def test_recursion_through_a_function_value_stops_with_rr302(tmp_path, body):
+    """A def that calls itself through a function value reaches Python's depth limit before
+    its own 200 calls: the fast code no longer runs its checked code again at every level
+    (work that doubled with each level: RR303 after minutes, or never under the default
+    budget), and the fault says what calls itself."""
+    diag, _ = failure(tmp_path, SELF_APPLYING_DEFS + game_rules(body), steps=100_000)
+    assert (diag.code, diag.pos.line) == ("RR302", 5)
+    assert ("calls itself" if "x =>" not in body else "calls nested too deeply") in diag.message
+
+
+def test_recursion_through_a_function_value_in_lint_play_and_a_scenario(tmp_path):
+    root = ruleset(tmp_path, rules=SELF_APPLYING_DEFS + game_rules("let z = w(w)"), meta=META % 1_000_000)
+    code, out, _ = cli("lint", str(root), "--play", "1", "--format", "json")
+    assert code == 1 and ("RR302", 5) in [(d["code"], d["line"]) for d in json.loads(out)]
+    code, _, err = cli("play", str(root), "--bots", "random", "--players", "1")
+    assert code == 1 and "RR302" in err and "calls itself" in err and "Traceback" not in err
+    root = ruleset(tmp_path, rules=SELF_APPLYING_DEFS + game_rules(), meta=META % 1_000_000)
+    scenario = tmp_path / "loop.yaml"
+    scenario.write_text('description: "x"\nplayers: 1\nsteps:\n  - expect: "w(w) == 1"\n', encoding="utf-8")
+    result = run_scenario(str(root), scenario)
+    assert not result.passed and "calls itself" in result.failures[0].message
+
+
+@pytest.mark.parametrize("reason", ["range(0, 60000)", '{"a": range(0, 60000)}'])
+def test_an_end_reason_is_held_to_the_text_limit(tmp_path, reason):
+    """A reason of 400,000 characters (a list shown) was kept in the result, every save and log."""
+    rules = ("game:\n    cite \"Hostile rulebook: it ends.\"\n"
+             f"    end_game {reason}\n\nscore p = p.cash\n")
+    diag, _ = failure(tmp_path, rules)
+    assert (diag.code, diag.pos.line) == ("RR312", 3) and "text longer than" in diag.message

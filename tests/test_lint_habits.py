@@ -87,6 +87,22 @@ def test_diff_shows_the_fixes_and_fix_makes_them(capsys, base):
     assert main(["lint", "--diff", str(base)]) == 0 and capsys.readouterr().out == ""
 
 
+def test_fix_of_a_file_that_cannot_be_written_names_it(capsys, base, monkeypatch):
+    """A read-only file was an internal OSError (exit 3). (As root a mode bit refuses nothing:
+    the refusal is the file system's, made here.)"""
+    _misspell(base)
+    real = Path.write_text
+
+    def read_only(path, *args, **kwargs):
+        if path.name == "game.rules":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *args, **kwargs)
+    monkeypatch.setattr(Path, "write_text", read_only)
+    assert main(["lint", str(base), "--fix"]) == 1
+    err = capsys.readouterr().err
+    assert "game.rules: Permission denied" in err and "internal error" not in err
+
+
 def test_a_fix_replaces_only_the_misspelt_word_where_the_diagnostic_points():
     from railrules.interpreter.errors import Diagnostic, Pos
     text = "x = cash + cashh * cashh\n"

@@ -63,6 +63,37 @@ def test_two_games_given_the_same_save_path_the_second_is_refused_at_start(tmp_p
     assert len(json.loads(save.read_text())["state"]["history"]) >= 1   # the first game's move
 
 
+def test_a_save_taken_between_the_check_and_the_start_is_refused(tmp_path, monkeypatch):
+    """The other game reserves the path after this one checked it (both started together):
+    the reservation was skipped because the file existed by then, and both games said
+    "saved to" the same file, the first one lost."""
+    from railrules.tools import cli as cli_module
+    save = tmp_path / "same.json"
+    made = cli_module._game
+
+    def other_game_first(*args, **kwargs):
+        save.write_text("the other game's save")
+        return made(*args, **kwargs)
+    monkeypatch.setattr(cli_module, "_game", other_game_first)
+    code, out, err = _play(save)
+    assert code == 2 and "already exists" in err and "Your choice" not in out
+    assert save.read_text() == "the other game's save"
+
+
+def test_two_servers_given_one_save_path_the_second_is_refused_at_start(tmp_path, monkeypatch):
+    """serve --save took nothing: two servers given one path both said "saved", the first
+    game lost."""
+    pytest.importorskip("uvicorn")
+    import railrules.tools.play.serve as serve
+    served = []
+    monkeypatch.setattr(serve, "run", lambda table, host, port: served.append(table))
+    save = tmp_path / "same.json"
+    argv = ["serve", COIN_RACE, "--players", "2", "--save", str(save)]
+    assert cli(*argv)[0] == 0 and save.exists()
+    code, _, err = cli(*argv)
+    assert code == 2 and "already exists" in err and len(served) == 1
+
+
 def test_the_save_is_reserved_holding_the_game_as_it_starts(tmp_path, monkeypatch):
     """Between the start and the first save, the path holds a loadable save of the start."""
     from railrules.interpreter import load_ruleset
@@ -171,3 +202,29 @@ def test_json_to_a_full_disk_is_a_clean_error():
     assert done.returncode == 1, done.stderr
     assert "cannot write to the standard output: No space left on device" in done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_save_that_says_it_is_not_replayable_is_not_trusted(tmp_path):
+    """An edited save (a player's cash 999) with "replayable": false skipped the replay check:
+    play --resume and serve's load took it as it was."""
+    from railrules.interpreter import load_ruleset
+    from railrules.interpreter.errors import BadSave
+    from railrules.tools.play.terminal import load_save, save_text
+    game = load_ruleset(COIN_RACE).new_game(2, 1)
+    game.apply(game.legal_actions()[0])
+    data = json.loads(save_text(game))
+    data["state"]["entities"]["p1"]["cash"] = 999
+    data["replayable"] = False
+    edited = tmp_path / "edited.save.json"
+    edited.write_text(json.dumps(data))
+    code, out, err = cli("play", "--resume", str(edited), stdin="quit\n")
+    assert code != 0 and "RR304" in err and "set up outside its history" in err
+    with pytest.raises(BadSave):
+        load_save(edited)
+    assert load_save(edited, set_up=True).state["entities"]["p1"]["cash"] == 999   # when trusted
+    pytest.importorskip("starlette")
+    from railrules.tools.play.table import Refused, Table
+    table = Table(load_ruleset(COIN_RACE).new_game(2, 1), ["p1"], "random", 1, tmp_path / "t.json", delay=0)
+    with pytest.raises(Refused) as info:
+        table.load(None, edited.read_text())
+    assert info.value.status == 422 and "set up outside its history" in info.value.message

@@ -88,3 +88,24 @@ def test_record_writes_the_position_reached_and_the_scenario_then_passes(capsys,
     scenario.write_text(after.replace(f"p2.cash == {cash}", f"p2.cash == {cash + 1}"))
     assert main(["test", str(scenario)]) == 1
     assert f"p2.cash = {cash} (expected {cash + 1})" in capsys.readouterr().out
+
+
+def test_junit_is_checked_before_any_scenario_and_never_clobbers(capsys, game, tmp_path, monkeypatch):
+    """--junit overwrote a file without --force, wrote through a symlink, and for a missing
+    folder ran every scenario and then failed with an internal FileNotFoundError."""
+    from railrules.tools.author import scenario_report
+    there = tmp_path / "there.xml"
+    there.write_text("keep me")
+    link = tmp_path / "link.xml"
+    link.symlink_to(there)
+    ran, run_scenario = [], scenario_report.run_scenario
+    monkeypatch.setattr(scenario_report, "run_scenario", lambda *a: ran.append(a) or pytest.fail("ran"))
+    for path, words in [(there, "already exists"), (link, "symbolic link"),
+                        (tmp_path / "missing" / "out.xml", "does not exist")]:
+        assert main(["test", "my_game", "--junit", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert words in err and "internal error" not in err
+    assert not ran and there.read_text() == "keep me"
+    monkeypatch.setattr(scenario_report, "run_scenario", run_scenario)
+    assert main(["test", "my_game", "-k", "build_only_shareholder", "--junit", str(there), "--force"]) in (0, 1)
+    assert "<testsuite" in there.read_text()

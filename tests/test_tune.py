@@ -59,6 +59,7 @@ def test_ctrl_c_keeps_the_best_so_far(coin_race):
     (["--param", "goal=9..3"], "the lower first"),
     (["--param", "goal=3..9", "--objective", "decisons=4"], "error RR502"),
     (["--param", "goal=3..9", "--objective", "decisions=many"], "write balance, or METRIC=TARGET"),
+    (["--param", "goal=3..9", "--plot", "x.exe"], "--plot x.exe: the picture is .svg or .png"),
 ])
 def test_bad_input_is_refused_before_any_game(coin_race, args, said, monkeypatch, capsys):
     monkeypatch.setattr(compare, "play_game", lambda *a: pytest.fail("a game was played"))

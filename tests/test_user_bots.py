@@ -55,6 +55,14 @@ class Crashes:
     def choose(self, view, legal):
         raise ZeroDivisionError("oops")
 
+class Exits:
+    def __init__(self, seed):
+        pass
+
+    def choose(self, view, legal):
+        raise SystemExit(7)
+
+
 class NoChoose:
     def __init__(self, seed):
         pass
@@ -154,7 +162,8 @@ def test_refused_on_the_command_line_before_any_game(users, capsys):
     assert "RR401" in captured.err and "choose(self, view, legal)" in captured.err and not captured.out
 
 
-@pytest.mark.parametrize("cls, message", [("Cheat", "which is not one of the"), ("Crashes", "ZeroDivisionError: oops")])
+@pytest.mark.parametrize("cls, message", [("Cheat", "which is not one of the"), ("Crashes", "ZeroDivisionError: oops"),
+                                          ("Exits", "SystemExit: 7")])
 def test_a_bot_that_breaks_the_protocol_in_a_game_stops_it_with_rr401(users, cls, message):
     game = load_ruleset(COIN_RACE).new_game(2, 1)
     bot = make_bot(f"mybots:{cls}", 1)

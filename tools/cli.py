@@ -256,7 +256,7 @@ def _run(args) -> int:
     from railrules.tools.common.verbs import Usage
     from railrules.tools.lab.runner import ClusterError
     try:
-        code = verb_module(args.command).run(args)
+        code = _run_verb(args)
         sys.stdout.flush()   # a full disk or a closed pipe is found here, not at exit
         return code
     except OutputError as err:
@@ -289,6 +289,19 @@ def _run(args) -> int:
               "this is a bug in railrules, not in your files; RAILRULES_DEBUG=1 shows the traceback",
               file=sys.stderr)
         return 3
+
+
+_RUNS = {"simulate", "compare", "tune", "tournament", "coverage"}   # verbs that play many games
+
+
+def _run_verb(args) -> int:
+    """The verb's work; a verb that plays many games stops the same way on SIGINT or SIGTERM
+    wherever it comes (runner.stoppable): the figures of the games finished, its files written."""
+    if args.command not in _RUNS:
+        return verb_module(args.command).run(args)
+    from railrules.tools.lab.runner import stoppable
+    with stoppable():
+        return verb_module(args.command).run(args)
 
 
 def _stdout_failed(err: OSError) -> bool:

@@ -44,6 +44,8 @@ _CHECKED_ORDER = {"<": "_cmp_0", "<=": "_cmp_1", ">": "_cmp_2", ">=": "_cmp_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
 _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
 _WHOLE_DIVISION = {"/": "_Fraction({x}, {y})", "//": "{x} // {y}", "%": "{x} % {y}"}
+_CHARGING = {"_add", *_ORDER.values(), *_CHECKED_ORDER.values()}   # the helpers that take the run
+_SCALAR = re.compile(r"int|bool|str|entity:.*")   # proven types that compare at once
 _INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
@@ -394,22 +396,36 @@ class Codegen:
         if e.op in _CHECKED_ARITH and walrus:  # two whole numbers, the second not 0: inline
             return self._ints(a, b, e.op, _CHECKED_ARITH[e.op], _WHOLE_DIVISION[e.op], self._whole(e, bound))
         if e.op in _FAST_ARITH:
-            return f"{_FAST_ARITH[e.op]}({a}, {b})"
+            return _helper(_FAST_ARITH[e.op], a, b)
         return f"{_CHECKED_ARITH[e.op]}({a}, {b})"
 
     def g_Compare(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
         if e.op == "in":
-            return f"_member({a}, {b})"
+            return f"_member(run, {a}, {b})"
         if e.op == "not in":
-            return f"(not _member({a}, {b}))"
+            return f"(not _member(run, {a}, {b}))"
         if e.op in ("==", "!="):
-            return f"({a} {e.op} {b})"
+            return self._equality(e, a, b, bound, walrus)
         if self.checked:  # Python's refusal to order two values, worded
-            return f"{_CHECKED_ORDER[e.op]}({a}, {b})"
+            return _helper(_CHECKED_ORDER[e.op], a, b)
         if walrus:
             return self._ints(a, b, e.op, _ORDER[e.op], whole=self._whole(e, bound))
-        return f"{_ORDER[e.op]}({a}, {b})"
+        return _helper(_ORDER[e.op], a, b)
+
+    def _equality(self, e, a: str, b: str, bound, walrus) -> str:
+        """``a == b`` (or ``!=``): inline when a side is a number or a text, written or proven
+        (they compare at once), or, in fast code, when the second is found to be neither a
+        list nor a map; else through ``_equal``, which charges the walk of two lists or maps."""
+        if any(_INT.fullmatch(s) or _PLAIN.fullmatch(s) and s[0] == "'" or s in ("None", "True", "False")
+               or _SCALAR.fullmatch(self.proven(x, bound)) for s, x in ((a, e.left), (b, e.right))):
+            return f"({a} {e.op} {b})"
+        negate = "not " if e.op == "!=" else ""
+        if not walrus:
+            return f"({negate}_equal(run, {a}, {b}))"
+        x, y = self.temp(), self.temp()
+        return (f"(({x} {e.op} {y}) if (({x} := {a}) is {x}) and ({y} := {b}).__class__ is not list"
+                f" and {y}.__class__ is not dict else ({negate}_equal(run, {x}, {y})))")
 
     def _whole(self, e, bound) -> tuple:
         """Whether each side of binary node ``e`` is proven a whole number (or none)."""
@@ -424,7 +440,7 @@ class Codegen:
         is wrong with a division by zero."""
         divides = op in ("/", "//", "%", "ceil", "floor")
         if divides and b == "0":
-            return f"{checked}({a}, {b})"
+            return _helper(checked, a, b)
         nonzero = divides and not _INT.fullmatch(b)   # not a number written in the rules: not 0 either
         if not nonzero and all(w or _INT.fullmatch(s) for s, w in zip((a, b), whole)):
             return f"({inline.format(x=a, y=b, op=op)})"
@@ -433,7 +449,7 @@ class Codegen:
         test = " & ".join(_tested(t, s, w) for t, s, w in ((x, a, whole[0]), (y, b, whole[1])) if t != s)
         if nonzero:
             test = f"{test} and {y}"
-        return f"({inline.format(x=x, y=y, op=op)} if {test} else {checked}({x}, {y}))"
+        return f"({inline.format(x=x, y=y, op=op)} if {test} else {_helper(checked, x, y)})"
 
     def g_BoolOp(self, e, bound, walrus):
         joined = f" {e.op} ".join(f"({self.gen(x, bound, walrus)})" for x in e.items)
@@ -559,6 +575,11 @@ class Checked:
             self.fn = Codegen(self.names, self.tracking, self.space, checked=True).checked_function(
                 self.e, self.locals, self.around)
         return self.fn
+
+
+def _helper(name: str, a: str, b: str) -> str:
+    """The call of helper ``name`` of two values (those that charge their work take the run)."""
+    return f"{name}(run, {a}, {b})" if name in _CHARGING else f"{name}({a}, {b})"
 
 
 def _tested(t: str, source: str, whole: bool) -> str:

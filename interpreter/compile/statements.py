@@ -211,7 +211,7 @@ class Compiler:
         if op == "=":  # the new value of what ({}) is changed
             new = "_store(_v)"
         else:  # two whole numbers inline; the rest (lists, faults) in a helper
-            new = f"_o {op[0]} _v if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(_o, _v, {op!r})"
+            new = f"_o {op[0]} _v if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(run, _o, _v, {op!r})"
 
         def lines(g):
             if local and (op == "=" or g.set_here(name)):  # a Python local, set directly
@@ -236,7 +236,7 @@ class Compiler:
 
         def lines(g):
             find, found = target(g)
-            return [*g.value(item, "_v"), *find, f"_edit(_c, _k, _v, {add})", *found]
+            return [*g.value(item, "_v"), *find, f"_edit(run, _c, _k, _v, {add})", *found]
         out.append(ins.Exec(s.pos, lines, sets=(s.target.name,) if self._local_root(s.target, scope) else ()))
 
     def s_Return(self, s, scope, out):

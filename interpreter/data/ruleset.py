@@ -12,6 +12,7 @@ import difflib
 import hashlib
 import json
 import re
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -372,6 +373,10 @@ class _Loader:
         board; parse the rules of every layer and lay them over each other; name everything;
         compile; check that a game and a score exist; put the ruleset together. A stage that
         cannot go on returns None (its diagnostics say why)."""
+        for what, value, code in (("a ruleset", name_or_path, "RR206"), ("a variant", variant, "RR205")):
+            if value is not None and not isinstance(value, (str, os.PathLike)) or value is None and code == "RR206":
+                self.sink.add(code, f"{what} is named by text or a path, not {value!r:.40}", Pos("<argument>", 0, 0))
+                return None
         root = self.find(name_or_path)
         if root is None:
             return None

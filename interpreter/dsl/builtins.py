@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Callable, NamedTuple
 
 
-from ..runtime.governor import MAX_LIST, OverLimit, charge
+from ..runtime.governor import MAX_LIST, OverLimit, charge, charge_inside, charge_walk, walked
 from ..runtime.rationals import Fraction
 from ..runtime.values import BuiltinError, sorted_keys
 
@@ -99,19 +99,27 @@ def _keys(run, m):
     return sorted_keys(m)
 
 
-def _sorting(run, n: int, calls: int = 0) -> None:
-    """Charge a sort of ``n`` items that calls a key or cost function ``calls`` times."""
+def _sorting(run, n: int, calls: int = 0, keys=None) -> None:
+    """Charge a sort of ``n`` items that calls a key or cost function ``calls`` times; when the
+    items compared (``keys``) hold lists or maps, for each value in them (:func:`walked`)."""
+    if keys and (keys[0].__class__ is list or keys[0].__class__ is dict):   # (lists order only with lists)
+        n = max(n, walked(keys, run.budget - run.steps + 1) - 1)
     charge(run, n + n * n.bit_length() // 16 + calls)
 
 
-def _listed(fn, lists: int = 1):
+def _listed(fn, lists: int = 1, compares: bool = False):
     """``fn`` of ``lists`` lists (the first, or the first two, arguments), charged one step an
-    item of them (``fn`` refuses what is not a list); ``charge`` written out: they are common."""
+    item of them (``fn`` refuses what is not a list); ``charge`` written out: they are common.
+    ``compares``: ``fn`` compares the items, each value inside those that are lists charged
+    too: here for one list (min and max order lists only with lists: the first item tells), in
+    ``fn`` (given the run) for two, which hash them and find lists only when that fails."""
     def one(run, xs, *rest):
         if xs.__class__ is list:
             run.steps += len(xs)
             if run.steps > run.budget:
                 run.tick(0)
+            if compares and xs and (xs[0].__class__ is list or xs[0].__class__ is dict):
+                charge_inside(run, xs)
         return fn(xs, *rest)
 
     def two(run, xs, ys):
@@ -119,10 +127,23 @@ def _listed(fn, lists: int = 1):
             run.steps += len(xs) + len(ys)
             if run.steps > run.budget:
                 run.tick(0)
-        return fn(xs, ys)
+        return fn(run, xs, ys) if compares else fn(xs, ys)
     charged = one if lists == 1 else two
     charged.__doc__ = fn.__doc__
     return charged
+
+
+def _by_value(fn):
+    """``fn(run, xs)``, a builtin that hashes the items of a list, charged a step an item (and,
+    in ``fn``, each value inside items that are lists)."""
+    def one(run, xs):
+        if xs.__class__ is list:
+            run.steps += len(xs)
+            if run.steps > run.budget:
+                run.tick(0)
+        return fn(run, xs)
+    one.__doc__ = fn.__doc__
+    return one
 
 
 def _sum(xs):
@@ -157,6 +178,8 @@ def _charged_count_of(run, xs, x):
         run.steps += len(xs)
         if run.steps > run.budget:
             run.tick(0)
+        if x.__class__ is list or x.__class__ is dict:   # compared with each item, by value
+            charge_walk(run, x, len(xs))
         return xs.count(x)
     return _count_of(xs, x)   # the fault, in its words
 
@@ -179,9 +202,10 @@ def _range(run, a, b):
 
 def _sort(run, xs, key=None):
     xs = _as_list(xs, "sort")
-    _sorting(run, len(xs), len(xs) if key else 0)
+    _sorting(run, len(xs), len(xs) if key else 0, None if key else xs)
     if key:
         keys = [key(x) for x in xs]
+        _sorting(run, 0, 0, keys)   # keys that are lists: each value compared
         return [xs[i] for i in _ordered("sort", sorted, xs, keys)]
     return _ordered("sort", sorted, xs)
 
@@ -192,7 +216,10 @@ def _by(fname, pick):
         charge(run, 2 * len(xs))   # a key call and a comparison an item
         if not xs:
             raise BuiltinError(f"{fname}() of an empty list")
-        return xs[_ordered(fname, pick, xs, [key(x) for x in xs])]
+        keys = [key(x) for x in xs]
+        if keys[0].__class__ is list or keys[0].__class__ is dict:   # (lists order only with lists)
+            charge_inside(run, keys)
+        return xs[_ordered(fname, pick, xs, keys)]
     return by
 
 
@@ -206,12 +233,12 @@ def _key(x):
     return x
 
 
-def _unique(xs):
+def _unique(run, xs):
     xs = _as_list(xs, "unique")
     try:  # items that hash (entities, numbers, text): their own keys
         return list(dict.fromkeys(xs))
-    except TypeError:  # lists among the items: compared by value
-        pass
+    except TypeError:  # lists among the items: compared by value, each value charged
+        charge_inside(run, xs)
     seen, out = set(), []
     for x in xs:
         k = _key(x)
@@ -221,12 +248,14 @@ def _unique(xs):
     return out
 
 
-def _without(xs, ys):
+def _without(run, xs, ys):
     xs, ys = _as_list(xs, "without"), _as_list(ys, "without")
     try:
         drop = set(ys)
         return [x for x in xs if x not in drop]
-    except TypeError:  # lists among the items: compared by value
+    except TypeError:  # lists among the items: compared by value, each value charged
+        charge_inside(run, xs)
+        charge_inside(run, ys)
         drop = set(map(_key, ys))
         return [x for x in xs if _key(x) not in drop]
 
@@ -254,28 +283,30 @@ def _charged_flatten(run, xss):
     return out
 
 
-def _intersect(xs, ys):
+def _intersect(run, xs, ys):
     xs, ys = _as_list(xs, "intersect"), _as_list(ys, "intersect")
     try:
         keep = set(ys)
         return [x for x in xs if x in keep]
-    except TypeError:  # lists among the items: compared by value
+    except TypeError:  # lists among the items: compared by value, each value charged
+        charge_inside(run, xs)
+        charge_inside(run, ys)
         keep = set(map(_key, ys))
         return [x for x in xs if _key(x) in keep]
 
 
-def _duplicates(xs):
+def _duplicates(run, xs):
     xs = _as_list(xs, "duplicates")
     try:
         counts = Counter(xs)
         return [x for x, n in counts.items() if n > 1]
-    except TypeError:  # lists among the items: compared by value
-        pass
+    except TypeError:  # lists among the items: compared by value, each value charged
+        charge_inside(run, xs)
     seen, twice = set(), set()
     for x in xs:
         k = _key(x)
         (twice if k in seen else seen).add(k)
-    return [x for x in _unique(xs) if _key(x) in twice]
+    return [x for x in _unique(run, xs) if _key(x) in twice]
 
 
 _LISTS = {  # pure, or charged (_CHARGED: made context builtins below)
@@ -283,8 +314,8 @@ _LISTS = {  # pure, or charged (_CHARGED: made context builtins below)
     "count": Builtin(lambda xs: len(_as_list(xs, "count")), 1, 1, "number of items in a list", ("list",), "int"),
     "len": Builtin(lambda xs: len(_as_list(xs, "len")), 1, 1, "number of items in a list", ("list",), "int"),
     "sum": Builtin(_charged_sum, 1, 1, "sum of a list of numbers", ("list",), "int"),
-    "min": Builtin(_listed(_agg("min", min)), 1, 9, "smallest of a list (min(xs, d): d when xs is empty), or of the arguments"),
-    "max": Builtin(_listed(_agg("max", max)), 1, 9, "largest of a list (max(xs, d): d when xs is empty), or of the arguments"),
+    "min": Builtin(_listed(_agg("min", min), compares=True), 1, 9, "smallest of a list (min(xs, d): d when xs is empty), or of the arguments"),
+    "max": Builtin(_listed(_agg("max", max), compares=True), 1, 9, "largest of a list (max(xs, d): d when xs is empty), or of the arguments"),
     "abs": Builtin(lambda x: abs(_number(x, "abs")), 1, 1, "absolute value", ("num",), "int"),
     "ceil": Builtin(_ceil, 1, 1, "round a fraction up: ceil(22 / 3) = 8", ("num",), "int"),
     "floor": Builtin(_floor, 1, 1, "round a fraction down: floor(22 / 3) = 7", ("num",), "int"),
@@ -296,12 +327,12 @@ _LISTS = {  # pure, or charged (_CHARGED: made context builtins below)
     "first": Builtin(_first, 1, 1, "first item of a non-empty list", ("list",), "elem"),
     "max_by": Builtin(_by("max_by", max), 2, 2, "the first item with the largest key", ("list", "any"), "elem"),
     "min_by": Builtin(_by("min_by", min), 2, 2, "the first item with the smallest key", ("list", "any"), "elem"),
-    "unique": Builtin(_listed(_unique), 1, 1, "the list without repeats, first occurrences kept", ("list",), None),
-    "without": Builtin(_listed(_without, 2), 2, 2, "items of the first list not in the second", ("list", "list"), None),
+    "unique": Builtin(_by_value(_unique), 1, 1, "the list without repeats, first occurrences kept", ("list",), None),
+    "without": Builtin(_listed(_without, 2, compares=True), 2, 2, "items of the first list not in the second", ("list", "list"), None),
     "count_of": Builtin(_charged_count_of, 2, 2, "how many times a value occurs in a list", ("list", "any"), "int"),
     "flatten": Builtin(_charged_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]", ("list",), "any"),
-    "intersect": Builtin(_listed(_intersect, 2), 2, 2, "items of the first list that are also in the second, in order", ("list", "list"), None),
-    "duplicates": Builtin(_listed(_duplicates), 1, 1, "the values that occur more than once in a list, each once", ("list",), None),
+    "intersect": Builtin(_listed(_intersect, 2, compares=True), 2, 2, "items of the first list that are also in the second, in order", ("list", "list"), None),
+    "duplicates": Builtin(_by_value(_duplicates), 1, 1, "the values that occur more than once in a list, each once", ("list",), None),
 }
 
 

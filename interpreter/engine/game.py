@@ -15,6 +15,7 @@ from .machine import Action, Machine
 
 LOG_FORMAT = "railrules-log-1"
 _UNSET = object()   # apply(safe=...) not given
+_DIGITS = 30        # a typed number longer than this is no legal action (the rules store up to 10^18)
 ENGINE = "railrules-engine-2"  # the engine a log or save was made by
 # what a player's view holds of the state (Game.view)
 _VISIBLE = ("format", "ruleset", "variant", "hash", "players", "kinds", "entities", "globals",
@@ -58,6 +59,9 @@ class Game:
         with clones. ``undo=False``: a game played to the end that is never taken back (a
         playout): it keeps nothing to undo, so what each decision replaced is freed at once;
         :meth:`undo` then refuses. Its states, logs and results are the same."""
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise IllegalAction(Diagnostic("RR301", f"a game's seed is a whole number, not {seed!r:.40}",
+                                           Pos("seed", 0, 0)))
         if not isinstance(players, int) or not ruleset.players_min <= players <= ruleset.players_max:
             raise IllegalAction(Diagnostic(
                 "RR301", f"{ruleset.name} is for {ruleset.players_min} to {ruleset.players_max} "
@@ -216,6 +220,10 @@ class Game:
                 if a.label == text:
                     return a
             parts = text.split(" ")
+            for x in parts[1:]:
+                if len(x) > _DIGITS and x.lstrip("-").isdigit():   # no legal action holds it
+                    raise IllegalAction(Diagnostic("RR301", f"not an action: '{parts[0]}' with a number "
+                                                   f"of {len(x)} digits (the rules store at most 18)"))
             names = self.ruleset.names.entities  # a typed alias (hex Home) means its id
             words = {"true": True, "false": False, "none": None}
             args = tuple(int(x) if x.lstrip("-").isdigit() else words[x] if x in words

@@ -246,7 +246,7 @@ class Machine(_Shows):
         players = self.state["kinds"]["players"]
         # an end condition's name reads it; a reason built from a secret (engine/secrecy.py) is
         # kept in words for the record, and no seat reads it
-        result: dict = {"reasons": [str(r.value if r.__class__ is Secret else r) for r in reasons]}
+        result: dict = {"reasons": [self._reason(r.value if r.__class__ is Secret else r) for r in reasons]}
         secret = [i for i, r in enumerate(reasons) if r.__class__ is Secret]
         if secret:
             result["hidden"] = secret
@@ -270,6 +270,12 @@ class Machine(_Shows):
             result["tiebreaks"] = ties = self._whole_numbers(self.program.tiebreak, players, "tiebreak")
             top = max(ties[w] for w in result["winners"])
             result["winners"] = [p for p in result["winners"] if ties[p] == top]
+
+    def _reason(self, reason) -> str:
+        """An end's reason as the result keeps it, held to the governor's text limit (RR312)."""
+        if reason.__class__ is list or reason.__class__ is dict:
+            self.steps += text_size(self.ent, reason)   # refused past the limits before it is shown
+        return check_text(str(reason))
 
     def check_end(self) -> bool:
         """``check_end``: end the game if an end condition holds (True if it did)."""
@@ -413,7 +419,8 @@ class Machine(_Shows):
         where = where or (self.state["stack"][-1]["c"] if self.state["stack"] else "game")
         msg = str(err) if isinstance(err, (RuleFault, BuiltinError)) else f"{type(err).__name__}: {err}"
         if isinstance(err, RecursionError):  # Python's own limit, reached by a value built deeper
-            msg = f"values nested too deeply to work with (keep lists within {MAX_DEPTH} levels)"
+            msg = (f"values or calls nested too deeply to work with (keep lists within {MAX_DEPTH} "
+                   "levels; a function that calls itself stops)")
         code = "RR312" if isinstance(err, OverLimit) else "RR302"
         return RulesRuntimeError(Diagnostic(code, f"in {where}: {msg}", pos))
 

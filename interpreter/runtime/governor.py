@@ -5,7 +5,10 @@ language server).
 Work is charged to the run's step budget (``run.steps`` against ``run.budget``, RR303 when it
 runs out): a block of instructions, a def call, each item a comprehension or an ``exists``
 walks, each value a builtin builds, hashes or searches (a sort n + n·log2(n)/16, each call of
-its key or cost function), each value a message shows (:mod:`interpreter.dsl.builtins`). What rules build is bounded by size, each limit an :class:`OverLimit`
+its key or cost function), each value a message shows (:mod:`interpreter.dsl.builtins`), each
+item a list copy makes (``xs + ys``, ``add``, ``remove``) and each value a comparison of lists
+or maps may walk (``==``, ``<``, ``in``, and the builtins that compare or hash items:
+:func:`walked`, charged in bulk before the work, at C speed for a list of numbers or texts). What rules build is bounded by size, each limit an :class:`OverLimit`
 (RR312 with the rule's position):
 
 * :data:`MAX_LIST` items in a list, keys in a map, values of a ``range``;
@@ -29,7 +32,8 @@ from .rationals import Fraction
 from .values import MAX_LIST, MAX_STORED, RuleFault
 
 __all__ = ["MAX_LIST", "MAX_TEXT", "MAX_DEPTH", "MAX_NODES", "OverLimit", "check_storable",
-           "text_size", "charge", "check_text", "joined"]
+           "text_size", "charge", "check_text", "joined", "walked", "compared",
+           "charge_walk", "charge_inside"]
 
 MAX_TEXT = 100_000      # characters of a text a rule makes
 MAX_DEPTH = 32          # lists and maps inside one another (a save allows 64, with the state's own)
@@ -47,6 +51,55 @@ def charge(run, n: int) -> None:
     run.steps += n
     if run.steps > run.budget:
         run.tick(0)  # the run says what going over means (RR303, or a constant's fault)
+
+
+_FLAT = frozenset({int, str, bool, type(None), Fraction})   # values a walk does not enter
+
+
+def walked(value, cap: int) -> int:
+    """How many values comparing, hashing or searching ``value`` may walk: 1 for a number or a
+    text, and for a list or map its items and, in each list or map among them, theirs (a list
+    counted each time it appears: two equal copies of a shared list compare item by item). A
+    stored value's count is known (:func:`check_storable` remembered it). It counts no further
+    once past ``cap`` (what is left of the budget), so the count costs no more than the work it
+    stands for."""
+    if value.__class__ is not list and value.__class__ is not dict:
+        return 1
+    total, todo = 0, [value]
+    while todo and total <= cap:
+        items = todo.pop()
+        kept = _CHECKED.get(id(items))
+        if kept is not None and kept[0] is items:
+            total += kept[2]
+            continue
+        if items.__class__ is dict:
+            items = list(items.values())
+        total += 1 + len(items)
+        if not _FLAT.issuperset(map(type, items)):   # (at C speed, for a list of numbers or texts)
+            todo.extend(x for x in items if x.__class__ is list or x.__class__ is dict)
+    return total
+
+
+def compared(x, y, cap: int) -> int:
+    """What comparing ``x`` and ``y`` may walk: the smaller walk (known at once for a stored
+    value, which is then the only one walked)."""
+    known = [kept[2] for v in (x, y) if (kept := _CHECKED.get(id(v))) is not None and kept[0] is v]
+    if known:
+        return min(known)
+    return min(walked(x, cap), walked(y, cap))
+
+
+def charge_walk(run, value, times: int = 1) -> None:
+    """Charge ``times`` the walk of ``value`` (:func:`walked`) before it is made: RR303 comes
+    before the work it would cost."""
+    charge(run, times * walked(value, (run.budget - run.steps) // max(times, 1) + 1))
+
+
+def charge_inside(run, xs: list) -> None:
+    """Charge the values inside the items of ``xs`` that are lists or maps (a builtin that
+    compares or hashes its items; the items themselves are charged already)."""
+    if not _FLAT.issuperset(map(type, xs)):
+        charge(run, walked(xs, run.budget - run.steps + 1) - 1 - len(xs))
 
 
 def check_text(text: str) -> str:

@@ -9,7 +9,7 @@ import operator
 
 from ..errors import RailrulesError
 from .rationals import Fraction
-from .governor import MAX_LIST, OverLimit, check_storable, check_text, joined
+from .governor import MAX_LIST, OverLimit, charge, charge_walk, check_storable, check_text, compared, joined
 from .values import (Action, BuiltinError, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
                      run_body)
 
@@ -22,8 +22,11 @@ def numbers(a, b, sym):
             raise RuleFault(f"cannot compute {describe(a)} {sym} {describe(b)}")
 
 
-def _add(x, y):
+def _add(run, x, y):
     if x.__class__ is list and y.__class__ is list:
+        run.steps += len(x) + len(y)   # the copy, an item a step (charge, written out)
+        if run.steps > run.budget:
+            run.tick(0)
         return joined(x, y)
     if x.__class__ is str and y.__class__ is str:
         return check_text(x + y)   # each within MAX_TEXT: the sum made is at most twice that
@@ -39,18 +42,35 @@ def _arith(op, sym):
 
 
 def _order(op, sym):
-    def checked(x, y):
+    def checked(run, x, y):
         if isinstance(x, bool) or isinstance(y, bool):
             raise RuleFault(f"cannot compare {describe(x)} {sym} {describe(y)}")
+        if x.__class__ is list and y.__class__ is list:
+            _compared(run, x, y)
         return op(x, y)
     return checked
+
+
+def _compared(run, x, y) -> None:
+    """Charge a comparison of two lists or maps: each value of the smaller walk."""
+    charge(run, compared(x, y, run.budget - run.steps + 1))
+
+
+def _equal(run, x, y) -> bool:
+    """``x == y`` where both may be lists or maps (else it is written inline): charged."""
+    if (x.__class__ is list or x.__class__ is dict) and (y.__class__ is list or y.__class__ is dict):
+        _compared(run, x, y)
+    return x == y
 
 
 _SETS: dict = {}  # id(list) -> (the list, its items as a set, or None if they cannot be)
 
 
-def _member(x, xs):
+def _member(run, x, xs):
     if xs.__class__ is list:
+        if x.__class__ is not str and (x.__class__ is list or x.__class__ is dict):   # compared with each item, by value
+            charge_walk(run, x, len(xs))
+            return x in xs
         if len(xs) < 16:
             return x in xs
         # A long list is searched again and again (``h in near`` inside a search): its set is
@@ -179,9 +199,10 @@ def _neg(x):
 
 
 # ------------------------------------------------------------------ helpers statements call
-def _augment(old, value, op):
+def _augment(run, old, value, op):
     """``set x += value`` / ``-=`` when they are not two whole numbers (those are inline)."""
     if isinstance(old, list) and isinstance(value, list) and op == "+=":
+        charge(run, len(old) + len(value))   # the copy
         return joined(old, value)
     if isinstance(old, int) and isinstance(value, int) and not isinstance(value, bool):
         return old + value if op == "+=" else old - value
@@ -200,12 +221,18 @@ def _pay(run, x, a, b):
     run.record(b)["cash"] += x
 
 
-def _edit(container, key, value, add):
-    """``add value to ...`` / ``remove value from ...``: the list is replaced, never changed."""
+def _edit(run, container, key, value, add):
+    """``add value to ...`` / ``remove value from ...``: the list is replaced, never changed
+    (a copy charged a step an item; a removal also each value of ``value`` compared)."""
     xs = container[key]
     value = check_storable(value)
     if not isinstance(xs, list):
         raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
+    run.steps += len(xs)   # (charge, written out: add and remove are common)
+    if run.steps > run.budget:
+        run.tick(0)
+    if not add and (value.__class__ is list or value.__class__ is dict):
+        charge_walk(run, value, len(xs))
     if add:
         container[key] = joined(xs, [value])   # refused past MAX_LIST
     elif value in xs:
@@ -256,10 +283,12 @@ def _live(names: dict) -> dict:
 def _compare(op, sym):
     """``x < y`` (``op``, written ``sym``) in checked code: true and false, and values Python
     cannot order, are the rule's fault, worded."""
-    def checked(x, y):
+    def checked(run, x, y):
         try:
             if isinstance(x, bool) or isinstance(y, bool):
                 raise TypeError
+            if x.__class__ is list and y.__class__ is list:
+                _compared(run, x, y)
             return op(x, y)
         except TypeError:
             raise RuleFault(f"cannot compare {describe(x)} {sym} {describe(y)}") from None
@@ -289,14 +318,15 @@ HELPERS = {
     "_new": tuple.__new__, "_Action": Action, "_OverBudget": OverBudget,
     "_get_attr": get_attr, "_get_index": get_index, "_member": _member, "_items": _items, "_unpack": unpack,
     "_map_of": map_of, "_map_key": checked_key, "_sized_map": sized_map, "_call": call_def, "_derived": _derived,
-    "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add,
+    "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add, "_equal": _equal,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
     "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg, "_Fraction": Fraction,
     "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div,
     **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
     # checked code (codegen's checked mode): every read and comparison worded
     "_local": _local, "_live": _live, "_times": _times, **{f"_cmp_{i}": _compare(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
-    # the faults that already have their words (a rule's, a builtin's, the budget's)
-    "_SAID": (RuleFault, BuiltinError, OverBudget, RailrulesError),
+    # the faults that already have their words (a rule's, a builtin's, the budget's), and
+    # Python's depth limit, which checked code would only reach again at every level below
+    "_SAID": (RuleFault, BuiltinError, OverBudget, RailrulesError, RecursionError),
     "_EMPTY": {},  # a record to look into when there is none (never changed)
 }

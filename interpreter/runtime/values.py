@@ -30,6 +30,10 @@ def run_body(run, body, key, params):
     run.depth += 1
     try:
         return body(run, params)
+    except RecursionError:   # Python's limit first: a def calling itself through a function value
+        if run.depth < 20:   # (not calls: values nested too deeply, which the machine words)
+            raise
+        raise RuleFault(f"'{key}' calls itself {run.depth} deep, deeper than Python can follow") from None
     finally:
         run.depth -= 1
 

@@ -95,11 +95,16 @@ def diff(diags: list[Diagnostic]) -> str:
 
 
 def write(diags: list[Diagnostic]) -> int:
-    """Make the fixes in the files; returns how many were made."""
+    """Make the fixes in the files; returns how many were made. A file that cannot be read or
+    written (read-only, gone) is an OutputError naming it, the files before it fixed."""
+    from railrules.tools.common.outputs import OutputError
     made = 0
     for file, fixes in fixes_by_file(diags).items():
         path = Path(file)
-        old = path.read_text(encoding="utf-8")
-        path.write_text(apply(old, fixes), encoding="utf-8")
+        try:
+            old = path.read_text(encoding="utf-8")
+            path.write_text(apply(old, fixes), encoding="utf-8")
+        except OSError as err:
+            raise OutputError(path, f"{err.strerror or err} (fixed in other files: {made})") from None
         made += len(set(fixes))
     return made

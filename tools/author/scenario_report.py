@@ -12,7 +12,7 @@ from xml.etree import ElementTree as ET
 from railrules.interpreter.data.ruleset import resolve_ruleset_path, ruleset_around
 from railrules.interpreter.paths import in_ruleset, shipped_rulesets
 
-from railrules.tools.common import diagnostics
+from railrules.tools.common import diagnostics, outputs
 from railrules.tools.common.verbs import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from railrules.tools.author.scenario_lint import display
 from railrules.tools.author.scenarios import append_steps, recorded, run_scenario, scenario_files
@@ -114,6 +114,7 @@ def add_arguments(parser) -> None:
                         help="run only the scenarios whose ruleset, file name or description match, as "
                         "pytest -k: words (substrings, any case) with and, or, not and brackets")
     parser.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML (for CI)")
+    parser.add_argument("--force", action="store_true", help="replace an existing --junit file")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of text")
     parser.add_argument("--record", action="store_true",
                         help="for each scenario chosen: play its do/set steps and add at its end the "
@@ -144,6 +145,12 @@ def run(args) -> int:
         return EXIT_USAGE
     if args.record:
         return _record(picked)
+    if args.junit:   # before any scenario runs: a missing folder, a link, a file not to replace
+        try:
+            outputs.check({"--junit": args.junit}, args.force)
+        except outputs.OutputError as err:
+            print(f"railrules test: {err}", file=sys.stderr)
+            return EXIT_USAGE
     cache: dict = {}
     results = []
     for root, path in picked:
@@ -162,7 +169,12 @@ def run(args) -> int:
         print(f"{len(results) - failed} passed, {failed} failed"
               + (f", {_total(args) - len(results)} deselected" if args.pattern else ""))
     if args.junit:
-        junit(results).write(args.junit, encoding="utf-8", xml_declaration=True)
+        try:
+            outputs.write(Path(args.junit), ET.tostring(junit(results).getroot(), encoding="utf-8",
+                                                       xml_declaration=True))
+        except outputs.OutputError as err:
+            print(f"railrules test: {err}", file=sys.stderr)
+            return EXIT_FAIL
     return EXIT_FAIL if failed or not results else EXIT_OK
 
 

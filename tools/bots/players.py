@@ -274,7 +274,7 @@ def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
         sys.path.append(os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except Exception as err:  # whatever the user's module raises, it cannot be used
+    except (Exception, SystemExit) as err:  # whatever the user's module raises, it cannot be used
         raise _refuse(spec, f"cannot import {module_name}: {type(err).__name__}: {err}") from None
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls):
@@ -295,7 +295,7 @@ def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
     try:
         make: Callable[..., Any] = cls   # the user's class: any constructor
         bot = make(seed, **options)
-    except Exception as err:  # the user's constructor: any failure is a refusal
+    except (Exception, SystemExit) as err:  # the user's constructor: any failure is a refusal
         raise _refuse(spec, f"{class_name}(seed, {', '.join(f'{k}={v!r}' for k, v in options.items())}) "
                       f"failed: {type(err).__name__}: {err}") from None
     choose = getattr(bot, "choose", None)     # on the bot: a static or class method will do too
@@ -326,7 +326,7 @@ class UsersBot:
         legal = game.legal_actions()
         try:
             action = self.bot.choose(game.view(game.current_player), list(legal))
-        except Exception as err:  # the user's code: its game stops, said why
+        except (Exception, SystemExit) as err:  # the user's code: its game stops, said why
             raise BotError(Diagnostic("RR401", f"bot {self.spec} failed in choose: {type(err).__name__}: {err}")) from err
         if action not in legal:
             raise BotError(Diagnostic("RR401", f"bot {self.spec} chose {action!r}, which is not one of "

@@ -35,17 +35,21 @@ def check_outputs(paths: dict, force: bool) -> None:
         raise Usage(str(err)) from None
 
 
-def check_output(option: str, path: Path | None, force: bool, mine: Path | None = None) -> None:
+def check_output(option: str, path: Path | None, force: bool, mine: Path | None = None) -> bool:
     """Refuse, before the game starts, a file the session could not write or would overwrite
-    (``mine``: the file this session's game came from, which it may write back)."""
+    (``mine``: the file this session's game came from, which it may write back). Whether the
+    file was there (so --force or ``mine`` allowed it)."""
+    import os
     from railrules.tools.common.outputs import OutputError, OutputExists, check
     ours = mine is not None and path is not None and path.resolve() == mine.resolve()
+    there = path is not None and os.path.lexists(path)
     try:
         check({option: path}, force or ours)
     except OutputExists as err:
         raise Usage(str(err)) from None
     except OutputError as err:
         raise Usage(f"{option} {path}: {err.why}") from None
+    return there
 
 
 def stopped_early(result: dict) -> bool:

@@ -44,6 +44,9 @@ def parse_value(text: str):
     """A command-line value read as YAML: 30, true, "text", [1, 2]."""
     try:
         return yaml.safe_load(text)
+    except ValueError:   # a number of more digits than Python reads (4,300)
+        raise ArmError(f"cannot read the value '{text[:20]}...': a number of {len(text)} characters "
+                       "(the rules take whole numbers up to 10^18)") from None
     except yaml.YAMLError:
         raise ArmError(f"cannot read the value '{text}' (write it as in YAML: 30, true, \"text\")") from None
 

@@ -1,8 +1,11 @@
 """Many games, in this process, in worker processes or on a Dask cluster, stoppable at any moment.
 
 Work is a list of tasks, each a seeded game; each result comes back keyed by its task, so the
-figures do not depend on how many processes played them or in which order they finished. Ctrl-C
-(or the time limit) stops the work: what finished is kept and marked partial.
+figures do not depend on how many processes played them or in which order they finished. Ctrl-C,
+SIGTERM (to the process or its whole group) or the time limit stops the work: what finished is
+kept and marked partial. Worker processes (``--jobs``) each have a pipe of their own, and no lock
+is shared: one that dies or hangs is found (its pipe closes, its process ends, or its game runs
+far longer than any other), ended, and its game played again once, then reported lost.
 
 Rulesets travel to workers by folder path and content hash: a worker loads the folder itself and
 refuses it (RR304) if its content differs from what the sender loaded. On a cluster of other
@@ -11,6 +14,7 @@ installed.
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import math
@@ -26,7 +30,6 @@ from railrules.tools.common.clock import timing
 from railrules.tools.common.outputs import progress_bar
 from railrules.tools.common.heap import settled_heap
 
-_WORK: dict = {}   # in a worker: what the initializer sent (rulesets, the game function)
 _IN_FLIGHT = 64    # batches of tasks sent to a cluster ahead of the results
 _BATCH = 16        # at most this many tasks a batch (a cluster's cost is per batch, ~ms)
 _CONNECT_TIMEOUT = 10.0   # seconds for a cluster's scheduler to answer
@@ -62,23 +65,38 @@ def _alarm(seconds: float | None):
     return cancel
 
 
-def _on_sigterm():
-    """Handle SIGTERM as Ctrl-C (KeyboardInterrupt: what finished is kept) while the work runs,
-    on the main thread; returns the function that puts the old handler back."""
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+# ------------------------------------------------------------------ stopping
+_STOP = {"asked": False, "raise": False, "installed": 0}   # the signals' state in this process
 
-    def stop(signum, frame):
+
+def _asked(signum, frame):
+    """SIGINT or SIGTERM: the work stops. Inside :func:`run` at once (KeyboardInterrupt: what
+    finished is kept), elsewhere at the next :func:`run` or :func:`stop_asked`, so that a verb
+    that has the figures of its games goes on to print them and write its files."""
+    _STOP["asked"] = True
+    if _STOP["raise"]:
+        _STOP["raise"] = False   # once: ending the workers is not interrupted again
         raise KeyboardInterrupt
-    old = signal.signal(signal.SIGTERM, stop)
-    return lambda: signal.signal(signal.SIGTERM, old)
 
 
-def _init(fn, shared) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool ends its workers with SIGTERM
-    _WORK["fn"], _WORK["shared"] = fn, shared
-    gc.freeze()  # a worker lives as long as its pool: what it received outlives every game
+@contextlib.contextmanager
+def stoppable():
+    """While the block runs, SIGINT and SIGTERM (to this process or its whole group) stop the
+    work the same way wherever they come: the games finished are kept and marked partial.
+    On the main thread only (elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if _STOP["installed"] == 0:
+        _STOP["asked"] = False
+    old = [(s, signal.signal(s, _asked)) for s in (signal.SIGINT, signal.SIGTERM)]
+    _STOP["installed"] += 1
+    try:
+        yield
+    finally:
+        _STOP["installed"] -= 1
+        for s, handler in old:
+            signal.signal(s, handler)
 
 
 def _timed(fn, shared, task) -> tuple:
@@ -88,8 +106,123 @@ def _timed(fn, shared, task) -> tuple:
     return task, result, time.process_time() - start
 
 
-def _run(task):
-    return _timed(_WORK["fn"], _WORK["shared"], task)
+def stop_asked() -> bool:
+    """Whether SIGINT or SIGTERM came since the outermost :func:`stoppable` began."""
+    return _STOP["asked"]
+
+
+# ------------------------------------------------------------------ worker processes
+_HANG_SECONDS = 600.0   # a game running longer than this, and than 20 times the longest so far, hangs
+_TRIES = 2              # a game whose worker dies is played once more, then reported lost
+
+
+def _work(conn, fn, shared) -> None:
+    """A worker process: tasks in, (task, result, process time, error) out, until its pipe closes. The signals are
+    its parent's to handle (the parent ends it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    gc.freeze()  # a worker lives as long as the run: what it received outlives every game
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            out = (*_timed(fn, shared, task), None)
+        except Exception as err:  # sent to the parent, which raises it
+            out = (task, None, 0.0, err)
+        try:
+            conn.send(out)
+        except Exception:  # an error that does not pickle: its words
+            conn.send((task, None, 0.0, RuntimeError(f"{type(out[3]).__name__}: {out[3]}")))
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGINT and SIGTERM held back while the block runs, then delivered: a worker is started
+    and listed as one step, so that a stop never leaves one unlisted (it ignores SIGTERM, and
+    Python's exit would wait on it forever)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
+class _Worker:
+    """One worker process, its pipe, and the task it plays (None: idle)."""
+
+    def __init__(self, context, fn, shared):
+        self.conn, theirs = context.Pipe()
+        self.process = context.Process(target=_work, args=(theirs, fn, shared), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.task, self.since = None, 0.0
+
+    def give(self, task) -> None:
+        self.task, self.since = task, time.monotonic()
+        self.conn.send(task)
+
+    def end(self) -> None:
+        """Kill it (never waits on it): SIGKILL, then collect it."""
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+def _in_workers(fn, shared, tasks: list, jobs: int, lost: list):
+    """(task, result, its process time) as worker processes finish them. A worker that dies, or plays one game
+    for too long (hangs), is ended and replaced; its game is played again once, then it is
+    ``lost``. Every worker is killed when the generator closes (Ctrl-C, a time limit)."""
+    import multiprocessing   # only for --jobs: a command that plays one game needs none
+    from multiprocessing.connection import wait
+    context = multiprocessing.get_context()
+    todo, tries = list(reversed(tasks)), dict.fromkeys(tasks, 0)
+    workers: list = []
+    longest = 0.0
+    try:
+        while todo or any(w.task is not None for w in workers):
+            while todo and len(workers) < jobs:
+                with _signals_held():   # a stop between its start and the list would leave it alive
+                    workers.append(_Worker(context, fn, shared))
+            for w in workers:
+                if w.task is None and todo:
+                    task = todo.pop()
+                    tries[task] += 1
+                    w.give(task)
+            busy = [w for w in workers if w.task is not None]
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
+            now = time.monotonic()
+            for w in busy:
+                answered = w.conn in ready or w.process.sentinel in ready
+                if answered and w.conn.poll():
+                    try:
+                        task, result, seconds, err = w.conn.recv()
+                    except (EOFError, OSError):
+                        pass   # it died while it wrote: as below
+                    else:
+                        if err is not None:
+                            raise err
+                        longest = max(longest, now - w.since)
+                        w.task = None
+                        yield task, result, seconds
+                        continue
+                if answered or now - w.since > max(_HANG_SECONDS, 20 * longest):
+                    task, why = w.task, ("hung" if not answered else
+                                         f"died (exit code {w.process.exitcode})")
+                    w.end()
+                    workers.remove(w)
+                    if tries[task] < _TRIES:
+                        todo.append(task)
+                    else:
+                        lost.append(task)
+                        print(f"railrules: game {tasks.index(task) + 1} of {len(tasks)} lost: its "
+                              f"worker {why}, twice", file=sys.stderr, flush=True)
+    finally:
+        for w in workers:
+            w.end()
 
 
 def _run_batch(fn, shared, tasks: list) -> list:
@@ -100,55 +233,57 @@ def _run_batch(fn, shared, tasks: list) -> list:
 def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
         progress: bool = False, cluster: str | None = None,
         clock: dict | None = None) -> tuple[dict, bool]:
-    """``{task: fn(shared, task)}`` for the tasks done, and whether the work stopped early.
-    ``clock`` (a dict) receives the run's timing (tools/common/clock.py: wall and CPU time, the
-    CPU being each task's process time, wherever it ran, and whether the machine was busy).
-    ``shared`` (picklable: rulesets travel by path and content hash) is sent to each worker once.
+    """``{task: fn(shared, task)}`` for the tasks done, and whether the work stopped early (Ctrl-C,
+    SIGTERM, the time limit, or a game lost with its worker). ``clock`` (a dict) receives the
+    run's timing (tools/common/clock.py: wall and CPU time, the CPU being each task's process
+    time, wherever it ran, and whether the machine was busy). ``shared`` (picklable: rulesets
+    travel by path and content hash) is sent to each worker once.
     ``cluster``: a Dask scheduler's address, or "local" to start one here (one worker a core)."""
     done: dict = {}
-    pool = None
-    on_cluster = _Cluster(cluster) if cluster else None
-    cancel = _alarm(time_limit)
-    restore = _on_sigterm()
-    deadline = time.monotonic() + time_limit if time_limit and cancel is None else None
+    lost: list = []
+    results = None
+    on_cluster = None
     started, cpu = time.perf_counter(), 0.0
-    try:
+    with stoppable():
+        if _STOP["asked"]:
+            return done, True
+        cancel = _alarm(time_limit)
+        deadline = time.monotonic() + time_limit if time_limit and cancel is None else None
         try:
-            if on_cluster:
-                results = on_cluster.results(fn, shared, tasks)
-            elif jobs > 1:
-                import multiprocessing   # only for --jobs: a command that plays one game needs none
-                pool = multiprocessing.Pool(jobs, _init, (fn, shared))
-                results = pool.imap_unordered(_run, tasks)
-            else:
-                results = (_timed(fn, shared, t) for t in tasks)
-            with settled_heap():
-                for task, result, seconds in results:
-                    done[task] = result
-                    cpu += seconds
-                    if progress:
-                        progress_bar(len(done), len(tasks))
-                    if deadline and time.monotonic() > deadline and len(done) < len(tasks):
-                        break
+            _STOP["raise"] = True
+            try:
+                if cluster:
+                    on_cluster = _Cluster(cluster)
+                    results = on_cluster.results(fn, shared, tasks)
+                elif jobs > 1:
+                    results = _in_workers(fn, shared, tasks, jobs, lost)
+                else:
+                    results = (_timed(fn, shared, t) for t in tasks)
+                with settled_heap():
+                    for task, result, seconds in results:
+                        done[task] = result
+                        cpu += seconds
+                        if progress:
+                            progress_bar(len(done), len(tasks))
+                        if deadline and time.monotonic() > deadline and len(done) < len(tasks):
+                            break
+            finally:
+                _STOP["raise"] = False
+                if cancel is not None:
+                    cancel()
+        except (KeyboardInterrupt, _TimeUp):
+            pass
         finally:
-            if cancel is not None:
-                cancel()
-            restore()
-    except (KeyboardInterrupt, _TimeUp):
-        pass
-    finally:
-        stopped = len(done) < len(tasks)
-        if pool is not None:
-            pool.terminate()
-            pool.join()
-        if on_cluster:
-            on_cluster.close()
-        if progress:
-            print(file=sys.stderr)
-        if clock is not None:
-            workers = 1 if on_cluster or jobs <= 1 else min(jobs, max(len(tasks), 1))
-            clock.update(timing(time.perf_counter() - started, cpu, workers))
-    return done, stopped
+            if results is not None and hasattr(results, "close"):
+                results.close()   # the workers are killed
+            if on_cluster:
+                on_cluster.close()
+            if progress:
+                print(file=sys.stderr)
+            if clock is not None:
+                workers = 1 if on_cluster or jobs <= 1 else min(jobs, max(len(tasks), 1))
+                clock.update(timing(time.perf_counter() - started, cpu, workers))
+    return done, len(done) < len(tasks)
 
 
 class _Cluster:

@@ -14,6 +14,7 @@ handles integer and real ranges, few and noisy evaluations, and seeded runs out 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from railrules.tools.common import verbs
 from railrules.tools.lab import compare
@@ -38,8 +39,8 @@ def parse_params(base, params: list[str]) -> list[tuple[str, float, float, bool]
 
 
 def _range(lo: str, hi: str, item: str):
-    import yaml
-    low, high = yaml.safe_load(lo), yaml.safe_load(hi)
+    from railrules.tools.lab.arms import parse_value
+    low, high = parse_value(lo), parse_value(hi)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)) or low >= high:
         raise ArmError(f"--param '{item}': the range must be two numbers, the lower first")
     return low, high
@@ -79,12 +80,17 @@ def tune(ruleset: str, params: list[str], objective: str, budget: int, games: in
             compare.check_metrics([goal[0]], [base], players, specs)
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
     trials: list = []
+    stopped: list = []
 
     def trial_fn(trial) -> float:
         values = {name: (trial.suggest_int(name, lo, hi) if whole else trial.suggest_float(name, lo, hi))
                   for name, lo, hi, whole in space}
         with Arms(ruleset, [], [f"{k}={v}" for k, v in values.items()]) as arms:
             result = compare.run_arms(arms[-1:] if values else arms, games, players, specs, seed, jobs)
+        if result["partial"]:   # stopped in the middle of a trial: it is not one, and the search ends
+            stopped.append(True)
+            study.stop()
+            raise optuna.TrialPruned()
         label = result["arms"][0]
         value = score(result, goal, label)
         figures = {k: row[label] for k, row in result["metrics"].items() if k not in compare.BALANCES
@@ -94,16 +100,15 @@ def tune(ruleset: str, params: list[str], objective: str, budget: int, games: in
             progress(len(trials), values, value)
         return value
 
-    stopped = False
     try:
         study.optimize(trial_fn, n_trials=max(1, budget // games), catch=())
     except KeyboardInterrupt:
-        stopped = True
+        stopped.append(True)
     done = [t for t in trials if not math.isnan(t["objective"])]
     best = min(done, key=lambda t: t["objective"]) if done else None
     return {"ruleset": base.name, "objective": objective, "params": params, "games_per_trial": games,
             "games": games * len(trials), "players": players, "bots": specs, "seed": seed,
-            "partial": stopped, "trials": trials, "best": best}
+            "partial": bool(stopped), "trials": trials, "best": best}
 
 
 def describe(result: dict) -> str:
@@ -170,6 +175,8 @@ def run(args) -> int:
         import optuna  # noqa: F401
     except ImportError:
         raise verbs.Usage('tune needs Optuna: pip install "railrules[tune]"') from None
+    if args.plot and Path(args.plot).suffix.lower() not in (".svg", ".png"):   # before any trial
+        raise verbs.Usage(f"--plot {args.plot}: the picture is .svg or .png")
     verbs.check_outputs({"--plot": args.plot}, args.force)
 
     def progress(k, values, value):

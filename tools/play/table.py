@@ -276,8 +276,10 @@ class Table:
             return {"done": text, "version": self.version}
 
     def save(self, seat) -> dict:
-        """Write the save file (the format of ``railrules play``) and return it: the table's
-        page only (a save holds every secret)."""
+        """Write the save file (the format of ``railrules play``) and return its text: the
+        table's page only (a save holds every secret). Text, never parsed on the way: a page's
+        JavaScript reads numbers as doubles, which change a whole number above 2^53 (the
+        generator's state)."""
         if seat is not None:
             raise Refused(403, "only the table's page saves: a save holds every player's secrets")
         with self.lock:
@@ -285,7 +287,7 @@ class Table:
                 text = save(self.game, self.save_path)
             except OSError as err:
                 raise Refused(500, f"not saved: cannot write {self.save_path}: {err.strerror or err}") from None
-            return {"saved": str(self.save_path), "save": json.loads(text)}
+            return {"saved": str(self.save_path), "text": text}
 
     def load(self, seat, text: str) -> dict:
         """Continue the game of a save (the text of a save file) with this table's ruleset

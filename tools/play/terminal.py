@@ -398,6 +398,22 @@ def free_save_path(path: Path) -> Path:
     return _numbered(path, n)
 
 
+def take_save(game: Game, save: Path | None, resume: Path | None, there: bool, default: Path) -> Path:
+    """The file a session saves its game to, taken now: created holding the game as it starts,
+    exclusively, so that a second game given the same path is refused before it starts
+    (``default``: the first free NAME, NAME-2... when no --save is given). Not taken: the
+    resumed file, the game's own, or a file that was ``there`` at the check (--force replaces
+    it)."""
+    from railrules.tools.common import verbs
+    path = save or resume
+    if path is not None and (path == resume or there):
+        return path
+    try:
+        return reserve_save(game, path or default, numbered=path is None)
+    except OutputError as err:
+        raise verbs.Usage(f"--save {err.path}: {err.why}") from None
+
+
 def reserve_save(game: Game, path: Path, numbered: bool = False) -> Path:
     """Take ``path`` for this session's game when play starts: it is created holding the game
     as it starts (exclusive create), so that a second `railrules play` given the same path is
@@ -416,24 +432,27 @@ def reserve_save(game: Game, path: Path, numbered: bool = False) -> Path:
         n += 1
 
 
-def load_save(path: Path, ruleset_path: str | None = None):
-    """The game of a save file (:mod:`railrules.interpreter.saves`), with its ruleset:
-    ``ruleset_path`` if given, else the folder the save names if it is still there, else the
-    shipped ruleset of its name. Raises BadSave, saying which rules changed if the ruleset is no
-    longer the one the game was saved with."""
+def load_save(path: Path, ruleset_path: str | None = None, set_up: bool = False):
+    """The game of a save file (:mod:`railrules.interpreter.saves`), with its ruleset: ``ruleset_path`` if given, else the folder the
+    save names if it is still there, else the shipped ruleset of its name. Raises BadSave, saying
+    which rules changed if the ruleset is no longer the one the game was saved with. Its history
+    is replayed to check it; a save that says its position was set up outside its history
+    (``"replayable": false``) cannot be checked so, and is loaded only with ``set_up`` (by a
+    caller who trusts the file: anyone can write that word into an edited save)."""
     from railrules.interpreter.errors import BadSave, Diagnostic, Pos
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(str(path), 1, 1))) from None
-    return load_save_text(text, str(path), ruleset_path)
+    return load_save_text(text, str(path), ruleset_path, set_up)
 
 
-def load_save_text(text: str, where: str, ruleset_path: str | None = None):
+def load_save_text(text: str, where: str, ruleset_path: str | None = None, set_up: bool = False):
     """The game of a save file's text (``where``: what to call it in messages); the ruleset as
-    :func:`load_save` finds it."""
+    :func:`load_save` finds it; ``set_up`` as there."""
     saved = read_save(text, where)
-    return game_of_save(saved, find_ruleset(saved.ruleset, saved.path, saved.variant, ruleset_path), where)
+    return game_of_save(saved, find_ruleset(saved.ruleset, saved.path, saved.variant, ruleset_path), where,
+                        set_up)
 
 
 def find_ruleset(name: str, saved_in, variant, given: str | None = None):
@@ -485,7 +504,7 @@ def run(args) -> int:
     log = Path(args.log) if args.log else None
     save_path = Path(args.save) if args.save else None
     verbs.check_output("--log", log, args.force)
-    verbs.check_output("--save", save_path, args.force, mine=resume)
+    there = verbs.check_output("--save", save_path, args.force, mine=resume)
     drawn = args.seed is None and not resume
     seed = random.SystemRandom().randrange(1, 1_000_000) if drawn else args.seed
     game = open_game(args, "play", args.players, seed if seed is not None else 1)
@@ -502,13 +521,7 @@ def run(args) -> int:
         seat = f"p{args.seat or 1}"
         if seat not in game.players:
             raise verbs.Usage(f"--seat must be 1 to {len(game.players)}")
-        save_path = save_path or resume
-        if save_path is None or (save_path != resume and not os.path.lexists(save_path)):
-            try:   # taken now: a second game given the same path is refused before it starts
-                save_path = reserve_save(game, save_path or Path(f"{ruleset.name}-seed{seed}.save.json"),
-                                         numbered=save_path is None)
-            except OutputError as err:
-                raise verbs.Usage(f"--save {err.path}: {err.why}") from None
+        save_path = take_save(game, save_path, resume, there, Path(f"{ruleset.name}-seed{seed}.save.json"))
         try:
             code = play_human(game, seat, args.bots or "random", seed, save_path, force=args.force)
         except KeyboardInterrupt:
@@ -524,4 +537,4 @@ def run(args) -> int:
 
 
 __all__ = ["play_bots", "play_human", "save", "load_save", "save_on_leaving", "free_save_path",
-           "reserve_save", "RailrulesError", "open_game", "add_arguments", "run"]
+           "reserve_save", "take_save", "RailrulesError", "open_game", "add_arguments", "run"]

@@ -5,7 +5,9 @@ and JavaScript, shipped with the package: nothing is fetched from elsewhere)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -21,7 +23,11 @@ def serve_table(table: Table, host: str, port: int, out=None) -> None:
 
     from railrules.tools.play.serve.app import make_app
     out = out or sys.stdout
-    shown = f"[{host}]" if ":" in host else host
+    _port_free(host, port)
+    if host in ("0.0.0.0", "::"):   # every address of this machine: a link needs one of them
+        shown = socket.gethostname()
+    else:
+        shown = f"[{host}]" if ":" in host else host
     print("open these pages in a browser (each link holds its page's secret token):", file=out)
     for name, path in table.links().items():
         print(f"  {name + ':':<12} http://{shown}:{port}{path}", file=out)
@@ -37,6 +43,20 @@ def serve_table(table: Table, host: str, port: int, out=None) -> None:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _port_free(host: str, port: int) -> None:
+    """Refuse a port another program holds, before any link is printed (Refused, with the next
+    port to try)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            raise Refused(0, f"cannot listen on {host} port {port}: "
+                          + (f"the port is in use; try --port {port + 1}" if err.errno == errno.EADDRINUSE
+                             else err.strerror or str(err))) from None
 
 
 def _stop(signum, frame):
@@ -84,10 +104,10 @@ def run(args) -> int:
     except ImportError as err:
         print(f"railrules serve: needs pip install \".[web]\" (Starlette and uvicorn): {err}", file=sys.stderr)
         return verbs.EXIT_FAIL
-    from railrules.tools.play.terminal import free_save_path, open_game, save_on_leaving
+    from railrules.tools.play.terminal import open_game, save_on_leaving, take_save
     resume = Path(args.resume) if args.resume else None
     save = Path(args.save) if args.save else None
-    verbs.check_output("--save", save, args.force, mine=resume)
+    there = verbs.check_output("--save", save, args.force, mine=resume)
     if args.delay < 0:
         raise verbs.Usage(f"--delay must be 0 seconds or more, not {args.delay}")
     game = open_game(args, "serve", args.players, args.seed)
@@ -99,11 +119,14 @@ def run(args) -> int:
     if any(k > n for k in wanted):
         raise verbs.Usage(f"--seats: this game has seats 1 to {n}")
     seed = game.state["seed"]
-    save_path = save or resume or free_save_path(Path(f"{game.ruleset.name}-seed{seed}.save.json"))
+    save_path = take_save(game, save, resume, there, Path(f"{game.ruleset.name}-seed{seed}.save.json"))
     table = Table(game, [f"p{k}" for k in wanted], args.bots, seed, save_path, args.delay)
     print(f"{game.ruleset.title}: {n} players, seed {seed}; people at seat(s) "
           f"{', '.join(map(str, wanted)) or 'none'}, bots: {args.bots}")
-    serve_table(table, args.host, args.port)
+    try:
+        serve_table(table, args.host, args.port)
+    except Refused as err:   # the port: said before any link is printed
+        raise verbs.Usage(err.message) from None
     if table.game.decisions and not table.game.is_over:
         return save_on_leaving(table.game, save_path, sys.stdout)
     return verbs.EXIT_OK

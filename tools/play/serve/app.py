@@ -32,15 +32,29 @@ HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
 
 
 def _error(status: int, message: str, **extra) -> JSONResponse:
+    # (a message that quotes the request may hold a lone surrogate, which UTF-8 cannot write)
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
     return JSONResponse({"error": message, **extra}, status_code=status, headers=HEADERS)
 
 
+async def _raw(request: Request) -> bytes:
+    """The request's body, read as it comes and cut at :data:`MAX_BODY` (a larger declared
+    length is refused before anything is read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and (len(declared) > 18 or int(declared) > MAX_BODY):
+        raise Refused(413, f"the request is too large ({declared[:20]} bytes; at most {MAX_BODY})")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise Refused(413, f"the request is too large (more than {MAX_BODY} bytes)")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def _body(request: Request, text: bool = False):
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise Refused(413, f"the request is too large ({len(raw)} bytes; at most {MAX_BODY})")
     try:
-        decoded = raw.decode("utf-8")
+        decoded = (await _raw(request)).decode("utf-8")
     except UnicodeDecodeError:
         raise Refused(400, "the request body is not UTF-8 text") from None
     if text:
@@ -51,9 +65,31 @@ async def _body(request: Request, text: bool = False):
         data = json.loads(decoded)
     except json.JSONDecodeError as err:
         raise Refused(400, f"the request body is not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    except RecursionError:
+        raise Refused(400, "the request body is nested too deeply") from None
+    except ValueError:   # a number of more digits than Python reads
+        raise Refused(400, "the request body holds a number of more than 4,300 digits") from None
+    if not _text_only(data):
+        raise Refused(400, "the request body holds a lone surrogate (\\ud800...), which is no text")
     if not isinstance(data, dict):
         raise Refused(400, "the request body must be a JSON object, e.g. {\"label\": \"bid 8\", \"version\": 3}")
     return data
+
+
+def _text_only(data) -> bool:
+    """Whether every text in ``data`` (what a JSON body held) can be written as UTF-8."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _version(have: str | None) -> int | None:
+    """``?have=VERSION``: a whole number, or None (anything else, as if not given)."""
+    if have and len(have) <= 18 and have.isascii() and have.lstrip("-").isdigit():
+        return int(have)
+    return None
 
 
 def make_app(table: Table) -> Starlette:
@@ -75,8 +111,7 @@ def make_app(table: Table) -> Starlette:
     # the table's work (a bot thinking, a board drawn) runs in a worker thread, one request at
     # a time (the table's lock), so that the server keeps answering meanwhile
     async def state(request, seat):
-        have = request.query_params.get("have")
-        return await run_in_threadpool(table.state, seat, int(have) if have and have.lstrip("-").isdigit() else None)
+        return await run_in_threadpool(table.state, seat, _version(request.query_params.get("have")))
 
     async def act(request, seat):
         data = await _body(request)

@@ -232,7 +232,8 @@ $("speed").addEventListener("change", () => { if (S) schedule(S); });
 $("save").addEventListener("click", async () => {
   try {
     const done = await call("save", {});
-    const blob = new Blob([JSON.stringify(done.save)], {type: "application/json"});
+    // the file's text as the server wrote it: parsed here, numbers above 2^53 would change
+    const blob = new Blob([done.text], {type: "application/json"});
     const a = el("a", {href: URL.createObjectURL(blob), download: done.saved.split("/").pop()});
     a.click();
     say("saved to " + done.saved + " (and downloaded)");
