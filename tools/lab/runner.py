@@ -140,8 +140,8 @@ def _work(conn, fn, shared) -> None:
 @contextlib.contextmanager
 def _signals_held():
     """SIGINT and SIGTERM held back while the block runs, then delivered: a worker is started
-    and listed as one step, so that a stop never leaves one unlisted (it ignores SIGTERM, and
-    Python's exit would wait on it forever)."""
+    and listed as one step, and the workers are all ended, so that a stop never leaves one alive
+    (it ignores SIGTERM, and Python's exit would wait on it forever)."""
     held = {signal.SIGINT, signal.SIGTERM}
     signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
@@ -221,8 +221,9 @@ def _in_workers(fn, shared, tasks: list, jobs: int, lost: list):
                         print(f"railrules: game {tasks.index(task) + 1} of {len(tasks)} lost: its "
                               f"worker {why}, twice", file=sys.stderr, flush=True)
     finally:
-        for w in workers:
-            w.end()
+        with _signals_held():   # a stop in the middle would leave the rest alive
+            for w in workers:
+                w.end()
 
 
 def _run_batch(fn, shared, tasks: list) -> list:
