@@ -133,7 +133,7 @@ def test_a_killed_worker_costs_no_game(tmp_path):
 
 
 def _same(a: dict, b: dict) -> bool:
-    strip = lambda d: {k: {f: x for f, x in r.items() if f != "thinking"} for k, r in d.items()}  # noqa: E731
+    strip = lambda d: {k: {f: x for f, x in r.items() if f != "thinking"} for k, r in d.items()}
     return strip(a) == strip(b)
 
 

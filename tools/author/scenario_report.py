@@ -170,8 +170,9 @@ def run(args) -> int:
               + (f", {_total(args) - len(results)} deselected" if args.pattern else ""))
     if args.junit:
         try:
-            outputs.write(Path(args.junit), ET.tostring(junit(results).getroot(), encoding="utf-8",
-                                                       xml_declaration=True))
+            tree = junit(results).getroot()
+            assert tree is not None   # junit() makes a tree with its root
+            outputs.write(Path(args.junit), ET.tostring(tree, encoding="utf-8", xml_declaration=True))
         except outputs.OutputError as err:
             print(f"railrules test: {err}", file=sys.stderr)
             return EXIT_FAIL

@@ -146,7 +146,7 @@ def cached(ruleset, players: int) -> Model | None:
         return None
     try:
         model = pickle.loads(path.read_bytes())
-    except Exception:  # noqa: BLE001 - a broken entry is learned again
+    except Exception:
         return None
     return model.bind(ruleset) if isinstance(model, Model) and model.players == players else None
 

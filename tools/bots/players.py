@@ -35,7 +35,7 @@ from typing import Any, Callable
 from railrules.interpreter.errors import Diagnostic, RailrulesError
 
 from railrules.tools.bots import learned
-from railrules.tools.bots.search import Mcts, estimates, imagine, rating, standing
+from railrules.tools.bots.search import Mcts, estimates, followed, imagine, standing
 
 
 class BotSpecError(ValueError):
@@ -157,24 +157,8 @@ class GreedyBot(RandomBot, Estimating):
         return total / self.playouts, 0
 
     def _follow(self, game, me) -> tuple:
-        """The rating of ``game`` once the seat's own decisions that come next (the hexes of a
-        build it has begun, the first bid of an auction it has opened) are taken, each the one
-        after which it stands best (ties: the first), up to ``FOLLOW`` of them: an action that
-        only begins something is rated by where it leads, not by the nothing it changes."""
-        values = self._values
-        value = rating(game, me, values)
-        for _ in range(self.FOLLOW):
-            if game.is_over or game.current_player != me:
-                break
-            best = None
-            for action in game.legal_actions():
-                after = game.clone()
-                after.apply(action)
-                v = rating(after, me, values)
-                if best is None or v > best[0]:
-                    best = (v, after)
-            value, game = best
-        return value
+        """The rating of ``game`` once the seat's own next decisions are taken (search.followed)."""
+        return followed(game, me, self.FOLLOW, self._values)[0]
 
     def _revealed(self, seen, action, me) -> tuple:
         """The rating after committing ``action`` and the others' imagined commitments (random)."""

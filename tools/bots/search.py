@@ -264,6 +264,27 @@ def _scale(node: _Node, factor: float) -> None:
         stack.extend(child for _, child in n.children.values())
 
 
+def followed(game, seat: str, steps: int, values=None) -> tuple:
+    """(rating, game) once ``seat``'s own decisions that come next (the hexes of a build it has
+    begun, the first bid of an auction it has opened) are taken, up to ``steps`` of them, each
+    the one after which it stands best one decision ahead (ties: the first): what an action only
+    begins is rated by where it leads, not by the nothing it changes (greedy and mcts's follow)."""
+    value = rating(game, seat, values)
+    for _ in range(steps):
+        if game.is_over or game.current_player != seat:
+            break
+        best = None
+        for action in game.legal_actions():
+            after = game.clone()
+            after.apply(action)
+            v = rating(after, seat, values)
+            if best is None or v > best[0]:
+                best = (v, after)
+        assert best is not None   # a seat to move has a legal action
+        value, game = best
+    return value, game
+
+
 class Mcts:
     """UCT over imagined copies (information-set MCTS with one tree per decision).
 
@@ -466,18 +487,7 @@ class Mcts:
         by where it leads."""
         estimated = self._estimated(game)
         if self.follow and self.depth == 0 and estimated:
-            for _ in range(self.follow):
-                if game.is_over or game.current_player != mover:
-                    break
-                best = None
-                for action in game.legal_actions():
-                    after = game.clone()
-                    after.apply(action)
-                    v = rating(after, mover, self.values)
-                    if best is None or v > best[0]:
-                        best = (v, after)
-                game = best[1]
-            return game
+            return followed(game, mover, self.follow, self.values)[1]
         limit = self.depth if estimated else math.inf
         done = 0
         while not game.is_over and done < limit:

@@ -108,7 +108,7 @@ def _timed(fn, shared, task) -> tuple:
 
 def stop_asked() -> bool:
     """Whether SIGINT or SIGTERM came since the outermost :func:`stoppable` began."""
-    return _STOP["asked"]
+    return bool(_STOP["asked"])
 
 
 # ------------------------------------------------------------------ worker processes

@@ -10,7 +10,6 @@ change nothing.
 """
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 from pathlib import Path
