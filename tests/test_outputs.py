@@ -67,14 +67,14 @@ def test_a_save_taken_between_the_check_and_the_start_is_refused(tmp_path, monke
     """The other game reserves the path after this one checked it (both started together):
     the reservation was skipped because the file existed by then, and both games said
     "saved to" the same file, the first one lost."""
-    from railrules.tools import cli as cli_module
+    from railrules.tools.play import terminal
     save = tmp_path / "same.json"
-    made = cli_module._game
+    made = terminal.open_game
 
     def other_game_first(*args, **kwargs):
         save.write_text("the other game's save")
         return made(*args, **kwargs)
-    monkeypatch.setattr(cli_module, "_game", other_game_first)
+    monkeypatch.setattr(terminal, "open_game", other_game_first)
     code, out, err = _play(save)
     assert code == 2 and "already exists" in err and "Your choice" not in out
     assert save.read_text() == "the other game's save"
@@ -86,7 +86,7 @@ def test_two_servers_given_one_save_path_the_second_is_refused_at_start(tmp_path
     pytest.importorskip("uvicorn")
     import railrules.tools.play.serve as serve
     served = []
-    monkeypatch.setattr(serve, "run", lambda table, host, port: served.append(table))
+    monkeypatch.setattr(serve, "serve_table", lambda table, host, port: served.append(table))
     save = tmp_path / "same.json"
     argv = ["serve", COIN_RACE, "--players", "2", "--save", str(save)]
     assert cli(*argv)[0] == 0 and save.exists()
