@@ -487,10 +487,11 @@ def add_arguments(parser) -> None:
 
 
 def open_game(args, verb: str, players: int | None = None, seed: int = 1) -> Game | None:
-    """The game a verb works on: a saved one (--resume FILE) or a new one of the ruleset."""
+    """The game a verb works on: a saved one (--resume FILE) or a new one of the ruleset. Only
+    ``render`` draws a save set up outside its history: it continues no game."""
     from railrules.interpreter import load_ruleset
     if args.resume:  # a ruleset named beside --resume is where the save's rules are
-        return load_save(Path(args.resume), args.ruleset)
+        return load_save(Path(args.resume), args.ruleset, set_up=verb == "render")
     if not args.ruleset:
         print(f"railrules {verb}: give a ruleset, or --resume FILE", file=sys.stderr)
         return None
