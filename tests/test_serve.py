@@ -626,5 +626,5 @@ def test_links_of_a_server_on_every_address_name_this_machine(tmp_path, monkeypa
     import uvicorn
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
     out = io.StringIO()
-    serve.run(table(tmp=tmp_path), "0.0.0.0", free_port(), out)
+    serve.serve_table(table(tmp=tmp_path), "0.0.0.0", free_port(), out)
     assert f"http://{socket.gethostname()}:" in out.getvalue() and "http://0.0.0.0" not in out.getvalue()
