@@ -363,3 +363,67 @@ def test_the_adapter_speed_script_measures_every_path():
     assert (r["observation"], r["actions"]) == (code.width, code.size)
     assert set(r["steps_per_second"]) == set(PATHS) and all(v > 0 for v in r["steps_per_second"].values())
     assert r["overhead"]["python API"] == 1.0
+
+
+# ---------------------------------------------------------------------- OpenSpiel: secret choices
+def test_openspiel_plays_sealed_bids_as_a_simultaneous_game():
+    pyspiel = pytest.importorskip("pyspiel", reason='the agents extra is not installed: pip install ".[agents]"')
+    sequential = railrules.openspiel.game("german_railways", players=3)
+    sealed = railrules.openspiel.game("german_railways", players=3, variant="sealed_auctions")
+    assert sequential.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert sealed.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+    assert sealed.num_distinct_actions() == sequential.num_distinct_actions() + 1
+    assert sealed.labels[-1] == "wait"
+    pyspiel.random_sim_test(sealed, num_sims=1, serialize=False, verbose=False)
+
+
+# Each player in turn names a first bidder; the others (not the first) bid at once, in secret,
+# and the winner's revealed bid draws a bonus of 0 or 1 (a draw in the reveal: a chance node).
+SECRET_ROUNDS = """\
+procedure round(first):
+    let bids = {q: 0 for q in players}
+    choose secretly by p in [q for q in players where q != first]:
+        option bid(x in range(1, p.cash + 1)):
+            set bids[p] = x
+        option pass:
+            pass
+    let best = max([bids[q] for q in players])
+    if best > 0:
+        let w = first([q for q in players where bids[q] == best])
+        set w.cash -= best
+        draw bonus from [0, 1]
+        set w.pot += 1 + bonus
+
+game:
+    for first in players:
+        call round(first)
+    end_game "done"
+
+score p = p.pot * 10 + p.cash
+"""
+
+
+def test_a_round_of_secret_choices_is_one_simultaneous_node(tmp_path):
+    pyspiel = pytest.importorskip("pyspiel", reason='the agents extra is not installed: pip install ".[agents]"')
+    root = tmp_path / "rounds"
+    shutil.copytree(rulesets_dir() / "templates" / "coin_race", root)
+    (root / "ruleset.yaml").write_text("name: rounds\ntitle: rounds\nplayers: {min: 2, max: 4}\n"
+                                       "rules: [main.rules]\ncomponents: c.yaml\n", encoding="utf-8")
+    (root / "c.yaml").write_text("player: {cash: 3, pot: 0}\nkinds: {}\n", encoding="utf-8")
+    (root / "main.rules").write_text(SECRET_ROUNDS, encoding="utf-8")
+    game = railrules.openspiel.game(str(root), players=3)
+    assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+    wait = game.num_distinct_actions() - 1
+    state = game.new_initial_state()
+    assert state.is_simultaneous_node()
+    assert state.legal_actions(0) == [wait]                  # p1 names the first bidder: not asked
+    bids = {game.labels[a]: a for a in state.legal_actions(1)}
+    assert set(bids) == {"bid 1", "bid 2", "bid 3", "pass"} == {game.labels[a] for a in state.legal_actions(2)}
+    with pytest.raises(ValueError, match="not legal for player 1"):
+        state.clone().apply_actions([wait, wait, bids["pass"]])
+    state.apply_actions([wait, bids["bid 2"], bids["bid 1"]])
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 2   # the winner's bonus
+    state.apply_action(1)
+    assert state.is_simultaneous_node() and state.legal_actions(1) == [wait]
+    assert state.clone().game.evaluate("[p2.cash, p2.pot, p3.cash, p3.pot]") == [1, 2, 3, 0]
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)

@@ -16,8 +16,14 @@
   string is the view alone; the observation tensor is :mod:`.encoding`'s vector.
 - Returns at the end from the standings: a winner gets 1/(number of winners), everybody
   1/(number of players) less (zero-sum).
-- The game is sequential, with terminal rewards; perfect information unless the ruleset has
-  secret fields. An OpenSpiel MCTS bot searches the real state (it sees the secrets).
+- Secret choices: a ruleset with ``choose secretly`` is OpenSpiel's simultaneous-move game type.
+  A round of secret choices is a simultaneous node (``current_player()`` is
+  ``PlayerId.SIMULTANEOUS``): each seat still to commit has its legal actions, every other seat
+  the one action ``wait`` (the last index, ``game.labels[-1]``), and ``apply_actions`` commits
+  them all, so the round is revealed in the same step. Every other decision is a node of one
+  player, as in the sequential type, which every other ruleset keeps.
+- Returns are terminal; perfect information unless the ruleset has secret fields. An OpenSpiel
+  MCTS bot searches the real state (it sees the secrets).
 Needs the optional extra: pip install ".[agents]".
 """
 from __future__ import annotations
@@ -41,14 +47,16 @@ if TYPE_CHECKING:
     from railrules.interpreter.engine.game import Game
 
 SHORT_NAME = "python_railrules"
+WAIT_LABEL = "wait"
 _PARAMS = {"ruleset": "", "players": 0, "variant": "", "samples": 8}
 
 
 def _game_type(information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-               chance=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC) -> pyspiel.GameType:
+               chance=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+               dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL) -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name=SHORT_NAME, long_name="railrules: any ruleset (ruleset=NAME or folder, players=N)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL, chance_mode=chance, information=information,
+        dynamics=dynamics, chance_mode=chance, information=information,
         utility=pyspiel.GameType.Utility.ZERO_SUM, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=64, min_num_players=1,
         provides_information_state_string=True, provides_information_state_tensor=False,
@@ -70,10 +78,20 @@ class _NeedChance(BaseException):
         self.n = n
 
 
-def _has_draws(ruleset) -> bool:
+def _uses(ruleset, found) -> bool:
+    """Whether any rule of ``ruleset`` holds a node for which ``found(node)`` is true."""
     from railrules.interpreter.dsl.nodes import walk
+    return any(found(x) for d in ruleset.definitions for x in walk(d))
+
+
+def _has_draws(ruleset) -> bool:
     from railrules.interpreter.dsl import nodes as n
-    return any(isinstance(x, n.Draw) for d in ruleset.definitions for x in walk(d))
+    return _uses(ruleset, lambda x: isinstance(x, n.Draw))
+
+
+def _has_secret_choices(ruleset) -> bool:
+    from railrules.interpreter.dsl import nodes as n
+    return _uses(ruleset, lambda x: isinstance(x, n.Choose) and x.secret is not None)
 
 
 class RulesGame(pyspiel.Game):
@@ -84,18 +102,23 @@ class RulesGame(pyspiel.Game):
         ruleset = load_ruleset(params["ruleset"], params["variant"] or None)
         players = int(params["players"])
         coding = encoding(ruleset, players, samples=int(params["samples"]))
+        simultaneous = _has_secret_choices(ruleset)
         info = pyspiel.GameInfo(
-            num_distinct_actions=coding.size, max_chance_outcomes=MAX_LIST,
+            num_distinct_actions=coding.size + simultaneous, max_chance_outcomes=MAX_LIST,
             num_players=players, min_utility=-1 / players, max_utility=1 - 1 / players,
             utility_sum=0.0, max_game_length=2 * ruleset.decision_budget)
         kind = _game_type(
             information=pyspiel.GameType.Information.IMPERFECT_INFORMATION if ruleset.meta.get("secret")
             else pyspiel.GameType.Information.PERFECT_INFORMATION,
             chance=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if _has_draws(ruleset)
-            else pyspiel.GameType.ChanceMode.DETERMINISTIC)
+            else pyspiel.GameType.ChanceMode.DETERMINISTIC,
+            dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS if simultaneous
+            else pyspiel.GameType.Dynamics.SEQUENTIAL)
         super().__init__(kind, info, params)   # before any attribute: pybind11 sets the object up
         self.ruleset, self.players, self.encoding = ruleset, players, coding
-        self.labels = coding.labels()
+        self.labels = coding.labels() + ([WAIT_LABEL] if simultaneous else [])
+        # in a simultaneous game, the action of a seat that is not asked in a round of secret choices
+        self.wait = coding.size if simultaneous else None
 
     def new_initial_state(self):
         return RulesState(self)
@@ -107,9 +130,9 @@ class RulesGame(pyspiel.Game):
 class RulesState(pyspiel.State):
     game: Game | None          # None while the setup waits for its first draw
     _moves: list[str]
-    _pending: tuple | None     # (action or None for the setup, outcomes so far, n)
+    _pending: tuple | None     # (action or None for the setup, its seat, outcomes so far, n)
     _seen: dict                # seat -> the view as text, until the next move
-    _legal: list | None
+    _legal: dict | None        # seat -> its legal indices, until the next move
 
     def __init__(self, game: RulesGame, copy_of: "RulesState | None" = None):
         super().__init__(game)
@@ -128,9 +151,10 @@ class RulesState(pyspiel.State):
         self._try(None, [])
 
     # ---------------------------------------------------------------- chance
-    def _try(self, action, outcomes: list[int]) -> None:
-        """Take ``action`` (None: set the game up) with the draws decided so far; a draw beyond
-        them makes this a chance node."""
+    def _try(self, action, outcomes: list[int], seat: str | None = None) -> None:
+        """Take ``action`` (None: set the game up; ``seat``: the seat that commits it in a round
+        of secret choices) with the draws decided so far; a draw beyond them makes this a chance
+        node."""
         script = iter(outcomes)
         self._seen = {}
 
@@ -147,38 +171,70 @@ class RulesState(pyspiel.State):
                 assert game is not None  # an action comes after the setup
                 game.machine.chance = chance
                 try:
-                    game.apply(action)
+                    game.apply(action, player=seat)
                 finally:
                     game.machine.chance = None
             self._pending = None
-            self._legal = None if game.is_over else self.get_game().encoding.legal(game)[0]
+            self._legal = None
         except _NeedChance as need:
-            self._pending = (action, outcomes, need.n)
+            self._pending = (action, seat, outcomes, need.n)
 
     # ---------------------------------------------------------------- the pyspiel API
+    def _simultaneous(self) -> bool:
+        """Whether this is a round of secret choices (in a game of the simultaneous type)."""
+        return self.get_game().wait is not None and self.game.committing
+
     def current_player(self):
         if self._pending is not None:
             return pyspiel.PlayerId.CHANCE
         if self.game.is_over:
             return pyspiel.PlayerId.TERMINAL
+        if self._simultaneous():
+            return pyspiel.PlayerId.SIMULTANEOUS
         return self.get_game().encoding.seats.index(self.game.current_player)
 
     def _legal_actions(self, player):
-        return list(self._legal or [])
+        if self._pending is not None or self.game.is_over:
+            return []
+        if self._legal is None:
+            coding = self.get_game().encoding
+            self._legal = {seat: coding.legal(self.game, seat)[0] for seat in self.game.deciding}
+        seat = self.get_game().encoding.seats[player]
+        if seat in self._legal:
+            return list(self._legal[seat])
+        return [self.get_game().wait] if self._simultaneous() else []
 
     def chance_outcomes(self):
-        n = self._pending[2]
+        n = self._pending[3]
         return [(i, 1.0 / n) for i in range(n)]
 
     def _apply_action(self, action):
         if self._pending is not None:
-            what, outcomes, _ = self._pending
+            what, seat, outcomes, _ = self._pending
             self._moves.append(f"draw {action}")
-            self._try(what, outcomes + [int(action)])
+            self._try(what, outcomes + [int(action)], seat)
         else:
             act = self.get_game().encoding.action_at(int(action))
             self._moves.append(act.label)
             self._try(act, [])
+
+    def _apply_actions(self, actions):
+        """A round of secret choices: every seat still to commit commits its action (the
+        others' ``wait`` is ignored); the last commitment reveals them all."""
+        coding = self.get_game().encoding
+        deciding = self.game.deciding
+        for player, action in enumerate(actions):
+            seat = coding.seats[player]
+            if seat in deciding and int(action) not in self._legal_actions(player):
+                raise ValueError(f"action {action} ({self._action_to_string(player, action)}) is not "
+                                 f"legal for player {player} in this round of secret choices")
+        commits = [(coding.seats[i], coding.action_at(int(a))) for i, a in enumerate(actions)
+                   if coding.seats[i] in deciding]
+        for seat, act in commits:
+            self._moves.append(f"{seat}: {act.label}")
+            self._try(act, [], seat)
+            if self._pending is not None:   # the reveal draws: the last commitment waits for chance
+                break
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
