@@ -424,7 +424,7 @@ def test_a_fault_in_a_straight_procedure_names_it_and_its_line(tmp_path):
         game.apply("fail")
     d = caught.value.diagnostics[0]
     line = STRAIGHT_RULES.splitlines().index("    set blue.value = n // 0") + 1
-    assert d.code == "RR302" and "in proc:broken" in d.message and (d.pos.line, d.pos.file) == (line, str(root / "main.rules"))
+    assert d.code == "RR302" and "in procedure broken" in d.message and (d.pos.line, d.pos.file) == (line, str(root / "main.rules"))
     assert game.to_json() == before
 
 

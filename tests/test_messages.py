@@ -127,3 +127,65 @@ def test_the_language_server_shows_an_ignored_error_with_which_the_ruleset_does_
     assert [(d.code, d.pos.line) for d in found[rules]] == [("RR102", 3), ("RR102", 4)]
     assert all("an ignore cannot silence this error" in d.hint for d in found[rules])
     assert Rules(root).check({rules: edited.replace("countr", "counter")}) == {}
+
+
+def test_a_definition_that_does_not_parse_leaves_nothing_looking_unreached(tmp_path):
+    """The definition with the syntax error used ``pay_bonus``: lint says nothing of reachability
+    (RR108) until it parses, rather than that ``pay_bonus`` is never reached."""
+    bonus = '\nprocedure pay_bonus(p):\n    cite "a bonus"\n    set p.cash += 1\n'
+    rules = GAME.replace('    end_game "done"', '    call bonus(first(players))\n    end_game "done"') + (
+        "\nprocedure bonus(p):\n    choose by p:\n"
+        "        option take(t in tokens where t.value > 3):\n            call pay_bonus(p)\n"
+        "        option skip:\n            pass\n" + bonus)
+    _, diags = check_ruleset(str(write_ruleset(tmp_path / "broken", rules)))
+    assert "RR101" in [d.code for d in diags] and "RR108" not in [d.code for d in diags]
+    _, diags = check_ruleset(str(write_ruleset(tmp_path / "unused", GAME + bonus)))
+    assert "RR108" in [d.code for d in diags]          # without a syntax error, it is said
+
+
+def test_a_game_that_never_ends_says_what_to_look_for_at_the_game_block(tmp_path):
+    from test_language import with_limits
+    rules = "game:\n    while true:\n        choose by first(players):\n            option wait:\n                pass\n\nscore p = p.cash\n"
+    game = load_ruleset(str(write_ruleset(tmp_path, rules, ruleset=with_limits(decisions=5)))).new_game(1)
+    from railrules.interpreter import RulesRuntimeError
+    with pytest.raises(RulesRuntimeError) as caught:
+        for _ in range(6):
+            game.apply("wait")
+    d = caught.value.diagnostics[0]
+    assert d.code == "RR303" and (d.pos.file.endswith("main.rules"), d.pos.line) == (True, 1)
+    assert d.message == ("the game did not end within 5 decisions: does every way through the rules reach "
+                         "an end_game, or a check_end whose end conditions can come true?")
+    assert "limits.decisions" in d.hint
+
+
+def test_a_rule_that_fails_is_named_as_the_rules_name_it(tmp_path):
+    rules = ("game:\n    call pay_out(first(players))\n    end_game \"done\"\n\nprocedure pay_out(p):\n"
+             "    pay 9 from p to bank\n\nscore p = p.cash\n")
+    components = COMPONENTS_YAML.replace("kinds:", "kinds:\n  banks: {entities: {bank: {cash: 0}}}", 1)
+    from railrules.interpreter import RulesRuntimeError
+    with pytest.raises(RulesRuntimeError) as caught:
+        load_ruleset(str(write_ruleset(tmp_path, rules, components))).new_game(1)
+    assert caught.value.diagnostics[0].message.startswith("in procedure pay_out: ")
+
+
+def test_unit_titles_read_as_the_rules_are_written():
+    from railrules.interpreter.engine.machine import unit_title
+    assert [unit_title(k) for k in ("proc:turn", "proc:after turn #2", "proc:turn (base)", "action:sell",
+                                    "on:built:1", "game")] == \
+        ["procedure turn", "after turn #2", "procedure turn (base)", "action sell", "on built", "game"]
+
+
+def test_an_overlay_extends_a_bare_name_as_a_shipped_ruleset_wherever_it_is_run(tmp_path, monkeypatch):
+    """``extends: NAME`` is a shipped ruleset (or a folder beside the overlay): not a folder of
+    the working folder, which would make the overlay load in one place and not in another; the
+    hint gives the path that names the folder beside it."""
+    base = write_ruleset(tmp_path / "mine", GAME)
+    over = tmp_path / "over"
+    over.mkdir()
+    (over / "ruleset.yaml").write_text("name: over\nextends: mine\ndescription: x\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)               # where a folder 'mine' is found by the working folder
+    _, diags = check_ruleset(str(over))
+    assert [(d.code, d.hint) for d in diags] == [("RR213", "a folder is named by its path from this one: "
+                                                  "extends: ../mine")]
+    (over / "ruleset.yaml").write_text("name: over\nextends: ../mine\ndescription: x\n", encoding="utf-8")
+    assert [d.code for d in check_ruleset(str(over))[1] if d.severity == "error"] == [] and base.is_dir()

@@ -204,7 +204,8 @@ def _base_of(folder: Path, extends: str) -> Path | None:
     path = folder / extends
     if (path / "ruleset.yaml").is_file():
         return path.resolve()
-    return None if "/" in extends else resolve_ruleset_path(extends)
+    shipped = rulesets_dir() / extends   # (not a folder of the working folder: that moves)
+    return shipped if "/" not in extends and (shipped / "ruleset.yaml").is_file() else None
 
 
 def ruleset_folders(root: Path) -> list[Path]:
@@ -478,10 +479,13 @@ class _Loader:
             base = _base_of(folder, over["extends"])
             if base is None:
                 from ..paths import shipped_rulesets
+                beside = folder.parent / over["extends"]
+                hint = (f"a folder is named by its path from this one: extends: ../{over['extends']}"
+                        if (beside / "ruleset.yaml").is_file() else
+                        f"shipped rulesets: {', '.join(shipped_rulesets())}; or give the path of a "
+                        "folder that holds ruleset.yaml (relative to this one)")
                 self.sink.add("RR213", f"ruleset {over['name']} extends '{over['extends']}', which does "
-                              "not exist", opos.of("extends"),
-                              f"shipped rulesets: {', '.join(shipped_rulesets())}; or give the path of a "
-                              "folder that holds ruleset.yaml (relative to this one)")
+                              "not exist", opos.of("extends"), hint)
                 return None
             if base == root or any(base == f for f, *_ in chain):
                 names = " -> ".join([o["name"] for _, o, _ in chain] + [str(base.name)])

@@ -263,10 +263,19 @@ class Game:
                                            pos or Pos("<action>", 0, 0)))
         history = state["history"]
         if len(history) >= self.ruleset.decision_budget:  # (nothing has changed yet)
-            raise RulesRuntimeError(Diagnostic(
-                "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
+            raise self._endless()
         self._legal = None
         self._undo.append(self.machine.decide(action))  # a failing rule, or Ctrl-C: nothing changed
+
+    def _endless(self) -> RulesRuntimeError:
+        """RR303 for a game that has used up its decisions: at the game block, with what to look
+        for (one-line reports, such as simulate's, show no hint: the message says it)."""
+        game = self.ruleset.program.codes.get("game")
+        return RulesRuntimeError(Diagnostic(
+            "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions: does every "
+            "way through the rules reach an end_game, or a check_end whose end conditions can come true?",
+            game.pos if game is not None else Pos("<game>", 0, 0),
+            hint="a game that is right but long: raise limits.decisions in ruleset.yaml"))
 
     def imagine_commitments(self, seat: str | None, pick) -> None:
         """In an open round of secret choices, replace each commitment ``seat`` cannot see (every
@@ -312,8 +321,7 @@ class Game:
             raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",
                                            pos or Pos("<action>", 0, 0)))
         if len(state["history"]) >= self.ruleset.decision_budget:
-            raise RulesRuntimeError(Diagnostic(
-                "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions"))
+            raise self._endless()
         self._legal = None
         self._undo.append(self.machine.decide(action, player))
 

@@ -117,6 +117,19 @@ class ConstantRun(_Shows):
             raise RuleFault(f"a constant takes more than {self.budget} steps to compute")
 
 
+def unit_title(key: str) -> str:
+    """A unit of the compiled rules as the rules call it: ``procedure turn``, ``action sell``,
+    ``on built``, ``after turn`` (an overlay's block), ``game``."""
+    kind, _, name = key.partition(":")
+    if kind == "proc":
+        return name if name.startswith(("before ", "after ")) else f"procedure {name}"
+    if kind == "action":
+        return f"action {name}"
+    if kind == "on":
+        return f"on {name.rsplit(':', 1)[0]}"
+    return key
+
+
 class Machine(_Shows):
     """Runs one game's rules. Compiled closures receive the machine as ``run``."""
 
@@ -422,7 +435,7 @@ class Machine(_Shows):
             msg = (f"values or calls nested too deeply to work with (keep lists within {MAX_DEPTH} "
                    "levels; a function that calls itself stops)")
         code = "RR312" if isinstance(err, OverLimit) else "RR302"
-        return RulesRuntimeError(Diagnostic(code, f"in {where}: {msg}", pos))
+        return RulesRuntimeError(Diagnostic(code, f"in {unit_title(where)}: {msg}", pos))
 
     # ------------------------------------------------------------ choices
     def _choice(self) -> tuple[Choose, dict]:
