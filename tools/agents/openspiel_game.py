@@ -182,7 +182,7 @@ class RulesState(pyspiel.State):
     # ---------------------------------------------------------------- the pyspiel API
     def _simultaneous(self) -> bool:
         """Whether this is a round of secret choices (in a game of the simultaneous type)."""
-        return self.get_game().wait is not None and self.game.committing
+        return self.get_game().wait is not None and self.game is not None and self.game.committing
 
     def current_player(self):
         if self._pending is not None:
