@@ -1,5 +1,5 @@
 """The save file: its format, written (:func:`save_text`) and read from its text
-(:func:`read_save`, then :func:`game_of_save`), and what a save or a log may hold: strict JSON,
+(:func:`read_save`, then :func:`game_of_save`; from a file, :func:`load_save`), and what a save or a log may hold: strict JSON,
 and values of the types its ruleset gives them.
 
 A save file is one JSON object: ``format`` (:data:`SAVE_FORMAT`), the ``ruleset``'s name, the
@@ -16,7 +16,8 @@ A save comes from a file anyone may have edited. Before a game is made of it:
   :data:`MAX_DEPTH` (no RecursionError later, in the parser or the engine);
 - :func:`check_types` checks the state against a schema derived from the ruleset: every value
   plain JSON data without fractions of numbers, each entity's ``id`` and ``kind`` its own, and
-  every field and variable of the type of its starting value (a number stays a whole number,
+  every field and variable within the limits of a value a rule stores (a text's length, lists
+  nested, values counted) and of the type of its starting value (a number stays a whole number,
   true/false stays true/false, a string a string, a list a list, a mapping a mapping; any of
   them may become none, and a value that starts as none may become anything); ``cash`` is never
   below 0 (``pay`` keeps it so) except on an entity marked ``unlimited``; the history is a list
@@ -35,8 +36,9 @@ import json
 from typing import NamedTuple
 
 from .errors import BadSave, Diagnostic, Pos
+from .runtime.governor import check_storable
 from .runtime.strict_json import read_json, refuse
-from .runtime.values import MAX_STORED
+from .runtime.values import MAX_STORED, RuleFault
 
 SAVE_FORMAT = "railrules-save-1"
 
@@ -109,6 +111,42 @@ def game_of_save(save: SaveFile, ruleset, where: str = "<save>", set_up: bool = 
                        for d in err.diagnostics]) from None
 
 
+def load_save(path, ruleset_path: str | None = None, set_up: bool = False):
+    """The game of a save file, with its ruleset (:func:`find_ruleset`); ``set_up`` as
+    :func:`game_of_save`. BadSave (RR304) when the file cannot be read or is no sound save."""
+    from pathlib import Path
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(str(path), 1, 1))) from None
+    return load_save_text(text, str(path), ruleset_path, set_up)
+
+
+def load_save_text(text: str, where: str, ruleset_path: str | None = None, set_up: bool = False):
+    """The game of a save file's text (``where``: what to call it in messages), with the ruleset
+    :func:`find_ruleset` finds; ``set_up`` as :func:`game_of_save`."""
+    saved = read_save(text, where)
+    return game_of_save(saved, find_ruleset(saved.ruleset, saved.path, saved.variant, ruleset_path), where,
+                        set_up)
+
+
+def find_ruleset(name: str, saved_in, variant, given: str | None = None):
+    """The ruleset a save or log was made with: the one ``given``, else the folder it names if
+    that folder still holds a ruleset of its name, else the shipped ruleset of its name. (A
+    caller that must read no file a save names, the browser's table, loads with its own ruleset
+    through :func:`game_of_save`.)"""
+    from pathlib import Path
+
+    from . import load_ruleset   # the public face's (data/ calls this module's checks)
+    if given:
+        return load_ruleset(given, variant)
+    if isinstance(saved_in, str) and (Path(saved_in) / "ruleset.yaml").is_file():
+        ruleset = load_ruleset(saved_in, variant)
+        if ruleset.name == name:
+            return ruleset
+    return load_ruleset(name, variant)
+
+
 def describe_changes(changed: list) -> str:
     """'changed def x; new entity y ...', at most 12 of them."""
     if not changed:
@@ -162,9 +200,15 @@ def _plain(value, path: str) -> str | None:
 
 
 def _typed(value, start, at: str) -> str | None:
-    """Why ``value`` cannot be a value of what started as ``start``, or None."""
+    """Why ``value`` cannot be a value of what started as ``start``, or None: plain game data,
+    within the limits of a value a rule stores (:func:`check_storable`: a text's length, how
+    deep lists nest, how many values), of the kind it starts as."""
     if not _fine(value, MAX_STORED):
         return _plain(value, at)
+    try:
+        check_storable(value)
+    except (RuleFault, ValueError) as err:
+        return f"{at} holds a value a game cannot: {err}"
     if value is None or start is None or value.__class__ is start.__class__:
         return None
     if _kind(value) != _kind(start):
