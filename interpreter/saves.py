@@ -44,13 +44,17 @@ SAVE_FORMAT = "railrules-save-1"
 
 
 # ------------------------------------------------------------------ the file
-def save_text(game) -> str:
+def save_text(game, replayable: bool | None = None) -> str:
     """A save's text: the ruleset, variant and state, and whether the state is what its history
     gives from its seed (false for a position set up with ``Game.execute``): when it is, loading
-    the save replays it to check it (:func:`game_of_save`)."""
+    the save replays it to check it (:func:`game_of_save`). ``replayable``: that answer, when the
+    caller knows it (a game that was replayable stays so as actions are applied and undone);
+    else :func:`replays` finds it, by replaying the history."""
+    if replayable is None:
+        replayable = replays(game)
     return json.dumps({"format": SAVE_FORMAT, "ruleset": game.ruleset.name,
                        "path": str(game.ruleset.root), "variant": game.ruleset.variant,
-                       "fingerprints": game.ruleset.fingerprints, "replayable": replays(game),
+                       "fingerprints": game.ruleset.fingerprints, "replayable": replayable,
                        "state": json.loads(game.to_json())})
 
 
@@ -318,15 +322,21 @@ def replayed(game, where: str = "<save>"):
     """The game a save's history gives, played again from its seed: a new game object (as a
     clone: an empty log, nothing to undo). BadSave (RR304) at the first action of the history
     that is not legal when replayed, or naming the first field whose saved value is not what
-    the history gives (the paused rules' frames are taken from the replay, not the file)."""
+    the history gives (the paused rules' frames are taken from the replay, not the file). In an
+    open round of secret choices, the commitments made so far (not in the history until the
+    reveal) are made again after it, in the order they were made."""
+    from .engine.commitments import open_round
     from .errors import RailrulesError
     state = game.state
     fresh = game.ruleset.new_game(state["players"], state["seed"])
-    for i, action in enumerate(state["history"]):
+    found = open_round(game.ruleset.program, state)
+    committed = [(f"the commitment of {seat}", action, seat) for seat, action in found[1]["commits"].items()] \
+        if found is not None else []
+    for at, action, seat in [(f"history[{i}]", a, None) for i, a in enumerate(state["history"])] + committed:
         try:
-            fresh.apply(action)
+            fresh.apply(action, player=seat)
         except RailrulesError as err:
-            raise refuse(f"history[{i}]: {_short(action)} is not legal when the game is replayed from its "
+            raise refuse(f"{at}: {_short(action)} is not legal when the game is replayed from its "
                          f"seed: {err.diagnostics[0].message}", where) from None
     now = json.loads(json.dumps(fresh.state))
     for key, value in state.items():

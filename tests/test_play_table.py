@@ -191,6 +191,26 @@ def test_an_uploaded_save_makes_the_server_read_no_file_it_names(tmp_path, monke
     assert info.value.status == 422 and f"variant {named}" in info.value.message
 
 
+def test_a_save_in_a_round_of_secret_choices_loads_back():
+    """A save taken after a commitment said "replayable": false (the commitment is not in the
+    history until the reveal), so play --resume and serve's load refused it."""
+    import random
+
+    from railrules.interpreter.engine.commitments import open_round
+    from railrules.interpreter.saves import game_of_save, read_save
+    game = load_ruleset("german_railways", "sealed_auctions").new_game(3, 4)
+    rng, loaded = random.Random(1), 0
+    while not game.is_over and loaded < 3:
+        found = open_round(game.ruleset.program, game.state)
+        if found is not None and found[1]["commits"]:
+            text = save_text(game)
+            assert json.loads(text)["replayable"] is True
+            assert game_of_save(read_save(text), game.ruleset).to_json() == game.to_json()
+            loaded += 1
+        game.apply(rng.choice(game.legal_actions()))
+    assert loaded == 3
+
+
 def test_a_save_too_large_for_a_rule_names_the_field(tmp_path):
     """Storability is checked once, with the save's other checks: the refusal names the field."""
     game = load_ruleset(COIN_RACE).new_game(2, 1)

@@ -27,7 +27,7 @@ from railrules.interpreter import IllegalAction
 from railrules.interpreter.engine import secrecy
 from railrules.interpreter.errors import RailrulesError
 from railrules.interpreter.paths import in_ruleset
-from railrules.interpreter.saves import game_of_save, read_save, save_text
+from railrules.interpreter.saves import game_of_save, read_save, replays, save_text
 
 from railrules.tools.bots.players import seat_bots
 from railrules.tools.common import outputs
@@ -69,6 +69,7 @@ class Table:
         self.unsaved = ""           # why the last save after a decision failed
         self._strays: dict = {}     # id(bot) -> the thread of a bot that ran out of time, still running
         self._board: tuple | None = None   # (version, owners, svg)
+        self.replayable = replays(game)    # (and so it stays, as actions are applied and undone)
         self.host = secrets.token_urlsafe(18)
         self.seat_tokens = {secrets.token_urlsafe(18): seat for seat in self.humans}
 
@@ -369,7 +370,7 @@ class Table:
         if not self.autosave:
             return
         try:
-            save(self.game, self.save_path)
+            save(self.game, self.save_path, replayable=self.replayable)
             self.unsaved = ""
         except OutputError as err:
             if not self.unsaved:
@@ -385,7 +386,7 @@ class Table:
             raise Refused(403, "only the table's page saves: a save holds every player's secrets")
         with self.lock:
             try:
-                text = save(self.game, self.save_path)
+                text = save(self.game, self.save_path, replayable=self.replayable)
             except OSError as err:
                 raise Refused(500, f"not saved: cannot write {self.save_path}: {err.strerror or err}") from None
             except OutputError as err:
@@ -413,7 +414,7 @@ class Table:
                 raise Refused(422, f"cannot load: the save is a game of {game.ruleset.name} for "
                               f"{len(game.players)} players; this table plays {ruleset.name} for "
                               f"{len(self.game.players)}")
-            self.game = game
+            self.game, self.replayable = game, saved.replayable
             self.bots = seat_bots(self.specs, game.players, game.state["seed"])
             self.mine, self.last = [], None
             self.version += 1
@@ -527,11 +528,12 @@ def _unknown_name(game, label: str) -> str:
 
 
 # ------------------------------------------------------------------ the session's save file
-def save(game, path: Path, new: bool = False) -> str:
+def save(game, path: Path, new: bool = False, replayable: bool | None = None) -> str:
     """Write a save whole or not at all (:mod:`..common.outputs`), so that a failed save never
-    destroys an older one; ``new``: only if no file is at ``path`` yet. Returns the text
-    written; raises OutputError."""
-    text = save_text(game)
+    destroys an older one; ``new``: only if no file is at ``path`` yet; ``replayable`` as
+    :func:`~railrules.interpreter.saves.save_text`. Returns the text written; raises
+    OutputError."""
+    text = save_text(game, replayable)
     (outputs.create if new else outputs.write)(path, text)
     return text
 
