@@ -49,12 +49,14 @@ class Refused(Exception):
 
 class Table:
     """``humans``: the seats people play; ``bots``: the bots' spec (one, or one per seat);
-    ``bot_seconds``: how long a bot may think (None: as long as it takes), after which its move
-    is :data:`FALLBACK`; ``autosave``: write ``save_path`` after every decision (the browser's
+    ``save_path``: where the page's save (and ``autosave``) writes (None: a table that saves
+    nothing, an all-bot game's); ``bot_seconds``: how long a bot may think (None: as long as it
+    takes), after which its move is :data:`FALLBACK`; ``autosave``: write ``save_path`` after
+    every decision (the browser's
     table: a killed server loses nothing); ``say``: where a note for the host goes (a bot out of
     time)."""
 
-    def __init__(self, game, humans: list[str], bots: str, seed: int, save_path: Path,
+    def __init__(self, game, humans: list[str], bots: str, seed: int, save_path: Path | None = None,
                  delay: float = 0.6, bot_seconds: float | None = None, autosave: bool = False,
                  say=None):
         self.game, self.humans, self.specs, self.save_path = game, list(humans), bots, save_path
@@ -367,7 +369,7 @@ class Table:
 
     def _kept(self) -> None:
         """After a decision, with ``autosave``: the save file written again (whole or not at all)."""
-        if not self.autosave:
+        if not self.autosave or self.save_path is None:
             return
         try:
             save(self.game, self.save_path, replayable=self.replayable)
@@ -384,6 +386,8 @@ class Table:
         generator's state)."""
         if seat is not None:
             raise Refused(403, "only the table's page saves: a save holds every player's secrets")
+        if self.save_path is None:
+            raise Refused(409, "this table keeps no save file")
         with self.lock:
             try:
                 text = save(self.game, self.save_path, replayable=self.replayable)

@@ -12,8 +12,8 @@ from railrules.tools.common import outputs, verbs
 from railrules.tools.common.outputs import OutputError, OutputExists, check_path
 from railrules.tools.pictures.board_model import entity_colour
 from railrules.tools.play.summary import standings, summary
-from railrules.tools.play.table import (Table, add_bot_seconds, as_listed, explain, option_cost, option_names, paused_in, save,
-                                        save_on_leaving, take_save)
+from railrules.tools.play.table import (Table, add_bot_seconds, as_listed, explain, option_cost, option_names,
+                                        paused_in, save, save_on_leaving, take_save)
 
 HELP = """Type the number of an action, or its label (e.g. 'bid 8'; capitals or not). A range such as
 'bid 7-40: type bid N' takes any N in it (its number takes the first).
@@ -51,7 +51,7 @@ def _print_new(game: Game, shown: list[int], out, seat: str | None = None) -> No
 
 def play_bots(game: Game, bots: str, seed: int, out=None, bot_seconds: float | None = None) -> None:
     out = out or sys.stdout
-    table = Table(game, [], bots, seed, Path(), bot_seconds=bot_seconds, say=lambda text: print(text, file=out))
+    table = Table(game, [], bots, seed, bot_seconds=bot_seconds, say=lambda text: print(text, file=out))
     shown = [0]
     while not game.is_over:
         move = table.bot_move()
