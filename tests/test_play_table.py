@@ -97,6 +97,9 @@ def test_a_second_step_or_an_undo_while_a_bot_thinks(tmp_path):
     stepping.join(WAIT)
     assert isinstance(stepped.get("error"), Refused) and "moved on" in stepped["error"].message
     assert t.game.decisions == 0 and t.game.current_player == "p1"
+    with pytest.raises(Refused) as info:   # a bot never moves for a person, whatever asks it
+        t.bot_move()
+    assert "is a person" in info.value.message and t.game.decisions == 0
 
 
 def test_a_bot_out_of_time_plays_the_fallback_and_says_so(tmp_path):

@@ -210,12 +210,19 @@ class Table:
         self._moved(mover, action, committing)
         return action
 
-    def bot_move(self) -> dict:
+    def bot_move(self, version: int | None = None) -> dict:
         """The bot to move chooses, on a copy of the game and outside the lock (the table answers
         meanwhile), within :attr:`bot_seconds`; its move is made and returned as everyone may
-        read it (:attr:`last`). Refused if another bot is thinking, or if the game moved on (an
-        undo, a load) while it thought."""
+        read it (:attr:`last`). Refused if the game is not at ``version`` (when given), is over or
+        waits for a person, if another bot is thinking, or if the game moved on (an undo, a
+        load) while it thought."""
         with self.lock:
+            if version is not None:
+                self._check_version(version)
+            if self.game.is_over:
+                raise Refused(409, "the game is over")
+            if self.game.current_player in self.humans:
+                raise Refused(409, f"{self.name(self.game.current_player)} is a person: a bot moves only in its turn")
             if self.thinking:
                 raise Refused(409, "a bot is thinking already: look again in a moment", version=self.version)
             mover, version, copy = self.game.current_player, self.version, self.game.clone()
@@ -285,14 +292,7 @@ class Table:
 
     def step(self, version) -> dict:
         """The bot to move makes its move (a page asks, at the speed its person chose)."""
-        with self.lock:
-            self._check_version(version)
-            if self.game.is_over:
-                raise Refused(409, "the game is over")
-            mover = self.game.current_player
-            if mover in self.humans:
-                raise Refused(409, f"{self.name(mover)} is a person: a bot moves only in its turn")
-        last = self.bot_move()
+        last = self.bot_move(version)
         return {"done": last["label"], "version": self.version, **({"note": last["note"]} if "note" in last else {})}
 
     # ------------------------------------------------------------------ why
