@@ -533,7 +533,7 @@ def test_a_save_is_written_and_read_from_its_text_by_one_owner(played):
 def test_a_save_whose_values_are_not_what_its_history_gives_is_rr304(tmp_path, played):
     """Well typed, but edited: the cash is not what the decisions made it, or a decision was
     added that the game, replayed from its seed, refuses."""
-    from railrules.tools.play.terminal import load_save
+    from railrules.interpreter.saves import load_save
     rich = tmp_path / "rich.save.json"
     rich.write_text(_edit(played[0], lambda d: d["state"]["entities"]["p1"].__setitem__(
         "cash", d["state"]["entities"]["p1"]["cash"] + 1)))

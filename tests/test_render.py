@@ -31,7 +31,7 @@ def test_the_text_map_of_a_board_in_rows_puts_each_letter_on_a_line(capsys):
 
 
 def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
-    from railrules.tools.play.terminal import save
+    from railrules.tools.play.table import save
     game = chicago.new_game(players=3, seed=1)
     game.execute("add PRR to Q6.trains")
     path = tmp_path / "g.save.json"

@@ -9,7 +9,7 @@ from railrules.interpreter.errors import BadSave, Diagnostic, IllegalAction, Pos
 from railrules.interpreter.runtime.strict_json import read_json, refuse
 from railrules.interpreter.saves import describe_changes
 
-from railrules.tools.play.terminal import find_ruleset
+from railrules.interpreter.saves import find_ruleset
 
 
 def read_log(path: Path) -> dict:
