@@ -25,6 +25,7 @@ from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS, ended
 from .proven import ANY, types_for
 from .sources import add, define
+from .writer import Writer
 
 
 class _Unsupported(Exception):
@@ -119,9 +120,11 @@ class Codegen:
         """``f(run, L)``, expression ``e`` in checked mode (``self.checked``): no fallback, its
         faults are the rules' own. ``around``: a helper its value goes through."""
         body = self.source(e, locals_)
-        source = f"def checked(run, L):\n    return {f'{around}({body})' if around else body}\n"
-        define(self.space, source, f"<rules {e.pos.file}:{e.pos.line}>")
-        return self.space.pop("checked")
+        w = Writer()
+        w.line("def checked(run, L):")
+        with w.indent():
+            w.line(f"return {around}({body})" if around else f"return {body}")
+        return self._define(w, "checked", e.pos)
 
     def define(self, d, slow) -> None:
         """Put ``_def_NAME(run, v_PARAM...)``, def ``d`` as a Python function, into the namespace:
@@ -133,15 +136,20 @@ class Codegen:
             return  # its callers' generated code fails to find it and runs their checked code
         params = "".join(f", v_{p}" for p in d.params)
         loc = ", ".join(f"{p!r}: v_{p}" for p in d.params)
-        source = (f"def _def_{d.name}(run{params}):\n"
-                  f"    run.steps = _s = run.steps + 1\n"
-                  f"    if _s > run.budget:\n        raise _OverBudget()\n"
-                  f"    if run.depth >= 200:\n        _too_deep({d.name!r})\n"
-                  f"    run.depth += 1\n    _E = run.ent\n    L = None\n"  # no rule locals (see _loop)
-                  f"    try:\n        return {body}\n    except _SAID:\n        raise\n"
-                  f"    except Exception:\n        return {add(self.space, '_x', slow)}(run, {{{loc}}})\n"
-                  f"    finally:\n        run.depth -= 1\n")
-        define(self.space, source, f"<rules {d.pos.file}:{d.pos.line}>")
+        w = Writer()
+        w.line(f"def _def_{d.name}(run{params}):")
+        with w.indent():
+            w.line("run.steps = _s = run.steps + 1")
+            w.line("if _s > run.budget:")
+            with w.indent():
+                w.line("raise _OverBudget()")
+            w.line("if run.depth >= 200:")
+            with w.indent():
+                w.line(f"_too_deep({d.name!r})")
+            w.lines(["run.depth += 1", "_E = run.ent", "L = None"])  # no rule locals (see _loop)
+            w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, {{{loc}}})",
+                      last="run.depth -= 1")
+        self._define(w, f"_def_{d.name}", d.pos, keep=True)
 
     def function(self, e, locals_: set, slow):
         """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
@@ -152,11 +160,12 @@ class Codegen:
         # A fault the helpers raise already has its words (and a def's fault must not be tried
         # again at every level of a deep call); any other error is the unchecked path's.
         slow_name = add(self.space, "_x", slow)
-        source = (f"def fast(run, L):\n    _E = run.ent\n    try:\n        return {body}\n"
-                  f"    except _SAID:\n        raise\n"
-                  f"    except Exception:\n        return {slow_name}(run, L)\n")
-        define(self.space, source, f"<rules {e.pos.file}:{e.pos.line}>")
-        return self.space.pop("fast")
+        w = Writer()
+        w.line("def fast(run, L):")
+        with w.indent():
+            w.line("_E = run.ent")
+            w.attempt(f"return {body}", f"return {slow_name}(run, L)")
+        return self._define(w, "fast", e.pos)
 
     def choices(self, var: str, conds: list, locals_: set, pos, source=None):
         """``f(run, L, items, name, head, made)``: the legal actions (``name``, ``head`` + a value) of the
@@ -178,17 +187,32 @@ class Codegen:
         # an Action once made is kept in ``made`` and listed again while its value is the very
         # same object (machine._kept_actions, written out); a list value has no key
         v = f"v_{var}"
-        source = (f"def choices(run, L, items, name, head, made):\n    _E = run.ent\n    out = []\n"
-                  f"    for {v} in items:\n        if {tests}:\n"
-                  f"            try:\n"
-                  f"                a = made.get({v})\n"
-                  f"                if a is None or a[1][-1] is not {v}:\n"
-                  f"                    a = made[{v}] = _new(_Action, (name, head + ({v},)))\n"
-                  f"            except TypeError:\n"
-                  f"                a = _new(_Action, (name, head + ({v},)))\n"
-                  f"            out.append(a)\n    return out\n")
-        define(self.space, source, f"<rules {pos.file}:{pos.line}>")
-        return self.space.pop("choices")
+        w = Writer()
+        w.line("def choices(run, L, items, name, head, made):")
+        with w.indent():
+            w.lines(["_E = run.ent", "out = []"])
+            w.line(f"for {v} in items:")
+            with w.indent():
+                w.line(f"if {tests}:")
+                with w.indent():
+                    w.line("try:")
+                    with w.indent():
+                        w.line(f"a = made.get({v})")
+                        w.line(f"if a is None or a[1][-1] is not {v}:")
+                        with w.indent():
+                            w.line(f"a = made[{v}] = _new(_Action, (name, head + ({v},)))")
+                    w.line("except TypeError:")
+                    with w.indent():
+                        w.line(f"a = _new(_Action, (name, head + ({v},)))")
+                    w.line("out.append(a)")
+            w.line("return out")
+        return self._define(w, "choices", pos)
+
+    def _define(self, w: Writer, name: str, pos, keep: bool = False):
+        """Run the source written in ``w`` in the namespace, under the name of the rule at
+        ``pos``; the function ``name`` it defines (taken out of the namespace unless ``keep``)."""
+        define(self.space, w.source()[0], f"<rules {pos.file}:{pos.line}>")
+        return self.space[name] if keep else self.space.pop(name)
 
     # ------------------------------------------------------------------ pieces
     def const(self, value) -> str:
@@ -318,9 +342,13 @@ class Codegen:
         item, where = self._knowing(var, self._item(e.source, bound), lambda: (
             f"add({self.gen(e.expr, inner, True)})",
             self.gen(e.where, inner, True) if e.where is not None else None))
-        body = [f"    if {where}:", f"        {item}"] if where else [f"    {item}"]
-        return self._loop(items, ["out = []", "add = out.append", f"for {var} in xs:", *body,
-                                  "return out"], start, bound, e.pos, var)
+
+        def body(w):
+            w.lines(["out = []", "add = out.append", f"for {var} in xs:"])
+            with w.indent():
+                _when(w, where, [item])
+            w.line("return out")
+        return self._loop(items, body, start, bound, e.pos, var)
 
     def g_MapOf(self, e, bound, walrus):
         c = e.pairs
@@ -335,9 +363,13 @@ class Codegen:
             self.gen(key, inner, True), self.gen(value, inner, True),
             self.gen(c.where, inner, True) if c.where is not None else None))
         put = [f"k = {k}", f"out[k if k.__class__ is str else _map_key(k)] = {v}"]
-        body = [f"    if {where}:", *(f"        {x}" for x in put)] if where else [f"    {x}" for x in put]
-        return self._loop(items, ["out = {}", f"for {var} in xs:", *body, "return _sized_map(out)"],
-                          start, bound, e.pos, var)
+
+        def body(w):
+            w.lines(["out = {}", f"for {var} in xs:"])
+            with w.indent():
+                _when(w, where, put)
+            w.line("return _sized_map(out)")
+        return self._loop(items, body, start, bound, e.pos, var)
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
@@ -350,28 +382,36 @@ class Codegen:
         items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r}, 'exists')"
         var, start = f"v_{e.var}", self.temps
         cond = self._knowing(var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True))
-        return self._loop(items, [f"for {var} in xs:", f"    if {cond}:", "        return True",
-                                  "return False"], start, bound, e.pos, var)
+
+        def body(w):
+            w.line(f"for {var} in xs:")
+            with w.indent():
+                _when(w, cond, ["return True"])
+            w.line("return False")
+        return self._loop(items, body, start, bound, e.pos, var)
 
     def _item(self, source, bound) -> str:
         """The proven type of an item of list ``source``."""
         t = self.proven(source, bound)
         return t[5:] if t.startswith("list:") else ANY
 
-    def _loop(self, items: str, lines: list, start: int, bound: dict, pos, var: str) -> str:
-        """A call of a new function of the namespace whose body ``lines`` loops over ``xs``, the
+    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str) -> str:
+        """A call of a new function of the namespace whose body (``write(w)`` writes it) loops over ``xs``, the
         list ``items`` (a comprehension or an ``exists``, written as a loop). Not a Python
         comprehension: a temporary set (``:=``) in one is a cell of the function around it,
         slower to make and to read. The caller's temporaries (those up to ``start``) and
         comprehension or lambda variables and unit locals (``bound``) that the body reads are
         passed in; not the loop's own variable ``var``, which hides one of the same name."""
-        body = "\n".join(lines)
+        body = Writer()
+        write(body)
         outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {var}
-        args = "".join(", " + x for x in sorted(set(_NAME.findall(body)) & outer))
-        source = (f"def loop(run, L, xs{args}):\n    _E = run.ent\n"
-                  + "".join(f"    {line}\n" for line in lines))
-        define(self.space, source, f"<rules {pos.file}:{pos.line}>")
-        name = add(self.space, "_c", self.space.pop("loop"))
+        args = "".join(", " + x for x in sorted(set(_NAME.findall(body.source()[0])) & outer))
+        w = Writer()
+        w.line(f"def loop(run, L, xs{args}):")
+        with w.indent():
+            w.line("_E = run.ent")
+            w.insert(body)
+        name = add(self.space, "_c", self._define(w, "loop", pos))
         return f"{name}(run, L, {items}{args})"
 
     def g_LetIn(self, e, bound, walrus):
@@ -575,6 +615,16 @@ class Checked:
             self.fn = Codegen(self.names, self.tracking, self.space, checked=True).checked_function(
                 self.e, self.locals, self.around)
         return self.fn
+
+
+def _when(w: Writer, cond: str | None, lines: list) -> None:
+    """Write ``lines``, under ``if cond:`` when there is a condition."""
+    if cond is None:
+        w.lines(lines)
+        return
+    w.line(f"if {cond}:")
+    with w.indent():
+        w.lines(lines)
 
 
 def _helper(name: str, a: str, b: str) -> str:
