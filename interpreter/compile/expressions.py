@@ -51,6 +51,7 @@ _INT = re.compile(r"\d+")                          # a whole number as generated
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
 _NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound variable (or a unit's local)
+_READS_E = re.compile(r"\b_E\b")                  # generated code that reads the entities
 _BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that bind a variable
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
 INLINE_DEPTH = 3    # ...up to this many defs deep
@@ -99,14 +100,30 @@ class Codegen:
         self.types = None if checked else types_for(names)
         self.known: dict = {}
         self.memos: dict = {}   # id(bound) -> (bound, {id(node): its type}) (see proven)
+        # Whether the source written may raise what its checked code would word (a missing key,
+        # an index out of range, a value the proof could not rule out: none in arithmetic...);
+        # if not, nothing but a fault already worded can escape it, and it is written with no
+        # fallback. ``needs``: the unit's locals it reads, which must be set (``unit``: the
+        # Python name of each of the unit's locals -> the local).
+        self.partial = False
+        self.needs: set = set()
+        self.unit: dict = {}
 
-    def source(self, e, locals_: set | dict, bound: dict | None = None):
+    def total(self) -> frozenset | None:
+        """After :meth:`source`: None if the source may raise what its checked code words, else
+        the unit's locals that must be set for it to raise nothing the checked code would not."""
+        return None if self.partial else frozenset(self.needs)
+
+    def source(self, e, locals_: set | dict, bound: dict | None = None, unit: bool = False):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
         one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
-        generator leaves it to the checked code."""
+        generator leaves it to the checked code. ``unit``: ``bound`` names the locals of a
+        code unit, which may not be set (see :meth:`total`)."""
         self.locals = locals_
         self.temps = 0
         self.memos = {}
+        self.partial, self.needs = False, set()
+        self.unit = {py: x for x, py in bound.items()} if unit and bound else {}
         # a unit's locals with their proven types (statements._typed), where ``bound`` gives
         # them Python names: the names carry the types
         types: dict = locals_ if isinstance(locals_, dict) else {}
@@ -147,8 +164,16 @@ class Codegen:
             with w.indent():
                 w.line(f"_too_deep({d.name!r})")
             w.lines(["run.depth += 1", "_E = run.ent", "L = None"])  # no rule locals (see _loop)
-            w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, {{{loc}}})",
-                      last="run.depth -= 1")
+            if self.total() is not None:   # nothing to fall back on
+                w.line("try:")
+                with w.indent():
+                    w.line(f"return {body}")
+                w.line("finally:")
+                with w.indent():
+                    w.line("run.depth -= 1")
+            else:
+                w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, {{{loc}}})",
+                          last="run.depth -= 1")
         self._define(w, f"_def_{d.name}", d.pos, keep=True)
 
     def function(self, e, locals_: set, slow):
@@ -159,12 +184,15 @@ class Codegen:
             return None
         # A fault the helpers raise already has its words (and a def's fault must not be tried
         # again at every level of a deep call); any other error is the unchecked path's.
-        slow_name = add(self.space, "_x", slow)
         w = Writer()
         w.line("def fast(run, L):")
         with w.indent():
-            w.line("_E = run.ent")
-            w.attempt(f"return {body}", f"return {slow_name}(run, L)")
+            if _READS_E.search(body):
+                w.line("_E = run.ent")
+            if self.total() is not None:   # nothing to fall back on
+                w.line(f"return {body}")
+            else:
+                w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, L)")
         return self._define(w, "fast", e.pos)
 
     def choices(self, var: str, conds: list, locals_: set, pos, source=None):
@@ -275,10 +303,15 @@ class Codegen:
     def g_Var(self, e, bound, walrus):
         name = e.name
         if name in bound:  # a local of a comprehension or lambda: a Python name
+            if bound[name] in self.unit:   # (or a unit's local, or one of the same name)
+                self.needs.add(self.unit[bound[name]])
             return bound[name]
         kind, v = resolve(self.names, name, self.locals)
         if kind is Kind.LOCAL:
-            return f"_local(L, {name!r})" if self.checked else f"L[{name!r}]"
+            if self.checked:
+                return f"_local(L, {name!r})"
+            self.partial = True   # (not set yet: a KeyError)
+            return f"L[{name!r}]"
         if kind is Kind.VARIABLE:
             return f"_tracked_variable(run, {name!r})" if self.tracking else f"run.glob[{name!r}]"
         if kind is Kind.CONSTANT:
@@ -304,12 +337,13 @@ class Codegen:
         if self.checked:
             return f"_get_attr(run, {obj}, {e.name!r})"
         t = self.proven(e.obj, bound)
+        if not walrus and not (t == "str" or t.startswith("entity:") or _PLAIN.fullmatch(obj)):
+            return f"_get_attr(run, {obj}, {e.name!r})"
+        self.partial = True   # (a text that is no entity's id, a field it does not have)
         if t == "str" or t.startswith("entity:"):  # proven an entity's id (or none): no test
             return f"_E[{obj}][{e.name!r}]"
         if _PLAIN.fullmatch(obj):  # a name or a literal: read twice, no temporary
             return f"(_E[{obj}][{e.name!r}] if {obj}.__class__ is str else _get_attr(run, {obj}, {e.name!r}))"
-        if not walrus:
-            return f"_get_attr(run, {obj}, {e.name!r})"
         t = self.temp()
         return f"(_E[{t}][{e.name!r}] if ({t} := {obj}).__class__ is str else _get_attr(run, {t}, {e.name!r}))"
 
@@ -319,6 +353,7 @@ class Codegen:
             return f"_get_index({obj}, {key})"
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
         # index out of range raises, and the checked code words the fault
+        self.partial = True
         if _INT.fullmatch(key):   # a whole number written in the rules (a pair's item): a list's
             o = self.temp()
             return f"({o}[{key}] if ({o} := {obj}).__class__ is list else _get_index({o}, {key}))"
@@ -449,6 +484,7 @@ class Codegen:
             return self._equality(e, a, b, bound, walrus)
         if self.checked:  # Python's refusal to order two values, worded
             return _helper(_CHECKED_ORDER[e.op], a, b)
+        self.partial = True   # (the fast order leaves Python's refusal to the checked code)
         if walrus:
             return self._ints(a, b, e.op, _ORDER[e.op], whole=self._whole(e, bound))
         return _helper(_ORDER[e.op], a, b)
@@ -483,6 +519,8 @@ class Codegen:
             return _helper(checked, a, b)
         nonzero = divides and not _INT.fullmatch(b)   # not a number written in the rules: not 0 either
         if not nonzero and all(w or _INT.fullmatch(s) for s, w in zip((a, b), whole)):
+            if not (_INT.fullmatch(a) and _INT.fullmatch(b)):
+                self.partial = True   # (a proven whole number may still be none)
             return f"({inline.format(x=a, y=b, op=op)})"
         x = a if _INT.fullmatch(a) else self.temp()
         y = b if _INT.fullmatch(b) else self.temp()
@@ -523,7 +561,11 @@ class Codegen:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
             if not self.tracking and not self.checked:  # the def as a Python function (define);
                 inline = self.inline(d, args, walrus, e.args, bound)  # none while constants are computed: refused
-                return inline or f"_def_{name}(run{''.join(', ' + a for a in args)})"
+                if inline:
+                    return inline
+                if f"_def_{name}" not in self.space:   # not written (yet): a NameError
+                    self.partial = True
+                return f"_def_{name}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             functions = "tracked_functions" if self.tracking else "program_functions"
             return f"_call(run, run.{functions}, {name!r}, {{{params}}})"
@@ -533,6 +575,7 @@ class Codegen:
         if kind is not Kind.BUILTIN or not d.lo <= len(args) <= d.hi:
             return self.unsupported()
         if name in ("count", "len") and self.proven(e.args[0], bound).startswith("list"):
+            self.partial = True
             return f"len({args[0]})"   # (none raises: its checked code words the fault)
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()
@@ -542,6 +585,7 @@ class Codegen:
             keep = ">=" if name == "max" else "<="
             whole = [self.proven(x, bound) == "int" for x in e.args]
             if all(whole):
+                self.partial = True   # (a proven whole number may still be none)
                 return f"({a} if ({a} := {args[0]}) {keep} ({b} := {args[1]}) else {b})"
             return (f"(({a} if {a} {keep} {b} else {b}) if {_tested(a, args[0], whole[0])}"
                     f" & {_tested(b, args[1], whole[1])} else _b_{name}(run, {a}, {b}))")
@@ -598,12 +642,13 @@ class Checked:
     it is called (a fault of its fast code, or a run with no fast code: lint, the all-checked
     mode), so that a load does not write every expression twice. ``source``: the fast source a
     code unit inlines (:mod:`.units`), falling back on this; None if none."""
-    __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source")
+    __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source", "total")
 
     def __init__(self, names, tracking: bool, space: dict, e, locals_, around: str | None = None):
         self.names, self.tracking, self.space, self.e = names, tracking, space, e
         self.locals, self.around, self.fn = frozenset(locals_), around, None
         self.source: str | None = None
+        self.total: frozenset | None = None   # see Codegen.total
 
     def __call__(self, run, L):
         return (self.fn or self.function())(run, L)

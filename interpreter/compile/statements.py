@@ -634,9 +634,10 @@ class Compiler:
         if self.checked:
             return slow
         if self.generate:  # the unit's locals are its Python locals (units.py)
-            source = Codegen(self.names, False, self.space).source(
-                e, scope.locals, {x: f"v_{x}" for x in scope.locals})
+            codegen = Codegen(self.names, False, self.space)
+            source = codegen.source(e, scope.locals, {x: f"v_{x}" for x in scope.locals}, unit=True)
             slow.source = f"{around}({source})" if around and source else source
+            slow.total = codegen.total()
         return slow
 
     def _checked(self, e, scope, tracking: bool, around: str | None = None) -> Checked:

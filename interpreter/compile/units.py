@@ -40,8 +40,6 @@ instruction.
 """
 from __future__ import annotations
 
-import re
-
 from ..dsl import nodes as n
 from ..dsl.turns import SLOT
 from . import flow
@@ -49,7 +47,6 @@ from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, Retur
 from .sources import add, define
 from .writer import Writer
 
-_SAFE = re.compile(r"-?\d+|'[^'\\]*'|None|True|False|_k\d+")
 
 
 class Units(dict):
@@ -229,8 +226,8 @@ class _UnitWriter(Writer):
         source = getattr(fn, "source", None)
         if source is None:
             self.line(f"{var} = {self.obj(fn)}(run, {self.live()})")
-        elif _SAFE.fullmatch(source) or (source.startswith("v_") and source[2:] in self.must[self.at]):
-            self.line(f"{var} = {source}")  # a literal, a constant or a local set here cannot fail
+        elif fn.total is not None and fn.total <= self.must[self.at]:
+            self.line(f"{var} = {source}")  # it can raise nothing its checked code would word
         else:
             self.attempt(f"{var} = {source}", f"{var} = {self.obj(fn)}(run, {self.live()})")
 

@@ -16,7 +16,7 @@ import tokenize
 from contextlib import contextmanager
 
 INDENT = "    "
-WIDTH = 10**9   # a line longer than this is broken inside its brackets, where it can be
+WIDTH = 100   # a line longer than this is broken inside its brackets, where it can be
 
 
 class Writer:
@@ -93,14 +93,14 @@ class Writer:
 
 # ------------------------------------------------------------------ long lines
 _OPEN, _CLOSE = set("([{"), set(")]}")
-_BEFORE = {"if", "else", "and", "or", "for"}   # a line may be broken before these words...
-_AFTER = {","}                                   # ...and after these, inside brackets
+_BEFORE = {"if", "else", "and", "or", "for", "&", "|"}   # a line may be broken before these...
+_AFTER = {","}                                            # ...and after these, inside brackets
 
 
 def _broken(indent: str, text: str) -> list:
     """``text`` at ``indent`` as one line, or, when longer than :data:`WIDTH`, as several: broken
     inside brackets at the outermost places it can be (after a comma, before ``if``, ``else``,
-    ``and``, ``or``, ``for``), each piece still too long broken again further in."""
+    ``and``, ``or``, ``for``, ``&``, ``|``), each piece still too long broken again further in."""
     if len(indent) + len(text) <= WIDTH:
         return [indent + text]
     points = _break_points(text)
@@ -119,7 +119,7 @@ def _break_points(text: str) -> list:
             offset = tok.start[1] if tok.start[0] == 1 else None
             if offset is None or tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
                 continue
-            if tok.string in _BEFORE and tok.type == tokenize.NAME and depth > 0:
+            if tok.string in _BEFORE and tok.type in (tokenize.NAME, tokenize.OP) and depth > 0:
                 points.append((offset, depth))
             if tok.type == tokenize.OP:
                 if tok.string in _OPEN:
