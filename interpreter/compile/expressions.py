@@ -198,9 +198,10 @@ class Codegen:
     def choices(self, var: str, conds: list, locals_: set, pos, source=None):
         """``f(run, L, items, name, head, made)``: the legal actions (``name``, ``head`` + a value) of the
         values ``items`` of an option's last parameter ``var``: those that pass every require
-        condition, in one comprehension. It has no fallback of its own: the machine lists the
-        values one by one, checked, when it raises. ``source``: the parameter's domain, whose
-        value ``items`` is (the items' proven type)."""
+        condition ``conds`` (all of them when there is none: the one listing of values, in any
+        mode). It has no fallback of its own: the machine lists the values one by one, checked,
+        when it raises. ``source``: the parameter's domain, whose value ``items`` is (the
+        items' proven type)."""
         self.locals = locals_
         self.temps = 0
         self.known, self.memos = {}, {}
@@ -213,26 +214,22 @@ class Codegen:
             return None
         # a loop, not a comprehension: the tests' temporaries stay plain locals (see _loop)
         # an Action once made is kept in ``made`` and listed again while its value is the very
-        # same object (machine._kept_actions, written out); a list value has no key
+        # same object (1 and true are equal keys, and so are 2 and 4/2); a list value has no key
         v = f"v_{var}"
         w = Writer()
         w.line("def choices(run, L, items, name, head, made):")
         with w.indent():
-            w.lines(["_E = run.ent", "out = []"])
+            if _READS_E.search(tests):
+                w.line("_E = run.ent")
+            w.line("out = []")
             w.line(f"for {v} in items:")
             with w.indent():
-                w.line(f"if {tests}:")
-                with w.indent():
-                    w.line("try:")
+                if tests:
+                    w.line(f"if {tests}:")
                     with w.indent():
-                        w.line(f"a = made.get({v})")
-                        w.line(f"if a is None or a[1][-1] is not {v}:")
-                        with w.indent():
-                            w.line(f"a = made[{v}] = _new(_Action, (name, head + ({v},)))")
-                    w.line("except TypeError:")
-                    with w.indent():
-                        w.line(f"a = _new(_Action, (name, head + ({v},)))")
-                    w.line("out.append(a)")
+                        _keep(w, v)
+                else:
+                    _keep(w, v)
             w.line("return out")
         return self._define(w, "choices", pos)
 
@@ -660,6 +657,20 @@ class Checked:
             self.fn = Codegen(self.names, self.tracking, self.space, checked=True).checked_function(
                 self.e, self.locals, self.around)
         return self.fn
+
+
+def _keep(w: Writer, v: str) -> None:
+    """Add the Action of value ``v`` to ``out``, the one kept in ``made`` if it is there."""
+    w.line("try:")
+    with w.indent():
+        w.line(f"a = made.get({v})")
+        w.line(f"if a is None or a[1][-1] is not {v}:")
+        with w.indent():
+            w.line(f"a = made[{v}] = _new(_Action, (name, head + ({v},)))")
+    w.line("except TypeError:")
+    with w.indent():
+        w.line(f"a = _new(_Action, (name, head + ({v},)))")
+    w.line("out.append(a)")
 
 
 def _when(w: Writer, cond: str | None, lines: list) -> None:

@@ -146,12 +146,13 @@ class Compiler:
 
     def _with_choices(self, spec, domains, requires, scope):
         """Say which parameters each require reads (:attr:`OptionSpec.tests_at`), and give the
-        option generated code that lists its last parameter's legal values."""
+        option generated code that lists its last parameter's legal values: with the requires
+        that test it in fast code, or all of them when none does (in any mode)."""
         params = [d.var for d in domains]
         spec.levels = tuple(max((params.index(x.name) for x in n.walk(r.cond)
                                  if isinstance(x, n.Var) and x.name in params), default=0) for r in requires)
         last = [r.cond for r, level in zip(requires, spec.levels) if level == len(domains) - 1]
-        if domains and last and self.generate and not self.checked:
+        if domains and (not last or self.generate and not self.checked):
             spec.choices = Codegen(self.names, False, self.space).choices(
                 domains[-1].var, last, scope.locals, spec.pos, domains[-1].source)
         return spec
