@@ -5,7 +5,9 @@ event (a frame pushed, ``F["pc"]`` set to where it goes on: returns 0), a return
 popped: 0), a choice or the end of the game (1, the machine pauses). Inside, the unit's basic
 blocks are picked by ``pc`` in a ``while`` loop, so jumps and loops stay in Python; each block
 counts its instructions against the step budget when it starts. Expressions are inlined as
-their generated source (:mod:`.expressions`), each with its checked code as the fallback.
+their generated source (:mod:`.expressions`), each with its checked code as the fallback where
+it may raise what that code words (:meth:`.expressions.Codegen.total`). Every line is written
+through the one writer (:mod:`.writer`), which records the instruction each line is for.
 
 A rule's locals are Python locals of the function while it runs: ``v_NAME`` for a local
 ``NAME`` (the prefix keeps every name a ruleset writes apart from Python's and the helpers'),

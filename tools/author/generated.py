@@ -20,10 +20,12 @@ def generated(name_or_path: str, wanted: str | None = None, variant: str | None 
     """``(name, commented source)`` of the ruleset's generated functions (``wanted``: only those
     whose rule line or unit names it; ``checked``: in the checked mode, every expression with
     its checked code and no fast code)."""
-    ruleset = (load_all_checked if checked else load_ruleset)(name_or_path, variant)
+    ruleset = load_all_checked(name_or_path, variant) if checked else load_ruleset(name_or_path, variant)
     program = ruleset.program
+    units = program.units
+    assert units is not None   # (made with the program)
     for key in program.codes:
-        program.units[key]   # written on first use: write them all
+        units[key]   # written on first use: write them all
     if checked:   # an expression's checked code is written on first use too
         for value in list(program.space.values()):
             if isinstance(value, Checked):
