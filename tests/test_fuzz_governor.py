@@ -83,7 +83,7 @@ def _expressions(inner):
 
 EXPRESSIONS = st.recursive(LEAVES, _expressions, max_leaves=8)
 CODES = {"RR302", "RR303", "RR312"}
-RATE = 40   # calls and item comparisons a step may stand for (the most met: 1.5)
+RATE = 40   # calls and item comparisons a step may stand for (the most met in 400 examples: 3.3)
 STATS = {"examples": 0, "codes": {}, "most": 0.0, "most_expr": ""}
 
 
