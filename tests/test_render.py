@@ -218,6 +218,21 @@ def test_render_of_a_log_at_a_step(tmp_path, capsys):
     assert "beyond the game" in capsys.readouterr().err
 
 
+def test_render_of_another_rulesets_log_is_refused_in_one_line(tmp_path, capsys):
+    """The log of one game drawn with another game's rules was refused with every rule of the
+    two listed as changed ("changed game game; changed procedure setup; ... and 407 more")."""
+    log = tmp_path / "g.log"
+    assert main(["play", "chicago_express", "--bots", "random", "--players", "3", "--seed", "3",
+                 "--log", str(log)]) == 0
+    capsys.readouterr()
+    assert main(["render", "german_railways", "--log", str(log), "--svg", str(tmp_path / "b.svg")]) == 1
+    out, err = capsys.readouterr()
+    assert not out and err == f"{log}: error RR304 the log is of chicago_express, not of " \
+        "german_railways: give its own rules, or none\n"
+    assert not (tmp_path / "b.svg").exists()
+    assert main(["render", "chicago_express", "--log", str(log)]) == 0
+
+
 def test_render_png_is_the_picture_at_its_own_size(tmp_path):
     import shutil
     if not (shutil.which("chromium") or shutil.which("chromium-browser")):

@@ -81,10 +81,11 @@ class Table:
 
     def page(self, token: str):
         """The seat a token opens (None: the table's page); Refused if it opens none."""
-        if secrets.compare_digest(token, self.host):
+        given = token.encode("utf-8", "surrogatepass")   # (compare_digest takes ASCII text only)
+        if secrets.compare_digest(given, self.host.encode()):
             return None
         for known, seat in self.seat_tokens.items():
-            if secrets.compare_digest(token, known):
+            if secrets.compare_digest(given, known.encode()):
                 return seat
         raise Refused(404, "no game page at this address: use a link printed by railrules serve")
 
