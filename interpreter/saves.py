@@ -1,5 +1,5 @@
 """The save file: its format, written (:func:`save_text`) and read from its text
-(:func:`read_save`, then :func:`game_of_save`), and what a save or a log may hold: strict JSON,
+(:func:`read_save`, then :func:`game_of_save`; from a file, :func:`load_save`), and what a save or a log may hold: strict JSON,
 and values of the types its ruleset gives them.
 
 A save file is one JSON object: ``format`` (:data:`SAVE_FORMAT`), the ``ruleset``'s name, the
@@ -16,7 +16,8 @@ A save comes from a file anyone may have edited. Before a game is made of it:
   :data:`MAX_DEPTH` (no RecursionError later, in the parser or the engine);
 - :func:`check_types` checks the state against a schema derived from the ruleset: every value
   plain JSON data without fractions of numbers, each entity's ``id`` and ``kind`` its own, and
-  every field and variable of the type of its starting value (a number stays a whole number,
+  every field and variable within the limits of a value a rule stores (a text's length, lists
+  nested, values counted) and of the type of its starting value (a number stays a whole number,
   true/false stays true/false, a string a string, a list a list, a mapping a mapping; any of
   them may become none, and a value that starts as none may become anything); ``cash`` is never
   below 0 (``pay`` keeps it so) except on an entity marked ``unlimited``; the history is a list
@@ -35,20 +36,25 @@ import json
 from typing import NamedTuple
 
 from .errors import BadSave, Diagnostic, Pos
+from .runtime.governor import check_storable
 from .runtime.strict_json import read_json, refuse
-from .runtime.values import MAX_STORED
+from .runtime.values import MAX_STORED, RuleFault
 
 SAVE_FORMAT = "railrules-save-1"
 
 
 # ------------------------------------------------------------------ the file
-def save_text(game) -> str:
+def save_text(game, replayable: bool | None = None) -> str:
     """A save's text: the ruleset, variant and state, and whether the state is what its history
     gives from its seed (false for a position set up with ``Game.execute``): when it is, loading
-    the save replays it to check it (:func:`game_of_save`)."""
+    the save replays it to check it (:func:`game_of_save`). ``replayable``: that answer, when the
+    caller knows it (a game that was replayable stays so as actions are applied and undone);
+    else :func:`replays` finds it, by replaying the history."""
+    if replayable is None:
+        replayable = replays(game)
     return json.dumps({"format": SAVE_FORMAT, "ruleset": game.ruleset.name,
                        "path": str(game.ruleset.root), "variant": game.ruleset.variant,
-                       "fingerprints": game.ruleset.fingerprints, "replayable": replays(game),
+                       "fingerprints": game.ruleset.fingerprints, "replayable": replayable,
                        "state": json.loads(game.to_json())})
 
 
@@ -109,6 +115,42 @@ def game_of_save(save: SaveFile, ruleset, where: str = "<save>", set_up: bool = 
                        for d in err.diagnostics]) from None
 
 
+def load_save(path, ruleset_path: str | None = None, set_up: bool = False):
+    """The game of a save file, with its ruleset (:func:`find_ruleset`); ``set_up`` as
+    :func:`game_of_save`. BadSave (RR304) when the file cannot be read or is no sound save."""
+    from pathlib import Path
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(str(path), 1, 1))) from None
+    return load_save_text(text, str(path), ruleset_path, set_up)
+
+
+def load_save_text(text: str, where: str, ruleset_path: str | None = None, set_up: bool = False):
+    """The game of a save file's text (``where``: what to call it in messages), with the ruleset
+    :func:`find_ruleset` finds; ``set_up`` as :func:`game_of_save`."""
+    saved = read_save(text, where)
+    return game_of_save(saved, find_ruleset(saved.ruleset, saved.path, saved.variant, ruleset_path), where,
+                        set_up)
+
+
+def find_ruleset(name: str, saved_in, variant, given: str | None = None):
+    """The ruleset a save or log was made with: the one ``given``, else the folder it names if
+    that folder still holds a ruleset of its name, else the shipped ruleset of its name. (A
+    caller that must read no file a save names, the browser's table, loads with its own ruleset
+    through :func:`game_of_save`.)"""
+    from pathlib import Path
+
+    from . import load_ruleset   # the public face's (data/ calls this module's checks)
+    if given:
+        return load_ruleset(given, variant)
+    if isinstance(saved_in, str) and (Path(saved_in) / "ruleset.yaml").is_file():
+        ruleset = load_ruleset(saved_in, variant)
+        if ruleset.name == name:
+            return ruleset
+    return load_ruleset(name, variant)
+
+
 def describe_changes(changed: list) -> str:
     """'changed def x; new entity y ...', at most 12 of them."""
     if not changed:
@@ -162,9 +204,15 @@ def _plain(value, path: str) -> str | None:
 
 
 def _typed(value, start, at: str) -> str | None:
-    """Why ``value`` cannot be a value of what started as ``start``, or None."""
+    """Why ``value`` cannot be a value of what started as ``start``, or None: plain game data,
+    within the limits of a value a rule stores (:func:`check_storable`: a text's length, how
+    deep lists nest, how many values), of the kind it starts as."""
     if not _fine(value, MAX_STORED):
         return _plain(value, at)
+    try:
+        check_storable(value)
+    except (RuleFault, ValueError) as err:
+        return f"{at} holds a value a game cannot: {err}"
     if value is None or start is None or value.__class__ is start.__class__:
         return None
     if _kind(value) != _kind(start):
@@ -274,15 +322,21 @@ def replayed(game, where: str = "<save>"):
     """The game a save's history gives, played again from its seed: a new game object (as a
     clone: an empty log, nothing to undo). BadSave (RR304) at the first action of the history
     that is not legal when replayed, or naming the first field whose saved value is not what
-    the history gives (the paused rules' frames are taken from the replay, not the file)."""
+    the history gives (the paused rules' frames are taken from the replay, not the file). In an
+    open round of secret choices, the commitments made so far (not in the history until the
+    reveal) are made again after it, in the order they were made."""
+    from .engine.commitments import open_round
     from .errors import RailrulesError
     state = game.state
     fresh = game.ruleset.new_game(state["players"], state["seed"])
-    for i, action in enumerate(state["history"]):
+    found = open_round(game.ruleset.program, state)
+    committed = [(f"the commitment of {seat}", action, seat) for seat, action in found[1]["commits"].items()] \
+        if found is not None else []
+    for at, action, seat in [(f"history[{i}]", a, None) for i, a in enumerate(state["history"])] + committed:
         try:
-            fresh.apply(action)
+            fresh.apply(action, player=seat)
         except RailrulesError as err:
-            raise refuse(f"history[{i}]: {_short(action)} is not legal when the game is replayed from its "
+            raise refuse(f"{at}: {_short(action)} is not legal when the game is replayed from its "
                          f"seed: {err.diagnostics[0].message}", where) from None
     now = json.loads(json.dumps(fresh.state))
     for key, value in state.items():

@@ -138,7 +138,7 @@ def test_a_broken_parse_entry_is_parsed_again(folder):
 
 def test_a_parse_entry_under_another_files_name_is_not_taken(folder):
     """Two parse entries swapped: two rulesets played each other's rules, silently. An entry
-    holds the hash of the text it was parsed from, checked."""
+    holds its own name, checked."""
     import time
     one = parser._parsed("def a(x) = x\n", "one.rules", 0, cached=True)
     (first,) = folder.glob("parse-*")
@@ -155,7 +155,7 @@ def test_a_parse_entry_under_another_files_name_is_not_taken(folder):
 def test_the_oldest_entries_of_a_kind_go_beyond_the_limit(folder):
     for i in range(7):
         path = cache.entry("parse", str(i))
-        cache.store(path, lambda tmp: tmp.write_bytes(b"x"), keep=5)
+        cache.store(path, b"x", keep=5)
         os.utime(path, (1000 + i, 1000 + i))    # older than the next one, whatever the clock
         cache.mark("valid", str(i))
     kept = set(folder.glob("parse-*"))
@@ -173,3 +173,71 @@ def test_a_folder_others_can_write_to_is_not_used(folder):
     assert not list(folder.iterdir())
     folder.chmod(0o700)
     assert cache.entry("lark", "x") is not None
+
+
+def _other_grammar_tables() -> bytes:
+    """The tables of a parser of another grammar, as lark saves them."""
+    import io
+    from lark import Lark
+    out = io.BytesIO()
+    Lark("start: \"x\"", parser="lalr").save(out)
+    return out.getvalue()
+
+
+def test_an_entry_that_does_not_name_itself_is_not_taken(folder):
+    """Another grammar's tables under this grammar's name were loaded, and every rules file
+    parsed by them: an entry proves it is the one opened for (its name and the hash of what
+    it keeps, inside)."""
+    parser._lark.__wrapped__()
+    (entry,) = folder.glob("lark-*")
+    entry.write_bytes(_other_grammar_tables())
+    again = parser._lark.__wrapped__()
+    assert again.source_path != "<deserialized>" and _trees(again)
+    kept = cache.load(entry)                                  # and rebuilt in its place
+    assert kept is not None and kept != _other_grammar_tables()
+
+
+def test_an_entry_is_checked_in_the_file_opened(folder):
+    path = cache.entry("parse", "a")
+    cache.store(path, b"kept")
+    assert cache.load(path) == b"kept"
+    data = path.read_bytes()
+    other = cache.entry("parse", "b")
+    assert other is not None
+    other.write_bytes(data)                                   # another entry's bytes
+    assert cache.load(other) is None
+    path.write_bytes(data[:-1] + b"K")                        # damaged
+    assert cache.load(path) is None
+    assert cache.load(folder / "parse-missing") is None
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX links and permissions")
+def test_a_link_a_pipe_or_an_entry_others_can_write_is_not_read(folder, tmp_path):
+    """The checks are made on the file opened, not on a path that may change between a check
+    and the open (a link followed, a pipe that would block the start)."""
+    path = cache.entry("learned", "a")
+    cache.store(path, b"kept")
+    data = path.read_bytes()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(data)
+    path.unlink()
+    path.symlink_to(elsewhere)
+    assert cache.load(path) is None
+    path.unlink()
+    os.mkfifo(path)
+    assert cache.load(path) is None                           # at once: not waiting for a writer
+    path.unlink()
+    path.write_bytes(data)
+    assert cache.load(path) == b"kept"
+    path.chmod(0o666)
+    assert cache.load(path) is None
+
+
+def test_an_entry_is_private_whatever_the_umask(folder):
+    old = os.umask(0)
+    try:
+        path = cache.entry("valid", "a")
+        cache.mark("valid", "a")
+    finally:
+        os.umask(old)
+    assert path is not None and path.stat().st_mode & 0o777 == 0o600 and cache.has("valid", "a")

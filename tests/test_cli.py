@@ -837,7 +837,8 @@ def test_a_log_names_its_folder_and_a_changed_rule_is_named_before_any_replay(ca
 
 
 def test_resume_takes_the_ruleset_given_beside_the_save(capsys, tmp_path, own_copy):
-    from railrules.tools.play.terminal import load_save, save
+    from railrules.interpreter.saves import load_save
+    from railrules.tools.play.table import save
     from railrules.interpreter import load_ruleset
     game = load_ruleset(str(own_copy)).new_game(3, 5)
     game.apply(game.legal_actions()[0])
@@ -866,7 +867,7 @@ def test_play_shows_what_each_option_costs_as_the_ruleset_declares():
     import random as rnd
 
     from railrules.interpreter import load_ruleset
-    from railrules.tools.play.terminal import option_cost
+    from railrules.tools.play.table import option_cost
     game = load_ruleset("chicago_express").new_game(3, 2)
     r = rnd.Random(3)
     while not any(a.name == "hex" for a in game.legal_actions()):

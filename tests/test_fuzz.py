@@ -323,7 +323,7 @@ def _damaged(text: str, draw, name: str):
 def test_a_damaged_save_loads_as_a_game_or_is_a_railrules_error(data):
     from railrules.interpreter.errors import RailrulesError
     from railrules.interpreter.saves import save_text
-    from railrules.tools.play.terminal import load_save
+    from railrules.interpreter.saves import load_save
     with _damaged(SAVE_TEXT, data.draw, "damaged.save.json") as path:
         try:
             game = load_save(path)

@@ -9,7 +9,7 @@ import traceback
 import pytest
 
 from railrules.interpreter import load_ruleset
-from railrules.interpreter.paths import shipped_rulesets
+from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 from railrules.tools.cli import main
 from railrules.interpreter.compile.sources import listing
 from railrules.tools.author.generated import generated
@@ -32,6 +32,29 @@ def test_a_name_selects_the_functions_written_for_it(capsys):
     assert "# estimate p = p.cash" in out and "def fast(run, L):" in out
     assert main(["code", "chicago_express", "no_such_rule_anywhere"]) == 1
     assert "no generated function" in capsys.readouterr().out
+
+
+def test_the_checked_view_prints_the_checked_modes_code(capsys):
+    assert main(["code", "chicago_express", "estimate", "--checked"]) == 0
+    out = capsys.readouterr().out
+    assert "# estimate p = p.cash" in out and "def checked(run, L):" in out
+    assert "_get_attr(run, _local(L, 'p'), 'cash')" in out and "try:" not in out
+
+
+def test_the_listing_names_rule_files_from_the_ruleset_not_the_install(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)   # (not the checkout: paths are not relative to it either)
+    for flags in ([], ["--list"], ["--checked"]):
+        assert main(["code", "chicago_express", *flags]) == 0
+        out = capsys.readouterr().out
+        assert str(rulesets_dir().resolve()) not in out and str(rulesets_dir()) not in out
+        assert "library/auction.rules:" in out and "chicago_express/rules/" in out
+
+
+def test_no_generated_line_is_too_long_to_read():
+    """Code lines are broken inside their brackets (a comment carries a whole rule line)."""
+    for _, source in generated("chicago_express"):
+        code = [line for line in source.splitlines() if not line.lstrip().startswith("#")]
+        assert max(map(len, code)) <= 200
 
 
 def test_a_unit_says_which_rule_each_part_comes_from():

@@ -533,7 +533,7 @@ def test_a_save_is_written_and_read_from_its_text_by_one_owner(played):
 def test_a_save_whose_values_are_not_what_its_history_gives_is_rr304(tmp_path, played):
     """Well typed, but edited: the cash is not what the decisions made it, or a decision was
     added that the game, replayed from its seed, refuses."""
-    from railrules.tools.play.terminal import load_save
+    from railrules.interpreter.saves import load_save
     rich = tmp_path / "rich.save.json"
     rich.write_text(_edit(played[0], lambda d: d["state"]["entities"]["p1"].__setitem__(
         "cash", d["state"]["entities"]["p1"]["cash"] + 1)))
@@ -749,3 +749,33 @@ def test_a_rules_file_is_not_read_past_the_size_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self) or real(self))
     assert codes(root) == ["RR007"]
     assert root / "main.rules" not in [p.resolve() for p in read]
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_a_ruleset_with_other_line_ends_reads_as_with_newlines(tmp_path, end):
+    """A rules file whose lines end with a carriage return alone read as one line, a comment:
+    "no 'game:' block". Every file of the folder with those line ends loads and plays as with
+    newlines, and a fault is placed at its line."""
+    import shutil
+    from railrules.interpreter.paths import rulesets_dir
+    plain, other = tmp_path / "plain", tmp_path / "other"
+    shutil.copytree(rulesets_dir() / "templates" / "coin_race", plain)
+    shutil.copytree(plain, other)
+    for path in other.rglob("*"):
+        if path.suffix in (".rules", ".yaml"):
+            path.write_bytes(path.read_bytes().replace(b"\n", end.encode()))
+    assert codes(other) == []
+    games = [load_ruleset(str(root)).new_game(2, 7) for root in (plain, other)]
+    for _ in range(20):
+        if games[0].is_over:
+            break
+        assert games[1].legal_actions() == games[0].legal_actions()
+        for game in games:
+            game.apply(game.legal_actions()[-1])
+    assert {**games[1].state, "hash": None} == {**games[0].state, "hash": None}   # (the bytes differ)
+    (rules,) = other.glob("rules/*.rules")
+    lines = rules.read_bytes().split(end.encode())
+    lines.insert(1, b"def oops( = 1")
+    rules.write_bytes(end.encode().join(lines))
+    _, diags = check_ruleset(str(other))
+    assert [(d.code, d.pos.line) for d in diags if d.severity == "error"] == [("RR101", 2)]

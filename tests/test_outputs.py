@@ -97,7 +97,8 @@ def test_two_servers_given_one_save_path_the_second_is_refused_at_start(tmp_path
 def test_the_save_is_reserved_holding_the_game_as_it_starts(tmp_path, monkeypatch):
     """Between the start and the first save, the path holds a loadable save of the start."""
     from railrules.interpreter import load_ruleset
-    from railrules.tools.play.terminal import load_save, reserve_save
+    from railrules.interpreter.saves import load_save
+    from railrules.tools.play.table import reserve_save
     game = load_ruleset(COIN_RACE).new_game(2, 1)
     taken = reserve_save(game, tmp_path / "g.save.json")
     assert load_save(taken).state["history"] == []
@@ -209,7 +210,7 @@ def test_a_save_that_says_it_is_not_replayable_is_not_trusted(tmp_path):
     play --resume and serve's load took it as it was."""
     from railrules.interpreter import load_ruleset
     from railrules.interpreter.errors import BadSave
-    from railrules.tools.play.terminal import load_save, save_text
+    from railrules.interpreter.saves import load_save, save_text
     game = load_ruleset(COIN_RACE).new_game(2, 1)
     game.apply(game.legal_actions()[0])
     data = json.loads(save_text(game))

@@ -13,7 +13,8 @@ import pytest
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import in_ruleset, place_in_ruleset, rulesets_dir
 from railrules.tools.cli import main
-from railrules.tools.play.terminal import explain, paused_in, play_human
+from railrules.tools.play.table import explain, paused_in
+from railrules.tools.play.terminal import play_human
 
 PREFIX = str(rulesets_dir().resolve().parent)   # the source tree, or site-packages/railrules
 

@@ -31,7 +31,7 @@ def test_the_text_map_of_a_board_in_rows_puts_each_letter_on_a_line(capsys):
 
 
 def test_render_of_a_saved_game_shows_its_trains(chicago, tmp_path, capsys):
-    from railrules.tools.play.terminal import save
+    from railrules.tools.play.table import save
     game = chicago.new_game(players=3, seed=1)
     game.execute("add PRR to Q6.trains")
     path = tmp_path / "g.save.json"
@@ -216,6 +216,21 @@ def test_render_of_a_log_at_a_step(tmp_path, capsys):
     assert capsys.readouterr().out != start  # trains were placed during the game
     assert main(["render", "--log", str(log), "--step", "100000"]) == 1
     assert "beyond the game" in capsys.readouterr().err
+
+
+def test_render_of_another_rulesets_log_is_refused_in_one_line(tmp_path, capsys):
+    """The log of one game drawn with another game's rules was refused with every rule of the
+    two listed as changed ("changed game game; changed procedure setup; ... and 407 more")."""
+    log = tmp_path / "g.log"
+    assert main(["play", "chicago_express", "--bots", "random", "--players", "3", "--seed", "3",
+                 "--log", str(log)]) == 0
+    capsys.readouterr()
+    assert main(["render", "german_railways", "--log", str(log), "--svg", str(tmp_path / "b.svg")]) == 1
+    out, err = capsys.readouterr()
+    assert not out and err == f"{log}: error RR304 the log is of chicago_express, not of " \
+        "german_railways: give its own rules, or none\n"
+    assert not (tmp_path / "b.svg").exists()
+    assert main(["render", "chicago_express", "--log", str(log)]) == 0
 
 
 def test_render_png_is_the_picture_at_its_own_size(tmp_path):

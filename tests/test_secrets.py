@@ -178,7 +178,7 @@ def test_an_end_reason_built_from_a_secret_reads_hidden(leaky):
 
 def test_render_and_costs_that_read_a_secret_are_not_drawn(leaky):
     from railrules.tools.pictures.board_model import board_model
-    from railrules.tools.play.terminal import option_cost
+    from railrules.tools.play.table import option_cost
     game = leaky.new_game(2, 1)
     assert [d.title for d in board_model(game).displays] == []
     keep = next(a for a in game.legal_actions() if a.name == "keep")

@@ -30,7 +30,7 @@ from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
 from railrules.tools.pictures.board_model import board_model
 from railrules.tools.bots.players import seat_bots
-from railrules.tools.play.terminal import load_save
+from railrules.interpreter.saves import load_save
 from railrules.tools.play.serve import Table
 from railrules.tools.play.serve.app import STATIC, make_app
 
@@ -95,7 +95,7 @@ def test_the_table_and_a_seat_page_see_the_game_and_act_in_turn(tmp_path):
 
 @pytest.mark.parametrize("name", shipped_rulesets())
 def test_every_shipped_game_is_served_with_its_board_options_names_and_costs(name, tmp_path):
-    from railrules.tools.play.terminal import option_cost, option_names
+    from railrules.tools.play.table import option_cost, option_names
     t = table(name, humans=("p1", "p2", "p3"), tmp=tmp_path)
     c = client(t)
     rng = random.Random(3)
@@ -614,7 +614,7 @@ def test_a_busy_port_is_said_before_any_link(tmp_path, capsys):
         code = main(["serve", "chicago_express", "--players", "3", "--port", str(port),
                      "--save", str(tmp_path / "g.save.json")])
     out, err = capsys.readouterr()
-    assert code == 2 and f"port {port}: the port is in use; try --port {port + 1}" in err
+    assert code == 2 and f"port {port} is in use; try --port {port + 1}" in err
     assert "http://" not in out and "Errno" not in err
 
 

@@ -63,6 +63,17 @@ class Exits:
         raise SystemExit(7)
 
 
+class Stop(BaseException):
+    """An exception of the user's own outside Exception (as KeyboardInterrupt is)."""
+
+class Stops:
+    def __init__(self, seed):
+        pass
+
+    def choose(self, view, legal):
+        raise Stop("no more")
+
+
 class NoChoose:
     def __init__(self, seed):
         pass
@@ -170,6 +181,22 @@ def test_a_bot_that_breaks_the_protocol_in_a_game_stops_it_with_rr401(users, cls
     with pytest.raises(RailrulesError) as err:
         bot.choose(game)
     assert err.value.diagnostics[0].code == "RR401" and message in str(err.value)
+
+
+@pytest.mark.parametrize("cls, said", [("Exits", "SystemExit: 7"), ("Stops", "Stop: no more")])
+@pytest.mark.parametrize("verb", ["simulate", "compare", "tournament"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_bot_that_exits_ends_its_games_with_words_and_the_run_fails(users, capsys, cls, said, verb, jobs):
+    """A SystemExit of the user's bot ended a run silently with its code; another exception
+    outside Exception was a traceback (one process) or a stop by Ctrl-C, exit 130 (--jobs 2).
+    Each of its games ends with RR401 naming the bot and the game's seed; the run fails (exit 1)."""
+    argv = [verb, COIN_RACE, "--games", "2", "--players", "2", "--jobs", jobs]
+    argv += ["--bots", f"mybots:{cls},random"] if verb == "tournament" else ["--bots", f"mybots:{cls}"]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "stopped early" not in out + err
+    for seed in (1, 2):
+        assert f"seed {seed}" in out and f"RR401 bot mybots:{cls} failed in choose: {said}" in out
 
 
 def test_simulate_with_jobs_gives_the_same_figures(users, capsys):

@@ -539,14 +539,6 @@ def find_leaks(meta: dict, names, definitions: list, places=None) -> list:
     return flow.leaks()
 
 
-def leaks(ruleset) -> list:
-    """Every :class:`Leak` of ``ruleset``, worked out once (the loader does it for the engine)."""
-    if "_leaks" not in ruleset.__dict__:
-        ruleset.__dict__["_leaks"] = find_leaks(ruleset.meta, ruleset.names, ruleset.definitions,
-                                                ruleset.meta_places.get("ruleset"))
-    return ruleset.__dict__["_leaks"]
-
-
 def redactions(meta: dict, found: list) -> dict:
     """What the engine hides from the seats, from the leaks lint finds (its second line of
     defence, :mod:`..engine.secrecy`): ``logs``, a log statement's id -> {index of a template's
@@ -588,7 +580,7 @@ def describe(ruleset, leak: Leak) -> str:
 
 def check_secrets(ruleset, sink) -> None:
     reported = set()
-    for leak in leaks(ruleset):
+    for leak in ruleset.leaks:   # found once, by the loader (the engine hides them too)
         key = (leak.pos, leak.field, leak.whose)
         if key in reported:
             continue

@@ -25,6 +25,7 @@ from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS, ended
 from .proven import ANY, types_for
 from .sources import add, define
+from .writer import Writer
 
 
 class _Unsupported(Exception):
@@ -50,6 +51,7 @@ _INT = re.compile(r"\d+")                          # a whole number as generated
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
 _NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound variable (or a unit's local)
+_READS_E = re.compile(r"\b_E\b")                  # generated code that reads the entities
 _BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that bind a variable
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
 INLINE_DEPTH = 3    # ...up to this many defs deep
@@ -98,14 +100,30 @@ class Codegen:
         self.types = None if checked else types_for(names)
         self.known: dict = {}
         self.memos: dict = {}   # id(bound) -> (bound, {id(node): its type}) (see proven)
+        # Whether the source written may raise what its checked code would word (a missing key,
+        # an index out of range, a value the proof could not rule out: none in arithmetic...);
+        # if not, nothing but a fault already worded can escape it, and it is written with no
+        # fallback. ``needs``: the unit's locals it reads, which must be set (``unit``: the
+        # Python name of each of the unit's locals -> the local).
+        self.partial = False
+        self.needs: set = set()
+        self.unit: dict = {}
 
-    def source(self, e, locals_: set | dict, bound: dict | None = None):
+    def total(self) -> frozenset | None:
+        """After :meth:`source`: None if the source may raise what its checked code words, else
+        the unit's locals that must be set for it to raise nothing the checked code would not."""
+        return None if self.partial else frozenset(self.needs)
+
+    def source(self, e, locals_: set | dict, bound: dict | None = None, unit: bool = False):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
         one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
-        generator leaves it to the checked code."""
+        generator leaves it to the checked code. ``unit``: ``bound`` names the locals of a
+        code unit, which may not be set (see :meth:`total`)."""
         self.locals = locals_
         self.temps = 0
         self.memos = {}
+        self.partial, self.needs = False, set()
+        self.unit = {py: x for x, py in bound.items()} if unit and bound else {}
         # a unit's locals with their proven types (statements._typed), where ``bound`` gives
         # them Python names: the names carry the types
         types: dict = locals_ if isinstance(locals_, dict) else {}
@@ -119,9 +137,11 @@ class Codegen:
         """``f(run, L)``, expression ``e`` in checked mode (``self.checked``): no fallback, its
         faults are the rules' own. ``around``: a helper its value goes through."""
         body = self.source(e, locals_)
-        source = f"def checked(run, L):\n    return {f'{around}({body})' if around else body}\n"
-        define(self.space, source, f"<rules {e.pos.file}:{e.pos.line}>")
-        return self.space.pop("checked")
+        w = Writer()
+        w.line("def checked(run, L):")
+        with w.indent():
+            w.line(f"return {around}({body})" if around else f"return {body}")
+        return self._define(w, "checked", e.pos)
 
     def define(self, d, slow) -> None:
         """Put ``_def_NAME(run, v_PARAM...)``, def ``d`` as a Python function, into the namespace:
@@ -133,15 +153,28 @@ class Codegen:
             return  # its callers' generated code fails to find it and runs their checked code
         params = "".join(f", v_{p}" for p in d.params)
         loc = ", ".join(f"{p!r}: v_{p}" for p in d.params)
-        source = (f"def _def_{d.name}(run{params}):\n"
-                  f"    run.steps = _s = run.steps + 1\n"
-                  f"    if _s > run.budget:\n        raise _OverBudget()\n"
-                  f"    if run.depth >= 200:\n        _too_deep({d.name!r})\n"
-                  f"    run.depth += 1\n    _E = run.ent\n    L = None\n"  # no rule locals (see _loop)
-                  f"    try:\n        return {body}\n    except _SAID:\n        raise\n"
-                  f"    except Exception:\n        return {add(self.space, '_x', slow)}(run, {{{loc}}})\n"
-                  f"    finally:\n        run.depth -= 1\n")
-        define(self.space, source, f"<rules {d.pos.file}:{d.pos.line}>")
+        w = Writer()
+        w.line(f"def _def_{d.name}(run{params}):")
+        with w.indent():
+            w.line("run.steps = _s = run.steps + 1")
+            w.line("if _s > run.budget:")
+            with w.indent():
+                w.line("raise _OverBudget()")
+            w.line("if run.depth >= 200:")
+            with w.indent():
+                w.line(f"_too_deep({d.name!r})")
+            w.lines(["run.depth += 1", "_E = run.ent", "L = None"])  # no rule locals (see _loop)
+            if self.total() is not None:   # nothing to fall back on
+                w.line("try:")
+                with w.indent():
+                    w.line(f"return {body}")
+                w.line("finally:")
+                with w.indent():
+                    w.line("run.depth -= 1")
+            else:
+                w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, {{{loc}}})",
+                          last="run.depth -= 1")
+        self._define(w, f"_def_{d.name}", d.pos, keep=True)
 
     def function(self, e, locals_: set, slow):
         """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
@@ -151,19 +184,24 @@ class Codegen:
             return None
         # A fault the helpers raise already has its words (and a def's fault must not be tried
         # again at every level of a deep call); any other error is the unchecked path's.
-        slow_name = add(self.space, "_x", slow)
-        source = (f"def fast(run, L):\n    _E = run.ent\n    try:\n        return {body}\n"
-                  f"    except _SAID:\n        raise\n"
-                  f"    except Exception:\n        return {slow_name}(run, L)\n")
-        define(self.space, source, f"<rules {e.pos.file}:{e.pos.line}>")
-        return self.space.pop("fast")
+        w = Writer()
+        w.line("def fast(run, L):")
+        with w.indent():
+            if _READS_E.search(body):
+                w.line("_E = run.ent")
+            if self.total() is not None:   # nothing to fall back on
+                w.line(f"return {body}")
+            else:
+                w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, L)")
+        return self._define(w, "fast", e.pos)
 
     def choices(self, var: str, conds: list, locals_: set, pos, source=None):
         """``f(run, L, items, name, head, made)``: the legal actions (``name``, ``head`` + a value) of the
         values ``items`` of an option's last parameter ``var``: those that pass every require
-        condition, in one comprehension. It has no fallback of its own: the machine lists the
-        values one by one, checked, when it raises. ``source``: the parameter's domain, whose
-        value ``items`` is (the items' proven type)."""
+        condition ``conds`` (all of them when there is none: the one listing of values, in any
+        mode). It has no fallback of its own: the machine lists the values one by one, checked,
+        when it raises. ``source``: the parameter's domain, whose value ``items`` is (the
+        items' proven type)."""
         self.locals = locals_
         self.temps = 0
         self.known, self.memos = {}, {}
@@ -176,19 +214,30 @@ class Codegen:
             return None
         # a loop, not a comprehension: the tests' temporaries stay plain locals (see _loop)
         # an Action once made is kept in ``made`` and listed again while its value is the very
-        # same object (machine._kept_actions, written out); a list value has no key
+        # same object (1 and true are equal keys, and so are 2 and 4/2); a list value has no key
         v = f"v_{var}"
-        source = (f"def choices(run, L, items, name, head, made):\n    _E = run.ent\n    out = []\n"
-                  f"    for {v} in items:\n        if {tests}:\n"
-                  f"            try:\n"
-                  f"                a = made.get({v})\n"
-                  f"                if a is None or a[1][-1] is not {v}:\n"
-                  f"                    a = made[{v}] = _new(_Action, (name, head + ({v},)))\n"
-                  f"            except TypeError:\n"
-                  f"                a = _new(_Action, (name, head + ({v},)))\n"
-                  f"            out.append(a)\n    return out\n")
-        define(self.space, source, f"<rules {pos.file}:{pos.line}>")
-        return self.space.pop("choices")
+        w = Writer()
+        w.line("def choices(run, L, items, name, head, made):")
+        with w.indent():
+            if _READS_E.search(tests):
+                w.line("_E = run.ent")
+            w.line("out = []")
+            w.line(f"for {v} in items:")
+            with w.indent():
+                if tests:
+                    w.line(f"if {tests}:")
+                    with w.indent():
+                        _keep(w, v)
+                else:
+                    _keep(w, v)
+            w.line("return out")
+        return self._define(w, "choices", pos)
+
+    def _define(self, w: Writer, name: str, pos, keep: bool = False):
+        """Run the source written in ``w`` in the namespace, under the name of the rule at
+        ``pos``; the function ``name`` it defines (taken out of the namespace unless ``keep``)."""
+        define(self.space, w.source()[0], f"<rules {pos.file}:{pos.line}>")
+        return self.space[name] if keep else self.space.pop(name)
 
     # ------------------------------------------------------------------ pieces
     def const(self, value) -> str:
@@ -251,10 +300,15 @@ class Codegen:
     def g_Var(self, e, bound, walrus):
         name = e.name
         if name in bound:  # a local of a comprehension or lambda: a Python name
+            if bound[name] in self.unit:   # (or a unit's local, or one of the same name)
+                self.needs.add(self.unit[bound[name]])
             return bound[name]
         kind, v = resolve(self.names, name, self.locals)
         if kind is Kind.LOCAL:
-            return f"_local(L, {name!r})" if self.checked else f"L[{name!r}]"
+            if self.checked:
+                return f"_local(L, {name!r})"
+            self.partial = True   # (not set yet: a KeyError)
+            return f"L[{name!r}]"
         if kind is Kind.VARIABLE:
             return f"_tracked_variable(run, {name!r})" if self.tracking else f"run.glob[{name!r}]"
         if kind is Kind.CONSTANT:
@@ -280,12 +334,13 @@ class Codegen:
         if self.checked:
             return f"_get_attr(run, {obj}, {e.name!r})"
         t = self.proven(e.obj, bound)
+        if not walrus and not (t == "str" or t.startswith("entity:") or _PLAIN.fullmatch(obj)):
+            return f"_get_attr(run, {obj}, {e.name!r})"
+        self.partial = True   # (a text that is no entity's id, a field it does not have)
         if t == "str" or t.startswith("entity:"):  # proven an entity's id (or none): no test
             return f"_E[{obj}][{e.name!r}]"
         if _PLAIN.fullmatch(obj):  # a name or a literal: read twice, no temporary
             return f"(_E[{obj}][{e.name!r}] if {obj}.__class__ is str else _get_attr(run, {obj}, {e.name!r}))"
-        if not walrus:
-            return f"_get_attr(run, {obj}, {e.name!r})"
         t = self.temp()
         return f"(_E[{t}][{e.name!r}] if ({t} := {obj}).__class__ is str else _get_attr(run, {t}, {e.name!r}))"
 
@@ -295,6 +350,7 @@ class Codegen:
             return f"_get_index({obj}, {key})"
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
         # index out of range raises, and the checked code words the fault
+        self.partial = True
         if _INT.fullmatch(key):   # a whole number written in the rules (a pair's item): a list's
             o = self.temp()
             return f"({o}[{key}] if ({o} := {obj}).__class__ is list else _get_index({o}, {key}))"
@@ -318,9 +374,13 @@ class Codegen:
         item, where = self._knowing(var, self._item(e.source, bound), lambda: (
             f"add({self.gen(e.expr, inner, True)})",
             self.gen(e.where, inner, True) if e.where is not None else None))
-        body = [f"    if {where}:", f"        {item}"] if where else [f"    {item}"]
-        return self._loop(items, ["out = []", "add = out.append", f"for {var} in xs:", *body,
-                                  "return out"], start, bound, e.pos, var)
+
+        def body(w):
+            w.lines(["out = []", "add = out.append", f"for {var} in xs:"])
+            with w.indent():
+                _when(w, where, [item])
+            w.line("return out")
+        return self._loop(items, body, start, bound, e.pos, var)
 
     def g_MapOf(self, e, bound, walrus):
         c = e.pairs
@@ -335,9 +395,13 @@ class Codegen:
             self.gen(key, inner, True), self.gen(value, inner, True),
             self.gen(c.where, inner, True) if c.where is not None else None))
         put = [f"k = {k}", f"out[k if k.__class__ is str else _map_key(k)] = {v}"]
-        body = [f"    if {where}:", *(f"        {x}" for x in put)] if where else [f"    {x}" for x in put]
-        return self._loop(items, ["out = {}", f"for {var} in xs:", *body, "return _sized_map(out)"],
-                          start, bound, e.pos, var)
+
+        def body(w):
+            w.lines(["out = {}", f"for {var} in xs:"])
+            with w.indent():
+                _when(w, where, put)
+            w.line("return _sized_map(out)")
+        return self._loop(items, body, start, bound, e.pos, var)
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
@@ -350,28 +414,36 @@ class Codegen:
         items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r}, 'exists')"
         var, start = f"v_{e.var}", self.temps
         cond = self._knowing(var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True))
-        return self._loop(items, [f"for {var} in xs:", f"    if {cond}:", "        return True",
-                                  "return False"], start, bound, e.pos, var)
+
+        def body(w):
+            w.line(f"for {var} in xs:")
+            with w.indent():
+                _when(w, cond, ["return True"])
+            w.line("return False")
+        return self._loop(items, body, start, bound, e.pos, var)
 
     def _item(self, source, bound) -> str:
         """The proven type of an item of list ``source``."""
         t = self.proven(source, bound)
         return t[5:] if t.startswith("list:") else ANY
 
-    def _loop(self, items: str, lines: list, start: int, bound: dict, pos, var: str) -> str:
-        """A call of a new function of the namespace whose body ``lines`` loops over ``xs``, the
+    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str) -> str:
+        """A call of a new function of the namespace whose body (``write(w)`` writes it) loops over ``xs``, the
         list ``items`` (a comprehension or an ``exists``, written as a loop). Not a Python
         comprehension: a temporary set (``:=``) in one is a cell of the function around it,
         slower to make and to read. The caller's temporaries (those up to ``start``) and
         comprehension or lambda variables and unit locals (``bound``) that the body reads are
         passed in; not the loop's own variable ``var``, which hides one of the same name."""
-        body = "\n".join(lines)
+        body = Writer()
+        write(body)
         outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {var}
-        args = "".join(", " + x for x in sorted(set(_NAME.findall(body)) & outer))
-        source = (f"def loop(run, L, xs{args}):\n    _E = run.ent\n"
-                  + "".join(f"    {line}\n" for line in lines))
-        define(self.space, source, f"<rules {pos.file}:{pos.line}>")
-        name = add(self.space, "_c", self.space.pop("loop"))
+        args = "".join(", " + x for x in sorted(set(_NAME.findall(body.source()[0])) & outer))
+        w = Writer()
+        w.line(f"def loop(run, L, xs{args}):")
+        with w.indent():
+            w.line("_E = run.ent")
+            w.insert(body)
+        name = add(self.space, "_c", self._define(w, "loop", pos))
         return f"{name}(run, L, {items}{args})"
 
     def g_LetIn(self, e, bound, walrus):
@@ -409,6 +481,7 @@ class Codegen:
             return self._equality(e, a, b, bound, walrus)
         if self.checked:  # Python's refusal to order two values, worded
             return _helper(_CHECKED_ORDER[e.op], a, b)
+        self.partial = True   # (the fast order leaves Python's refusal to the checked code)
         if walrus:
             return self._ints(a, b, e.op, _ORDER[e.op], whole=self._whole(e, bound))
         return _helper(_ORDER[e.op], a, b)
@@ -443,6 +516,8 @@ class Codegen:
             return _helper(checked, a, b)
         nonzero = divides and not _INT.fullmatch(b)   # not a number written in the rules: not 0 either
         if not nonzero and all(w or _INT.fullmatch(s) for s, w in zip((a, b), whole)):
+            if not (_INT.fullmatch(a) and _INT.fullmatch(b)):
+                self.partial = True   # (a proven whole number may still be none)
             return f"({inline.format(x=a, y=b, op=op)})"
         x = a if _INT.fullmatch(a) else self.temp()
         y = b if _INT.fullmatch(b) else self.temp()
@@ -483,7 +558,11 @@ class Codegen:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
             if not self.tracking and not self.checked:  # the def as a Python function (define);
                 inline = self.inline(d, args, walrus, e.args, bound)  # none while constants are computed: refused
-                return inline or f"_def_{name}(run{''.join(', ' + a for a in args)})"
+                if inline:
+                    return inline
+                if f"_def_{name}" not in self.space:   # not written (yet): a NameError
+                    self.partial = True
+                return f"_def_{name}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             functions = "tracked_functions" if self.tracking else "program_functions"
             return f"_call(run, run.{functions}, {name!r}, {{{params}}})"
@@ -493,6 +572,7 @@ class Codegen:
         if kind is not Kind.BUILTIN or not d.lo <= len(args) <= d.hi:
             return self.unsupported()
         if name in ("count", "len") and self.proven(e.args[0], bound).startswith("list"):
+            self.partial = True
             return f"len({args[0]})"   # (none raises: its checked code words the fault)
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()
@@ -502,6 +582,7 @@ class Codegen:
             keep = ">=" if name == "max" else "<="
             whole = [self.proven(x, bound) == "int" for x in e.args]
             if all(whole):
+                self.partial = True   # (a proven whole number may still be none)
                 return f"({a} if ({a} := {args[0]}) {keep} ({b} := {args[1]}) else {b})"
             return (f"(({a} if {a} {keep} {b} else {b}) if {_tested(a, args[0], whole[0])}"
                     f" & {_tested(b, args[1], whole[1])} else _b_{name}(run, {a}, {b}))")
@@ -558,12 +639,13 @@ class Checked:
     it is called (a fault of its fast code, or a run with no fast code: lint, the all-checked
     mode), so that a load does not write every expression twice. ``source``: the fast source a
     code unit inlines (:mod:`.units`), falling back on this; None if none."""
-    __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source")
+    __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source", "total")
 
     def __init__(self, names, tracking: bool, space: dict, e, locals_, around: str | None = None):
         self.names, self.tracking, self.space, self.e = names, tracking, space, e
         self.locals, self.around, self.fn = frozenset(locals_), around, None
         self.source: str | None = None
+        self.total: frozenset | None = None   # see Codegen.total
 
     def __call__(self, run, L):
         return (self.fn or self.function())(run, L)
@@ -575,6 +657,30 @@ class Checked:
             self.fn = Codegen(self.names, self.tracking, self.space, checked=True).checked_function(
                 self.e, self.locals, self.around)
         return self.fn
+
+
+def _keep(w: Writer, v: str) -> None:
+    """Add the Action of value ``v`` to ``out``, the one kept in ``made`` if it is there."""
+    w.line("try:")
+    with w.indent():
+        w.line(f"a = made.get({v})")
+        w.line(f"if a is None or a[1][-1] is not {v}:")
+        with w.indent():
+            w.line(f"a = made[{v}] = _new(_Action, (name, head + ({v},)))")
+    w.line("except TypeError:")
+    with w.indent():
+        w.line(f"a = _new(_Action, (name, head + ({v},)))")
+    w.line("out.append(a)")
+
+
+def _when(w: Writer, cond: str | None, lines: list) -> None:
+    """Write ``lines``, under ``if cond:`` when there is a condition."""
+    if cond is None:
+        w.lines(lines)
+        return
+    w.line(f"if {cond}:")
+    with w.indent():
+        w.lines(lines)
 
 
 def _helper(name: str, a: str, b: str) -> str:

@@ -4,7 +4,7 @@ A code unit (:class:`interpreter.runtime.code.Code`) is a flat list of instructi
 so that where the rules are paused is just ``(code unit, pc, locals)``: plain data (DESIGN
 invariant 3). Each instruction keeps the source position of the statement it came from, and
 writes itself as Python lines of the unit's one function (:mod:`.units`),
-which is what runs: ``source(g, i)``, where ``g`` is the writer and ``i`` its pc. A rule's
+which is what runs: ``write(g, i)``, where ``g`` is the unit's writer and ``i`` its pc. A rule's
 locals are Python locals there, named by the writer (``g.local(name)``). ``flow(i)`` says where
 control goes from pc ``i`` and which locals each way sets or drops (:mod:`.flow`).
 """
@@ -21,15 +21,15 @@ def _on(i: int, sets=_NONE) -> list:
 
 
 class Exec(Instr):
-    """A side effect (let, set, pay, add, remove, log, draw): ``lines(g, i)`` gives its lines;
+    """A side effect (let, set, pay, add, remove, log, draw): ``lines(g)`` writes its lines;
     ``sets``: the locals it sets, ``drops``: the hidden locals it drops."""
     __slots__ = ("lines", "sets", "drops")
 
     def __init__(self, pos, lines, sets=(), drops=()):
         self.pos, self.lines, self.sets, self.drops = pos, lines, frozenset(sets), frozenset(drops)
 
-    def source(self, g, i):
-        return self.lines(g)
+    def write(self, g, i):
+        self.lines(g)
 
     def flow(self, i):
         return [(i + 1, self.sets, self.drops)]
@@ -42,8 +42,8 @@ class Jump(Instr):
     def __init__(self, pos, target=None):
         self.pos, self.target = pos, target
 
-    def source(self, g, i):
-        return g.goto(self.target)
+    def write(self, g, i):
+        g.goto(self.target)
 
     def flow(self, i):
         return [(self.target, _NONE, _NONE)]
@@ -55,8 +55,11 @@ class JumpIfNot(Instr):
     def __init__(self, pos, cond, target=None):
         self.pos, self.cond, self.target = pos, cond, target
 
-    def source(self, g, i):
-        return [*g.value(self.cond, "_v"), "if not _v:", *g.indent(g.goto(self.target))]
+    def write(self, g, i):
+        g.value(self.cond, "_v")
+        g.line("if not _v:")
+        with g.indent():
+            g.goto(self.target)
 
     def flow(self, i):
         return [*_on(i), (self.target, _NONE, _NONE)]
@@ -70,9 +73,11 @@ class IterInit(Instr):
     def __init__(self, pos, slot, source_fn):
         self.pos, self.slot, self.source_fn = pos, slot, source_fn
 
-    def source(self, g, i):
+    def write(self, g, i):
         items, at = g.loop_names(self.slot)
-        return [*g.value(self.source_fn, "_v"), f"{items} = _loop_items(_v)", f"{at} = 0"]
+        g.value(self.source_fn, "_v")
+        g.line(f"{items} = _loop_items(_v)")
+        g.line(f"{at} = 0")
 
     def flow(self, i):
         return _on(i, (self.slot,))
@@ -84,14 +89,18 @@ class IterNext(Instr):
     def __init__(self, pos, slot, var, target=None):
         self.pos, self.slot, self.var, self.target = pos, slot, var, target
 
-    def source(self, g, i):
+    def write(self, g, i):
         # A count (repeat N) gives its numbers one at a time; a save made when loops kept the
         # list of them still resumes. The exit drops the hidden local (the next instruction).
         items, at = g.loop_names(self.slot, read=True)
-        take = g.assign(self.var, f"{at} if {items}.__class__ is int else {items}[{at}]") \
-            if self.var is not None else []
-        return [f"if {at} < ({items} if {items}.__class__ is int else len({items})):", *g.indent(take),
-                f"    {at} += 1", "else:", *g.indent(g.goto(self.target))]
+        g.line(f"if {at} < ({items} if {items}.__class__ is int else len({items})):")
+        with g.indent():
+            if self.var is not None:
+                g.assign(self.var, f"{at} if {items}.__class__ is int else {items}[{at}]")
+            g.line(f"{at} += 1")
+        g.line("else:")
+        with g.indent():
+            g.goto(self.target)
 
     def flow(self, i):
         return [*_on(i, (self.slot, self.var) if self.var is not None else (self.slot,)), (self.target, _NONE, _NONE)]
@@ -105,10 +114,14 @@ class NextTurn(Instr):
     def __init__(self, pos, slot, var, until, advance, target=None):
         self.pos, self.slot, self.var, self.until, self.advance, self.target = pos, slot, var, until, advance, target
 
-    def source(self, g, i):
+    def write(self, g, i):
         turn = g.local(self.slot, read=True)
-        return [f"_v = {g.obj(self.advance)}({turn}, {self.until!r})", "if _v is None:",
-                *g.indent(g.goto(self.target)), f"{turn} = _v", *g.assign(self.var, "_v[4]")]
+        g.line(f"_v = {g.obj(self.advance)}({turn}, {self.until!r})")
+        g.line("if _v is None:")
+        with g.indent():
+            g.goto(self.target)
+        g.line(f"{turn} = _v")
+        g.assign(self.var, "_v[4]")
 
     def flow(self, i):
         return [*_on(i, (self.slot, self.var)), (self.target, _NONE, _NONE)]
@@ -121,11 +134,17 @@ class CallProc(Instr):
     def __init__(self, pos, proc, args, dest=None):
         self.pos, self.proc, self.args, self.dest = pos, proc, args, dest
 
-    def source(self, g, i):
+    def write(self, g, i):
+        g.values(self.args)
         if g.straight([self.proc]):
-            store = g.assign(self.dest, "_store(_v)") if self.dest is not None else []
-            return [*g.values(self.args), g.call(self.proc), *store, *g.goto(i + 1)]
-        return [*g.values(self.args), *g.pause(i), g.push(self.proc, self.dest), "return 0"]
+            g.call(self.proc)
+            if self.dest is not None:
+                g.assign(self.dest, "_store(_v)")
+            g.goto(i + 1)
+            return
+        g.pause(i)
+        g.push(self.proc, self.dest)
+        g.line("return 0")
 
     def leaves(self, g) -> bool:
         return not g.straight([self.proc])
@@ -141,9 +160,12 @@ class Return(Instr):
     def __init__(self, pos, expr=None):
         self.pos, self.expr = pos, expr
 
-    def source(self, g, i):
-        value = g.value(self.expr, "_v") if self.expr else ["_v = None"]
-        return [*value, "return _v"] if g.direct else [*value, "run.pop(_v)", "return 0"]
+    def write(self, g, i):
+        if self.expr:
+            g.value(self.expr, "_v")
+        else:
+            g.line("_v = None")
+        g.lines(["return _v"] if g.direct else ["run.pop(_v)", "return 0"])
 
     def flow(self, i):
         return []
@@ -156,12 +178,18 @@ class Emit(Instr):
     def __init__(self, pos, event, args):
         self.pos, self.event, self.args = pos, event, args
 
-    def source(self, g, i):
+    def write(self, g, i):
         handlers = g.program.handlers.get(self.event, [])
+        g.values(self.args)
         if g.straight(handlers):  # each runs to its end, in order
-            return [*g.values(self.args), *(g.call(key) for key in handlers), *g.goto(i + 1)]
-        return [*g.values(self.args), *g.pause(i),
-                *(g.push(key, None) for key in reversed(handlers)), "return 0"]
+            for key in handlers:
+                g.call(key)
+            g.goto(i + 1)
+            return
+        g.pause(i)
+        for key in reversed(handlers):
+            g.push(key, None)
+        g.line("return 0")
 
     def leaves(self, g) -> bool:
         return not g.straight(g.program.handlers.get(self.event, []))
@@ -177,9 +205,12 @@ class Assert(Instr):
     def __init__(self, pos, cond, reason):
         self.pos, self.cond, self.reason = pos, cond, reason
 
-    def source(self, g, i):
-        return [*g.value(self.cond, "_v"), "if not _v:",
-                *g.indent([*g.value(self.reason, "_v"), "_required(_v)"])]
+    def write(self, g, i):
+        g.value(self.cond, "_v")
+        g.line("if not _v:")
+        with g.indent():
+            g.value(self.reason, "_v")
+            g.line("_required(_v)")
 
     def flow(self, i):
         return _on(i)
@@ -192,9 +223,11 @@ class EndGame(Instr):
     def __init__(self, pos, reason, hidden: bool = False):
         self.pos, self.reason, self.hidden = pos, reason, hidden
 
-    def source(self, g, i):
+    def write(self, g, i):
         reason = "run.secret(_v, None)" if self.hidden else "_v"
-        return [*g.value(self.reason, "_v"), f"run.end_game([{reason}])", f"return {PAUSE}"]
+        g.value(self.reason, "_v")
+        g.line(f"run.end_game([{reason}])")
+        g.line(f"return {PAUSE}")
 
     def flow(self, i):
         return []
@@ -204,8 +237,10 @@ class CheckEnd(Instr):
     def __init__(self, pos):
         self.pos = pos
 
-    def source(self, g, i):
-        return ["if run.check_end():", f"    return {PAUSE}"]
+    def write(self, g, i):
+        g.line("if run.check_end():")
+        with g.indent():
+            g.line(f"return {PAUSE}")
 
     def flow(self, i):
         return _on(i)
@@ -214,9 +249,12 @@ class CheckEnd(Instr):
 class Choose(Choice):
     __slots__ = ()
 
-    def source(self, g, i):
-        return [*g.value(self.player, "_v"), "run.state['turn'] = _v", "run.state['waiting'] = True",
-                *g.pause(i, here=True), f"return {PAUSE}"]
+    def write(self, g, i):
+        g.value(self.player, "_v")
+        g.line("run.state['turn'] = _v")
+        g.line("run.state['waiting'] = True")
+        g.pause(i, here=True)
+        g.line(f"return {PAUSE}")
 
     def leaves(self, g) -> bool:
         return True
@@ -250,12 +288,19 @@ class SecretChoose(SecretChoice):
     committed, goes on at ``reveal``. No seat: straight on to the reveal, which has none."""
     __slots__ = ()
 
-    def source(self, g, i):
+    def write(self, g, i):
         slot, var = self.slot, self.var
-        return [*g.value(self.player, "_v"), f"_v = {g.obj(open_round)}(run, _v)",
-                f"L[{slot!r}] = {{'seats': _v, 'commits': {{}}, 'at': 0}}", *g.pause(i),
-                "if _v:", f"    L[{var!r}] = run.state['turn'] = _v[0]", "    run.state['waiting'] = True",
-                f"    F['pc'] = {i}", f"    return {PAUSE}", "return 0"]
+        g.value(self.player, "_v")
+        g.line(f"_v = {g.obj(open_round)}(run, _v)")
+        g.line(f"L[{slot!r}] = {{'seats': _v, 'commits': {{}}, 'at': 0}}")
+        g.pause(i)
+        g.line("if _v:")
+        with g.indent():
+            g.line(f"L[{var!r}] = run.state['turn'] = _v[0]")
+            g.line("run.state['waiting'] = True")
+            g.line(f"F['pc'] = {i}")
+            g.line(f"return {PAUSE}")
+        g.line("return 0")
 
     def leaves(self, g) -> bool:
         return True
@@ -274,18 +319,26 @@ class Reveal(Instr):
     def __init__(self, pos, choice):
         self.pos, self.choice = pos, choice
 
-    def source(self, g, i):
+    def write(self, g, i):
         c = self.choice
         slot = c.slot
-        lines = [f"_r = L[{slot!r}]", "_v = _r['at']", "if _v < len(_r['seats']):",
-                 f"    L[{slot!r}] = {{**_r, 'at': _v + 1}}",
-                 *g.indent(g.assign(c.var, "_r['seats'][_v]")),
-                 f"    _a = _r['commits'][{g.local(c.var)}]"]
-        for k, spec in enumerate(c.options):
-            take = [line for j, name in enumerate(spec.names) for line in g.assign(name, f"_a[{j + 1}]")]
-            lines += [f"    {'el' if k else ''}if _a[0] == {spec.name!r}:",
-                      *g.indent(g.indent([*take, *g.goto(spec.target)]))]
-        return [*lines, "else:", f"    L.pop({slot!r}, None)", *g.indent(g.goto(c.end))]
+        g.line(f"_r = L[{slot!r}]")
+        g.line("_v = _r['at']")
+        g.line("if _v < len(_r['seats']):")
+        with g.indent():
+            g.line(f"L[{slot!r}] = {{**_r, 'at': _v + 1}}")
+            g.assign(c.var, "_r['seats'][_v]")
+            g.line(f"_a = _r['commits'][{g.local(c.var)}]")
+            for k, spec in enumerate(c.options):
+                g.line(f"{'el' if k else ''}if _a[0] == {spec.name!r}:")
+                with g.indent():
+                    for j, name in enumerate(spec.names):
+                        g.assign(name, f"_a[{j + 1}]")
+                    g.goto(spec.target)
+        g.line("else:")
+        with g.indent():
+            g.line(f"L.pop({slot!r}, None)")
+            g.goto(c.end)
 
     def flow(self, i):
         c = self.choice

@@ -66,11 +66,14 @@ def rule_text(file: str, line: int) -> str:
     return linecache.getline(file, line).strip()
 
 
-def listing(space: dict, wanted: str | None = None) -> list[tuple[str, str]]:
+def listing(space: dict, wanted: str | None = None, place=None) -> list[tuple[str, str]]:
     """``(name, source)`` of the functions generated in a ruleset's namespace ``space``, the
     source with the rule text as comments: a function written for a rule line starts with that
-    line; a code unit's lines end with the rule each instruction came from (where it changes).
-    ``wanted``: only those whose rule line or unit key names it as a word."""
+    line; in a code unit, the rule each instruction came from stands above its lines (where it
+    changes). ``wanted``: only those whose rule line or unit key names it as a word. ``place``:
+    ``place(file, line) -> str``, how a rule's file and line are shown in the comments (as
+    given by default; see :func:`shown`)."""
+    place = place or (lambda file, line: f"{file}:{line}")
     units = {code.co_filename: (unit, owners) for code, (unit, owners) in space.get("__units__", {}).items()}
     word = re.compile(rf"\b{re.escape(wanted)}\b") if wanted else None
     out = []
@@ -87,16 +90,27 @@ def listing(space: dict, wanted: str | None = None) -> list[tuple[str, str]]:
             for i, text in enumerate(lines):
                 pos = unit.instrs[owners[i]].pos if i < len(owners) and owners[i] is not None else None
                 said = (pos.file, pos.line) if pos is not None and pos.line else None
-                note = f"  # {said[0]}:{said[1]}: {rule_text(*said)}" if said and said != last else ""
-                last = said or last
-                body.append(text.rstrip("\n") + note)
+                if said and said != last and i:   # (not above the def)
+                    indent = text[:len(text) - len(text.lstrip())]
+                    body.append(f"{indent}# {place(*said)}: {rule_text(*said)}")
+                last = (said if i else None) or last
+                body.append(text.rstrip("\n"))
             about = unit.key
         else:
             m = _RULE.fullmatch(where)
             text = rule_text(m.group(1), int(m.group(2))) if m else ""
-            head = [f"# {where}", f"# {text}"] if text else [f"# {where}"]
+            at = place(m.group(1), int(m.group(2))) if m else where
+            head = [f"# {at}", f"# {text}"] if text else [f"# {at}"]
             body = [line.rstrip("\n") for line in lines]
             about = f"{kind} {where} {text}"
         if word is None or word.search(about):
             out.append((name, "\n".join(head + body) + "\n"))
     return out
+
+
+def shown(name: str, place) -> str:
+    """The name a generated function is compiled under, its rule's file and line shown by
+    ``place(file, line)`` (see :func:`listing`)."""
+    named = _NAME.fullmatch(name)
+    m = _RULE.fullmatch(named.group(2)) if named and named.group(1) == "rules" else None
+    return name.replace(m.group(0), place(m.group(1), int(m.group(2)))) if m else name

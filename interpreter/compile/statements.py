@@ -146,12 +146,13 @@ class Compiler:
 
     def _with_choices(self, spec, domains, requires, scope):
         """Say which parameters each require reads (:attr:`OptionSpec.tests_at`), and give the
-        option generated code that lists its last parameter's legal values."""
+        option generated code that lists its last parameter's legal values: with the requires
+        that test it in fast code, or all of them when none does (in any mode)."""
         params = [d.var for d in domains]
         spec.levels = tuple(max((params.index(x.name) for x in n.walk(r.cond)
                                  if isinstance(x, n.Var) and x.name in params), default=0) for r in requires)
         last = [r.cond for r, level in zip(requires, spec.levels) if level == len(domains) - 1]
-        if domains and last and self.generate and not self.checked:
+        if domains and (not last or self.generate and not self.checked):
             spec.choices = Codegen(self.names, False, self.space).choices(
                 domains[-1].var, last, scope.locals, spec.pos, domains[-1].source)
         return spec
@@ -188,7 +189,11 @@ class Compiler:
 
     def s_Let(self, s, scope, out):
         fn, name = self.value(s.expr, scope), s.name
-        out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *g.assign(name, "_store(_v)")], sets=(name,)))
+
+        def lines(g):
+            g.value(fn, "_v")
+            g.assign(name, "_store(_v)")
+        out.append(ins.Exec(s.pos, lines, sets=(name,)))
 
     def s_LetCall(self, s, scope, out):
         self._call(s, scope, out, s.name)
@@ -214,16 +219,21 @@ class Compiler:
             new = f"_o {op[0]} _v if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(run, _o, _v, {op!r})"
 
         def lines(g):
+            g.value(fn, "_v")
             if local and (op == "=" or g.set_here(name)):  # a Python local, set directly
-                return [*g.value(fn, "_v"), *g.assign(name, new.format(g.local(name, read=op != "=")))]
-            find, found = target(g)
+                g.assign(name, new.format(g.local(name, read=op != "=")))
+                return
             old = "_local(_c, _k)" if local else "_c[_k]"   # a local set on some ways only: worded
-            return [*g.value(fn, "_v"), *find, "_c[_k] = " + new.format(old), *found]
+            target(g, "_c[_k] = " + new.format(old))
         out.append(ins.Exec(s.pos, lines, sets=(name,) if self._local_root(s.target, scope) else ()))
 
     def s_Pay(self, s, scope, out):
         fns = [self.value(x, scope) for x in (s.amount, s.payer, s.payee)]
-        out.append(ins.Exec(s.pos, lambda g: [*g.values(fns), "_pay(run, _a0, _a1, _a2)"]))
+
+        def lines(g):
+            g.values(fns)
+            g.line("_pay(run, _a0, _a1, _a2)")
+        out.append(ins.Exec(s.pos, lines))
 
     def s_Add(self, s, scope, out):
         self._list_edit(s, scope, out, add=True)
@@ -235,8 +245,8 @@ class Compiler:
         target, item = self.target(s.target, scope), self.value(s.item, scope)
 
         def lines(g):
-            find, found = target(g)
-            return [*g.value(item, "_v"), *find, f"_edit(run, _c, _k, _v, {add})", *found]
+            g.value(item, "_v")
+            target(g, f"_edit(run, _c, _k, _v, {add})")
         out.append(ins.Exec(s.pos, lines, sets=(s.target.name,) if self._local_root(s.target, scope) else ()))
 
     def s_Return(self, s, scope, out):
@@ -272,8 +282,11 @@ class Compiler:
 
     def s_Draw(self, s, scope, out):
         source, name = self.value(s.source, scope), s.name
-        out.append(ins.Exec(s.pos, lambda g: [*g.value(source, "_v"), *g.assign(name, "_draw(run, _v)")],
-                            sets=(name,)))
+
+        def lines(g):
+            g.value(source, "_v")
+            g.assign(name, "_draw(run, _v)")
+        out.append(ins.Exec(s.pos, lines, sets=(name,)))
 
     def s_EndGame(self, s, scope, out):
         # a reason lint finds built from a secret (RR116) is a Secret: no seat reads it
@@ -297,7 +310,8 @@ class Compiler:
         extra = f", (_w, {field!r})" if reveals else ""
 
         def owner(g):
-            return g.value(reveals, "_w") if reveals else []
+            if reveals:
+                g.value(reveals, "_w")
         hide = self.names.secrecy.get("logs", {}).get(id(s)) if self.names.secrecy else None
         if hide:
             return self._log_hiding(s, scope, out, hide, owner, extra)
@@ -306,11 +320,20 @@ class Compiler:
             parts = tuple(p if isinstance(p, str) else None for p in e.parts)
             fns = [self.value(p, scope) for p in e.parts if not isinstance(p, str)]
             values = "".join(f"_a{j}, " for j in range(len(fns)))
-            out.append(ins.Exec(s.pos, lambda g: [*g.values(fns), *owner(g),
-                                                  f"run.say_entry({parts!r}, ({values}){extra})"]))
+
+            def entry(g):
+                g.values(fns)
+                owner(g)
+                g.line(f"run.say_entry({parts!r}, ({values}){extra})")
+            out.append(ins.Exec(s.pos, entry))
         else:
             fn = self.value(e, scope)
-            out.append(ins.Exec(s.pos, lambda g: [*g.value(fn, "_v"), *owner(g), f"run.say(_v{extra})"]))
+
+            def said(g):
+                g.value(fn, "_v")
+                owner(g)
+                g.line(f"run.say(_v{extra})")
+            out.append(ins.Exec(s.pos, said))
 
     def _log_hiding(self, s, scope, out, hide, owner, extra):
         """A log that prints a secret lint refuses (RR116, checks/check_secrets.py): each such
@@ -329,10 +352,14 @@ class Compiler:
         values = "".join(f"run.secret(_a{j}, _o{j}), " if j in seats else f"_a{j}, " for j in range(len(fns)))
 
         def code(g):
-            lines = [*g.values(fns), *owner(g)]
+            g.values(fns)
+            owner(g)
             for j, who in seats.items():
-                lines += g.value(who, f"_o{j}") if who is not None else [f"_o{j} = None"]
-            return [*lines, f"run.say_entry({parts!r}, ({values}){extra})"]
+                if who is not None:
+                    g.value(who, f"_o{j}")
+                else:
+                    g.line(f"_o{j} = None")
+            g.line(f"run.say_entry({parts!r}, ({values}){extra})")
         out.append(ins.Exec(s.pos, code))
 
     def s_If(self, s, scope, out):
@@ -392,10 +419,18 @@ class Compiler:
         slot, var, end = f"{_turns.SLOT}{scope.counter}@{s.pos.line}", s.var, s.end
         source = self.value(s.source, scope) if s.source is not None else None
         first = self.value(s.first, scope) if s.first is not None else None
-        start = (lambda g: g.value(source, "_a0")) if source else (lambda g: ["_a0 = run.state['kinds']['players']"])
-        pick = (lambda g: g.value(first, "_a1")) if first else (lambda g: ["_a1 = None"])
-        out.append(ins.Exec(s.pos, lambda g: [*start(g), *pick(g), f"{g.local(slot)} = {g.obj(_turns.start)}"
-                                              f"(_a0, _a1, {first is not None}, {end!r})"], sets=(slot,)))
+
+        def begin(g):
+            if source:
+                g.value(source, "_a0")
+            else:
+                g.line("_a0 = run.state['kinds']['players']")
+            if first:
+                g.value(first, "_a1")
+            else:
+                g.line("_a1 = None")
+            g.line(f"{g.local(slot)} = {g.obj(_turns.start)}(_a0, _a1, {first is not None}, {end!r})")
+        out.append(ins.Exec(s.pos, begin, sets=(slot,)))
         head = len(out)
         step = ins.NextTurn(s.pos, slot, var, end, _turns.advance)
         out.append(step)
@@ -414,7 +449,7 @@ class Compiler:
         if not scope.turns:  # reported by the resolver
             return
         slot, _ = scope.turns[-1]
-        out.append(ins.Exec(pos, lambda g: [f"{g.local(slot)} = {g.obj(fn)}({g.local(slot, read=True)})"],
+        out.append(ins.Exec(pos, lambda g: g.line(f"{g.local(slot)} = {g.obj(fn)}({g.local(slot, read=True)})"),
                             sets=(slot,)))
 
     def s_Choose(self, s, scope, out):
@@ -460,47 +495,79 @@ class Compiler:
 
     # ------------------------------------------------------------------ targets
     def target(self, t: n.Target, scope):
-        """Compile an assignment target to ``lines(g) -> (find, found)`` for a unit (``g`` its
-        writer): ``find`` sets ``_c, _k`` to the container and key to change, the container ready
-        to be changed: an entity's record or the globals copied once per transaction
+        """Compile an assignment target to ``write(g, change)`` for a unit (``g`` its writer):
+        it sets ``_c, _k`` to the container and key to change, the container ready to be
+        changed: an entity's record or the globals copied once per transaction
         (:meth:`Machine.record`), and every list or map on the way copied, since stored values
-        are never changed in place; ``found``, after the change, sets the rule local it is in
-        again (a local is a Python local of the unit: the resolver changes a dict of them)."""
+        are never changed in place; then writes the line ``change``; and, when the target is in
+        a rule local, sets that local again (a local is a Python local of the unit: the resolver
+        changes a dict of them)."""
         name = t.name
         meaning = resolve(self.names, name, scope.locals).kind
         reads = {name} | {x.name for kind, e in t.path if kind == "index"
                           for x in n.walk(e) if isinstance(x, (n.Var, n.Call))}
 
-        def by_name(g, locate: str) -> list:
-            """Lines that find the target through ``locate``, the rule's locals in a dict ``_d``."""
+        def by_name(g) -> None:
+            """Find the target by its name (through its resolver if it has a path), the rule's
+            locals in a dict ``_d``."""
             g.read(reads)
-            return [f"_d = {g.live(reads)}", f"_c, _k = {locate}"]
+            g.line(f"_d = {g.live(reads)}")
+            g.line(f"_c, _k = {g.obj(locate)}(run, _d)" if locate else f"_c, _k = _d, {name!r}")
 
-        def found(g) -> list:
-            return g.assign(name, f"_d[{name!r}]") if meaning is Kind.LOCAL else []
+        def found(g) -> None:
+            if meaning is Kind.LOCAL:
+                g.assign(name, f"_d[{name!r}]")
+        if not t.path and meaning is Kind.VARIABLE:
+            return lambda g, change: g.lines([f"_c, _k = run.globals_w(), {name!r}", change])
         if not t.path:
-            if meaning is Kind.VARIABLE:
-                return lambda g: ([f"_c, _k = run.globals_w(), {name!r}"], [])
-            return lambda g: (by_name(g, f"_d, {name!r}"), found(g))
-        base = self.value(n.Var(t.pos, name), scope)
-        locate = self._resolver(t, scope, base, meaning)
+            locate = inline = None
+        else:
+            base = self.value(n.Var(t.pos, name), scope)
+            locate = self._resolver(t, scope, base, meaning)
+            inline = self._inline_target(t, scope, base)
 
-        def resolved(g) -> list:
-            return g.indent([*by_name(g, f"{g.obj(locate)}(run, _d)"), *found(g)])
+        def write(g, change) -> None:
+            if locate is None or inline is None or self.checked:  # checked: all through the resolver
+                by_name(g)
+                g.line(change)
+                found(g)
+                return
+            test, take = inline(g)
+            g.line(f"if {test}:")
+            with g.indent():
+                g.line(take)
+            g.line("else:")
+            with g.indent():
+                by_name(g)
+                found(g)
+            g.line(change)
+        return write
+
+    def _inline_target(self, t: n.Target, scope, base):
+        """For the commonest targets, ``fn(g) -> (test, take)``: the test that the target is
+        there, and the line that takes it without the resolver (``_c, _k`` set), after the
+        values they use are written; None for any other target."""
         if len(t.path) == 1 and t.path[0][0] == "attr":
             # an entity's field, the common case, inline; anything else through the resolver
             field = t.path[0][1]
-            return lambda g: ([*g.value(base, "_o"), f"if _o.__class__ is str and {field!r} in _E.get(_o, ()):",
-                               f"    _c, _k = run.record(_o), {field!r}", "else:", *resolved(g)], [])
+
+            def attr(g):
+                g.value(base, "_o")
+                return (f"_o.__class__ is str and {field!r} in _E.get(_o, ())",
+                        f"_c, _k = run.record(_o), {field!r}")
+            return attr
         if len(t.path) == 2 and t.path[0][0] == "attr" and t.path[1][0] == "index":
             # an entry of an entity's map (p.shares[c]) inline, the map copied into the record
             field, key = t.path[0][1], self.value(t.path[1][1], scope)
-            return lambda g: ([*g.value(base, "_o"), *g.value(key, "_k"),
-                               f"if _o.__class__ is str and _k.__class__ is str and "
-                               f"(_c := _E.get(_o, _EMPTY).get({field!r})).__class__ is dict and _k in _c:",
-                               f"    _c = run.record(_o)[{field!r}] = dict(_c)",
-                               "else:", *resolved(g)], [])
-        return lambda g: (by_name(g, f"{g.obj(locate)}(run, _d)"), found(g))
+
+            def entry(g):
+                g.value(base, "_o")
+                g.value(key, "_k")
+                return (f"_o.__class__ is str and _k.__class__ is str and "
+                        f"(_c := _E.get(_o, _EMPTY).get({field!r})).__class__ is dict and _k in _c",
+                        f"_c = run.record(_o)[{field!r}] = dict(_c)")
+            return entry
+        return None
 
     def _local_root(self, t: n.Target, scope) -> bool:
         """Whether target ``t`` is in a rule local (which the change sets again)."""
@@ -568,9 +635,10 @@ class Compiler:
         if self.checked:
             return slow
         if self.generate:  # the unit's locals are its Python locals (units.py)
-            source = Codegen(self.names, False, self.space).source(
-                e, scope.locals, {x: f"v_{x}" for x in scope.locals})
+            codegen = Codegen(self.names, False, self.space)
+            source = codegen.source(e, scope.locals, {x: f"v_{x}" for x in scope.locals}, unit=True)
             slow.source = f"{around}({source})" if around and source else source
+            slow.total = codegen.total()
         return slow
 
     def _checked(self, e, scope, tracking: bool, around: str | None = None) -> Checked:
@@ -621,11 +689,14 @@ class _CallValue(ins.Instr):
     def __init__(self, pos, name, fn, args, dest=None):
         self.pos, self.name, self.fn, self.args, self.dest = pos, name, fn, args, dest
 
-    def source(self, g, i):
+    def write(self, g, i):
         values = ", ".join(f"_a{j}" for j in range(len(self.args)))
-        return [*g.values(self.args), *g.value(self.fn, "_v"),
-                f"_u = {g.obj(_functions.procedure_key)}(run, _v, {self.name!r}, {len(self.args)})",
-                *g.pause(i), f"run.push(_u, [{values}], {self.dest!r})", "return 0"]
+        g.values(self.args)
+        g.value(self.fn, "_v")
+        g.line(f"_u = {g.obj(_functions.procedure_key)}(run, _v, {self.name!r}, {len(self.args)})")
+        g.pause(i)
+        g.line(f"run.push(_u, [{values}], {self.dest!r})")
+        g.line("return 0")
 
     def leaves(self, g) -> bool:
         return True

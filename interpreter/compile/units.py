@@ -5,7 +5,9 @@ event (a frame pushed, ``F["pc"]`` set to where it goes on: returns 0), a return
 popped: 0), a choice or the end of the game (1, the machine pauses). Inside, the unit's basic
 blocks are picked by ``pc`` in a ``while`` loop, so jumps and loops stay in Python; each block
 counts its instructions against the step budget when it starts. Expressions are inlined as
-their generated source (:mod:`.expressions`), each with its checked code as the fallback.
+their generated source (:mod:`.expressions`), each with its checked code as the fallback where
+it may raise what that code words (:meth:`.expressions.Codegen.total`). Every line is written
+through the one writer (:mod:`.writer`), which records the instruction each line is for.
 
 A rule's locals are Python locals of the function while it runs: ``v_NAME`` for a local
 ``NAME`` (the prefix keeps every name a ruleset writes apart from Python's and the helpers'),
@@ -40,15 +42,13 @@ instruction.
 """
 from __future__ import annotations
 
-import re
-
 from ..dsl import nodes as n
 from ..dsl.turns import SLOT
 from . import flow
 from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, Return
 from .sources import add, define
+from .writer import Writer
 
-_SAFE = re.compile(r"-?\d+|'[^'\\]*'|None|True|False|_k\d+")
 
 
 class Units(dict):
@@ -115,9 +115,7 @@ def first_pause(code, straight_keys: frozenset, handlers: dict):
 def write(code, program, counting: bool = False, direct: bool = False):
     """The function of ``code``: ``unit(run, F)``, or ``unit(run, L)`` when ``direct`` (see the
     module's note)."""
-    w = _Writer(code, program, counting, direct)
-    lines, owners = w.function()
-    source = "\n".join(lines) + "\n"
+    source, owners = _UnitWriter(code, program, counting, direct).function()
     space = code.space
     define(space, source, f"<unit {code.key}>")
     fn = space.pop("unit")
@@ -126,10 +124,13 @@ def write(code, program, counting: bool = False, direct: bool = False):
     return fn
 
 
-class _Writer:
-    """Writes the source; instructions call back (``value``, ``local``, ``goto``, ``pause``...)."""
+class _UnitWriter(Writer):
+    """Writes a unit's function, each line owned by the instruction it is written for
+    (``at``); instructions write themselves through it (``value``, ``assign``, ``goto``,
+    ``pause``...)."""
 
     def __init__(self, code, program, counting: bool = False, direct: bool = False):
+        super().__init__(0)  # at: the instruction being written
         self.code, self.program, self.space = code, program, code.space
         self.counting, self.direct = counting, direct
         self.names: dict = {}  # id(object) -> its name in the namespace
@@ -156,8 +157,7 @@ class _Writer:
         surely = flow.surely_set(instrs, self.leaves, self.entries)
         self.through = {k for q in self.leaves for k in (self.dirty[q] & self.may[q]) - surely[q]
                         if not k.startswith("$")}
-        self.at = 0  # the instruction being written
-        self._loads: dict = {}  # an entry's loads (once reads are known)
+        self._live: list | None = None  # what may be read from each instruction on (once the body is written)
 
     # ------------------------------------------------------------ locals
     def local(self, key: str, read: bool = False) -> str:
@@ -188,10 +188,12 @@ class _Writer:
             return "{}, {} = L[{!r}]".format(*self.loop_names(key), key)
         return f"{self.local(key)} = L[{key!r}]"
 
-    def assign(self, key: str, value: str) -> list:
-        """Lines that set local ``key`` to the Python expression ``value``."""
+    def assign(self, key: str, value: str) -> None:
+        """Set local ``key`` to the Python expression ``value``."""
         name = self.local(key)
-        return [f"{name} = {value}", *([f"L[{key!r}] = {name}"] if key in self.through else [])]
+        self.line(f"{name} = {value}")
+        if key in self.through:
+            self.line(f"L[{key!r}] = {name}")
 
     def _store(self, key: str) -> str:
         if _is_loop(key):
@@ -216,50 +218,44 @@ class _Writer:
                 return "{" + ", ".join(f"{k!r}: {self.local(k)}" for k in names) + "}"
         return "_live(locals())"
 
-    def value(self, fn, var: str) -> list:
-        """Lines that set ``var`` to an expression's value: its generated source inline, falling
-        back on its checked code for any fault the source does not word itself (a local not
-        set yet among them: Python's unbound local)."""
+    def value(self, fn, var: str) -> None:
+        """Set ``var`` to an expression's value: its generated source inline, falling back on
+        its checked code for any fault the source does not word itself (a local not set yet
+        among them: Python's unbound local)."""
         e = getattr(fn, "e", None)
         if e is not None:
             self.read(x.name for x in n.walk(e) if isinstance(x, (n.Var, n.Call)))
         source = getattr(fn, "source", None)
         if source is None:
-            return [f"{var} = {self.obj(fn)}(run, {self.live()})"]
-        if _SAFE.fullmatch(source) or (source.startswith("v_") and source[2:] in self.must[self.at]):
-            return [f"{var} = {source}"]  # a literal, a constant or a local set here cannot fail
-        return ["try:", f"    {var} = {source}", "except _SAID:", "    raise",
-                "except Exception:", f"    {var} = {self.obj(fn)}(run, {self.live()})"]
+            self.line(f"{var} = {self.obj(fn)}(run, {self.live()})")
+        elif fn.total is not None and fn.total <= self.must[self.at]:
+            self.line(f"{var} = {source}")  # it can raise nothing its checked code would word
+        else:
+            self.attempt(f"{var} = {source}", f"{var} = {self.obj(fn)}(run, {self.live()})")
 
-    def values(self, fns) -> list:
-        """Lines that set ``_a0``, ``_a1``... to the values of ``fns``."""
-        lines = []
+    def values(self, fns) -> None:
+        """Set ``_a0``, ``_a1``... to the values of ``fns``."""
         for j, fn in enumerate(fns):
-            lines += self.value(fn, f"_a{j}")
-        return lines
+            self.value(fn, f"_a{j}")
 
-    @staticmethod
-    def indent(lines) -> list:
-        return ["    " + line for line in lines]
+    def goto(self, target: int) -> None:
+        self.line(f"pc = {target}")
+        self.line("continue")
 
-    @staticmethod
-    def goto(target: int) -> list:
-        return [f"pc = {target}", "continue"]
-
-    def pause(self, i: int, here: bool = False) -> list:
-        """Lines that leave the function at instruction ``i`` to go on later at ``i + 1`` (at
-        ``i`` if ``here``): the locals it set written back to the frame, and where it stands."""
+    def pause(self, i: int, here: bool = False) -> None:
+        """Leave the function at instruction ``i`` to go on later at ``i + 1`` (at ``i`` if
+        ``here``): the locals it set written back to the frame, and where it stands."""
         back = sorted((self.dirty[i] & self.may[i]) - self.through, key=self.order.__getitem__)
         assert set(back) <= self.must[i], (self.code.key, i)  # a loop's state is set all through its body
         self.reads[i].update(back)
-        return [*map(self._store, back), f"F['pc'] = {i if here else i + 1}"]
+        self.lines(map(self._store, back))
+        self.line(f"F['pc'] = {i if here else i + 1}")
 
-    def drop(self, key: str) -> list:
-        """Lines that drop a hidden local at the end of its loop: from the frame as well when a
-        pause inside the loop may have written it there."""
+    def drop(self, key: str) -> None:
+        """Drop a hidden local at the end of its loop: from the frame as well when a pause
+        inside the loop may have written it there."""
         if any(key in self.may[i] for i in self.leaves):
-            return [f"L.pop({key!r}, None)"]
-        return []
+            self.line(f"L.pop({key!r}, None)")
 
     def _args(self, key: str) -> str:
         """The locals of a call of unit ``key`` with arguments ``_a0``, ``_a1``..., as a dict."""
@@ -269,21 +265,21 @@ class _Writer:
         """What starts a call of ``key``: its scoped variables afresh, if it has any."""
         return f"run.globals_w().update(run.program.resets[{key!r}]); " if key in self.program.resets else ""
 
-    def push(self, key: str, dest) -> str:
-        """The line that pushes a frame of unit ``key`` with arguments ``_a0``, ``_a1``..."""
-        return (self._resets(key) + f"run.state['stack'].append({{'c': {key!r}, 'pc': 0, "
-                f"'L': {self._args(key)}, 'r': {dest!r}}})")
+    def push(self, key: str, dest) -> None:
+        """Push a frame of unit ``key`` with arguments ``_a0``, ``_a1``..."""
+        self.line(self._resets(key) + f"run.state['stack'].append({{'c': {key!r}, 'pc': 0, "
+                  f"'L': {self._args(key)}, 'r': {dest!r}}})")
 
     def straight(self, keys) -> bool:
         """Whether the units ``keys`` are called directly (they never pause)."""
         return all(k in self.program.straight for k in keys)
 
-    def call(self, key: str) -> str:
-        """The line that runs straight unit ``key`` to its end, its value in ``_v``."""
+    def call(self, key: str) -> None:
+        """Run straight unit ``key`` to its end, its value in ``_v``."""
         program = self.program
         units = self.obj(program.counted_direct if self.counting else program.direct_units)
         args = "".join(f", _a{j}" for j in range(len(program.codes[key].params)))
-        return self._resets(key) + f"_v = {units}[{key!r}](run{args})"
+        self.line(self._resets(key) + f"_v = {units}[{key!r}](run{args})")
 
     # ------------------------------------------------------------ the function
     def leaders(self) -> list:
@@ -304,77 +300,101 @@ class _Writer:
                 starts.add(ins.end)
         return sorted(s for s in starts if s < len(instrs))
 
-    def block(self, start: int, stop: int) -> list:
-        """Lines and owners of the block [start, stop)."""
-        out = [(f"run.steps = _s = run.steps + {stop - start}", start),
-               ("if _s > _B:", start), ("    raise _OverBudget()", start)]
+    def block(self, start: int, stop: int) -> None:
+        """The block [start, stop)."""
+        self.at = start
+        self.line(f"run.steps = _s = run.steps + {stop - start}")
+        self.line("if _s > _B:")
+        with self.indent():
+            self.line("raise _OverBudget()")
         if start in self.outside:  # entered only from outside: the locals it reads from the frame
-            out.append((_LOADS, start))  # (known once the whole body is written)
+            self.later(lambda w: self.loads(w, start))  # (known once the whole body is written)
         instrs = self.code.instrs
         for i in range(start, stop):
             self.at = i
-            out += [(line, i) for line in instrs[i].source(self, i)]
+            instrs[i].write(self, i)
             if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
-                out.append((self.count(), 0))
+                self.count()
         if not instrs[stop - 1].ends:
-            out += [(line, stop - 1) for line in self.goto(stop)]
-        return out
+            self.at = stop - 1
+            self.goto(stop)
 
-    def tree(self, blocks: list, write) -> list:
+    def tree(self, blocks: list) -> None:
         """Pick the block of ``pc`` by halves (a unit has few blocks; this keeps it log n)."""
         if len(blocks) == 1:
-            return write(*blocks[0])
+            self.block(*blocks[0])
+            return
         half = len(blocks) // 2
-        return [(f"if pc < {blocks[half][0]}:", blocks[half][0]),
-                *[("    " + line, i) for line, i in self.tree(blocks[:half], write)],
-                ("else:", blocks[half][0]),
-                *[("    " + line, i) for line, i in self.tree(blocks[half:], write)]]
+        self.at = blocks[half][0]
+        self.line(f"if pc < {blocks[half][0]}:")
+        with self.indent():
+            self.tree(blocks[:half])
+        self.at = blocks[half][0]
+        self.line("else:")
+        with self.indent():
+            self.tree(blocks[half:])
 
-    def entry(self, pc: int, live: list) -> list:
-        """Lines that load, on entering the function at ``pc``, the locals it may read."""
-        lines = []
-        for key in sorted(live[pc] & self.may[pc]):
+    def _loaded(self, pc: int) -> list:
+        """The locals an entry at ``pc`` loads from the frame: those it may read, that may be
+        set (the body is written by now: what each instruction reads says what an entry loads)."""
+        if self._live is None:
+            self._live = flow.live(self.code.instrs, self.leaves, self.reads)
+        return sorted(self._live[pc] & self.may[pc])
+
+    def loads(self, w: Writer, pc: int) -> None:
+        """Load, on entering the function at ``pc``, the locals it may read (into writer ``w``)."""
+        w.at = pc
+        for key in self._loaded(pc):
             if key in self.must[pc]:
-                lines.append(self._load(key))
+                w.line(self._load(key))
             else:
-                lines += [f"if {key!r} in L:", "    " + self._load(key)]
-        return lines
+                w.line(f"if {key!r} in L:")
+                with w.indent():
+                    w.line(self._load(key))
 
-    def count(self) -> str:
-        return f"run.counts[{self.code.key!r}] += 1"
+    def jumped_to_loads(self, w: Writer) -> None:
+        """The loads of each entry that is also jumped to, picked by ``pc``."""
+        first = True
+        for pc in self.entries:
+            if pc not in self.outside and self._loaded(pc):
+                w.at = pc
+                w.line(f"{'' if first else 'el'}if pc == {pc}:")
+                with w.indent():
+                    self.loads(w, pc)
+                first = False
 
-    def function(self) -> tuple[list, list]:
+    def count(self) -> None:
+        self.line(f"run.counts[{self.code.key!r}] += 1")
+
+    def function(self) -> tuple[str, list]:
+        """The source of the unit's function, and the instruction each of its lines is for."""
         instrs = self.code.instrs
         starts = self.leaders()
         blocks = list(zip(starts, starts[1:] + [len(instrs)]))
-        # the body is written first: what each instruction reads says what an entry loads
-        body = self.tree(blocks, self.block)
-        if not self.direct:
-            live = flow.live(instrs, self.leaves, self.reads)
-            self._loads = {pc: self.entry(pc, live) for pc in self.entries}
-            body = [(indent + line, i) for text, i in body
-                    for indent, line in ([(text[:-len(_LOADS)], x) for x in self._loads[i]]
-                                         if text.endswith(_LOADS) else [("", text)])]
-        loop = [("while True:", 0), *[("    " + line, i) for line, i in body]]
-        count = self.counting and not self.code.guarded
-        if self.direct:  # always entered afresh, its parameters Python's
-            head = [("L = None", 0), ("pc = 0", 0), *([(self.count(), 0)] if count else [])]
-        else:  # entered where it stopped: an entry that is also jumped to loads here
-            load: list = []
-            for pc in self.entries:
-                if pc not in self.outside and self._loads[pc]:
-                    load += [(f"{'el' if load else ''}if pc == {pc}:", pc),
-                             *[("    " + line, pc) for line in self._loads[pc]]]
-            head = [("L = F['L']", 0), ("pc = F['pc']", 0), *load,
-                    *([("if pc == 0:", 0), ("    " + self.count(), 0)] if count else [])]
-        body = [("_E = run.ent", 0), ("_B = run.budget", 0), *head, *loop]
         params = "".join(f", {self.local(p)}" for p in self.code.params) if self.direct else ", F"
-        lines = [f"def unit(run{params}):"] + ["    " + line for line, _ in body]
-        owners = [0] + [i for _, i in body]
-        return lines, owners
-
-
-_LOADS = "<loads>"  # where an entry's loads go in its block
+        self.at = 0
+        self.line(f"def unit(run{params}):")
+        with self.indent():
+            self.line("_E = run.ent")
+            self.line("_B = run.budget")
+            count = self.counting and not self.code.guarded
+            if self.direct:  # always entered afresh, its parameters Python's
+                self.line("L = None")
+                self.line("pc = 0")
+                if count:
+                    self.count()
+            else:  # entered where it stopped: an entry that is also jumped to loads here
+                self.line("L = F['L']")
+                self.line("pc = F['pc']")
+                self.later(self.jumped_to_loads)
+                if count:
+                    self.line("if pc == 0:")
+                    with self.indent():
+                        self.count()
+            self.line("while True:")
+            with self.indent():
+                self.tree(blocks)
+        return self.source()
 
 
 def _is_loop(key: str) -> bool:

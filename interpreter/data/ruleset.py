@@ -71,6 +71,7 @@ class Ruleset:
     definitions: list = field(default_factory=list)
     notes: frozenset = frozenset()   # the variables of components.yaml's notes: (not summarised)
     layers: tuple = ()   # the folders it is laid from: the base first, then each that extends it
+    leaks: list = field(default_factory=list)   # secrets the rules show unsaid (lint reports them)
 
     @property
     def secrecy(self) -> dict:
@@ -430,7 +431,7 @@ class _Loader:
         self.check_complete(defs, program, broken, mpos)
         limits = meta.get("limits", {})
         overlays = {f"overlay {over['name']}": opos for _, over, opos in chain[1:]}
-        ruleset = Ruleset(
+        return Ruleset(
             name=meta["name"], title=meta["title"], root=root, variant=variant, meta=meta,
             players_min=meta["players"]["min"], players_max=meta["players"]["max"],
             constants=names.constants, variables=dict(comps.get("variables", {})),
@@ -443,9 +444,7 @@ class _Loader:
             step_budget=limits.get("steps", DEFAULT_STEPS),
             decision_budget=limits.get("decisions", DEFAULT_DECISIONS),
             names=names, places=self.places, definitions=defs,
-            layers=tuple(folder for folder, *_ in chain))
-        ruleset.__dict__["_leaks"] = leaks   # lint's check_secrets reports them
-        return ruleset
+            layers=tuple(folder for folder, *_ in chain), leaks=leaks)
 
     def find(self, name_or_path: str) -> Path | None:
         """The ruleset's folder: a shipped name or a path (RR206 when neither)."""

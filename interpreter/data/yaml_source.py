@@ -7,6 +7,8 @@ duplicate keys, and stops alias bombs by counting the nodes it expands.
 """
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from ..errors import Diagnostic, Pos, Sink
@@ -66,12 +68,18 @@ def copy_data(value):
 
 def utf8_text(data: bytes, name: str, shown: str) -> tuple[str | None, Diagnostic | None]:
     """A file's bytes as text, or None and an RR006 at the line of the first byte that is not
-    UTF-8 (``name``: as the message calls the file; ``shown``: the path of the position)."""
+    UTF-8 (``name``: as the message calls the file; ``shown``: the path of the position). A
+    line that ends with a carriage return alone (old Mac files) ends with a newline in the text,
+    as it does in an editor: the rules' lines are counted by newlines."""
     try:
-        return data.decode("utf-8"), None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
+        line = data[:err.start].replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n") + 1
         return None, Diagnostic("RR006", f"'{name}' is not UTF-8 text (byte {err.start})", Pos(shown, line, 1))
+    return (_LONE_CR.sub("\n", text) if "\r" in text else text), None
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def load_yaml(text: str, file: str, sink: Sink):

@@ -6,7 +6,7 @@ reports every broken definition.
 """
 from __future__ import annotations
 
-import hashlib
+import io
 import pickle
 import re
 from functools import lru_cache
@@ -41,19 +41,17 @@ def _lark() -> Lark:
     about 0.015 s. A cached entry that does not load is built again."""
     grammar = GRAMMAR.read_text(encoding="utf-8")
     stored = cache.entry("lark", _parser_source(), lark.__version__)
-    if stored is not None and stored.is_file():
+    kept = cache.load(stored)
+    if kept is not None:
         try:
-            with stored.open("rb") as fh:
-                return Lark.load(fh)
-        except Exception:   # unreadable or not lark's: built again below and replaced
+            return Lark.load(io.BytesIO(kept))
+        except Exception:   # not lark's: built again below and replaced
             pass
     parser = Lark(grammar, parser="lalr", postlex=_RulesIndenter(), propagate_positions=True,
                   maybe_placeholders=True)
-
-    def save(tmp: Path) -> None:
-        with tmp.open("wb") as fh:
-            parser.save(fh)
-    cache.store(stored, save)
+    tables = io.BytesIO()
+    parser.save(tables)
+    cache.store(stored, tables.getvalue())
     return parser
 
 
@@ -643,28 +641,27 @@ def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0, cached: 
 def _parsed(text: str, file: str, line_offset: int, cached: bool) -> tuple:
     """(module, diagnostics) of a rules file. With ``cached``, read from the user cache when
     this parser parsed the same text of the same file before (the entry is named by both, by
-    the parser's own source and by lark's version, and holds the hash of the file's name and
-    text it was parsed from, checked: an entry under another's name is not taken), else parsed
-    and kept there; an entry that does not load is parsed again."""
+    the parser's own source and by lark's version, and proves it is that entry:
+    :func:`..cache.load`), else parsed and kept there; an entry that does not load is parsed
+    again."""
     stored = cache.entry("parse", _parser_source(), lark.__version__, file, str(line_offset), text) \
         if cached else None
-    source = hashlib.sha256(f"{file}\0{line_offset}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
-    if stored is not None and stored.is_file():
+    kept = cache.load(stored)
+    if kept is not None:
         try:
-            found = pickle.loads(stored.read_bytes())
-            if isinstance(found, tuple) and len(found) == 3 and found[0] == source \
-                    and isinstance(found[1], n.Module):
-                return found[1:]
-        except Exception:   # unreadable, or not what this parser writes: parsed again below
+            found = pickle.loads(kept)
+            if isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], n.Module):
+                return found
+        except Exception:   # not what this parser writes: parsed again below
             pass
     sink = Sink()
     parsed = (_parse(text, file, sink, line_offset), sink.diagnostics)
     if stored is not None:
         try:
-            data = pickle.dumps((source, *parsed), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
         except (RecursionError, pickle.PicklingError):   # nested too deeply to keep: not kept
             return parsed
-        cache.store(stored, lambda tmp: tmp.write_bytes(data))
+        cache.store(stored, data)
     return parsed
 
 

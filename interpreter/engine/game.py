@@ -550,8 +550,6 @@ def _check_state(ruleset, state) -> None:
 def _check_contents(ruleset, state, bad) -> None:
     """What the rules will read must be what the ruleset declares: the players, every entity
     with its fields, every variable, the history as actions; values as plain JSON data."""
-    from ..runtime.governor import check_storable
-    from ..runtime.values import RuleFault
     n = state["players"]
     if not ruleset.players_min <= n <= ruleset.players_max:
         bad(f"the save has {n} players; {ruleset.name} is for {ruleset.players_min} to {ruleset.players_max}")
@@ -573,12 +571,7 @@ def _check_contents(ruleset, state, bad) -> None:
             bad(f"the save's entity {e} is damaged: its fields are not the ruleset's")
     if set(state["globals"]) != set(start["globals"]):
         bad("the save's variables do not match the ruleset's")
-    ruleset.check_save(state)   # the ruleset's schema: each field and variable of its type
-    try:
-        for value in [v for rec in have.values() for v in rec.values()] + list(state["globals"].values()):
-            check_storable(value)   # each value as a rule stores it, within the governor's limits
-    except (RuleFault, ValueError) as err:
-        bad(f"the save holds a value a game cannot: {err}")
+    ruleset.check_save(state)   # the ruleset's schema: each field and variable of its type, storable
     if not 0 <= state["rng"] < 1 << 64:
         bad("the save's random generator state is damaged")
 

@@ -49,23 +49,6 @@ def _kept(spec, head: tuple) -> dict:
     return kept
 
 
-def _kept_actions(made: dict, name: str, head: tuple, values: list) -> list:
-    """``name(*head, v)`` for each of ``values``, each Action made once and kept in ``made``. A
-    kept Action is used only when its value is the very object ``v`` (1 and true are equal keys,
-    and so are 2 and 4/2); the generated listings (codegen's choices) write the same loop."""
-    out = []
-    get = made.get
-    try:
-        for v in values:
-            a = get(v)
-            if a is None or a[1][-1] is not v:
-                a = made[v] = _new(Action, (name, head + (v,)))
-            out.append(a)
-    except TypeError:  # a value that is a list: no key
-        return [_new(Action, (name, head + (v,))) for v in values]
-    return out
-
-
 def copy_frame(frame: dict) -> dict:
     """A frame that shares nothing changeable with ``frame``: a frame and its locals are changed
     in place (pc, let); the values in the locals never are."""
@@ -494,10 +477,10 @@ class Machine(_Shows):
             raise OverBudget()
         name = spec.name
         if i + 1 == len(spec.domains):  # the last parameter: test each value here, no recursion
-            made = spec.made.get(head) if head == () else None
-            if made is None:
-                made = _kept(spec, head)
-            if spec.choices is not None:
+            if spec.choices is not None:   # generated: every value when no require tests it
+                made = spec.made.get(head) if head == () else None
+                if made is None:
+                    made = _kept(spec, head)
                 try:
                     out += spec.choices(self, loc, items, name, head, made)
                     return
@@ -506,9 +489,6 @@ class Machine(_Shows):
                 except Exception:  # listed again one by one, to say what is wrong
                     pass
             tests = spec.tests_at[i]
-            if not tests:
-                out += _kept_actions(made, name, head, items)
-                return
             loc = dict(loc)
             for v in items:
                 loc[var] = v

@@ -49,7 +49,8 @@ class OptionSpec:
     player_var: str | None  # the action's `by p` name
     pos: Pos
     # generated code for the last parameter: the actions of its values that pass the requires
-    # tested with it (tests_at[-1]), or None: choices(run, L, items, name, head values, made)
+    # tested with it (tests_at[-1]; every value when there are none), or None (the machine
+    # tests each value): choices(run, L, items, name, head values, made)
     choices: object = None
     levels: tuple = ()     # for each require, the index of the last parameter it reads (0: none)
     # the Actions this option has listed, kept to be listed again (see Machine._enumerate): values

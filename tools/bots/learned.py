@@ -141,11 +141,11 @@ def _entry(ruleset, players: int):
 
 def cached(ruleset, players: int) -> Model | None:
     """The kept model of these rules, variant and players, else None."""
-    path = _entry(ruleset, players)
-    if path is None or not path.is_file():
+    kept = cache.load(_entry(ruleset, players))
+    if kept is None:
         return None
     try:
-        model = pickle.loads(path.read_bytes())
+        model = pickle.loads(kept)
     except Exception:
         return None
     return model.bind(ruleset) if isinstance(model, Model) and model.players == players else None
@@ -200,7 +200,7 @@ def learn(ruleset, players: int, settings: Settings = Settings(), progress=None)
         current = _fit(np, ruleset, players, xs, ys, settings, time.process_time() - start,
                        (r + 1) * settings.games)
     assert current is not None
-    cache.store(_entry(ruleset, players), lambda tmp: tmp.write_bytes(pickle.dumps(current)), keep=50)
+    cache.store(_entry(ruleset, players), pickle.dumps(current), keep=50)
     _MODELS[ruleset.hash, ruleset.variant, players] = current
     return current
 

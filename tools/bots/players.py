@@ -258,7 +258,8 @@ def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
         sys.path.append(os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except (Exception, SystemExit) as err:  # whatever the user's module raises, it cannot be used
+    except BaseException as err:  # whatever the user's module raises, it cannot be used
+        _reraise_stop(err)
         raise _refuse(spec, f"cannot import {module_name}: {type(err).__name__}: {err}") from None
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls):
@@ -279,13 +280,22 @@ def _users_bot(spec: str, items: list, seed: int) -> "UsersBot":
     try:
         make: Callable[..., Any] = cls   # the user's class: any constructor
         bot = make(seed, **options)
-    except (Exception, SystemExit) as err:  # the user's constructor: any failure is a refusal
+    except BaseException as err:  # the user's constructor: any failure is a refusal
+        _reraise_stop(err)
         raise _refuse(spec, f"{class_name}(seed, {', '.join(f'{k}={v!r}' for k, v in options.items())}) "
                       f"failed: {type(err).__name__}: {err}") from None
     choose = getattr(bot, "choose", None)     # on the bot: a static or class method will do too
     if not callable(choose) or not _takes(choose, 2):
         raise _refuse(spec, "it has no method choose(self, view, legal)")
     return UsersBot(spec, bot)
+
+
+def _reraise_stop(err: BaseException) -> None:
+    """Raise ``err`` again if it stops the program (Ctrl-C, or a stop railrules raises itself,
+    such as a time limit) rather than being the failure of the user's code that it came through:
+    a SystemExit or any other exception of the user's ends only its game, with words."""
+    if isinstance(err, KeyboardInterrupt) or type(err).__module__.startswith("railrules."):
+        raise err
 
 
 def _takes(function, count: int) -> bool:
@@ -310,7 +320,8 @@ class UsersBot:
         legal = game.legal_actions()
         try:
             action = self.bot.choose(game.view(game.current_player), list(legal))
-        except (Exception, SystemExit) as err:  # the user's code: its game stops, said why
+        except BaseException as err:  # the user's code: its game stops, said why
+            _reraise_stop(err)
             raise BotError(Diagnostic("RR401", f"bot {self.spec} failed in choose: {type(err).__name__}: {err}")) from err
         if action not in legal:
             raise BotError(Diagnostic("RR401", f"bot {self.spec} chose {action!r}, which is not one of "

@@ -536,5 +536,6 @@ def run(args) -> int:
             except OutputError as err:
                 print(f"railrules compare: {err}", file=sys.stderr)
                 failed = True
+    failed = failed or any(r["error"] for rs in result["records"].values() for r in rs)
     code = verbs.figures(result, args.json, table)
     return verbs.EXIT_FAIL if failed and code == verbs.EXIT_OK else code

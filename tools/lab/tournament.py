@@ -47,7 +47,7 @@ def play(shared: tuple, task: tuple) -> dict:
     try:
         play_out(game, seat_bots(",".join(specs), game.players, seed))
     except RailrulesError as err:
-        return {**record, "error": str(err.diagnostics[0])}
+        return {**record, "error": f"seed {seed}: {err.diagnostics[0]}"}
     return {**record, "scores": {p: float(s) for p, s in game.result["scores"].items()},
             "winners": game.result["winners"], "decisions": game.decisions}
 

@@ -9,7 +9,7 @@ from railrules.interpreter.errors import BadSave, Diagnostic, IllegalAction, Pos
 from railrules.interpreter.runtime.strict_json import read_json, refuse
 from railrules.interpreter.saves import describe_changes
 
-from railrules.tools.play.terminal import find_ruleset
+from railrules.interpreter.saves import find_ruleset
 
 
 def read_log(path: Path) -> dict:
@@ -62,6 +62,12 @@ def steps(log: dict, where: str = "<log>", ruleset_path: str | None = None, forc
     """The logged game at its start and after each action (one Game object, moved on between
     yields), checked as :func:`replay` checks it; ``notes`` receives what replay would say."""
     ruleset = find_ruleset(log["ruleset"], log.get("path"), log.get("variant"), ruleset_path)
+    if ruleset.name != log["ruleset"]:   # (rules given for it: another game's, not changed ones)
+        what = f"the log is of {log['ruleset']}, not of {ruleset.name}"
+        if not force:
+            raise BadSave(Diagnostic("RR304", f"{what}: give its own rules, or none", Pos(where, 0, 0)))
+        if notes is not None:
+            notes.append(what + "; replaying anyway (--force)")
     same_rules = ruleset.hash == log["hash"]
     if not same_rules:
         changed = ruleset.changed_since(log["fingerprints"]) if isinstance(log.get("fingerprints"), dict) \

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from railrules.tools.common import verbs
-from railrules.tools.play.table import Refused, Table
+from railrules.tools.play.table import Refused, Table, add_bot_seconds
 
 __all__ = ["Refused", "Table", "serve_table", "add_arguments", "run"]
 
@@ -21,14 +21,16 @@ def serve_table(table: Table, host: str, port: int, out=None) -> None:
     """Serve ``table`` at http://HOST:PORT until Ctrl-C; print each page's link first."""
     import uvicorn
 
-    from railrules.tools.play.serve.app import make_app
+    from railrules.tools.play.serve.app import hosts_of, make_app
     out = out or sys.stdout
     _port_free(host, port)
+    print("open these pages in a browser (each link holds its page's secret token):", file=out)
     if host in ("0.0.0.0", "::"):   # every address of this machine: a link needs one of them
         shown = socket.gethostname()
+        print(f"(the links name this machine, {shown}, as other machines reach it; on this machine "
+              f"http://127.0.0.1:{port} works too)", file=out)
     else:
         shown = f"[{host}]" if ":" in host else host
-    print("open these pages in a browser (each link holds its page's secret token):", file=out)
     for name, path in table.links().items():
         print(f"  {name + ':':<12} http://{shown}:{port}{path}", file=out)
     if host not in ("127.0.0.1", "localhost", "::1"):
@@ -38,7 +40,7 @@ def serve_table(table: Table, host: str, port: int, out=None) -> None:
     # uvicorn shuts down on Ctrl-C or SIGTERM, then raises the signal again: here it ends run()
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        uvicorn.run(make_app(table), host=host, port=port, log_level="warning")
+        uvicorn.run(make_app(table, hosts_of(host)), host=host, port=port, log_level="warning")
     except KeyboardInterrupt:
         pass
     finally:
@@ -54,9 +56,8 @@ def _port_free(host: str, port: int) -> None:
         try:
             probe.bind((host, port))
         except OSError as err:
-            raise Refused(0, f"cannot listen on {host} port {port}: "
-                          + (f"the port is in use; try --port {port + 1}" if err.errno == errno.EADDRINUSE
-                             else err.strerror or str(err))) from None
+            raise Refused(0, f"port {port} is in use; try --port {port + 1}" if err.errno == errno.EADDRINUSE
+                          else f"cannot listen on {host} port {port}: {err.strerror or err}") from None
 
 
 def _stop(signum, frame):
@@ -78,7 +79,8 @@ def add_arguments(parser) -> None:
         "at a chosen speed, the log beside the board. It prints the table's link (hotseat: it acts "
         "for, and shows what may be seen by, whichever person is to move) and one link per person's "
         "seat, which shows only what that seat may see. Each link holds a secret token; the server "
-        "listens on 127.0.0.1 unless --host says otherwise. Ctrl-C saves and stops.")
+        "listens on 127.0.0.1 unless --host says otherwise. The game is saved after every decision; "
+        "Ctrl-C saves and stops.")
     parser.add_one_game("continue a saved game (a railrules play or serve save)")
     parser.add_players()
     parser.add_argument("--seed", type=int, default=1, help="seed of the game's chance and of the bots (default 1)")
@@ -93,9 +95,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--delay", type=float, default=0.6, metavar="SECONDS",
                         help="how long each bot's move stays on screen before the next (default 0.6; "
                         "the page can change it)")
-    parser.add_argument("--save", help="where save and Ctrl-C write the game (default: "
+    parser.add_argument("--save", help="where every decision, save and Ctrl-C write the game (default: "
                         "RULESET-seedN.save.json, or the --resume file)")
     parser.add_argument("--force", action="store_true", help="allow --save to overwrite an existing file")
+    add_bot_seconds(parser, 30)
 
 
 def run(args) -> int:
@@ -104,7 +107,8 @@ def run(args) -> int:
     except ImportError as err:
         print(f"railrules serve: needs pip install \".[web]\" (Starlette and uvicorn): {err}", file=sys.stderr)
         return verbs.EXIT_FAIL
-    from railrules.tools.play.terminal import open_game, save_on_leaving, take_save
+    from railrules.tools.play.table import save_on_leaving, take_save
+    from railrules.tools.play.terminal import open_game
     resume = Path(args.resume) if args.resume else None
     save = Path(args.save) if args.save else None
     there = verbs.check_output("--save", save, args.force, mine=resume)
@@ -119,8 +123,9 @@ def run(args) -> int:
     if any(k > n for k in wanted):
         raise verbs.Usage(f"--seats: this game has seats 1 to {n}")
     seed = game.state["seed"]
-    save_path = take_save(game, save, resume, there, Path(f"{game.ruleset.name}-seed{seed}.save.json"))
-    table = Table(game, [f"p{k}" for k in wanted], args.bots, seed, save_path, args.delay)
+    save_path = take_save(game, save, resume, there)
+    table = Table(game, [f"p{k}" for k in wanted], args.bots, seed, save_path, args.delay,
+                  bot_seconds=args.bot_seconds, autosave=True, say=lambda text: print(text, flush=True))
     print(f"{game.ruleset.title}: {n} players, seed {seed}; people at seat(s) "
           f"{', '.join(map(str, wanted)) or 'none'}, bots: {args.bots}")
     try:

@@ -7,11 +7,19 @@ StaticFiles refuses any path that leaves the folder), and under ``/api/TOKEN/``:
 (GET, ``?have=VERSION`` leaves out an unchanged board), ``act`` ``{label, version}``, ``step``
 ``{version}`` (the bot to move moves), ``why`` ``{label}`` or ``{hex}``, ``undo``, ``save``,
 ``load`` (the body is a save file). Every error is JSON, ``{"error": "..."}``, never a traceback.
+
+Requests from elsewhere are refused: one whose Host is not a name of the address the server is
+bound to (:func:`hosts_of`; a page of another site that a name of its own leads here, DNS
+rebinding), and a write (POST) sent by a page of another origin (its ``Origin`` is not the
+address asked, or ``Sec-Fetch-Site`` says another site sent it: a form or a ``text/plain``
+fetch needs no permission from the server to be sent).
 """
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -92,11 +100,58 @@ def _version(have: str | None) -> int | None:
     return None
 
 
-def make_app(table: Table) -> Starlette:
+def hosts_of(host: str) -> set:
+    """The names a request may give in its Host header for a server bound to ``host``: the
+    address itself, and for this machine's own addresses (loopback, or every address) its names
+    and addresses (lower case, without the port)."""
+    names = {host.lower().strip("[]")}
+    if host in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
+        names |= {"127.0.0.1", "localhost", "::1"}
+    if host in ("0.0.0.0", "::"):
+        for name in (socket.gethostname(), socket.getfqdn()):
+            names.add(name.lower())
+            try:
+                names |= {str(info[4][0]).lower() for info in socket.getaddrinfo(name, None)}
+            except OSError:
+                pass
+    return names - {"0.0.0.0", "::"}
+
+
+def _host_name(netloc: str) -> str:
+    """'example.org' of 'example.org:8765' (and '::1' of '[::1]:8765'), lower case."""
+    try:
+        return (urlsplit(f"//{netloc}").hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _from_elsewhere(request: Request, hosts: set | None) -> str:
+    """Why a request comes from a page it must not (a Host this server is not, a write from
+    another origin); '' when it may be answered."""
+    host = request.headers.get("host", "")
+    if hosts is not None and _host_name(host) not in hosts:
+        return (f"this server does not answer to the name {host[:100]!r}: open one of the links it "
+                "printed")
+    if request.method in ("GET", "HEAD"):
+        return ""
+    origin = request.headers.get("origin")
+    if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != host.lower()):
+        return f"a page of another site ({origin[:100]}) may not act at this table"
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return "a page of another site may not act at this table"
+    return ""
+
+
+def make_app(table: Table, hosts: set | None = None) -> Starlette:
+    """The app over ``table``; ``hosts``: the names a request's Host may give (:func:`hosts_of`;
+    None: any, for a test client)."""
     def endpoint(handler):
         """A route over the table: the token names the page; Refused and bad input are JSON."""
         async def run(request: Request):
             try:
+                elsewhere = _from_elsewhere(request, hosts)
+                if elsewhere:
+                    raise Refused(403, elsewhere)
                 seat = table.page(request.path_params["token"])
                 return JSONResponse(await handler(request, seat), headers=HEADERS)
             except Refused as err:
@@ -108,8 +163,8 @@ def make_app(table: Table) -> Starlette:
                               "railrules; the game is as it was before the request)")
         return run
 
-    # the table's work (a bot thinking, a board drawn) runs in a worker thread, one request at
-    # a time (the table's lock), so that the server keeps answering meanwhile
+    # the table's work runs in worker threads, so that the server keeps answering meanwhile: a
+    # request at a time holds the table's lock, but not a bot while it thinks
     async def state(request, seat):
         return await run_in_threadpool(table.state, seat, _version(request.query_params.get("have")))
 
@@ -137,6 +192,9 @@ def make_app(table: Table) -> Starlette:
 
     async def page(request: Request):
         try:
+            elsewhere = _from_elsewhere(request, hosts)
+            if elsewhere:
+                raise Refused(403, elsewhere)
             table.page(request.path_params["token"])
         except Refused as err:
             return _error(err.status, err.message)

@@ -115,13 +115,14 @@ $("reveal").addEventListener("click", () => { revealed = S.shown; drawCurtain(S)
 function drawStatus(s) {
   const status = $("status");
   const current = s.seats.find(p => p.current);
-  const last = s.last ? s.last.by + ": " + s.last.label + ". " : "";
+  const last = s.last ? s.last.by + ": " + s.last.label + (s.last.note ? " (" + s.last.note + ")" : "") + ". " : "";
   status.className = s.options.length ? "yours" : "";
   if (s.over) status.textContent = last + "\n" + s.standings;
   else if (s.options.length) status.textContent = last + "Your choice, " + current.name + ".";
   else if (current && current.plays === "person") status.textContent = last + "Waiting for " + current.name + ".";
   else if (current) status.textContent = last + current.name + " (" + current.plays + ") is to move.";
   else status.textContent = last;
+  if (s.unsaved) status.textContent += "\n" + s.unsaved;   // the save after the last decision failed
 }
 
 function drawOptions(s) {
