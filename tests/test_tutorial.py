@@ -1,8 +1,8 @@
-"""docs/TUTORIAL.md, run as a designer would follow it: every block in it is either a file
+"""interpreter/dsl/TUTORIAL.md, run as a designer would follow it: every block in it is either a file
 (the block after a bold file name, **`path`**) written into an empty folder, or shell commands
 (lines starting `$ `) run there in order, each followed by the lines its output must hold (in
 order; `...` stands for lines left out) and ending with status 0 unless it says `# exit status N`.
-The files the tutorial writes are the ones in docs/tutorial/, so the game there is the game the
+The files the tutorial writes are the ones in rulesets/templates/ (branch_lines, share_sales), so the game there is the game the
 tutorial teaches."""
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TUTORIAL = ROOT / "docs" / "TUTORIAL.md"
-FINISHED = ROOT / "docs" / "tutorial"
+TUTORIAL = ROOT / "interpreter" / "dsl" / "TUTORIAL.md"
+FINISHED = ROOT / "rulesets" / "templates"
 
 _BLOCK = re.compile(r"^```([a-z]*)\n(.*?)^```\n", re.S | re.M)
 _FILE = re.compile(r"\*\*`([^`]+)`\*\*\s*$")
@@ -80,7 +80,7 @@ def test_the_tutorial_runs_as_written(tmp_path):
                for path, text in _tree(tmp_path / name).items()}
     assert written == {f"{name}/{path}": text for name in ("branch_lines", "share_sales")
                        for path, text in _tree(FINISHED / name).items()}, \
-        "docs/tutorial/ is not what the tutorial writes: copy the files the tutorial shows there"
+        "rulesets/templates/ is not what the tutorial writes: copy the files the tutorial shows there"
 
 
 def test_every_block_of_the_tutorial_is_a_file_or_commands():
