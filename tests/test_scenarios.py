@@ -112,3 +112,14 @@ def test_a_scenario_may_not_name_a_variant_file(tmp_path: Path):
     result = run_scenario("chicago_express", path)
     assert not result.passed and result.steps == 0
     assert result.failures[0].code == "RR205" and result.failures[0].pos.line == 3
+
+
+def test_a_logged_step_passes_on_a_line_of_the_log_and_says_the_last_lines_when_none_holds_it(tmp_path: Path):
+    path = tmp_path / "s.yaml"
+    path.write_text('description: "x"\nplayers: 3\nsteps:\n  - do: "bid 7"\n'
+                    '  - logged: "Player 1 bids 7"\n  - logged: "Player 1 bids 7"\n    seat: p2\n'
+                    '  - logged: "Player 1 bids 8"\n', encoding="utf-8")
+    result = run_scenario("chicago_express", path)
+    assert [f.pos.line for f in result.failures] == [8]
+    assert "'Player 1 bids 8' should be in an onlooker's log" in result.failures[0].message
+    assert "'Player 1 bids 7'" in result.failures[0].message   # the last lines, to compare

@@ -10,6 +10,7 @@ A scenario starts a game (players, seed, optional variant) and runs its steps in
 * ``do: "bid 5"`` with ``seat: p2`` — that seat commits in a round of secret choices;
   ``deciding: [p1, p3]`` — the seats still to commit; ``unseen: "bid 5"`` with ``seat: p1`` —
   the text is in neither that seat's view nor its log (``seat`` left out: an onlooker's);
+  ``logged: "buys 2 cards for $180"`` (optional ``seat``) — a line of that log holds the text;
 * ``winners: [p1, p2]`` and ``reasons: [house_supply_low]`` — how the game ended.
 """
 from __future__ import annotations
@@ -133,6 +134,8 @@ def _step(game, step: dict, where: Pos) -> str | None:
                 return f"'{label}' was refused: {err.diagnostics[0].message}"
     elif "unseen" in step:
         return _unseen(game, step["unseen"], step.get("seat"))
+    elif "logged" in step:
+        return _logged(game, step["logged"], step.get("seat"))
     elif "deciding" in step:
         if game.deciding != step["deciding"]:
             return f"expected {', '.join(step['deciding']) or 'nobody'} deciding, but it is {', '.join(game.deciding) or 'nobody'}"
@@ -177,6 +180,15 @@ def _unseen(game, text: str, seat: str | None) -> str | None:
         where = f"its log ('{lines[0]}')" if lines else "its view"
         return f"'{text}' should be hidden from {seat or 'an onlooker'}, but {where} shows it"
     return None
+
+
+def _logged(game, text: str, seat: str | None) -> str | None:
+    """The problem if no line of the log ``seat`` (None: an onlooker) reads holds ``text``."""
+    lines = game.messages_for(seat)
+    if any(text in line for line in lines):
+        return None
+    last = "; ".join(f"'{line}'" for line in lines[-3:]) or "none"
+    return f"'{text}' should be in {seat or 'an onlooker'}'s log, but no line holds it (the last: {last})"
 
 
 def _reason(game, label: str) -> str:
