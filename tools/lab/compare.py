@@ -468,7 +468,7 @@ def add_arguments(parser) -> None:
     parser.description = (
         "Arms: the base ruleset, each --variant, and each value of each --set NAME=V1,V2,... (a "
         "sweep). Game i of every arm uses the same seed, bot seating (rotated game by game) and bot "
-        "seeds. Per metric: each arm's mean with a 95%% interval, and the paired change to the base "
+        "seeds. Per metric: each arm's mean with a 95 % interval, and the paired change to the base "
         "arm with its effect size; * marks a change that stays significant after correcting for the "
         "number of metrics (Holm, or --fdr). Ctrl-C or --time-limit stops early and reports the games "
         "finished, marked partial (exit 130).")
