@@ -39,6 +39,15 @@ def bootstrap(xs: list, seed: int = 0, level: float = 0.95) -> tuple[float, floa
     return means[int(tail * RESAMPLES)], means[min(RESAMPLES - 1, int((1 - tail) * RESAMPLES))]
 
 
+def percentile(xs: list, q: float) -> float:
+    """The ``q`` quantile of ``xs`` as the percentile bootstrap takes it (the value at index
+    int(q n) of the sorted values); nan for no values."""
+    if not xs:
+        return math.nan
+    ordered = sorted(xs)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 def normal_interval(xs: list, level: float = 0.95) -> tuple[float, float]:
     """Mean ± z standard errors (z for ``level``, two-sided), for many values."""
     m, error = mean(xs), statistics.stdev(xs) / math.sqrt(len(xs))
@@ -190,7 +199,7 @@ def clopper_pearson(k: float, n: int, level: float = 0.95) -> tuple[float, float
     return low, high
 
 
-def wilson(k: float, n: int, level: float = 0.95) -> tuple[float, float]:
+def wilson(k: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a proportion of ``k`` in ``n``."""
     if n == 0:
         return math.nan, math.nan
