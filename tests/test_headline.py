@@ -114,5 +114,12 @@ def test_the_command_leads_with_the_headline(coin_race, tmp_path, capsys):
     assert "  no change that matters (significant and at least --min-effect)" in capsys.readouterr().out
     assert main(argv + ["--min-effect", "decision=3"]) == 2
     assert "--min-effect 'decision=3': no metric 'decision'" in capsys.readouterr().err
+    # a primary metric keeps its own row even where it equals another (each game takes one coin pile)
+    assert main(argv + ["--primary", "action take", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["primary"] == ["action take"]
+    assert result["metrics"]["action take"]["goal=20"]["change"]["family"] == "primary"
+    assert result["metrics"]["decisions"]["goal=20"]["change"]["family"] == "exploratory"
+    assert result["headline"][1].startswith("  primary: action take ")
     assert main(argv + ["--primary", "decision"]) == 2
     assert "did you mean 'decisions'?" in capsys.readouterr().err

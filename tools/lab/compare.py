@@ -5,9 +5,12 @@ Games are paired: game i of every arm has the same seed, the same seating of the
 from game to game, so every bot sits in every seat) and the same bot seeds. Each metric is a
 number per game; an arm's figure is its mean over the games with a 95 % interval (exact for
 shares such as win rates, bootstrap otherwise), and its change is the mean of the game-by-game
-differences to the base arm with a t interval, a p-value (paired t-test, or McNemar's exact test
-for 0/1 figures) and an effect size. The p-values of an arm's metrics are corrected together
-(Holm, or Benjamini-Hochberg): only a change that stays significant is a verdict.
+differences to the base arm with a t interval, a p-value (paired t-test; McNemar's exact test
+for 0/1 figures; the exact sign test for win shares with ties, where a shared win counts 1/k)
+and an effect size. The p-values of an arm's metrics are corrected together (Holm, or
+Benjamini-Hochberg; with ``--primary``, the primary metrics apart from the others): only a change
+that stays significant is a verdict. The report leads with the verdict in plain words
+(:mod:`.headline`).
 """
 from __future__ import annotations
 
@@ -233,17 +236,19 @@ def _chosen(name: str, only: list | None) -> bool:
     return not only or any(name == w or name.startswith(w + " ") or name.startswith(w + ": ") for w in only)
 
 
-def _merge_duplicates(per_arm: dict, names: list) -> tuple[list, dict]:
+def _merge_duplicates(per_arm: dict, names: list, keep: list | None = None) -> tuple[list, dict]:
     """One row per quantity: a metric whose per-game values equal an earlier one's in every arm
     (an action and the rule that only it calls) is that metric's row. Constant figures are not
     merged (they carry no signal; the warning says so), nor are the win rates by seat, position
-    and bot, each of which a designer looks for. Returns (names kept, kept -> the same)."""
+    and bot, each of which a designer looks for, nor the metrics ``keep`` names (the primary
+    ones). Returns (names kept, kept -> the same)."""
     first: dict = {}
     same: dict = {}
     for name in names:
         key = tuple(tuple(arm.get(name) or ()) for arm in per_arm.values())
         values = {v for arm_values in key for v in arm_values}
-        if len(values) > 1 and key in first and not name.endswith(" wins") and not name.startswith("ladder: "):
+        if len(values) > 1 and key in first and not name.endswith(" wins") and not name.startswith("ladder: ") \
+                and name not in (keep or ()):
             same.setdefault(first[key], []).append(name)
         else:
             first.setdefault(key, name)
@@ -258,7 +263,7 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
     apart as exploratory; ``nominal``: a sequential look's boundary (see :mod:`.sequential`)."""
     per_arm = {label: _per_game(records[label], players) for label in labels}
     names = sorted({name for label in labels for name in per_arm[label] if _chosen(name, only)}, key=_order)
-    names, same = _merge_duplicates(per_arm, names)
+    names, same = _merge_duplicates(per_arm, names, primary)
     out = {}
     for name in names:
         base = per_arm[labels[0]].get(name)
