@@ -51,6 +51,15 @@ def test_each_look_spends_what_the_function_says_by_scipys_multivariate_normal(t
     assert sequential.nominal(times, len(times) - 1) == pytest.approx(2 * norm.sf(c[-1]), rel=1e-12)
 
 
+def test_a_run_of_many_looks_computes_only_the_looks_it_makes():
+    """--max-games 1000000 in blocks of 200 is 5000 looks: the second look's level needs two
+    boundaries, not 5000 (a signal then stops the run at once)."""
+    times = tuple(n / 1_000_000 for n in sequential.looks_at(200, 1_000_000))
+    assert len(times) == 5000
+    assert sequential.nominal(times, 1) == 0.0   # so early, nothing can cross
+    assert len(sequential._LOOKS[times, 0.05, 201]["c"]) == 2
+
+
 def test_the_looks_test_at_their_boundary_not_at_the_increments():
     looks = sequential.levels(50, 400)
     assert [n for n, _ in looks] == [50, 100, 150, 200, 250, 300, 350, 400]

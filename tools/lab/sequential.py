@@ -44,8 +44,13 @@ def spent(t: float, alpha: float = 0.05) -> float:
     by the Lan–DeMets O'Brien–Fleming-type function 2 - 2 Φ(z_{1-alpha/4} / sqrt(t))."""
     if t <= 0:
         return 0.0
-    z = _bisect(lambda c: _above(c), alpha / 4)
-    return 4 * _above(z / math.sqrt(min(t, 1.0)))
+    return 4 * _above(_z(alpha / 4) / math.sqrt(min(t, 1.0)))
+
+
+@functools.lru_cache(maxsize=256)
+def _z(tail: float) -> float:
+    """The z with P(Z > z) = ``tail``."""
+    return _bisect(_above, tail)
 
 
 def _bisect(decreasing, target: float, low: float = 0.0, high: float = 40.0) -> float:
@@ -67,32 +72,49 @@ def _simpson(low: float, high: float, points: int) -> list[tuple[float, float]]:
     return [(low + i * h, h / 3 * (1 if i in (0, points - 1) else 4 if i % 2 else 2)) for i in range(points)]
 
 
-@functools.lru_cache(maxsize=512)
-def boundaries(times: tuple, alpha: float = 0.05, points: int = 201) -> tuple:
-    """The two-sided Lan–DeMets O'Brien–Fleming-type boundaries c_1..c_K on the z statistic at the
-    information fractions ``times`` (increasing, the last 1): P(no |Z_j| > c_j for j < k and
-    |Z_k| > c_k) = alpha(t_k) - alpha(t_{k-1}) when nothing changed (Armitage–McPherson–Rowe
-    recursion on a Simpson grid of ``points`` nodes)."""
-    grid = [(0.0, 1.0, 1.0)]   # (z, weight, sub-density): before any look, Z is 0 for sure
-    out: list[float] = []
-    for k, t in enumerate(times):
-        r = math.sqrt(times[k - 1] / t) if k else 0.0     # Z_k | Z_{k-1} = u ~ N(u r, s²)
-        s = math.sqrt(1 - r * r)
-        target = spent(t, alpha) - spent(times[k - 1], alpha) if k else spent(t, alpha)
+WIDEST = 10.0   # the grid stops at ±10: the normal density beyond is below 1e-22
+_LOOKS: dict = {}   # (times, alpha, points) -> the boundaries so far and the density carried on
 
-        def crossing(c):
-            return sum(w * g * (_above((c - u * r) / s) + _above((c + u * r) / s)) for u, w, g in grid)
-        c = _bisect(crossing, target) if target > 0 else math.inf
-        out.append(c)
-        if k + 1 < len(times) and math.isfinite(c):
-            grid = [(z, v, sum(w * g * math.exp(-0.5 * ((z - u * r) / s) ** 2) for u, w, g in grid) / (s * _SQRT2PI))
-                    for z, v in _simpson(-c, c, points)]
-    return tuple(out)
+
+def boundary(times: tuple, k: int, alpha: float = 0.05, points: int = 201) -> float:
+    """The two-sided Lan–DeMets O'Brien–Fleming-type boundary c_k (k from 0) on the z statistic
+    at look k of looks at the information fractions ``times`` (increasing, the last 1):
+    P(no |Z_j| > c_j for j < k and |Z_k| > c_k) = alpha(t_k) - alpha(t_{k-1}) when nothing
+    changed. Armitage–McPherson–Rowe recursion on a Simpson grid of ``points`` nodes; the looks
+    are computed once, as far as asked (a run of many looks pays for those it makes)."""
+    if len(_LOOKS) > 512:
+        _LOOKS.clear()
+    state = _LOOKS.setdefault((times, alpha, points), {"c": [], "grid": [(0.0, 1.0, 1.0)]})
+    while len(state["c"]) <= k:
+        _next_look(state, times, alpha, points)
+    return state["c"][k]
+
+
+def _next_look(state: dict, times: tuple, alpha: float, points: int) -> None:
+    """Solve the next look's boundary, then carry the density of Z on the region not crossed."""
+    k, grid = len(state["c"]), state["grid"]     # grid: (z, weight, sub-density)
+    t = times[k]
+    r = math.sqrt(times[k - 1] / t) if k else 0.0     # Z_k | Z_{k-1} = u ~ N(u r, s²)
+    s = math.sqrt(1 - r * r)
+    target = spent(t, alpha) - (spent(times[k - 1], alpha) if k else 0.0)
+
+    def crossing(c):
+        return sum(w * g * (_above((c - u * r) / s) + _above((c + u * r) / s)) for u, w, g in grid)
+    c = _bisect(crossing, target) if target > 0 else math.inf
+    state["c"].append(c)
+    edge = min(c, WIDEST)
+    state["grid"] = [(z, v, sum(w * g * math.exp(-0.5 * ((z - u * r) / s) ** 2) for u, w, g in grid) / (s * _SQRT2PI))
+                     for z, v in _simpson(-edge, edge, points)]
+
+
+def boundaries(times: tuple, alpha: float = 0.05, points: int = 201) -> tuple:
+    """Every look's boundary (see :func:`boundary`)."""
+    return tuple(boundary(times, k, alpha, points) for k in range(len(times)))
 
 
 def nominal(times: tuple, k: int, alpha: float = 0.05) -> float:
     """The nominal two-sided level of look ``k`` (from 0): a p-value at most this crosses."""
-    return 2 * _above(boundaries(times, alpha)[k])
+    return 2 * _above(boundary(times, k, alpha))
 
 
 def looks_at(block: int, most: int) -> list[int]:
