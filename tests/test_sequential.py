@@ -23,9 +23,10 @@ def test_the_spending_function_is_lan_demets_obrien_fleming():
     assert sequential.spent(1.0) == pytest.approx(0.05, abs=1e-12)
 
 
-# Two-sided symmetric Lan–DeMets O'Brien–Fleming-type boundaries, alpha 0.05, equally spaced looks,
-# as tabulated by DeMets and Lan (1994, Stat. Med. 13:1341) and computed by the R packages
-# ldbounds and gsDesign (sfLDOF, one-sided 0.025 a side), to four decimals.
+# Two-sided symmetric Lan–DeMets O'Brien–Fleming-type boundaries, alpha 0.05 (0.025 a side),
+# equally spaced looks, to four decimals, as the Lan–DeMets programs tabulate them (Reboussin,
+# DeMets, Kim and Lan's ld98 / the R package ldbounds; gsDesign's sfLDOF). The next test checks
+# the same boundaries by an independent integration (scipy).
 PUBLISHED = {4: (4.3326, 2.9631, 2.3590, 2.0141), 5: (4.8769, 3.3569, 2.6803, 2.2898, 2.0310)}
 
 
