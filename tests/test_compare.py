@@ -19,6 +19,7 @@ from railrules.interpreter.errors import RulesetError, RulesRuntimeError
 from railrules.interpreter.paths import rulesets_dir
 from railrules.tools.lab import compare, stats
 from railrules.tools.lab.arms import ArmError, Arms
+from railrules.tools.lab.headline import headline
 from railrules.tools.cli import main
 from railrules.tools.bots.players import seat_bots
 from railrules.tools.lab.simulate import simulate
@@ -203,6 +204,7 @@ def test_the_reversed_options_null_gives_no_corrected_verdict(tmp_path):
     changes = {name: row["reversed"]["change"] for name, row in result["metrics"].items() if name not in compare.BALANCES}
     assert sum(c["differed"] > 0 for c in changes.values()) > 10  # the games differ
     assert compare.verdicts(result) == []
+    assert "  no change that matters (significant and at least --min-effect)" in headline(result)
 
 
 def test_shares_take_exact_intervals_and_unchanged_figures_say_no_game_differed(coin_race):

@@ -66,6 +66,37 @@ def test_paired_tests_match_scipy():
         assert got["effect"] == pytest.approx(np.mean(other) - np.mean(wins))
 
 
+def test_a_win_share_with_ties_takes_the_exact_sign_test():
+    """A win shared by k players counts 1/k: the games are no longer 0 or 1, and the exact test
+    is the sign test of the games that differed (scipy's binomial test of ups among them)."""
+    rng = random.Random(9)
+    for _ in range(30):
+        n = rng.choice([10, 40, 150])
+        base = [rng.choice([0.0, 0.0, 1.0, 0.5, 1 / 3]) for _ in range(n)]
+        xs = [b if rng.random() < 0.5 else rng.choice([0.0, 1.0, 0.5, 1 / 3]) for b in base]
+        got = stats.paired_test(xs, base, exact=True)
+        up = sum(x > b for x, b in zip(xs, base))
+        down = sum(x < b for x, b in zip(xs, base))
+        assert got["p"] == pytest.approx(scipy_stats.binomtest(up, up + down).pvalue if up + down else 1.0, abs=1e-12)
+        if up + down and got["sd"]:   # without ``exact``, the t-test
+            assert stats.paired_test(xs, base)["p"] == pytest.approx(scipy_stats.ttest_rel(xs, base).pvalue, abs=1e-9)
+
+
+def test_a_step_down_on_boundaries_rejects_by_the_level_each_step_spends():
+    ps = [0.0001, 0.004, 0.02, 0.3]
+    assert stats.holm(ps)[1] == [True, True, True, False]
+    # a look that tests a step spending a at a / 10: only the first survives
+    assert stats.holm(ps, 0.05, lambda a: a / 10)[1] == [True, False, False, False]
+    assert stats.holm(ps, 0.05, lambda a: a / 10)[0] == stats.holm(ps)[0]   # adjusted p: the fixed design's
+    assert stats.benjamini_hochberg(ps, 0.05, lambda a: a / 10)[1] == [True, False, False, False]
+    rng = random.Random(3)
+    for _ in range(200):   # with no boundary, rejecting is an adjusted p at most alpha
+        qs = [rng.random() ** 3 for _ in range(rng.randint(1, 12))]
+        for method in (stats.holm, stats.benjamini_hochberg):
+            adjusted, rejected = method(qs)
+            assert rejected == [a <= 0.05 for a in adjusted]
+
+
 def test_holm_and_benjamini_hochberg_match_a_hand_reference():
     # Holm (1979): sorted p times m, m-1, ..., made non-decreasing, capped at 1
     ps = [0.01, 0.04, 0.03, 0.005, 0.5]

@@ -9,6 +9,7 @@ arm per value.
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
 import tempfile
 from dataclasses import dataclass
@@ -168,3 +169,20 @@ class Arms:
     def __exit__(self, *exc) -> None:
         if self._folder is not None:
             self._folder.cleanup()
+
+
+@contextlib.contextmanager
+def together(ruleset: str, values: dict):
+    """One arm with every constant of ``values`` (NAME or NAME.KEY -> value) set at once, as one
+    variant made on the spot (``--set`` makes one arm per setting)."""
+    base = load_ruleset(ruleset)
+    overrides(base, [f"{k}={v}" for k, v in values.items()])   # each exists and takes such values
+    constants: dict = {}
+    for name, value in values.items():
+        root, *keys = name.split(".")
+        constants[root] = with_entry(constants.get(root, base.constants[root]), keys, value, name)
+    label = ", ".join(f"{k}={v}" for k, v in values.items()) or "base"
+    with tempfile.TemporaryDirectory(prefix="railrules-set-") as temp:
+        path = Path(temp) / "together.yaml"
+        path.write_text(yaml.safe_dump({"description": f"--set {label}", "constants": constants}), encoding="utf-8")
+        yield Arm(label, load_ruleset(ruleset, str(path)) if values else base)

@@ -5,9 +5,12 @@ Games are paired: game i of every arm has the same seed, the same seating of the
 from game to game, so every bot sits in every seat) and the same bot seeds. Each metric is a
 number per game; an arm's figure is its mean over the games with a 95 % interval (exact for
 shares such as win rates, bootstrap otherwise), and its change is the mean of the game-by-game
-differences to the base arm with a t interval, a p-value (paired t-test, or McNemar's exact test
-for 0/1 figures) and an effect size. The p-values of an arm's metrics are corrected together
-(Holm, or Benjamini-Hochberg): only a change that stays significant is a verdict.
+differences to the base arm with a t interval, a p-value (paired t-test; McNemar's exact test
+for 0/1 figures; the exact sign test for win shares with ties, where a shared win counts 1/k)
+and an effect size. The p-values of an arm's metrics are corrected together (Holm, or
+Benjamini-Hochberg; with ``--primary``, the primary metrics apart from the others): only a change
+that stays significant is a verdict. The report leads with the verdict in plain words
+(:mod:`.headline`).
 """
 from __future__ import annotations
 
@@ -102,10 +105,10 @@ def _leader(game):
 
 def run_arms(arms: list, games: int, players: int, specs: str, seed: int, jobs: int = 1,
              time_limit: float | None = None, progress: bool = False, cluster: str | None = None,
-             correction: str = "holm", only: list | None = None) -> dict:
+             correction: str = "holm", only: list | None = None, primary: list | None = None) -> dict:
     """Play every arm's games; return the records and the figures as one JSON-ready dict."""
     records, stopped = play(arms, 0, games, players, specs, seed, jobs, time_limit, progress, cluster)
-    return summarize(arms, records, games, stopped, players, specs, seed, correction, only)
+    return summarize(arms, records, games, stopped, players, specs, seed, correction, only, primary=primary)
 
 
 def play(arms: list, first: int, games: int, players: int, specs: str, seed: int, jobs: int = 1,
@@ -120,15 +123,17 @@ def play(arms: list, first: int, games: int, players: int, specs: str, seed: int
 
 
 def summarize(arms: list, records: dict, games: int, stopped: bool, players: int, specs: str, seed: int,
-              correction: str = "holm", only: list | None = None, alpha: float = 0.05) -> dict:
-    """The figures of the records of every arm as one JSON-ready dict."""
+              correction: str = "holm", only: list | None = None, alpha: float = 0.05,
+              primary: list | None = None, nominal=None) -> dict:
+    """The figures of the records of every arm as one JSON-ready dict (``nominal``: a sequential
+    look's boundary)."""
     return {"ruleset": arms[0].ruleset.name, "arms": [a.label for a in arms], "games": games,
             "compared": len(records[arms[0].label]), "partial": stopped, "players": players, "bots": specs,
-            "seed": seed, "correction": correction,
+            "seed": seed, "correction": correction, "primary": primary or [],
             "differences": {a.label: a.ruleset.changed_since(arms[0].ruleset.fingerprints) for a in arms[1:]},
             "settings": {a.label: list(a.setting) for a in arms if a.setting},
             "base_values": {a.setting[0]: setting_value(arms[0].ruleset, a.setting[0]) for a in arms if a.setting},
-            "metrics": figures(records, [a.label for a in arms], players, correction, alpha, only),
+            "metrics": figures(records, [a.label for a in arms], players, correction, alpha, only, primary, nominal),
             "records": records}
 
 
@@ -231,17 +236,19 @@ def _chosen(name: str, only: list | None) -> bool:
     return not only or any(name == w or name.startswith(w + " ") or name.startswith(w + ": ") for w in only)
 
 
-def _merge_duplicates(per_arm: dict, names: list) -> tuple[list, dict]:
+def _merge_duplicates(per_arm: dict, names: list, keep: list | None = None) -> tuple[list, dict]:
     """One row per quantity: a metric whose per-game values equal an earlier one's in every arm
     (an action and the rule that only it calls) is that metric's row. Constant figures are not
     merged (they carry no signal; the warning says so), nor are the win rates by seat, position
-    and bot, each of which a designer looks for. Returns (names kept, kept -> the same)."""
+    and bot, each of which a designer looks for, nor the metrics ``keep`` names (the primary
+    ones). Returns (names kept, kept -> the same)."""
     first: dict = {}
     same: dict = {}
     for name in names:
         key = tuple(tuple(arm.get(name) or ()) for arm in per_arm.values())
         values = {v for arm_values in key for v in arm_values}
-        if len(values) > 1 and key in first and not name.endswith(" wins") and not name.startswith("ladder: "):
+        if len(values) > 1 and key in first and not name.endswith(" wins") and not name.startswith("ladder: ") \
+                and name not in (keep or ()):
             same.setdefault(first[key], []).append(name)
         else:
             first.setdefault(key, name)
@@ -249,41 +256,50 @@ def _merge_duplicates(per_arm: dict, names: list) -> tuple[list, dict]:
 
 
 def figures(records: dict, labels: list, players: int, correction: str = "holm", alpha: float = 0.05,
-            only: list | None = None) -> dict:
+            only: list | None = None, primary: list | None = None, nominal=None) -> dict:
     """Per metric and arm: mean and interval, and (not for the base) the paired change with its
     p-value corrected over the metrics of that arm (``holm`` or ``fdr``); ``only``: the metrics
-    (names or families) to report."""
+    (names or families) to report; ``primary``: metrics corrected among themselves, the others
+    apart as exploratory; ``nominal``: a sequential look's boundary (see :mod:`.sequential`)."""
     per_arm = {label: _per_game(records[label], players) for label in labels}
     names = sorted({name for label in labels for name in per_arm[label] if _chosen(name, only)}, key=_order)
-    names, same = _merge_duplicates(per_arm, names)
+    names, same = _merge_duplicates(per_arm, names, primary)
     out = {}
     for name in names:
         base = per_arm[labels[0]].get(name)
-        row = {}
+        row: dict = {"kind": "count"}
         for label in labels:
             xs = per_arm[label].get(name)
             if xs is None:  # e.g. an end reason only this arm met: 0 in every other game
                 xs = [0.0 if v is not None else None for v in per_arm[label]["decisions"]]
             both = [(x, b) for x, b in zip(xs, base or [0.0] * len(xs)) if x is not None and b is not None]
             mine = [x for x, _ in both] if label != labels[0] else [x for x in xs if x is not None]
+            if _is_share(name, mine):
+                row["kind"] = "share"
             cell = stats.proportion(mine) if _is_share(name, mine) else stats.summary(mine)
             cell["same"] = bool(mine) and min(mine) == max(mine)   # the same in every game
             if label != labels[0]:
-                cell["change"] = stats.paired_test([x for x, _ in both], [b for _, b in both])
+                cell["change"] = stats.paired_test([x for x, _ in both], [b for _, b in both],
+                                                   exact=_is_share(name, mine + [b for _, b in both]))
             row[label] = cell
         if name in same:
             row["same as"] = same[name]
         out[name] = row
+    families = [[n for n in names if n in primary], [n for n in names if n not in primary]] if primary else [names]
     for label in labels[1:]:
-        changes = [out[name][label]["change"] for name in names]
-        if not changes:
-            continue
-        adjusted, rejected = stats.CORRECTIONS[correction]([c["p"] for c in changes], alpha)
-        for c, a, r in zip(changes, adjusted, rejected):
-            # the smallest change found with 80 % power at the level Holm's first step asks of a
-            # comparison of this many games at 5 % (a sequential look tests at less: see there)
-            c.update(p_corrected=a, significant=bool(r),
-                     detectable=stats.detectable(c["sd"], c["n"], 0.05 / len(changes)) if c["sd"] else None)
+        for family in families:
+            changes = [out[name][label]["change"] for name in family]
+            if not changes:
+                continue
+            adjusted, rejected = stats.CORRECTIONS[correction]([c["p"] for c in changes], alpha,
+                                                               nominal or stats.as_is)
+            for c, a, r in zip(changes, adjusted, rejected):
+                # the smallest change found with 80 % power at the level Holm's first step asks of a
+                # comparison of this many games at 5 % (a sequential look tests at less: see there)
+                c.update(p_corrected=a, significant=bool(r),
+                         detectable=stats.detectable(c["sd"], c["n"], 0.05 / len(changes)) if c["sd"] else None)
+                if primary:
+                    c["family"] = "primary" if family is families[0] else "exploratory"
     for label in labels:
         for balance, names in (("seat balance", [f"seat p{k} wins" for k in range(1, players + 1)]),
                                ("turn order balance", [position_name(k) for k in range(players)])):
@@ -357,7 +373,7 @@ def verdicts(result: dict) -> list[str]:
         for label in labels[1:]:
             d = row[label].get("change") if name not in BALANCES else None
             if d and d["significant"]:
-                out.append(f"{label}: {name} {row[labels[0]]['mean']:.3g} -> {row[label]['mean']:.3g} "
+                out.append(f"{label}: {'(exploratory) ' if d.get('family') == 'exploratory' else ''}{name} {row[labels[0]]['mean']:.3g} -> {row[label]['mean']:.3g} "
                            f"(change {d['mean']:+.3g}, 95% interval {d['low']:+.3g} to {d['high']:+.3g}; "
                            f"{_effect(d)}; corrected p={d['p_corrected']:.2g})")
     return out
@@ -457,7 +473,7 @@ def add_arguments(parser) -> None:
     parser.description = (
         "Arms: the base ruleset, each --variant, and each value of each --set NAME=V1,V2,... (a "
         "sweep). Game i of every arm uses the same seed, bot seating (rotated game by game) and bot "
-        "seeds. Per metric: each arm's mean with a 95%% interval, and the paired change to the base "
+        "seeds. Per metric: each arm's mean with a 95 % interval, and the paired change to the base "
         "arm with its effect size; * marks a change that stays significant after correcting for the "
         "number of metrics (Holm, or --fdr). Ctrl-C or --time-limit stops early and reports the games "
         "finished, marked partial (exit 130).")
@@ -473,10 +489,18 @@ def add_arguments(parser) -> None:
     parser.add_argument("--games", type=parser.count(1), default=100, help="games per arm (default 100); "
                         "with --until-verdict, games per block")
     parser.add_argument("--until-verdict", action="store_true", help="play block after block (of --games) "
-                        "and stop at the first block after which a metric (with --metrics: every metric "
-                        "chosen) has a corrected verdict, spending the 5%% over the looks (Lan-DeMets "
-                        "O'Brien-Fleming type) so that stopping early keeps the error rate; the report says "
-                        "how many games and why it stopped")
+                        "and stop at the first block after which a metric (with --primary: every primary "
+                        "metric; with --metrics: every metric chosen) has a corrected verdict, testing each "
+                        "look at its Lan-DeMets O'Brien-Fleming-type boundary (5%% spent over the looks) so "
+                        "that stopping early keeps the error rate; the report says how many games and why "
+                        "it stopped")
+    parser.add_argument("--primary", metavar="METRIC[,...]", help="the metrics the comparison is for: "
+                        "corrected among themselves, told first in the headline, and with --until-verdict "
+                        "what it stops on; the others are reported as exploratory")
+    parser.add_argument("--min-effect", action="append", metavar="KIND=N", help="the smallest change that "
+                        "matters in the headline: share=POINTS for win rates and other shares of games "
+                        "(default 5 points), count=PERCENT of the base's mean for other figures (default "
+                        "5), or METRIC=N for one metric (comma-separated or repeatable)")
     parser.add_argument("--max-games", type=parser.count(1), metavar="N", help="with --until-verdict: the "
                         "most games per arm (default 1000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
@@ -511,6 +535,7 @@ def run(args) -> int:
     from railrules.tools.common.outputs import OutputError, write
     from railrules.tools.lab import sequential
     from railrules.tools.lab.arms import Arms
+    from railrules.tools.lab.headline import MinEffectError, headline, parse_min_effect
     from railrules.tools.lab.report import to_html
     verbs.check_outputs({"--csv": args.csv, "--html": args.html}, args.force)
     try:
@@ -518,16 +543,21 @@ def run(args) -> int:
             players = verbs.players(arms[0].ruleset, args.players)
             if args.ladder:
                 args.bot, args.metrics = args.ladder, (args.metrics or []) + ["ladder"]
-            check_metrics((args.metrics or []) + (args.plot or []), [a.ruleset for a in arms], players, args.bot)
+            primary = [m.strip() for m in args.primary.split(",") if m.strip()] if args.primary else []
+            check_metrics((args.metrics or []) + (args.plot or []) + primary, [a.ruleset for a in arms],
+                          players, args.bot)
+            min_effect = parse_min_effect(args.min_effect, known_metrics(arms[0].ruleset, players, args.bot))
             if args.max_games and not args.until_verdict:
                 raise verbs.Usage("--max-games goes with --until-verdict")
             play_them = partial(sequential.run, arms, args.games, max(args.max_games or 1000, args.games)) \
                 if args.until_verdict else partial(run_arms, arms, args.games)
             result = play_them(players, args.bot, args.seed, args.jobs, args.time_limit,
                                progress=sys.stderr.isatty() and not args.json, cluster=args.cluster,
-                               correction="fdr" if args.fdr else "holm", only=args.metrics)
-    except ArmError as err:
+                               correction="fdr" if args.fdr else "holm",
+                               only=args.metrics and args.metrics + primary, primary=primary)
+    except (ArmError, MinEffectError) as err:
         raise verbs.Usage(str(err)) from None
+    result["headline"] = headline(result, min_effect, args.metrics)
     failed = False
     for path, make in ((args.csv, to_csv), (args.html, lambda r: to_html(r, verdicts(r), args.plot))):
         if path:
@@ -537,5 +567,7 @@ def run(args) -> int:
                 print(f"railrules compare: {err}", file=sys.stderr)
                 failed = True
     failed = failed or any(r["error"] for rs in result["records"].values() for r in rs)
+    if not args.json:
+        print("\n".join(result["headline"]) + "\n")
     code = verbs.figures(result, args.json, table)
     return verbs.EXIT_FAIL if failed and code == verbs.EXIT_OK else code

@@ -145,6 +145,8 @@ def to_html(result: dict, verdicts: list[str], plot: list | None = None) -> str:
     partial = ' <strong class="partial">PARTIAL: stopped early</strong>' if result["partial"] else ""
     figures = "".join(f"<figure><figcaption>{html.escape(t)}</figcaption>{svg}</figure>" for t, svg in plots)
     said = "".join(f"<li>{html.escape(v)}</li>" for v in verdicts) or "<li>none</li>"
+    lead = "".join(f"<li>{html.escape(line.strip())}</li>" if line.startswith(" ") else
+                   f"<li><strong>{html.escape(line)}</strong></li>" for line in result.get("headline", []))
     warned = "".join(f'<p class="partial">{html.escape(w)}</p>' for w in signal_warnings(result))
     differ = "".join(f"<li>{html.escape(d)}</li>" for d in difference_notes(result)
                      + ([result["sequential"]["summary"]] if "sequential" in result else []))
@@ -163,6 +165,8 @@ figure svg {{ max-width: 100%; height: auto; }}
 <p>{result['compared']} paired games of {result['games']}{partial}; {result['players']} players; bots
 {html.escape(result['bots'])}; seeds {result['seed']}..{result['seed'] + result['games'] - 1}; arms:
 {html.escape(', '.join(result['arms']))}.</p>
+<h2>Verdict</h2>
+<ul id="headline">{lead}</ul>
 <ul id="differences">{differ}</ul>
 {warned}<h2>Significant changes</h2><p>{html.escape(correction_note(result))}</p>
 <ul id="verdicts">{said}</ul>

@@ -39,6 +39,15 @@ def bootstrap(xs: list, seed: int = 0, level: float = 0.95) -> tuple[float, floa
     return means[int(tail * RESAMPLES)], means[min(RESAMPLES - 1, int((1 - tail) * RESAMPLES))]
 
 
+def percentile(xs: list, q: float) -> float:
+    """The ``q`` quantile of ``xs`` as the percentile bootstrap takes it (the value at index
+    int(q n) of the sorted values); nan for no values."""
+    if not xs:
+        return math.nan
+    ordered = sorted(xs)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 def normal_interval(xs: list, level: float = 0.95) -> tuple[float, float]:
     """Mean ± z standard errors (z for ``level``, two-sided), for many values."""
     m, error = mean(xs), statistics.stdev(xs) / math.sqrt(len(xs))
@@ -190,7 +199,7 @@ def clopper_pearson(k: float, n: int, level: float = 0.95) -> tuple[float, float
     return low, high
 
 
-def wilson(k: float, n: int, level: float = 0.95) -> tuple[float, float]:
+def wilson(k: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a proportion of ``k`` in ``n``."""
     if n == 0:
         return math.nan, math.nan
@@ -223,10 +232,11 @@ def binom_two_sided(k: int, n: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def paired_test(xs: list, base: list) -> dict:
+def paired_test(xs: list, base: list, exact: bool = False) -> dict:
     """The paired change ``xs - base``: its mean, 95 % t interval, the p-value of 'no change'
-    and an effect size. Figures that are 0 or 1 in every game take McNemar's exact test, others
-    the paired t-test. The effect of a share in [0, 1] (a win rate) is the difference of
+    and an effect size. Figures that are 0 or 1 in every game take McNemar's exact test, shares
+    with ties (``exact``: a win shared by k players counts 1/k) the exact sign test on the games
+    that differed (McNemar's test is its 0-or-1 case), others the paired t-test. The effect of a share in [0, 1] (a win rate) is the difference of
     proportions; of another figure, Cohen's d: the mean change over the pooled standard
     deviation of the two arms (infinite when both are constant)."""
     d = [x - b for x, b in zip(xs, base)]
@@ -244,7 +254,7 @@ def paired_test(xs: list, base: list) -> dict:
     sd = 0.0 if min(d) == max(d) else math.sqrt(variance(d))
     half = t_isf(0.025, n - 1) * sd / math.sqrt(n)
     out.update(low=m - half, high=m + half, sd=sd)
-    if all(v in (0, 1) for v in xs + base):
+    if exact or all(v in (0, 1) for v in xs + base):
         out["p"] = binom_two_sided(sum(1 for v in d if v > 0), differed)
     elif sd == 0:  # every game moved by the same amount
         out["p"] = 0.0
@@ -263,28 +273,39 @@ def detectable(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> fl
 
 
 # ------------------------------------------------------------------ multiple comparisons
-def holm(ps: list, alpha: float = 0.05) -> tuple[list, list]:
+def as_is(level: float) -> float:
+    return level
+
+
+def holm(ps: list, alpha: float = 0.05, nominal=as_is) -> tuple[list, list]:
     """Holm's step-down: (adjusted p-values, rejected) for p-values ``ps``; controls the chance of
-    any false verdict among them at ``alpha``."""
+    any false verdict among them at ``alpha``. ``nominal``: the level a p-value is compared with
+    for a step that spends a given level (a sequential look's boundary; by default that level)."""
     m = len(ps)
     order = sorted(range(m), key=lambda i: ps[i])
     adjusted, running = [1.0] * m, 0.0
+    rejected, going = [False] * m, True
     for rank, i in enumerate(order):
         running = max(running, min(1.0, (m - rank) * ps[i]))
         adjusted[i] = running
-    return adjusted, [a <= alpha for a in adjusted]
+        going = going and ps[i] <= nominal(alpha / (m - rank))
+        rejected[i] = going
+    return adjusted, rejected
 
 
-def benjamini_hochberg(ps: list, alpha: float = 0.05) -> tuple[list, list]:
+def benjamini_hochberg(ps: list, alpha: float = 0.05, nominal=as_is) -> tuple[list, list]:
     """Benjamini–Hochberg step-up: (adjusted p-values, rejected); controls the expected share of
-    false verdicts among the verdicts at ``alpha``."""
+    false verdicts among the verdicts at ``alpha``. ``nominal`` as for :func:`holm`."""
     m = len(ps)
     order = sorted(range(m), key=lambda i: ps[i], reverse=True)
     adjusted, running = [1.0] * m, 1.0
+    rejected, found = [False] * m, False
     for rank, i in enumerate(order):
         running = min(running, ps[i] * m / (m - rank))
         adjusted[i] = running
-    return adjusted, [a <= alpha for a in adjusted]
+        found = found or ps[i] <= nominal(alpha * (m - rank) / m)
+        rejected[i] = found
+    return adjusted, rejected
 
 
 CORRECTIONS = {"holm": holm, "fdr": benjamini_hochberg}
