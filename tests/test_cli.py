@@ -866,6 +866,15 @@ def test_a_save_resumed_with_another_games_rules_says_so_in_one_line(capsys, tmp
     assert "a game of chicago_express, not of stephensons_rocket" in lines[0] and "more" not in err
 
 
+def test_a_mistyped_option_gets_the_verbs_closest_one(capsys):
+    code, text = usage(capsys, "lint", "chicago_express", "--slect", "RR1")
+    assert code == 2 and "--slect" in text and "did you mean --select?" in text
+    code, text = usage(capsys, "play", "chicago_express", "--sead=3")
+    assert code == 2 and "did you mean --seed?" in text
+    code, text = usage(capsys, "play", "chicago_express", "--zzzzzz")   # nothing close: argparse's words
+    assert code == 2 and "unrecognized arguments: --zzzzzz" in text and "did you mean" not in text
+
+
 def test_version_names_the_installed_package(capsys):
     import railrules
     with pytest.raises(SystemExit) as done:
