@@ -97,10 +97,14 @@ def game_of_save(save: SaveFile, ruleset, where: str = "<save>", set_up: bool = 
     state = save.state
     if isinstance(state, dict) and state.get("hash") not in (None, ruleset.hash) \
             and isinstance(save.fingerprints, dict):
+        if save.ruleset != ruleset.name:   # rules given for it: another game's, not changed ones
+            raise BadSave(Diagnostic(
+                "RR304", f"the save is a game of {save.ruleset}, not of {ruleset.name}", Pos(where, 1, 1),
+                hint=f"load it with the rules of {save.ruleset}, or name none: the save says where they are"))
         changed = ruleset.changed_since(save.fingerprints)
         raise BadSave(Diagnostic(
             "RR304", f"the rules changed since this game was saved: {describe_changes(changed)}",
-            Pos(where, 1, 1), hint="resume it with the rules it was saved with (--ruleset PATH)"))
+            Pos(where, 1, 1), hint="load it with the rules it was saved with: name their folder"))
     if not save.replayable and not set_up:
         raise BadSave(Diagnostic(
             "RR304", "the save holds a position set up outside its history (\"replayable\": false), "

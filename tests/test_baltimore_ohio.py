@@ -309,3 +309,18 @@ def test_derived_values_stay_consistent():
                 again.apply(action)
                 game.check_derived()
             assert again.is_over and again.result == game.result and again.digest() == game.digest()
+
+
+def test_no_player_is_asked_for_a_lone_stop():
+    """The build ends by itself when no hex can be built: in seeded random games no decision
+    offers `stop` alone (29 such decisions in these games when the build asked anyway)."""
+    import random
+    lone = []
+    for seed in range(1, 6):
+        g, pick = load_ruleset(RULESET).new_game(4, seed), random.Random(seed)
+        while not g.is_over:
+            legal = g.legal_actions()
+            if [str(a) for a in legal] == ["stop"]:
+                lone.append((seed, g.decisions))
+            g.apply(pick.choice(legal))
+    assert lone == []

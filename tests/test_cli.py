@@ -854,6 +854,27 @@ def test_resume_takes_the_ruleset_given_beside_the_save(capsys, tmp_path, own_co
     assert "RR304" in str(err.value) and "changed procedure develop_turn" in str(err.value)
 
 
+def test_a_save_resumed_with_another_games_rules_says_so_in_one_line(capsys, tmp_path):
+    from railrules.interpreter import load_ruleset
+    from railrules.tools.play.table import save
+    game = load_ruleset("chicago_express").new_game(3, 5)
+    saved = tmp_path / "g.save.json"
+    save(game, saved)
+    code, _, err = run(capsys, "render", "stephensons_rocket", "--resume", str(saved))
+    lines = [line for line in err.splitlines() if "RR304" in line]
+    assert code != 0 and len(lines) == 1
+    assert "a game of chicago_express, not of stephensons_rocket" in lines[0] and "more" not in err
+
+
+def test_a_mistyped_option_gets_the_verbs_closest_one(capsys):
+    code, text = usage(capsys, "lint", "chicago_express", "--slect", "RR1")
+    assert code == 2 and "--slect" in text and "did you mean --select?" in text
+    code, text = usage(capsys, "play", "chicago_express", "--sead=3")
+    assert code == 2 and "did you mean --seed?" in text
+    code, text = usage(capsys, "play", "chicago_express", "--zzzzzz")   # nothing close: argparse's words
+    assert code == 2 and "unrecognized arguments: --zzzzzz" in text and "did you mean" not in text
+
+
 def test_version_names_the_installed_package(capsys):
     import railrules
     with pytest.raises(SystemExit) as done:

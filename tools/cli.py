@@ -89,6 +89,18 @@ class VerbParser(argparse.ArgumentParser):
     VARIANT_HELP = ("a variant: the name of one in the ruleset's variants/ folder, or the path of a "
                     "variant file anywhere (a path ends in .yaml)")
 
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, but a mistyped option is refused here with the verb's closest option:
+        "unrecognized arguments: --slect (did you mean --select?)"."""
+        import difflib
+        namespace, extras = super().parse_known_args(args, namespace)
+        options = [s for action in self._actions for s in action.option_strings if s.startswith("--")]
+        for word in extras:
+            close = difflib.get_close_matches(word.split("=")[0], options, n=1) if word.startswith("--") else []
+            if close:
+                self.error(f"unrecognized arguments: {' '.join(extras)} (did you mean {close[0]}?)")
+        return namespace, extras
+
     def add_ruleset(self) -> None:
         """The ruleset a verb works on, and its variant."""
         self.add_argument("ruleset", help="a shipped ruleset's name (see: railrules list) or a ruleset folder")

@@ -35,7 +35,8 @@ def run(args) -> int:
     verbs.check_outputs({"--svg": args.svg, "--png": args.png}, args.force)
     if args.log:
         from railrules.tools.play.replay import read_log, replay
-        game, _ = replay(read_log(Path(args.log)), args.log, args.ruleset, step=args.step)
+        game, _ = replay(read_log(Path(args.log)), args.log, args.ruleset, step=args.step,
+                         hint="draw it with the rules it was made with: name their folder before --log")
     else:
         game = open_game(args, "render")
         if game is None:

@@ -12,6 +12,9 @@ from railrules.interpreter.saves import describe_changes
 from railrules.interpreter.saves import find_ruleset
 
 
+CHANGED_HINT = "replay it with the rules it was made with"
+
+
 def read_log(path: Path) -> dict:
     """A log file's data, checked: strict JSON (no NaN, no key twice, not too deep), the log
     schema, and every action a list starting with a name. Actions are checked here, not by the
@@ -34,20 +37,21 @@ def read_log(path: Path) -> dict:
 
 
 def replay(log: dict, where: str = "<log>", ruleset_path: str | None = None, force: bool = False,
-           step: int | None = None):
+           step: int | None = None, hint: str = CHANGED_HINT):
     """Replay a log; return (game, list of notes). Raises on the first divergence, and before
     replaying at all when the rules changed since the log was made (unless ``force``). With
     ``step``, only the first ``step`` actions are replayed (the game as it was then).
 
     The ruleset is ``ruleset_path``, else the folder the log names if it is still there, else
-    the shipped ruleset of the log's name."""
+    the shipped ruleset of the log's name. ``hint``: what to do when the rules changed (a verb
+    names its own options)."""
     if step is not None and not 0 <= step <= len(log["actions"]):
         raise BadSave(Diagnostic("RR304", f"step {step} is beyond the game: the log has "
                                  f"{len(log['actions'])} actions (steps 0 to {len(log['actions'])})",
                                  Pos(where, 0, 0)))
     notes: list = []
     game = None
-    for game in steps(log, where, ruleset_path, force, notes):
+    for game in steps(log, where, ruleset_path, force, notes, hint):
         pass      # the whole log first: a log that is not the game it says is refused at any step
     _check_final(log, game, where)   # (steps checks it too, unless the rules changed)
     if step is not None and step < len(log["actions"]):
@@ -58,7 +62,7 @@ def replay(log: dict, where: str = "<log>", ruleset_path: str | None = None, for
 
 
 def steps(log: dict, where: str = "<log>", ruleset_path: str | None = None, force: bool = False,
-          notes: list | None = None):
+          notes: list | None = None, hint: str = CHANGED_HINT):
     """The logged game at its start and after each action (one Game object, moved on between
     yields), checked as :func:`replay` checks it; ``notes`` receives what replay would say."""
     ruleset = find_ruleset(log["ruleset"], log.get("path"), log.get("variant"), ruleset_path)
@@ -74,9 +78,7 @@ def steps(log: dict, where: str = "<log>", ruleset_path: str | None = None, forc
             else ["(the log is older than fingerprints: it cannot say which rules)"]
         what = f"the rules changed since the log was made: {describe_changes(changed)}"
         if not force:
-            raise BadSave(Diagnostic("RR305", what, Pos(where, 0, 0),
-                                     hint="replay with --force to see where the game diverges, or "
-                                     "--ruleset PATH to replay with the rules it was made with"))
+            raise BadSave(Diagnostic("RR305", what, Pos(where, 0, 0), hint=hint))
         if notes is not None:
             notes.append(what + "; replaying anyway (--force) to find where the game diverges")
     game = ruleset.new_game(log["players"], log["seed"])
@@ -124,7 +126,9 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     log = read_log(Path(args.log))
-    game, notes = replay(log, args.log, args.ruleset, args.force)
+    game, notes = replay(log, args.log, args.ruleset, args.force,
+                         hint="replay with --force to see where the game diverges, or --ruleset PATH "
+                         "to replay with the rules it was made with")
     for note in notes:
         print(note)
     state = "over: " + ", ".join(game.result["reasons"]) if game.is_over else "still running"

@@ -27,7 +27,9 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
     at: dict | None = None
     first: BoardModel | None = None
     seen_messages, by, rules = 0, "", {}
-    for i, game in enumerate(steps(log, where, ruleset_path, force)):
+    hint = ("write it with --force-rules to see where the game diverges, or --ruleset PATH to use "
+            "the rules it was made with")
+    for i, game in enumerate(steps(log, where, ruleset_path, force, hint=hint)):
         model = board_model(game)
         if first is None:
             first, at = model, centres(model)
