@@ -1,6 +1,6 @@
 """The one writer of generated Python (interpreter/compile/writer.py): lines at the indentation
-of their block, a position per line, parts written later in their place, long lines broken
-inside their brackets into the same code; and which expressions it writes with no fallback
+of their block, a position per line, parts written later in their place, long lines shown
+broken inside their brackets into the same code; and which expressions it writes with no fallback
 (Codegen.total): those that can raise nothing their checked code would word."""
 from __future__ import annotations
 
@@ -62,6 +62,12 @@ LONG = ("_v = (_t3 + _t4 if ((_t3 := (_E[_t1]['shares'] if (_t1 := L['c']).__cla
         "else _sub(_t3, _t4))")
 
 
+def _shown(text: str) -> str:
+    """``text`` as ``railrules code`` shows it: each line broken when too long to read."""
+    return "".join(piece + "\n" for line in text.split("\n")
+                   for piece in writer.broken(line[:len(line) - len(line.lstrip())], line.lstrip()))
+
+
 @pytest.mark.parametrize("text", [
     LONG,
     "x = f(" + ", ".join(f"'a, b if c else d {i}'" for i in range(12)) + ")",   # commas inside texts stay
@@ -69,20 +75,21 @@ LONG = ("_v = (_t3 + _t4 if ((_t3 := (_E[_t1]['shares'] if (_t1 := L['c']).__cla
     "y = " + "+".join(["1"] * 80),   # no place to break: as it is
 ])
 def test_a_long_line_is_broken_into_the_same_code(text):
-    w = Writer()
-    for line in text.split("\n"):
-        w.line(line)
-    source = w.source()[0]
+    source = _shown(text)
     assert ast.dump(ast.parse(source)) == ast.dump(ast.parse(text))
     lines = source.splitlines()
     if any(c in text for c in ",&"):
         assert len(lines) > len(text.split("\n")) and max(map(len, lines)) <= writer.WIDTH, source
 
 
-def test_a_long_line_breaks_at_its_outermost_places_first():
+def test_the_source_that_runs_keeps_a_line_for_each_line_written():
     w = Writer()
     w.line(LONG)
-    lines = w.source()[0].splitlines()
+    assert w.source()[0] == LONG + "\n"   # (breaking it at every load cost half the load)
+
+
+def test_a_long_line_breaks_at_its_outermost_places_first():
+    lines = _shown(LONG).splitlines()
     assert lines[0] == "_v = (_t3 + _t4"
     assert lines[-1] == "    else _sub(_t3, _t4))"   # the outer else, one level in
     assert all(len(x) <= writer.WIDTH for x in lines)

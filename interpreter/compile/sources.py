@@ -14,6 +14,8 @@ import hashlib
 import linecache
 import re
 
+from .writer import broken
+
 _NAME = re.compile(r"<(rules|unit) (.+) [0-9a-f]{8}>")
 _RULE = re.compile(r"(.+):(\d+)")
 
@@ -94,18 +96,25 @@ def listing(space: dict, wanted: str | None = None, place=None) -> list[tuple[st
                     indent = text[:len(text) - len(text.lstrip())]
                     body.append(f"{indent}# {place(*said)}: {rule_text(*said)}")
                 last = (said if i else None) or last
-                body.append(text.rstrip("\n"))
+                body += _readable(text)
             about = unit.key
         else:
             m = _RULE.fullmatch(where)
             text = rule_text(m.group(1), int(m.group(2))) if m else ""
             at = place(m.group(1), int(m.group(2))) if m else where
             head = [f"# {at}", f"# {text}"] if text else [f"# {at}"]
-            body = [line.rstrip("\n") for line in lines]
+            body = [piece for line in lines for piece in _readable(line)]
             about = f"{kind} {where} {text}"
         if word is None or word.search(about):
             out.append((name, "\n".join(head + body) + "\n"))
     return out
+
+
+def _readable(line: str) -> list:
+    """A line of generated source as shown: broken inside its brackets when too long to read."""
+    text = line.rstrip("\n")
+    code = text.lstrip()
+    return broken(text[:len(text) - len(code)], code)
 
 
 def shown(name: str, place) -> str:

@@ -5,9 +5,10 @@ at the indentation the ``with w.indent():`` blocks around it give, and records f
 the position it was written for (``w.at``: a code unit's instruction index, whose ruleset
 position a fault's traceback is mapped back to, :func:`interpreter.runtime.code.fault_site`).
 A part that can only be written once the rest is known (what an entry of a unit loads depends
-on what its body reads) is written :meth:`later`, in its place. A line too long to read is
-broken inside its brackets, where Python allows (:func:`_broken`): the source that runs is the
-source printed (``railrules code``) and shown in tracebacks.
+on what its body reads) is written :meth:`later`, in its place. The source runs as written, a
+line for each :meth:`line`; ``railrules code`` shows it with each line too long to read broken
+inside its brackets, where Python allows (:func:`broken`; breaking every line at load took more
+than half of a ruleset's load and compile).
 """
 from __future__ import annotations
 
@@ -86,9 +87,8 @@ class Writer:
                 item(inner)
                 inner._render(base + depth, texts, positions)
                 continue
-            for text in _broken(INDENT * (base + depth), item):
-                texts.append(text)
-                positions.append(at)
+            texts.append(INDENT * (base + depth) + item)
+            positions.append(at)
 
 
 # ------------------------------------------------------------------ long lines
@@ -97,7 +97,7 @@ _BEFORE = {"if", "else", "and", "or", "for", "&", "|"}   # a line may be broken 
 _AFTER = {","}                                            # ...and after these, inside brackets
 
 
-def _broken(indent: str, text: str) -> list:
+def broken(indent: str, text: str) -> list:
     """``text`` at ``indent`` as one line, or, when longer than :data:`WIDTH`, as several: broken
     inside brackets at the outermost places it can be (after a comma, before ``if``, ``else``,
     ``and``, ``or``, ``for``, ``&``, ``|``), each piece still too long broken again further in."""
