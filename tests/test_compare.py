@@ -460,3 +460,16 @@ def test_a_number_of_100000_digits_is_a_usage_error(verb, capsys):
     assert main([*argv, "--games", "2"]) == 2
     err = capsys.readouterr().err
     assert "a number of 100" in err and "internal error" not in err
+
+
+def test_a_metric_that_is_zero_in_every_base_game_and_counts_elsewhere_is_a_count(coin_race):
+    """All 0 in the base looks like a share of games; the arm's counts (2, 3) say it is not, so
+    the row is a count (its headline line a change of the mean, not "300 % of games")."""
+    result = _run(coin_race)
+    arms = result["arms"]
+    records = {a: [dict(r, metrics={**r["metrics"], "links": 0 if a == arms[0] else 2 + i % 2})
+                   for i, r in enumerate(rs)] for a, rs in result["records"].items()}
+    flags = {a: [dict(r, metrics={**r["metrics"], "flag": 0 if a == arms[0] else i % 2})
+                 for i, r in enumerate(rs)] for a, rs in result["records"].items()}
+    assert compare.figures(records, arms, 2)["metric links"]["kind"] == "count"
+    assert compare.figures(flags, arms, 2)["metric flag"]["kind"] == "share"

@@ -268,20 +268,21 @@ def figures(records: dict, labels: list, players: int, correction: str = "holm",
     for name in names:
         base = per_arm[labels[0]].get(name)
         row: dict = {"kind": "count"}
+        shares = []   # a share of games only if every arm's values are (all 0 in one arm is not)
         for label in labels:
             xs = per_arm[label].get(name)
             if xs is None:  # e.g. an end reason only this arm met: 0 in every other game
                 xs = [0.0 if v is not None else None for v in per_arm[label]["decisions"]]
             both = [(x, b) for x, b in zip(xs, base or [0.0] * len(xs)) if x is not None and b is not None]
             mine = [x for x, _ in both] if label != labels[0] else [x for x in xs if x is not None]
-            if _is_share(name, mine):
-                row["kind"] = "share"
+            shares.append(_is_share(name, mine))
             cell = stats.proportion(mine) if _is_share(name, mine) else stats.summary(mine)
             cell["same"] = bool(mine) and min(mine) == max(mine)   # the same in every game
             if label != labels[0]:
                 cell["change"] = stats.paired_test([x for x, _ in both], [b for _, b in both],
                                                    exact=_is_share(name, mine + [b for _, b in both]))
             row[label] = cell
+        row["kind"] = "share" if all(shares) else "count"
         if name in same:
             row["same as"] = same[name]
         out[name] = row
