@@ -123,3 +123,16 @@ def test_a_logged_step_passes_on_a_line_of_the_log_and_says_the_last_lines_when_
     assert [f.pos.line for f in result.failures] == [8]
     assert "'Player 1 bids 8' should be in an onlooker's log" in result.failures[0].message
     assert "'Player 1 bids 7'" in result.failures[0].message   # the last lines, to compare
+
+
+def test_an_illegal_step_after_the_end_says_the_game_is_over(tmp_path: Path):
+    """A scenario (or a mutant of its rules) that ends the game before an ``illegal:`` step gets a
+    failure or a pass, never an internal error: with no choice pending, the reason is the end."""
+    path = tmp_path / "s.yaml"
+    path.write_text('description: "x"\nplayers: 2\nseed: 1\nsteps:\n  - set: "pay 9 from bank to p1"\n'
+                    '  - do: "take 1"\n  - over: true\n'
+                    '  - illegal: "take 1"\n    reason: "the game is over"\n'
+                    '  - illegal: "take 2"\n    reason: "no"\n', encoding="utf-8")
+    result = run_scenario(str(rulesets_dir() / "templates" / "coin_race"), path)
+    assert [f.pos.line for f in result.failures] == [10]
+    assert "refused with 'the game is over'" in result.failures[0].message

@@ -520,6 +520,8 @@ class Machine(_Shows):
 
     def why_illegal(self, action: Action) -> tuple[str, Pos | None]:
         """The reason an action is refused, and the position of the rule that refuses it."""
+        if self.state["result"] is not None:   # (no choice is pending to ask)
+            return "the game is over", None
         specs = [(s, b) for s, b in self._bases() if s.name == action.name]
         if not specs:
             names = sorted({s.name for s, _ in self._bases()})
