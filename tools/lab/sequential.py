@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 
-from railrules.tools.lab import compare
+from railrules.tools.lab import compare, stats
 
 _SQRT2 = math.sqrt(2.0)
 _SQRT2PI = math.sqrt(2.0 * math.pi)
@@ -55,15 +55,7 @@ def _z(tail: float) -> float:
 
 def _bisect(decreasing, target: float, low: float = 0.0, high: float = 40.0) -> float:
     """The x in [low, high] where the decreasing function equals ``target`` (to 1e-12)."""
-    for _ in range(100):
-        mid = (low + high) / 2
-        if decreasing(mid) > target:
-            low = mid
-        else:
-            high = mid
-        if high - low < 1e-12:
-            break
-    return (low + high) / 2
+    return stats.invert(lambda x: -decreasing(x), -target, low, high)
 
 
 def _simpson(low: float, high: float, points: int) -> list[tuple[float, float]]:

@@ -135,7 +135,7 @@ def betainc(a: float, b: float, x: float) -> float:
     return 1 - front * _betacf(b, a, 1 - x) / b
 
 
-def _invert(cdf, p: float, low: float, high: float) -> float:
+def invert(cdf, p: float, low: float, high: float) -> float:
     """x in [low, high] with cdf(x) = p, for an increasing cdf (bisection to 1e-12)."""
     for _ in range(200):
         mid = (low + high) / 2
@@ -150,7 +150,7 @@ def _invert(cdf, p: float, low: float, high: float) -> float:
 
 def beta_ppf(p: float, a: float, b: float) -> float:
     """The ``p`` quantile of the beta(a, b) distribution."""
-    return _invert(lambda x: betainc(a, b, x), p, 0.0, 1.0)
+    return invert(lambda x: betainc(a, b, x), p, 0.0, 1.0)
 
 
 def t_sf(t: float, dof: float) -> float:
