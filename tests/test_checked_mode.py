@@ -176,15 +176,23 @@ STATEMENT_FAULTS = [
 
 @pytest.mark.parametrize("statement, words", STATEMENT_FAULTS, ids=[s for s, _ in STATEMENT_FAULTS])
 def test_a_statement_faults_with_the_same_words_fast_and_checked(tmp_path, statement, words):
+    said = _fault_both_ways(tmp_path, statement, COMPONENTS_YAML)
+    assert said[0] == said[1]
+    assert said[0][0] == "RR302" and words in said[0][1], said[0]
+
+
+def _fault_both_ways(tmp_path, statement: str, components: str) -> list:
+    """The fault a game whose rules start with ``statement`` raises, fast and checked: (code,
+    message, line, column) each."""
     rules = f"game:\n    {statement}\n    end_game \"done\"\n\nscore p = p.cash\n"
-    path = str(write_ruleset(tmp_path, rules, COMPONENTS_YAML))
+    path = str(write_ruleset(tmp_path, rules, components))
     said = []
     for load in (load_ruleset, load_all_checked):
         with pytest.raises(RulesRuntimeError) as info:
             load(path).new_game(players=2, seed=0)
-        said.append((info.value.diagnostics[0].code, info.value.diagnostics[0].message))
-    assert said[0] == said[1]
-    assert said[0][0] == "RR302" and words in said[0][1], said[0]
+        d = info.value.diagnostics[0]
+        said.append((d.code, d.message, d.pos.line, d.pos.column))
+    return said
 
 
 # A rule's locals are Python locals of its unit's function while it runs, and the frame's plain
@@ -373,13 +381,6 @@ TARGET_FAULTS = [
 
 @pytest.mark.parametrize("target, words", TARGET_FAULTS, ids=[t for t, _ in TARGET_FAULTS])
 def test_a_target_faults_with_the_same_words_fast_and_checked(tmp_path, target, words):
-    rules = f"game:\n    set {target} = 1\n    end_game \"done\"\n\nscore p = p.cash\n"
-    path = str(write_ruleset(tmp_path, rules, TARGET_COMPONENTS))
-    said = []
-    for load in (load_ruleset, load_all_checked):
-        with pytest.raises(RulesRuntimeError) as info:
-            load(path).new_game(players=2, seed=0)
-        d = info.value.diagnostics[0]
-        said.append((d.code, d.message, d.pos.line, d.pos.column))
+    said = _fault_both_ways(tmp_path, f"set {target} = 1", TARGET_COMPONENTS)
     assert said[0] == said[1]
     assert said[0][0] == "RR302" and words in said[0][1], said[0]
