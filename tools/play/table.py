@@ -5,7 +5,10 @@ bots) and the browser (:mod:`.serve`, any mix); it knows nothing of either.
 
 The browser's pages: the table's page (the host's, hotseat: it acts for whichever person is to
 move and shows that seat's view while it is their turn, the public view otherwise) and one page
-per person's seat, which shows only that seat's view and acts only for it. Every change bumps
+per person's seat, which shows only that seat's view and acts only for it. In a game with
+secrets (secret fields, or an open round of secret choices) the table's page is sent the public
+view, behind a curtain, until the person to move lifts it (:meth:`Table.lift`): what a seat may
+not show to the others never reaches the device before its person holds it. Every change bumps
 ``version``; a request that acts says which version it saw, so a stale click or two pages
 stepping the same bot change nothing. A bot thinks on a copy of the game, outside the table's
 lock, so that the pages are answered meanwhile.
@@ -68,6 +71,7 @@ class Table:
         self.mine: list[int] = []   # how many actions could be undone before each person's decision
         self.last: dict | None = None
         self.thinking = False       # a bot is choosing (outside the lock)
+        self.lifted = None          # the person whose view the table's page shows (their curtain lifted)
         self.unsaved = ""           # why the last save after a decision failed
         self._strays: dict = {}     # id(bot) -> the thread of a bot that ran out of time, still running
         self._board: tuple | None = None   # (version, owners, svg)
@@ -101,10 +105,39 @@ class Table:
         current = self.game.current_player
         return current if current in self.humans else None
 
+    def curtain(self, seat) -> str | None:
+        """On the table's page of a game with secrets (secret fields, or an open round of secret
+        choices): the person to move, while their view is hidden because they have not lifted
+        the curtain (:meth:`lift`); None when the page may show what it shows."""
+        shown = self._shown(seat) if seat is None else None
+        if shown is None or shown == self.lifted:
+            return None
+        return shown if self.game.ruleset.meta.get("secret") or self.game.committing else None
+
+    def lift(self, seat, who) -> dict:
+        """The person ``who`` (the seat the curtain names) lifts it: the table's page shows their
+        view until another person's turn."""
+        with self.lock:
+            if seat is not None:
+                raise Refused(403, "only the table's page has a curtain")
+            hidden = self.curtain(seat)
+            if hidden is None or who != hidden:
+                raise Refused(409, "the turn moved on since this page looked: look again", version=self.version)
+            self.lifted = who
+            return {"shown": who, "version": self.version}
+
+    def _closed(self, seat) -> None:
+        """Refuse a request of the table's page made behind the curtain."""
+        hidden = self.curtain(seat)
+        if hidden is not None:
+            raise Refused(403, f"{self.name(hidden)}'s view is hidden: {self.name(hidden)} shows it first "
+                          "(this game has secrets)")
+
     def _acting(self, seat) -> str:
         current = self.game.current_player
         if self.game.is_over:
             raise Refused(409, "the game is over")
+        self._closed(seat)
         if self.game.committing and seat in self.humans:   # a commitment, from its own page
             if seat in self.game.deciding:
                 return seat
@@ -125,17 +158,18 @@ class Table:
         from railrules.tools.play.summary import standings, summary
         with self.lock:
             game = self.game
-            shown = self._shown(seat)
+            hidden = self.curtain(seat)
+            shown = None if hidden else self._shown(seat)
             current = game.current_player
-            yours = not game.is_over and current in self.humans and seat in (None, current) \
-                or (seat in self.humans and seat in game.deciding)
+            yours = not hidden and (not game.is_over and current in self.humans and seat in (None, current)
+                                    or (seat in self.humans and seat in game.deciding))
             owners, svg = self._drawn()
             colours = {m: c for m, (_, c) in owners.items()}
             out = {
                 "version": self.version, "title": game.ruleset.meta.get("title", game.ruleset.name),
                 "page": "table" if seat is None else self.name(seat), "seat": seat,
                 "shown": shown, "decisions": game.decisions, "delay": self.delay,
-                "secret": bool(game.ruleset.meta.get("secret")),
+                "secret": bool(game.ruleset.meta.get("secret")), "curtain": hidden,
                 "seats": [{"id": p, "name": self.name(p), "colour": colours.get(p),
                            "plays": "person" if p in self.humans else self._spec(p),
                            "current": p == current} for p in game.players],
@@ -143,7 +177,7 @@ class Table:
                 "summary": summary(game, shown),
                 "paused": paused_in(game) if yours else "",
                 "options": self._options(current if seat is None else seat) if yours else [],
-                "can_undo": self._may_undo(seat) and bool(self.mine),
+                "can_undo": not hidden and self._may_undo(seat) and bool(self.mine),
                 "last": self.last_for(shown),
             }
             log = game.messages_for(shown)
@@ -310,6 +344,7 @@ class Table:
     def _asks_in_turn(self, seat) -> None:
         """In a game with secret fields, a page asks why only in a turn it plays: in another
         seat's, the answer could tell what that seat may do, and so what it holds."""
+        self._closed(seat)
         current = self.game.current_player
         if not self.game.ruleset.meta.get("secret") or current is None:
             return

@@ -5,7 +5,8 @@ Routes: ``/play/TOKEN`` the page (the same file for every page: its script reads
 the address), ``/static/...`` the page's own script and style (nothing else is served: Starlette's
 StaticFiles refuses any path that leaves the folder), and under ``/api/TOKEN/``: ``state``
 (GET, ``?have=VERSION`` leaves out an unchanged board), ``act`` ``{label, version}``, ``step``
-``{version}`` (the bot to move moves), ``why`` ``{label}`` or ``{hex}``, ``undo``, ``save``,
+``{version}`` (the bot to move moves), ``why`` ``{label}`` or ``{hex}``, ``lift`` ``{seat}``
+(the table's page of a game with secrets shows that person's view: :meth:`.Table.lift`), ``undo``, ``save``,
 ``load`` (the body is a save file). Every error is JSON, ``{"error": "..."}``, never a traceback.
 
 Requests from elsewhere are refused: one whose Host is not a name of the address the server is
@@ -179,6 +180,9 @@ def make_app(table: Table, hosts: set | None = None) -> Starlette:
         data = await _body(request)
         return await run_in_threadpool(table.why, seat, data.get("label"), data.get("hex"))
 
+    async def lift(request, seat):
+        return await run_in_threadpool(table.lift, seat, (await _body(request)).get("seat"))
+
     async def undo(request, seat):
         return await run_in_threadpool(table.undo, seat)
 
@@ -211,7 +215,7 @@ def make_app(table: Table, hosts: set | None = None) -> Starlette:
         return _error(exc.status_code, message)
 
     api = [("state", state, "GET"), ("act", act, "POST"), ("step", step, "POST"),
-           ("why", why, "POST"), ("undo", undo, "POST"), ("save", save, "POST"), ("load", load, "POST")]
+           ("why", why, "POST"), ("lift", lift, "POST"), ("undo", undo, "POST"), ("save", save, "POST"), ("load", load, "POST")]
     routes = [Route("/", home), Route("/play/{token}", page),
               *[Route(f"/api/{{token}}/{name}", endpoint(fn), methods=[method]) for name, fn, method in api],
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]

@@ -12,7 +12,6 @@ let boardVersion = -1;   // the version of the board drawn
 let timer = null;        // the next bot move or look
 let hexFilter = null;    // a clicked hex: the options list shows only those naming it
 let speedChosen = false;
-let revealed = null;     // hotseat with secrets: the seat whose view the table's page shows now
 
 async function call(name, body) {
   const init = body === undefined ? {} : {
@@ -96,21 +95,25 @@ function draw(s) {
   schedule(s);
 }
 
-// The table's page of a game with secrets shows a person's view only once they asked for it:
-// the device is handed over first, the others look away.
+// The table's page of a game with secrets is sent a person's view only once they asked for it
+// (s.curtain: whose view is held back): the device is handed over first, the others look away.
 function drawCurtain(s) {
-  const closed = !s.seat && s.secret && s.shown !== null && s.shown !== revealed;
+  const closed = !!s.curtain;
   $("curtain").hidden = !closed;
   for (const id of ["choice", "logbox", "statebox"]) $(id).hidden = closed;
   if (closed) {
-    const name = s.seats.find(p => p.id === s.shown).name;
+    say("");   // what the last person was told stays with them
+    const name = s.seats.find(p => p.id === s.curtain).name;
     $("curtaintext").textContent = name + "'s turn: this game has secrets. Hand the device to " +
       name + ", then show their view.";
     $("reveal").textContent = "I am " + name + ": show my view";
   }
 }
 
-$("reveal").addEventListener("click", () => { revealed = S.shown; drawCurtain(S); });
+$("reveal").addEventListener("click", async () => {
+  try { await call("lift", {seat: S.curtain}); S = null; } catch (err) { say(err.message, true); }
+  look();   // (S = null: the same version, drawn again with the view the server now sends)
+});
 
 function drawStatus(s) {
   const status = $("status");
