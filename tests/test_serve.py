@@ -54,9 +54,13 @@ def api(c: TestClient, token: str, name: str, body=None):
 
 
 def play_to_your_turn(c, token):
-    """Let the bots move (as the page asks them to) until a person is to move or the game ends."""
+    """Let the bots move (as the page asks them to) until a person is to move or the game ends;
+    the person to move lifts the hotseat page's curtain (a game with secrets)."""
     while True:
         _, s = api(c, token, "state")
+        if s["curtain"]:
+            assert api(c, token, "lift", {"seat": s["curtain"]})[0] == 200
+            continue
         if s["over"] or s["options"]:
             return s
         status, done = api(c, token, "step", {"version": s["version"]})
@@ -102,6 +106,9 @@ def test_every_shipped_game_is_served_with_its_board_options_names_and_costs(nam
     for _ in range(25):      # into the game, where options name entities and hexes and cost money
         game = t.game
         status, s = api(c, t.host, "state")
+        if s["curtain"]:                   # a game with secrets: the person to move shows their view
+            assert api(c, t.host, "lift", {"seat": s["curtain"]})[0] == 200
+            status, s = api(c, t.host, "state")
         placed = sum(h.col is not None for h in board_model(game).hexes)   # the picture's own business
         assert status == 200 and placed <= s["board"].count('class="hex"') <= len(game.ruleset.board.adj)
         if game.is_over:
@@ -448,7 +455,9 @@ def test_the_command_resumes_a_save_prints_the_links_serves_them_and_saves_on_le
                              "--seats", "1,3", "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
-        lines = [proc.stdout.readline() for _ in range(5)]
+        lines = []
+        while not lines or not lines[-1].startswith("Ctrl-C") and lines[-1]:
+            lines.append(proc.stdout.readline())
         links = dict(re.findall(r"^\s+(\S[^:]*):\s+(http://127\.0\.0\.1:\d+/play/\S+)$", "".join(lines), re.M))
         assert set(links) == {"table", "Player 1", "Player 3"}, lines
         deadline = time.monotonic() + 30

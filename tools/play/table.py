@@ -41,6 +41,14 @@ LOG_LINES = 300     # the last lines of the log a page gets
 FALLBACK = "the first of its legal actions"   # what a bot whose time is spent plays
 
 
+NO_PAGE = "no game page at this address: use a link printed by railrules serve"
+
+
+def new_token() -> str:
+    """A page's secret token: 144 random bits, as URL-safe text."""
+    return secrets.token_urlsafe(18)
+
+
 class Refused(Exception):
     """A request the table refuses: an HTTP status and a message for the person, with extra
     fields (``why``: why the action is not allowed)."""
@@ -57,11 +65,13 @@ class Table:
     takes), after which its move is :data:`FALLBACK`; ``autosave``: write ``save_path`` after
     every decision (the browser's
     table: a killed server loses nothing); ``say``: where a note for the host goes (a bot out of
-    time)."""
+    time); ``tokens``: the pages' secret tokens kept from an earlier run of the same table
+    (``{"host": TOKEN, "seats": {seat: TOKEN}}``, :mod:`.links`), so that its links stay the
+    same (new ones for what it lacks)."""
 
     def __init__(self, game, humans: list[str], bots: str, seed: int, save_path: Path | None = None,
                  delay: float = 0.6, bot_seconds: float | None = None, autosave: bool = False,
-                 say=None):
+                 say=None, tokens: dict | None = None):
         self.game, self.humans, self.specs, self.save_path = game, list(humans), bots, save_path
         self.bots = seat_bots(bots, game.players, seed)
         self.delay, self.bot_seconds, self.autosave = delay, bot_seconds, autosave
@@ -76,8 +86,11 @@ class Table:
         self._strays: dict = {}     # id(bot) -> the thread of a bot that ran out of time, still running
         self._board: tuple | None = None   # (version, owners, svg)
         self.replayable = replays(game)    # (and so it stays, as actions are applied and undone)
-        self.host = secrets.token_urlsafe(18)
-        self.seat_tokens = {secrets.token_urlsafe(18): seat for seat in self.humans}
+        kept = tokens or {"seats": {}}
+        self.host = kept.get("host") or new_token()
+        self.tokens = {seat: kept["seats"].get(seat) or new_token() for seat in game.players
+                       if seat in self.humans or seat in kept["seats"]}   # a seat's, also once a bot's
+        self.seat_tokens = {self.tokens[seat]: seat for seat in self.humans}
 
     # ------------------------------------------------------------------ seats
     def name(self, seat) -> str:
@@ -85,13 +98,20 @@ class Table:
 
     def page(self, token: str):
         """The seat a token opens (None: the table's page); Refused if it opens none."""
+        found, seat = self.opens(token)
+        if not found:
+            raise Refused(404, NO_PAGE)
+        return seat
+
+    def opens(self, token: str) -> tuple[bool, str | None]:
+        """(whether ``token`` opens a page of this table, the seat it opens or None: the table's)."""
         given = token.encode("utf-8", "surrogatepass")   # (compare_digest takes ASCII text only)
         if secrets.compare_digest(given, self.host.encode()):
-            return None
+            return True, None
         for known, seat in self.seat_tokens.items():
             if secrets.compare_digest(given, known.encode()):
-                return seat
-        raise Refused(404, "no game page at this address: use a link printed by railrules serve")
+                return True, seat
+        return False, None
 
     def links(self) -> dict:
         """Page name -> its path: the table's, then each person's seat."""
@@ -171,7 +191,7 @@ class Table:
                 "shown": shown, "decisions": game.decisions, "delay": self.delay,
                 "secret": bool(game.ruleset.meta.get("secret")), "curtain": hidden,
                 "seats": [{"id": p, "name": self.name(p), "colour": colours.get(p),
-                           "plays": "person" if p in self.humans else self._spec(p),
+                           "plays": self.plays(p),
                            "current": p == current} for p in game.players],
                 "current": current, "over": game.is_over,
                 "summary": summary(game, shown),
@@ -195,6 +215,10 @@ class Table:
                 if self.unsaved:
                     out["unsaved"] = self.unsaved
             return out
+
+    def plays(self, seat) -> str:
+        """Who plays ``seat``: 'person', or its bot's spec."""
+        return "person" if seat in self.humans else self._spec(seat)
 
     def _spec(self, seat) -> str:
         parts = self.specs.split(",")
@@ -578,9 +602,11 @@ def save(game, path: Path, new: bool = False, replayable: bool | None = None) ->
     return text
 
 
-def save_on_leaving(game, path: Path, out) -> int:
+def save_on_leaving(game, path: Path, out, again=None) -> int:
     """Save before leaving; when ``path`` cannot be written, save to a new file in the working
-    folder or the temporary folder instead, so that the game is never lost."""
+    folder or the temporary folder instead, so that the game is never lost. ``again(path)``: the
+    command that continues the game saved there (default: `railrules play --resume PATH`)."""
+    import shlex
     import random
     tries = [path] + [Path(folder) / f"railrules-{game.ruleset.name}-{random.randrange(10**6):06d}.save.json"
                       for folder in (".", tempfile.gettempdir())]
@@ -590,7 +616,8 @@ def save_on_leaving(game, path: Path, out) -> int:
         except OutputError as err:
             print(f"cannot save to {target}: {err.why}", file=out)
             continue
-        print(f"saved to {target}; continue with: railrules play --resume {target}", file=out)
+        command = again(target) if again else f"railrules play --resume {shlex.quote(str(target))}"
+        print(f"saved to {target}; continue with: {command}", file=out)
         return 0
     print("the game could not be saved anywhere", file=out)
     return 1
@@ -648,5 +675,5 @@ def reserve_save(game, path: Path, numbered: bool = False) -> Path:
         n += 1
 
 
-__all__ = ["Refused", "Table", "FALLBACK", "add_bot_seconds", "paused_in", "option_cost", "option_names", "as_listed",
+__all__ = ["Refused", "Table", "FALLBACK", "NO_PAGE", "new_token", "add_bot_seconds", "paused_in", "option_cost", "option_names", "as_listed",
            "explain", "save", "save_on_leaving", "free_save_path", "take_save", "reserve_save"]

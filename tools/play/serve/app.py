@@ -1,9 +1,12 @@
 """The web app of `railrules serve` (Starlette): the page, its assets and a small JSON API over
-one :class:`.table.Table`.
+one :class:`.table.Table` or the tables of a :class:`.lobby.Lobby`.
 
-Routes: ``/play/TOKEN`` the page (the same file for every page: its script reads the token from
-the address), ``/static/...`` the page's own script and style (nothing else is served: Starlette's
-StaticFiles refuses any path that leaves the folder), and under ``/api/TOKEN/``: ``state``
+Routes: ``/play/TOKEN`` the page (the same file for every page of every table: its script reads
+the token from the address, which names the table and the seat), ``/lobby/TOKEN`` the lobby's
+page (a server started with ``--lobby``), with ``/api/lobby/TOKEN/state`` (GET: the tables, the
+rulesets it may start) and ``/api/lobby/TOKEN/start`` (POST: a new table), ``/static/...`` the
+pages' own scripts and style (nothing else is served: Starlette's StaticFiles refuses any path
+that leaves the folder), and under ``/api/TOKEN/``: ``state``
 (GET, ``?have=VERSION`` leaves out an unchanged board), ``act`` ``{label, version}``, ``step``
 ``{version}`` (the bot to move moves), ``why`` ``{label}`` or ``{hex}``, ``lift`` ``{seat}``
 (the table's page of a game with secrets shows that person's view: :meth:`.Table.lift`), ``undo``, ``save``,
@@ -32,6 +35,7 @@ from starlette.staticfiles import StaticFiles
 
 from railrules.interpreter.errors import RailrulesError
 
+from railrules.tools.play.lobby import Lobby
 from railrules.tools.play.table import Refused, Table
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -143,18 +147,30 @@ def _from_elsewhere(request: Request, hosts: set | None) -> str:
     return ""
 
 
-def make_app(table: Table, hosts: set | None = None) -> Starlette:
-    """The app over ``table``; ``hosts``: the names a request's Host may give (:func:`hosts_of`;
-    None: any, for a test client)."""
-    def endpoint(handler):
-        """A route over the table: the token names the page; Refused and bad input are JSON."""
+def make_app(served: Table | Lobby, hosts: set | None = None) -> Starlette:
+    """The app over one table, or the tables of a lobby (and its page, when it has a lobby
+    file); ``hosts``: the names a request's Host may give (:func:`hosts_of`; None: any, for a
+    test client)."""
+    lobby = served if isinstance(served, Lobby) else Lobby.of(served)
+
+    def a_lobby(token: str) -> None:
+        if not lobby.is_lobby(token):
+            raise Refused(404, "no lobby at this address: use the link railrules serve --lobby printed")
+
+    def endpoint(handler, of_lobby: bool = False):
+        """A route over a table (the token names the table and the page) or over the lobby (the
+        token is the lobby's); Refused and bad input are JSON."""
         async def run(request: Request):
             try:
                 elsewhere = _from_elsewhere(request, hosts)
                 if elsewhere:
                     raise Refused(403, elsewhere)
-                seat = table.page(request.path_params["token"])
-                return JSONResponse(await handler(request, seat), headers=HEADERS)
+                token = request.path_params["token"]
+                if of_lobby:
+                    a_lobby(token)
+                    return JSONResponse(await handler(request), headers=HEADERS)
+                table, seat = lobby.page(token)
+                return JSONResponse(await handler(request, table, seat), headers=HEADERS)
             except Refused as err:
                 return _error(err.status, err.message, **err.extra)
             except RailrulesError as err:   # a rule that failed: the state is as it was
@@ -166,43 +182,52 @@ def make_app(table: Table, hosts: set | None = None) -> Starlette:
 
     # the table's work runs in worker threads, so that the server keeps answering meanwhile: a
     # request at a time holds the table's lock, but not a bot while it thinks
-    async def state(request, seat):
+    async def state(request, table, seat):
         return await run_in_threadpool(table.state, seat, _version(request.query_params.get("have")))
 
-    async def act(request, seat):
+    async def act(request, table, seat):
         data = await _body(request)
         return await run_in_threadpool(table.act, seat, data.get("label"), data.get("version"))
 
-    async def step(request, seat):
+    async def step(request, table, seat):
         return await run_in_threadpool(table.step, (await _body(request)).get("version"))
 
-    async def why(request, seat):
+    async def why(request, table, seat):
         data = await _body(request)
         return await run_in_threadpool(table.why, seat, data.get("label"), data.get("hex"))
 
-    async def lift(request, seat):
+    async def lift(request, table, seat):
         return await run_in_threadpool(table.lift, seat, (await _body(request)).get("seat"))
 
-    async def undo(request, seat):
+    async def undo(request, table, seat):
         return await run_in_threadpool(table.undo, seat)
 
-    async def save(request, seat):
+    async def save(request, table, seat):
         return await run_in_threadpool(table.save, seat)
 
-    async def load(request, seat):
+    async def load(request, table, seat):
         if seat is not None:    # refused before reading what may be a large body
             raise Refused(403, "only the table's page loads a game")
         return await run_in_threadpool(table.load, seat, await _body(request, text=True))
 
-    async def page(request: Request):
-        try:
-            elsewhere = _from_elsewhere(request, hosts)
-            if elsewhere:
-                raise Refused(403, elsewhere)
-            table.page(request.path_params["token"])
-        except Refused as err:
-            return _error(err.status, err.message)
-        return FileResponse(STATIC / "index.html", headers=HEADERS)
+    async def lobby_state(request):
+        return await run_in_threadpool(lobby.state)
+
+    async def lobby_start(request):
+        return await run_in_threadpool(lobby.start, await _body(request))
+
+    def page_of(name: str, opens):
+        """The page ``name`` (a file of static/) at an address whose token ``opens``."""
+        async def page(request: Request):
+            try:
+                elsewhere = _from_elsewhere(request, hosts)
+                if elsewhere:
+                    raise Refused(403, elsewhere)
+                opens(request.path_params["token"])
+            except Refused as err:
+                return _error(err.status, err.message)
+            return FileResponse(STATIC / name, headers=HEADERS)
+        return page
 
     async def home(request: Request):
         return _error(404, "railrules serve: open one of the links it printed when it started "
@@ -216,7 +241,10 @@ def make_app(table: Table, hosts: set | None = None) -> Starlette:
 
     api = [("state", state, "GET"), ("act", act, "POST"), ("step", step, "POST"),
            ("why", why, "POST"), ("lift", lift, "POST"), ("undo", undo, "POST"), ("save", save, "POST"), ("load", load, "POST")]
-    routes = [Route("/", home), Route("/play/{token}", page),
+    routes = [Route("/", home), Route("/play/{token}", page_of("index.html", lobby.page)),
+              Route("/lobby/{token}", page_of("lobby.html", a_lobby)),
+              Route("/api/lobby/{token}/state", endpoint(lobby_state, of_lobby=True), methods=["GET"]),
+              Route("/api/lobby/{token}/start", endpoint(lobby_start, of_lobby=True), methods=["POST"]),
               *[Route(f"/api/{{token}}/{name}", endpoint(fn), methods=[method]) for name, fn, method in api],
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     return Starlette(routes=routes, exception_handlers={HTTPException: not_found})
