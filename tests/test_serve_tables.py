@@ -4,6 +4,16 @@ several tables (listed, started, refused)."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 import warnings
 from pathlib import Path
 
@@ -95,3 +105,108 @@ def test_a_sealed_bid_is_not_on_the_hotseat_page_before_the_next_bidder_lifts_th
     status, before = api(c, t.host, "state")
     assert before["curtain"] == t.game.current_player and before["options"] == []
     assert bid["label"] not in json.dumps(before) and "commits" in json.dumps(before["log"])
+
+
+# ------------------------------------------------------------------ a real server, restarted
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`railrules serve ARGS...` as a subprocess in ``folder``: its output up to the Ctrl-C line,
+    then requests, then SIGINT and the rest of its output."""
+
+    def __init__(self, folder: Path, *args: str):
+        self.proc = subprocess.Popen([sys.executable, "-m", "railrules", "serve", *args], cwd=folder,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.head = ""
+        while not self.head.endswith("Ctrl-C stops the server (the game is saved first)\n"):
+            line = self.proc.stdout.readline()
+            assert line, self.head + self.proc.communicate(timeout=30)[0]
+            self.head += line
+        self.links = dict(re.findall(r"^\s+(\S[^:]*):\s+(http://\S+)", self.head, re.M))
+
+    def get(self, url: str) -> tuple[int, dict]:
+        for _ in range(300):       # uvicorn listens a moment after the links are printed
+            try:
+                with urllib.request.urlopen(url, timeout=30) as response:
+                    return response.status, json.loads(response.read() or b"{}") \
+                        if "/api/" in url else {}
+            except urllib.error.HTTPError as err:
+                return err.code, json.loads(err.read())
+            except (ConnectionError, urllib.error.URLError):
+                time.sleep(0.1)
+        raise AssertionError(f"no answer at {url}")
+
+    def post(self, url: str, body: dict) -> tuple[int, dict]:
+        origin = "/".join(url.split("/")[:3])
+        request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json",
+                                                                          "Origin": origin})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read())
+
+    def stop(self) -> str:
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.communicate(timeout=60)[0]
+
+
+def api_url(link: str, name: str) -> str:
+    base, token = link.split("/play/")
+    return f"{base}/api/{token}/{name}"
+
+
+def restart_command(out: str) -> list[str]:
+    found = re.search(r"continue with: railrules (serve .*?)(?: \(the same links\))?$", out, re.M)
+    assert found, out
+    return shlex.split(found.group(1))[1:]
+
+
+def test_a_restarted_table_answers_at_the_links_sent_before(tmp_path):
+    port = str(free_port())
+    first = Server(tmp_path, "chicago_express", "--players", "3", "--seats", "1,3", "--port", port,
+                   "--bots", "random", "--delay", "0")
+    try:
+        assert set(first.links) == {"table", "Player 1", "Player 3"}
+        status, s = first.get(api_url(first.links["Player 1"], "state"))
+        assert status == 200 and s["options"]
+        assert first.post(api_url(first.links["Player 1"], "act"),
+                          {"label": s["options"][0]["label"], "version": s["version"]})[0] == 200
+    finally:
+        out = first.stop()
+    command = restart_command(out)
+    assert command[:2] == ["--resume", "chicago_express-seed1.save.json"] and port in command, out
+    links_file = tmp_path / "chicago_express-seed1.links.json"
+    assert os.stat(links_file).st_mode & 0o077 == 0                   # the host's alone
+    tokens = [link.rsplit("/", 1)[1] for link in first.links.values()]
+    save_text = (tmp_path / "chicago_express-seed1.save.json").read_text()
+    assert all(t in links_file.read_text() and t not in save_text for t in tokens)
+    again = Server(tmp_path, *command)
+    try:
+        assert again.links == first.links and "new links" not in again.head
+        for name, link in first.links.items():
+            assert again.get(link)[0] == 200
+            status, s = again.get(api_url(link, "state"))
+            assert status == 200 and s["decisions"] >= 1 and s["page"] == ("table" if name == "table" else name)
+        assert [p["plays"] for p in s["seats"]] == ["person", "random", "person"]
+    finally:
+        out = again.stop()
+    assert restart_command(out) == command
+
+
+def test_an_old_save_without_links_gets_new_ones_said_once(tmp_path):
+    port = str(free_port())
+    first = Server(tmp_path, "chicago_express", "--players", "3", "--port", port, "--save", "old.save.json")
+    command = restart_command(first.stop())
+    (tmp_path / "old.links.json").unlink()             # a save from before links were kept
+    second = Server(tmp_path, *command)
+    out = second.stop()
+    assert "old.save.json has no links file (old.links.json" in second.head and "new links" in second.head
+    assert second.links["table"] != first.links["table"] and set(second.links) == set(first.links)
+    third = Server(tmp_path, *restart_command(out))
+    third.stop()
+    assert "links file" not in third.head and third.links == second.links

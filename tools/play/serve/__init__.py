@@ -32,6 +32,18 @@ def serve_lobby(lobby: Lobby, host: str, port: int, out=None) -> None:
     from railrules.tools.play.serve.app import hosts_of, make_app
     out = out or sys.stdout
     _port_free(host, port)
+    # uvicorn shuts down on Ctrl-C or SIGTERM, then raises the signal again: here it ends run()
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        _print_links(lobby, host, port, out)
+        uvicorn.run(make_app(lobby, hosts_of(host)), host=host, port=port, log_level="warning")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _print_links(lobby: Lobby, host: str, port: int, out) -> None:
     print("open these pages in a browser (each link holds its page's secret token):", file=out)
     if host in ("0.0.0.0", "::"):   # every address of this machine: a link needs one of them
         shown = socket.gethostname()
@@ -51,14 +63,6 @@ def serve_lobby(lobby: Lobby, host: str, port: int, out=None) -> None:
         print(f"note: bound to {host}: anyone who can reach this machine and has a link can play "
               "that seat", file=out)
     print("Ctrl-C stops the server (the game is saved first)", file=out, flush=True)
-    # uvicorn shuts down on Ctrl-C or SIGTERM, then raises the signal again: here it ends run()
-    previous = signal.signal(signal.SIGTERM, _stop)
-    try:
-        uvicorn.run(make_app(lobby, hosts_of(host)), host=host, port=port, log_level="warning")
-    except KeyboardInterrupt:
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _port_free(host: str, port: int) -> None:
@@ -149,6 +153,8 @@ def run(args) -> int:
             serve_table(table, args.host, args.port)
     except Refused as err:   # the port: said before any link is printed
         raise verbs.Usage(err.message) from None
+    except KeyboardInterrupt:   # before uvicorn took the signal: the same stop
+        pass
     return _leave(lobby.tables if args.lobby else [table], args)
 
 
