@@ -129,26 +129,24 @@ class Server:
         self.links = dict(re.findall(r"^\s+(\S[^:]*):\s+(http://\S+)", self.head, re.M))
 
     def get(self, url: str) -> tuple[int, dict]:
+        return self._send(urllib.request.Request(url), "/api/" in url)
+
+    def post(self, url: str, body: dict) -> tuple[int, dict]:
+        origin = "/".join(url.split("/")[:3])
+        return self._send(urllib.request.Request(url, json.dumps(body).encode(), {
+            "Content-Type": "application/json", "Origin": origin}), True)
+
+    @staticmethod
+    def _send(request, as_json: bool) -> tuple[int, dict]:
         for _ in range(300):       # uvicorn listens a moment after the links are printed
             try:
-                with urllib.request.urlopen(url, timeout=30) as response:
-                    return response.status, json.loads(response.read() or b"{}") \
-                        if "/api/" in url else {}
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    return response.status, json.loads(response.read()) if as_json else {}
             except urllib.error.HTTPError as err:
                 return err.code, json.loads(err.read())
             except (ConnectionError, urllib.error.URLError):
                 time.sleep(0.1)
-        raise AssertionError(f"no answer at {url}")
-
-    def post(self, url: str, body: dict) -> tuple[int, dict]:
-        origin = "/".join(url.split("/")[:3])
-        request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json",
-                                                                          "Origin": origin})
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as err:
-            return err.code, json.loads(err.read())
+        raise AssertionError(f"no answer at {request.full_url}")
 
     def stop(self) -> str:
         self.proc.send_signal(signal.SIGINT)
@@ -210,3 +208,104 @@ def test_an_old_save_without_links_gets_new_ones_said_once(tmp_path):
     third = Server(tmp_path, *restart_command(out))
     third.stop()
     assert "links file" not in third.head and third.links == second.links
+
+
+# ------------------------------------------------------------------ the lobby
+SEALED = {"ruleset": "german_railways", "variant": "sealed_auctions", "players": 3, "people": [1, 2],
+          "bots": "random", "seed": 5}
+
+
+def files(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_the_lobby_starts_and_lists_tables_each_with_its_save_and_links(tmp_path):
+    from railrules.tools.play.lobby import Lobby
+    path = tmp_path / "friends.lobby.json"
+    lobby = Lobby.open(path)
+    assert os.stat(path).st_mode & 0o077 == 0 and lobby.token in path.read_text()
+    c = client(lobby)
+    assert c.get(f"/lobby/{lobby.token}").status_code == 200
+    assert c.get("/lobby/not-the-token").status_code == 404
+    status, empty = api(c, f"lobby/{lobby.token}", "state")
+    assert status == 200 and empty["tables"] == [] and "german_railways" in [r["name"] for r in empty["rulesets"]]
+    status, started = api(c, f"lobby/{lobby.token}", "start", SEALED)
+    assert status == 200, started
+    status, second = api(c, f"lobby/{lobby.token}", "start", {"ruleset": "chicago_express", "players": 4})
+    assert status == 200, second
+    _, listed = api(c, f"lobby/{lobby.token}", "state")
+    first, other = listed["tables"]
+    assert (first["ruleset"], first["variant"], first["players"], first["seed"]) == ("german_railways",
+                                                                                   "sealed_auctions", 3, 5)
+    assert [s["plays"] for s in first["seats"]] == ["person", "person", "random"] and first["decisions"] == 0
+    assert first["turn"] and first["save"] == str(tmp_path / "german_railways-sealed_auctions-seed5.save.json")
+    assert [s["plays"] for s in other["seats"]] == ["person", "random", "random", "random"]
+    for page in [first["table"], *[s["link"] for s in first["seats"] if s["link"]]]:
+        assert c.get(page).status_code == 200
+        assert api(c, page.removeprefix("/play/"), "state")[0] == 200
+    assert api(c, first["table"].removeprefix("/play/"), "state")[1]["title"] == "German Railways"
+    assert api(c, lobby.token, "state")[0] == 404               # the lobby's token opens no game page
+    assert api(c, first["table"].removeprefix("/play/"), "state")[0] == 200
+    assert c.get(f"/lobby/{first['table'].removeprefix('/play/')}").status_code == 404
+    assert json.loads(path.read_text())["tables"] == [Path(first["save"]).name, Path(other["save"]).name]
+    again = Lobby.open(path)                                  # a restart: the same tables, the same links
+    assert again.token == lobby.token and [listed_of(t) for t in again.tables] == [first, other]
+
+
+def listed_of(table) -> dict:
+    from railrules.tools.play.lobby import listed
+    return listed(table)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"ruleset": "no_such_game"}, "no ruleset \"no_such_game\" here: choose one of"),
+    ({"ruleset": "../../etc"}, "no ruleset"),
+    ({"variant": "no_such_variant"}, "german_railways has no variant \"no_such_variant\": its variants are"),
+    ({"variant": "variants/sealed_auctions.yaml"}, "has no variant"),
+    ({"players": 9}, "German Railways is for 3 to 5 players, not 9"),
+    ({"players": "3"}, "is for 3 to 5 players, not \"3\""),
+    ({"players": True}, "players, not true"),
+    ({"people": [4]}, "people: give seat numbers from 1 to 3, not [4]"),
+    ({"people": "1"}, "people: give seat numbers"),
+    ({"bots": "os.path:join"}, "bots: the lobby seats random, options, greedy, mcts"),
+    ({"bots": "mcts:iterations=x"}, "bots: "),
+    ({"bots": "random,random"}, "give one for every seat, or one per seat (3)"),
+    ({"seed": -1}, "seed: give a whole number from 0"),
+    ({"seed": 1.5}, "seed: give a whole number from 0"),
+])
+def test_a_lobby_form_it_may_not_start_is_refused_in_words_and_changes_nothing(tmp_path, change, words):
+    from railrules.tools.play.lobby import Lobby
+    lobby = Lobby.open(tmp_path / "friends.lobby.json")
+    c = client(lobby)
+    before = files(tmp_path)
+    status, refused = api(c, f"lobby/{lobby.token}", "start", {**SEALED, **change})
+    assert status == 422 and words in refused["error"], refused
+    assert files(tmp_path) == before and lobby.tables == []
+
+
+def test_the_lobby_server_restarts_with_its_tables_at_the_same_links(tmp_path):
+    port = str(free_port())
+    first = Server(tmp_path, "--lobby", "friends.lobby.json", "--port", port)
+    try:
+        assert list(first.links) == ["lobby"]
+        lobby_api = first.links["lobby"].replace("/lobby/", "/api/lobby/")
+        status, started = first.post(lobby_api + "/start", SEALED)
+        assert status == 200, started
+        base = first.links["lobby"].split("/lobby/")[0]
+        links = {"table": base + started["started"]["table"],
+                 **{s["name"]: base + s["link"] for s in started["started"]["seats"] if s["link"]}}
+        assert first.get(api_url(links["Player 1"], "state"))[0] == 200
+    finally:
+        out = first.stop()
+    found = re.search(r"^restart the lobby and its tables \(the same links\) with: railrules (serve .*)$", out, re.M)
+    assert found and shlex.split(found.group(1))[1:] == ["--lobby", "friends.lobby.json", "--port", port], out
+    again = Server(tmp_path, *shlex.split(found.group(1))[1:])
+    try:
+        assert again.links == {"lobby": first.links["lobby"], **links}, again.head
+        assert again.get(first.links["lobby"])[0] == 200
+        for link in links.values():
+            assert again.get(link)[0] == 200 and again.get(api_url(link, "state"))[0] == 200
+        assert again.get(lobby_api + "/state")[1]["tables"][0]["save"].endswith(
+            "german_railways-sealed_auctions-seed5.save.json")
+    finally:
+        again.stop()

@@ -21,6 +21,7 @@ import random
 import secrets
 import threading
 from pathlib import Path
+from typing import TypeGuard
 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.errors import RailrulesError
@@ -167,7 +168,7 @@ class Lobby:
 
     def start(self, form: dict) -> dict:
         """A new table from the lobby's form ``{ruleset, variant, players, people: [seat
-        numbers], bots, seed}`` (seed: drawn when none); Refused (422) for anything the lobby
+        numbers] (default [1]), bots, seed}`` (seed: drawn when none); Refused (422) for anything the lobby
         may not start, before anything is written."""
         name, variant, n, seats, bots, seed = (form.get(k) for k in ("ruleset", "variant", "players", "people",
                                                                      "bots", "seed"))
@@ -182,7 +183,7 @@ class Lobby:
         low, high = entry["players"]
         if not (_whole(n) and low <= n <= high):
             raise Refused(422, f"{entry['title']} is for {low} to {high} players, not {_shown(n)}")
-        seats = [] if seats is None else seats
+        seats = [1] if seats is None else seats      # as the command's --seats
         if not (isinstance(seats, list) and all(_whole(k) and 1 <= k <= n for k in seats)):
             raise Refused(422, f"people: give seat numbers from 1 to {n}, not {_shown(seats)}")
         bots = bots or "random"
@@ -228,7 +229,7 @@ def listed(table: Table) -> dict:
                           for p in game.players]}
 
 
-def _whole(x) -> bool:
+def _whole(x) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 

@@ -139,7 +139,8 @@ def run(args) -> int:
     if not (args.ruleset or args.resume or args.lobby):
         print("railrules serve: give a ruleset, --resume FILE or --lobby FILE", file=sys.stderr)
         return verbs.EXIT_USAGE
-    say = lambda text: print(text, flush=True)   # noqa: E731 - a note for the host
+    def say(text: str) -> None:   # a note for the host
+        print(text, flush=True)
     lobby = Lobby.open(Path(args.lobby), args.delay, args.bot_seconds, say) if args.lobby else \
         Lobby(None, None, args.delay, args.bot_seconds, say)
     table = _one_table(args, lobby) if args.ruleset or args.resume else None
@@ -165,7 +166,7 @@ def _one_table(args, lobby: Lobby) -> Table:
     from railrules.tools.play.terminal import open_game
     resume = Path(args.resume) if args.resume else None
     save = Path(args.save) if args.save else None
-    if resume is not None and any(t.save_path.resolve() == resume.resolve() for t in lobby.tables):
+    if resume is not None and any(t.save_path and t.save_path.resolve() == resume.resolve() for t in lobby.tables):
         raise verbs.Usage(f"--resume {resume}: it is a table of the lobby {args.lobby} already (served with it)")
     there = verbs.check_output("--save", save, args.force, mine=resume)
     game = open_game(args, "serve", args.players, args.seed)
