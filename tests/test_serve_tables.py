@@ -3,14 +3,17 @@ lifts the curtain, links that survive a restart of the real server, and the lobb
 several tables (listed, started, refused)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -309,3 +312,73 @@ def test_the_lobby_server_restarts_with_its_tables_at_the_same_links(tmp_path):
             "german_railways-sealed_auctions-seed5.save.json")
     finally:
         again.stop()
+
+
+# ------------------------------------------------------------------ the lobby as a person sees it
+def _chromium():
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("headless Chromium is not installed (apt-get install chromium; CI installs it)")
+    from cdp import Chromium
+    return Chromium
+
+
+def _keep(shot: Path) -> None:
+    """Copy a screenshot where RAILRULES_SCREENSHOTS points, to look at it."""
+    folder = os.environ.get("RAILRULES_SCREENSHOTS")
+    if folder:
+        shutil.copy(shot, Path(folder) / shot.name)
+
+
+@contextlib.contextmanager
+def serving(served):
+    """uvicorn serving a table or a lobby on 127.0.0.1 at a free port, in a thread."""
+    import uvicorn
+    server = uvicorn.Server(uvicorn.Config(make_app(served), host="127.0.0.1", port=free_port(),
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{server.config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        assert not thread.is_alive()
+
+
+def test_chromium_starts_a_table_from_the_lobby_and_opens_it(tmp_path):
+    from railrules.tools.play.lobby import Lobby
+    Chromium = _chromium()
+    lobby = Lobby.open(tmp_path / "friends.lobby.json", delay=0)
+    with serving(lobby) as base, Chromium() as browser:
+        browser.open(f"{base}/lobby/{lobby.token}")
+        browser.wait("document.querySelectorAll('#ruleset option').length >= 4")
+        assert not browser.js("document.getElementById('none').hidden")      # no table yet
+        browser.js("document.getElementById('ruleset').value = 'german_railways';"
+                   "document.getElementById('ruleset').dispatchEvent(new Event('change'))")
+        browser.js("document.getElementById('players').value = '9'")
+        browser.click("#start button")                       # too many players: refused, in words
+        assert "is for 3 to 5 players, not 9" in browser.wait("document.getElementById('message').textContent")
+        assert lobby.tables == [] and sorted(p.name for p in tmp_path.iterdir()) == ["friends.lobby.json"]
+        browser.js("document.getElementById('players').value = '3';"
+                   "document.getElementById('players').dispatchEvent(new Event('input'));"
+                   "document.getElementById('variant').value = 'sealed_auctions'")
+        browser.click("#people label:nth-child(2) input")    # seats 1 and 2 people, 3 a bot
+        browser.click("#start button")
+        browser.wait("document.querySelectorAll('#rows tr').length === 1")
+        assert "started German Railways" in browser.js("document.getElementById('message').textContent")
+        cells = browser.js("[...document.querySelectorAll('#rows td')].map(td => td.innerText)")
+        assert "German Railways" in cells[0] and "(sealed_auctions)" in cells[0]
+        assert "Player 1 — person" in cells[1] and "Player 3 — random" in cells[1] and cells[2] == "0"
+        assert cells[4].endswith(".save.json")
+        _keep(browser.screenshot(tmp_path / "serve_lobby.png"))
+        table_link = browser.js("document.querySelector('#rows td a').getAttribute('href')")
+        assert browser.js("document.querySelector('#rows td a').textContent") == "the table's page (hotseat)"
+        assert table_link == f"/play/{lobby.tables[0].host}"
+        browser.open(base + table_link)                        # the table's page, as the lobby links it
+        browser.wait("!!S && document.querySelectorAll('#board g.hex').length > 100")
+        assert browser.js("S.title") == "German Railways" and browser.js("S.page") == "table"
+        _keep(browser.screenshot(tmp_path / "serve_lobby_table.png"))
