@@ -382,3 +382,21 @@ def test_chromium_starts_a_table_from_the_lobby_and_opens_it(tmp_path):
         browser.wait("!!S && document.querySelectorAll('#board g.hex').length > 100")
         assert browser.js("S.title") == "German Railways" and browser.js("S.page") == "table"
         _keep(browser.screenshot(tmp_path / "serve_lobby_table.png"))
+
+
+def test_a_table_named_with_lobby_joins_it_once(tmp_path, monkeypatch, capsys):
+    import railrules.tools.play.serve as serve
+    from railrules.tools.cli import main
+    served: list = []
+    monkeypatch.setattr(serve, "serve_lobby", lambda lobby, host, port: served.append(list(lobby.tables)))
+    path, save = tmp_path / "friends.lobby.json", tmp_path / "g.save.json"
+    assert main(["serve", "chicago_express", "--players", "3", "--lobby", str(path), "--save", str(save)]) == 0
+    assert json.loads(path.read_text())["tables"] == ["g.save.json"] and len(served[0]) == 1
+    out = capsys.readouterr().out
+    assert "restart the lobby and its tables (the same links) with: railrules serve --lobby" in out
+    assert main(["serve", "--resume", str(save), "--lobby", str(path)]) == 2      # served with it already
+    assert "it is a table of the lobby" in capsys.readouterr().err and len(served) == 1
+    assert main(["serve"]) == 2 and "give a ruleset, --resume FILE or --lobby FILE" in capsys.readouterr().err
+    path.write_text("{}")
+    assert main(["serve", "--lobby", str(path)]) == 2
+    assert "not a lobby file" in capsys.readouterr().err and path.read_text() == "{}"

@@ -122,7 +122,7 @@ class Lobby:
             raise verbs.Usage(f"--lobby {path}: not a lobby file of railrules serve (format {FORMAT}, "
                               "a token and the saves of its tables); give a new name to start a lobby")
         lobby = cls(path, data["token"], delay, bot_seconds, say)
-        for name in data["tables"]:
+        for name in dict.fromkeys(data["tables"]):      # (a save listed twice is served once)
             save = path.parent / name
             try:
                 lobby.tables.append(lobby.resume(save))
