@@ -400,3 +400,41 @@ def test_a_table_named_with_lobby_joins_it_once(tmp_path, monkeypatch, capsys):
     path.write_text("{}")
     assert main(["serve", "--lobby", str(path)]) == 2
     assert "not a lobby file" in capsys.readouterr().err and path.read_text() == "{}"
+
+
+@pytest.mark.parametrize("text, words", [
+    ("{not json", "cannot read the links file"),
+    ('{"format": "railrules-links-0"}', "is not a links file (its format is not railrules-links-1)"),
+    ('{"format": "railrules-links-1", "host": "short", "seats": {}, "people": [], "bots": "random"}',
+     "a token is not 16 to 128 letters"),
+    ('{"format": "railrules-links-1", "host": "aaaaaaaaaaaaaaaaaaaa", "seats": {"p1": "../../etc/passwd!!!"}, '
+     '"people": [], "bots": "random"}', "a token is not"),
+    ('{"format": "railrules-links-1", "host": "aaaaaaaaaaaaaaaaaaaa", "seats": {}, "people": "p1", '
+     '"bots": "random"}', "people must be a list of seats"),
+])
+def test_a_broken_links_file_gives_new_links_and_says_why(tmp_path, text, words):
+    from railrules.tools.play.lobby import Lobby
+    from railrules.tools.play.table import save
+    game = load_ruleset("chicago_express").new_game(3, 1)
+    save(game, tmp_path / "g.save.json")
+    (tmp_path / "g.links.json").write_text(text)
+    notes: list = []
+    table = Lobby(None, None, say=notes.append).resume(tmp_path / "g.save.json")
+    assert len(notes) == 1 and words in notes[0] and "new links" in notes[0]
+    assert table.humans == ["p1"] and json.loads((tmp_path / "g.links.json").read_text())["host"] == table.host
+
+
+def test_a_resumed_table_keeps_each_seat_s_link_whoever_plays_it_now(tmp_path):
+    from railrules.tools.play.lobby import Lobby
+    from railrules.tools.play.table import reserve_save
+    game = load_ruleset("chicago_express").new_game(3, 1)
+    save = reserve_save(game, tmp_path / "g.save.json")
+    lobby = Lobby(None, None)
+    first = lobby.seat(game, ["p1", "p2"], "random", save)
+    second = lobby.resume(save, people=["p1"], bots="greedy")           # --seats 1 --bots greedy
+    assert second.host == first.host and second.links() == {k: v for k, v in first.links().items()
+                                                             if k != "Player 2"}
+    assert second.plays("p2") == "greedy"
+    third = lobby.resume(save, people=["p1", "p2", "p3"])                 # --seats all: p2's link again
+    assert third.tokens["p2"] == first.tokens["p2"] and third.tokens["p3"] not in first.tokens.values()
+    assert lobby.resume(save).links() == third.links() and lobby.resume(save).specs == "greedy"

@@ -37,7 +37,7 @@ def read_links(save: Path) -> tuple[dict | None, str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return None, f"{save} has no links file ({path.name}, a save from before links were kept): new links"
+        return None, f"{save} has no links file ({path.name}): new links, kept there from now on"
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
         return None, f"cannot read the links file {path}: {getattr(err, 'strerror', None) or err}: new links"
     why = _misfit(data)

@@ -81,7 +81,7 @@ class Table:
         self.mine: list[int] = []   # how many actions could be undone before each person's decision
         self.last: dict | None = None
         self.thinking = False       # a bot is choosing (outside the lock)
-        self.lifted = None          # the person whose view the table's page shows (their curtain lifted)
+        self.lifted: str | None = None   # the person whose view the table's page shows (their curtain lifted)
         self.unsaved = ""           # why the last save after a decision failed
         self._strays: dict = {}     # id(bot) -> the thread of a bot that ran out of time, still running
         self._board: tuple | None = None   # (version, owners, svg)
@@ -129,7 +129,7 @@ class Table:
         """On the table's page of a game with secrets (secret fields, or an open round of secret
         choices): the person to move, while their view is hidden because they have not lifted
         the curtain (:meth:`lift`); None when the page may show what it shows."""
-        shown = self._shown(seat) if seat is None else None
+        shown = self._shown(None) if seat is None else None   # (a seat's own page has none)
         if shown is None or shown == self.lifted:
             return None
         return shown if self.game.ruleset.meta.get("secret") or self.game.committing else None
@@ -606,8 +606,8 @@ def save_on_leaving(game, path: Path, out, again=None) -> int:
     """Save before leaving; when ``path`` cannot be written, save to a new file in the working
     folder or the temporary folder instead, so that the game is never lost. ``again(path)``: the
     command that continues the game saved there (default: `railrules play --resume PATH`)."""
-    import shlex
     import random
+    import shlex
     tries = [path] + [Path(folder) / f"railrules-{game.ruleset.name}-{random.randrange(10**6):06d}.save.json"
                       for folder in (".", tempfile.gettempdir())]
     for target in tries:
