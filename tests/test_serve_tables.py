@@ -263,6 +263,8 @@ def listed_of(table) -> dict:
 @pytest.mark.parametrize("change, words", [
     ({"ruleset": "no_such_game"}, "no ruleset \"no_such_game\" here: choose one of"),
     ({"ruleset": "../../etc"}, "no ruleset"),
+    ({"ruleset": ["german_railways"]}, "no ruleset [\"german_railways\"] here"),
+    ({"variant": {"a": 1}}, "has no variant {\"a\": 1}"),
     ({"variant": "no_such_variant"}, "german_railways has no variant \"no_such_variant\": its variants are"),
     ({"variant": "variants/sealed_auctions.yaml"}, "has no variant"),
     ({"players": 9}, "German Railways is for 3 to 5 players, not 9"),
@@ -438,3 +440,15 @@ def test_a_resumed_table_keeps_each_seat_s_link_whoever_plays_it_now(tmp_path):
     third = lobby.resume(save, people=["p1", "p2", "p3"])                 # --seats all: p2's link again
     assert third.tokens["p2"] == first.tokens["p2"] and third.tokens["p3"] not in first.tokens.values()
     assert lobby.resume(save).links() == third.links() and lobby.resume(save).specs == "greedy"
+
+
+def test_a_page_of_another_site_cannot_start_a_table(tmp_path):
+    from railrules.tools.play.lobby import Lobby
+    lobby = Lobby.open(tmp_path / "friends.lobby.json")
+    c = TestClient(make_app(lobby, {"127.0.0.1"}), base_url="http://127.0.0.1:8765", raise_server_exceptions=False)
+    before = files(tmp_path)
+    response = c.post(f"/api/lobby/{lobby.token}/start", json=SEALED, headers={"Origin": "http://evil.example"})
+    assert response.status_code == 403 and "another site" in response.json()["error"]
+    response = c.post(f"/api/lobby/{lobby.token}/start", json=SEALED, headers={"Host": "evil.example"})
+    assert response.status_code == 403 and files(tmp_path) == before and lobby.tables == []
+    assert c.post(f"/api/lobby/{lobby.token}/start", json=SEALED).status_code == 200

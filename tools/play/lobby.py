@@ -173,11 +173,11 @@ class Lobby:
         name, variant, n, seats, bots, seed = (form.get(k) for k in ("ruleset", "variant", "players", "people",
                                                                      "bots", "seed"))
         shelf = {r["name"]: r for r in self.shelf()}
-        if name not in shelf:
+        if not isinstance(name, str) or name not in shelf:
             raise Refused(422, f"no ruleset {_shown(name)} here: choose one of {', '.join(shelf)}")
         entry = shelf[name]
         variant = variant or None
-        if variant is not None and variant not in entry["variants"]:
+        if variant is not None and (not isinstance(variant, str) or variant not in entry["variants"]):
             raise Refused(422, f"{name} has no variant {_shown(variant)}: its variants are "
                           f"{', '.join(entry['variants']) or 'none'}")
         low, high = entry["players"]
