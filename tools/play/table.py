@@ -605,7 +605,8 @@ def save(game, path: Path, new: bool = False, replayable: bool | None = None) ->
 def save_on_leaving(game, path: Path, out, again=None) -> int:
     """Save before leaving; when ``path`` cannot be written, save to a new file in the working
     folder or the temporary folder instead, so that the game is never lost. ``again(path)``: the
-    command that continues the game saved there (default: `railrules play --resume PATH`)."""
+    command that continues the game saved there (default: `railrules play --resume PATH`; '': said
+    by the caller)."""
     import random
     import shlex
     tries = [path] + [Path(folder) / f"railrules-{game.ruleset.name}-{random.randrange(10**6):06d}.save.json"
@@ -617,7 +618,7 @@ def save_on_leaving(game, path: Path, out, again=None) -> int:
             print(f"cannot save to {target}: {err.why}", file=out)
             continue
         command = again(target) if again else f"railrules play --resume {shlex.quote(str(target))}"
-        print(f"saved to {target}; continue with: {command}", file=out)
+        print(f"saved to {target}" + (f"; continue with: {command}" if command else ""), file=out)
         return 0
     print("the game could not be saved anywhere", file=out)
     return 1

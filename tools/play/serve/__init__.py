@@ -206,8 +206,8 @@ def _leave(tables: list, args) -> int:
             continue
 
         def again(target: Path, table=table) -> str:
-            if args.lobby and target == table.save_path:
-                return shlex.join(["railrules", "serve", "--lobby", args.lobby, *flags])
+            if args.lobby and target == table.save_path:    # the lobby's command, said once
+                return ""
             if target != table.save_path:    # saved elsewhere: its links go with it
                 write_links(table, target)
             return shlex.join(["railrules", "serve", "--resume", str(target), "--seats",

@@ -37,14 +37,16 @@ function link(path, text) {
 }
 
 function row(t) {
-  const game = el("td", {}, el("b", {}, t.title), " ", el("span", {class: "variant"},
+  const game = el("td", {"data-label": "game"}, el("b", {}, t.title), " ", el("span", {class: "variant"},
     t.variant ? "(" + t.variant + ")" : ""), el("br"), link(t.table, "the table's page (hotseat)"),
     el("br"), el("small", {}, "seed " + t.seed));
   const seats = el("ul", {class: "seats"}, ...t.seats.map(p => el("li", {},
     p.link ? link(p.link, p.name) : p.name, " — " + p.plays)));
   const turn = t.over ? "over" + (t.winners.length ? ": " + t.winners.join(", ") + " won" : "") : t.turn.join(", ");
-  return el("tr", {class: t.over ? "over" : ""}, game, el("td", {}, t.players + " players", seats),
-            el("td", {}, String(t.decisions)), el("td", {}, turn), el("td", {class: "save"}, el("code", {}, t.save)));
+  return el("tr", {class: t.over ? "over" : ""}, game,
+            el("td", {"data-label": "players and seats"}, t.players + " players", seats),
+            el("td", {"data-label": "decisions"}, String(t.decisions)), el("td", {"data-label": "whose turn"}, turn),
+            el("td", {class: "save", "data-label": "save"}, el("code", {}, t.save)));
 }
 
 function draw(l) {
