@@ -166,6 +166,14 @@ def test_a_choice_among_many_hexes_is_made_on_the_board_its_list_folded(tmp_path
         assert sorted(lit) == sorted(set(hexes))
         assert browser.js("document.querySelectorAll('#board g.highlight polygon').length") >= len(set(hexes))
         _keep(browser.screenshot(tmp_path / "screen_many_hexes_phone.png"))
+        in_pane = ("[...document.querySelectorAll('#board g.hex.can')].some(g => { const r = g.getBoundingClientRect(),"
+                   " p = document.getElementById('board').getBoundingClientRect(); return r.left >= p.left &&"
+                   " r.right <= p.right && r.top >= p.top && r.bottom <= p.bottom; })")
+        assert browser.js(in_pane)                              # opened where the hexes are
+        browser.js("zoomTo(view.scale, view.map.x, view.map.y + view.map.height)")   # the far corner
+        assert not browser.js(in_pane)
+        browser.js("toTheHexes()")                              # as a new state does
+        assert browser.js(in_pane)
         before = browser.js("S.decisions")
         browser.click(f"{group} summary")                      # asked for: the list opens
         assert browser.js(shown + ".length") == len(hexes)

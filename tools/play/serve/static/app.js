@@ -88,6 +88,7 @@ function draw(s) {
   drawOptions(s);
   markHexes(s);
   if (!view.scale) start(); else showView();
+  toTheHexes();
   const log = $("log");
   log.textContent = s.log.join("\n");
   log.scrollTop = log.scrollHeight;
@@ -254,17 +255,34 @@ function drawBoard(text) {
     (READABLE[t.getAttribute("class")] || 0) / (+t.getAttribute("font-size") || 9)));
 }
 
+// The middle of the hexes the options name (none: null).
+function hexesMiddle() {
+  const boxes = [...$("board").querySelectorAll("g.hex.can")].map(g => g.getBBox());
+  if (!boxes.length) return null;
+  return [boxes.reduce((t, b) => t + b.x + b.width / 2, 0) / boxes.length,
+          boxes.reduce((t, b) => t + b.y + b.height / 2, 0) / boxes.length];
+}
+
+// A new choice among hexes none of which is in the pane: the map moves to them.
+function toTheHexes() {
+  const middle = hexesMiddle();
+  if (!middle || !view.scale) return;
+  const p = pane(), w = p.width / view.scale, h = p.height / view.scale;
+  const seen = [...$("board").querySelectorAll("g.hex.can")].some(g => {
+    const b = g.getBBox(), x = b.x + b.width / 2, y = b.y + b.height / 2;
+    return x >= view.x && x <= view.x + w && y >= view.y && y <= view.y + h;
+  });
+  if (!seen) zoomTo(view.scale, ...middle);
+}
+
 // Where the board opens: the whole board if its labels are readable so; else at the readable
 // size, at the middle of the hexes the options name (or of the board).
 function start() {
   if (!view.map) return;
   const fit = fitScale();
   if (fit >= view.readable) { fitAll(); return; }
-  const hexes = [...$("board").querySelectorAll("g.hex.can")];
-  const boxes = (hexes.length ? hexes : [$("board").querySelector("svg")]).map(g => g.getBBox());
-  const cx = boxes.reduce((t, b) => t + b.x + b.width / 2, 0) / boxes.length;
-  const cy = boxes.reduce((t, b) => t + b.y + b.height / 2, 0) / boxes.length;
-  zoomTo(view.readable, cx, cy);
+  const m = view.map;
+  zoomTo(view.readable, ...(hexesMiddle() || [m.x + m.width / 2, m.y + m.height / 2]));
 }
 
 function pane() { const b = $("board"); return {width: b.clientWidth || 1, height: b.clientHeight || 1}; }
