@@ -231,7 +231,7 @@ function drawBoard(text) {
   for (const part of svg.querySelectorAll(":scope > g.panel, :scope > text.title, :scope > rect.background")) part.remove();
   $("key").replaceChildren(...key.map(part => {
     const holder = el("div", {});
-    const small = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    const small = document.createElementNS(svg.namespaceURI, "svg");
     for (const a of ["font-family", "font-size"]) small.setAttribute(a, svg.getAttribute(a));
     small.append(part);
     holder.append(small);
@@ -246,7 +246,7 @@ function drawBoard(text) {
   }
   svg.removeAttribute("width"); svg.removeAttribute("height");
   const marks = svg.querySelector("#marks");
-  const layer = document.createElementNS("http://www.w3.org/2000/svg", "g");
+  const layer = document.createElementNS(svg.namespaceURI, "g");
   layer.setAttribute("class", "highlight");
   svg.insertBefore(layer, marks);
   const box = svg.getBBox();
