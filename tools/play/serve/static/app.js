@@ -290,7 +290,7 @@ function fitScale() {
   const p = pane(), m = view.map;
   return m ? Math.min(p.width / (m.width + 16), p.height / (m.height + 16)) : 1;
 }
-function fitAll() { const m = view.map; zoomTo(fitScale(), m.x + m.width / 2, m.y + m.height / 2); }
+function fitAll() { const m = view.map; if (m) zoomTo(fitScale(), m.x + m.width / 2, m.y + m.height / 2); }
 
 function zoomTo(scale, cx, cy) {   // (cx, cy) of the picture at the pane's middle
   const p = pane();
