@@ -134,7 +134,8 @@ def _to_many_hexes(t) -> str:
     """Let the game go on (bots, and the person's first option) until the person chooses among
     many hexes; the option's name."""
     for _ in range(400):
-        s = t.state(None)
+        current = t.game.current_player      # its seat's page: the table's is curtained in this game
+        s = t.state(current if current in t.humans else None)
         assert not s["over"]
         names = [o["name"] for o in s["options"] if o["hexes"]]
         many = [n for n in dict.fromkeys(names) if names.count(n) > 8]
