@@ -89,6 +89,32 @@ def straight(codes: dict, handlers: dict) -> frozenset:
     return frozenset(k for k in codes if visit(k))
 
 
+def acyclic(codes: dict, handlers: dict) -> frozenset:
+    """The keys of the units that are in no cycle of calls and events (a unit that may call
+    itself again, however indirectly, keeps its calls on the machine's stack, not Python's)."""
+    calls: dict = {}
+    for key, code in codes.items():
+        out: set = set()
+        for ins in code.instrs:
+            if isinstance(ins, CallProc):
+                out.add(ins.proc)
+            elif isinstance(ins, Emit):
+                out.update(handlers.get(ins.event, []))
+        calls[key] = out & set(codes)
+    cyclic: set = set()
+    for start in codes:   # start is in a cycle if it is among the units reachable from it
+        seen: set = set()
+        todo = list(calls[start])
+        while todo and start not in seen:
+            k = todo.pop()
+            if k not in seen:
+                seen.add(k)
+                todo.extend(calls[k])
+        if start in seen:
+            cyclic.add(start)
+    return frozenset(codes) - cyclic
+
+
 def _pauses(ins) -> bool:
     """A choice, an end, or any other instruction that leaves the unit (a call whose procedure
     is known only when it runs): it may pause, whatever the units it calls do."""
@@ -136,6 +162,12 @@ class _UnitWriter(Writer):
         self.names: dict = {}  # id(object) -> its name in the namespace
         instrs = code.instrs
         self.leaves = set() if direct else {i for i, x in enumerate(instrs) if getattr(x, "leaves", None) and x.leaves(self)}
+        # the calls whose function runs here and may pause there: this one's locals are written
+        # back before them as before a pause, and it is entered again after them on a resume
+        self.resumed = set() if direct else {
+            i for i, x in enumerate(instrs) if isinstance(x, CallProc) and x.proc not in program.straight
+            and self.resumes(x.proc)}
+        pauses = self.leaves | self.resumed
         self.must, self.may = flow.assignment(instrs, code.params)
         self.dirty = flow.dirty(instrs, self.leaves)
         self.keys = set(code.params).union(*self.may)
@@ -148,14 +180,14 @@ class _UnitWriter(Writer):
         self.order = {k: j for j, k in enumerate(self.order)}
         self.reads: list = [set() for _ in instrs]  # what each instruction reads, noted as it is written
         # where the function is entered, and which of those only from outside (no jump to them)
-        self.entries = sorted({0} | {j for i in self.leaves for j, _, _ in instrs[i].flow(i) if j < len(instrs)})
+        self.entries = sorted({0} | {j for i in pauses for j, _, _ in instrs[i].flow(i) if j < len(instrs)})
         inside = {j for i, x in enumerate(instrs) if i not in self.leaves for j, _, _ in x.flow(i)}
         self.outside = set() if direct else set(self.entries) - inside
         # A local that a pause finds set on some ways since the entry but not on all is written
         # to the frame where it is set ("through"): written back at the pause, it would have to
         # be loaded at every entry in case it was not set. A loop's state is written back.
         surely = flow.surely_set(instrs, self.leaves, self.entries)
-        self.through = {k for q in self.leaves for k in (self.dirty[q] & self.may[q]) - surely[q]
+        self.through = {k for q in pauses for k in (self.dirty[q] & self.may[q]) - surely[q]
                         if not k.startswith("$")}
         self._live: list | None = None  # what may be read from each instruction on (once the body is written)
 
@@ -239,6 +271,7 @@ class _UnitWriter(Writer):
             self.value(fn, f"_a{j}")
 
     def goto(self, target: int) -> None:
+        self.jumps = True
         self.line(f"pc = {target}")
         self.line("continue")
 
@@ -254,7 +287,7 @@ class _UnitWriter(Writer):
     def drop(self, key: str) -> None:
         """Drop a hidden local at the end of its loop: from the frame as well when a pause
         inside the loop may have written it there."""
-        if any(key in self.may[i] for i in self.leaves):
+        if any(key in self.may[i] for i in self.leaves | self.resumed):
             self.line(f"L.pop({key!r}, None)")
 
     def _args(self, key: str) -> str:
@@ -265,14 +298,23 @@ class _UnitWriter(Writer):
         """What starts a call of ``key``: its scoped variables afresh, if it has any."""
         return f"run.globals_w().update(run.program.resets[{key!r}]); " if key in self.program.resets else ""
 
-    def push(self, key: str, dest) -> None:
-        """Push a frame of unit ``key`` with arguments ``_a0``, ``_a1``..."""
-        self.line(self._resets(key) + f"run.state['stack'].append({{'c': {key!r}, 'pc': 0, "
-                  f"'L': {self._args(key)}, 'r': {dest!r}}})")
+    def push(self, key: str, dest, var: str | None = None) -> None:
+        """Push a frame of unit ``key`` with arguments ``_a0``, ``_a1``... (kept in ``var`` too,
+        if given)."""
+        frame = f"{{'c': {key!r}, 'pc': 0, 'L': {self._args(key)}, 'r': {dest!r}}}"
+        if var is not None:
+            self.line(f"{var} = {frame}")
+            frame = var
+        self.line(self._resets(key) + f"run.state['stack'].append({frame})")
 
     def straight(self, keys) -> bool:
         """Whether the units ``keys`` are called directly (they never pause)."""
         return all(k in self.program.straight for k in keys)
+
+    def resumes(self, key: str) -> bool:
+        """Whether a call of unit ``key``, which may pause, runs its function here on the frame
+        it pushes, and goes on in this function when it returns (see the module's note)."""
+        return not self.direct and key in self.program.acyclic
 
     def call(self, key: str) -> None:
         """Run straight unit ``key`` to its end, its value in ``_v``."""
@@ -280,6 +322,12 @@ class _UnitWriter(Writer):
         units = self.obj(program.counted_direct if self.counting else program.direct_units)
         args = "".join(f", _a{j}" for j in range(len(program.codes[key].params)))
         self.line(self._resets(key) + f"_v = {units}[{key!r}](run{args})")
+
+    def ends(self, i: int) -> bool:
+        """Whether control leaves the straight line after instruction ``i``: a call or an event
+        whose units run to their end in Python goes on at ``i + 1`` in the same block."""
+        ins = self.code.instrs[i]
+        return ins.ends and (i in self.leaves or i in self.resumed or not isinstance(ins, (CallProc, Emit)))
 
     # ------------------------------------------------------------ the function
     def leaders(self) -> list:
@@ -291,7 +339,7 @@ class _UnitWriter(Writer):
             target = getattr(ins, "target", None)
             if target is not None:
                 starts.add(target)
-            if ins.ends:
+            if self.ends(i):
                 starts.add(i + 1)
             for spec in getattr(ins, "options", ()):
                 if spec.target is not None:
@@ -315,7 +363,7 @@ class _UnitWriter(Writer):
             instrs[i].write(self, i)
             if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
                 self.count()
-        if not instrs[stop - 1].ends:
+        if not self.ends(stop - 1):
             self.at = stop - 1
             self.goto(stop)
 
@@ -391,9 +439,14 @@ class _UnitWriter(Writer):
                     self.line("if pc == 0:")
                     with self.indent():
                         self.count()
+            self.jumps = False
+            loop = len(self._items)
             self.line("while True:")
             with self.indent():
                 self.tree(blocks)
+            if not self.jumps:  # one block that never jumps: no loop around it
+                del self._items[loop]
+                self._items[loop:] = [(depth - 1, item, at) for depth, item, at in self._items[loop:]]
         return self.source()
 
 

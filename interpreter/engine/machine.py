@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
-from ..runtime.code import Choice as Choose, fault_site
+from ..runtime.code import PAUSE, Choice as Choose, fault_site
 from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, check_text, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from . import commitments
@@ -393,7 +393,7 @@ class Machine(_Shows):
                 self.own_top()
             while stack:
                 frame = stack[-1]
-                if units[frame["c"]](self, frame):
+                if units[frame["c"]](self, frame) == PAUSE:
                     return
                 stack = state["stack"]
         except OverBudget as err:
@@ -437,13 +437,26 @@ class Machine(_Shows):
             yield spec, ({spec.player_var: player} if spec.action else frame["L"])
 
     def legal(self) -> list[Action]:
-        out: list[Action] = []
+        """The legal actions of the choice the game waits on: by its generated lister, and
+        when that raises (or there is none), one option at a time, each fault worded."""
         if not self.state["waiting"]:
-            return out
-        spec: Any = None  # the option being listed, for the error
+            return []
         self.steps = 0
         frame = self.state["stack"][-1]
         instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
+        lister = instr.lister
+        if lister is None:
+            lister = instr.lister = self.program.lister(instr)
+        if lister:
+            try:
+                return lister(self, frame["L"], self.state["turn"])
+            except Exception:  # listed again below, to say what is wrong
+                self.steps = 0
+        return self._listed(instr, frame)
+
+    def _listed(self, instr, frame) -> list[Action]:
+        out: list[Action] = []
+        spec: Any = None  # the option being listed, for the error
         player = self.state["turn"]
         try:
             for spec in instr.options:
