@@ -45,7 +45,7 @@ from __future__ import annotations
 from ..dsl import nodes as n
 from ..dsl.turns import SLOT
 from . import flow
-from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, Return
+from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, JumpIfNot, Return
 from .sources import add, define
 from .writer import Writer
 
@@ -348,21 +348,81 @@ class _UnitWriter(Writer):
                 starts.add(ins.end)
         return sorted(s for s in starts if s < len(instrs))
 
-    def block(self, start: int, stop: int) -> None:
-        """The block [start, stop)."""
+    def inlined(self, starts: list) -> set:
+        """The leaders written in line with the block before them, not picked by ``pc``: those
+        that control reaches only by falling through from the instruction before and by
+        ``if``-tests of that block that skip forward to them (each such test is written as an
+        ``if`` around the instructions it skips, :meth:`run_of`); never an entry, nor one whose
+        skipped instructions hold a block picked by ``pc`` or cross another's."""
+        instrs = self.code.instrs
+        preds: dict = {}
+        for i, x in enumerate(instrs):
+            for j, _, _ in x.flow(i):
+                preds.setdefault(j, set()).add(i)
+        inline: set = set()
+        skips: list = []   # (test, target) of the tests written as an ``if``
+        for t in starts:
+            if t == 0 or t in self.entries:
+                continue
+            tests = []
+            for q in preds.get(t, ()):
+                x = instrs[q]
+                if q == t - 1 and (not self.ends(q) or (x.__class__ is Jump and x.target == t)):
+                    continue
+                if x.__class__ is JumpIfNot and x.target == t and q < t:
+                    tests.append(q)
+                    continue
+                break
+            else:
+                low = min(tests, default=t - 1)
+                if all(s in inline for s in starts if low < s < t) and \
+                        not any(i < q < u for i, u in skips for q in tests):
+                    inline.add(t)
+                    skips += [(q, t) for q in tests]
+        return inline
+
+    def charge(self, start: int) -> None:
+        """Count the instructions from leader ``start`` to the next against the step budget
+        (each leader's, whether picked by ``pc`` or written in line)."""
         self.at = start
-        self.line(f"run.steps = _s = run.steps + {stop - start}")
+        self.line(f"run.steps = _s = run.steps + {self.sizes[start]}")
         self.line("if _s > _B:")
         with self.indent():
             self.line("raise _OverBudget()")
         if start in self.outside:  # entered only from outside: the locals it reads from the frame
             self.later(lambda w: self.loads(w, start))  # (known once the whole body is written)
+
+    def run_of(self, start: int, stop: int) -> None:
+        """The instructions [start, stop), a test that skips to a leader written in line as an
+        ``if`` around what it skips."""
         instrs = self.code.instrs
-        for i in range(start, stop):
+        i = start
+        while i < stop:
+            if i in self.sizes:
+                self.charge(i)
             self.at = i
-            instrs[i].write(self, i)
+            ins = instrs[i]
+            if ins.__class__ is JumpIfNot and ins.target in self.inline and i < ins.target:
+                self.value(ins.cond, "_v")
+                self.line("if _v:")
+                with self.indent():
+                    if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
+                        self.count()
+                    size = len(self._items)
+                    self.run_of(i + 1, ins.target)
+                    if len(self._items) == size:
+                        self.line("pass")
+                i = ins.target
+                continue
+            if not (ins.__class__ is Jump and ins.target == i + 1 and ins.target in self.inline):
+                ins.write(self, i)
             if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
                 self.count()
+            i += 1
+
+    def block(self, start: int, stop: int) -> None:
+        """The block [start, stop), picked by ``pc``."""
+        self.run_of(start, stop)
         if not self.ends(stop - 1):
             self.at = stop - 1
             self.goto(stop)
@@ -418,7 +478,10 @@ class _UnitWriter(Writer):
         """The source of the unit's function, and the instruction each of its lines is for."""
         instrs = self.code.instrs
         starts = self.leaders()
-        blocks = list(zip(starts, starts[1:] + [len(instrs)]))
+        self.sizes = {a: b - a for a, b in zip(starts, starts[1:] + [len(instrs)])}
+        self.inline = self.inlined(starts)
+        picked = [a for a in starts if a not in self.inline]
+        blocks = list(zip(picked, picked[1:] + [len(instrs)]))
         params = "".join(f", {self.local(p)}" for p in self.code.params) if self.direct else ", F"
         self.at = 0
         self.line(f"def unit(run{params}):")
