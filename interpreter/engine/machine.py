@@ -18,6 +18,7 @@ from . import commitments
 from .log import Entry, LogLine, show
 
 _MASK = (1 << 64) - 1
+_CONTAINERS = frozenset((list, dict))  # the values a log entry measures
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call
 _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
            ZeroDivisionError, RecursionError, AttributeError)
@@ -307,9 +308,10 @@ class Machine(_Shows):
     def say_entry(self, parts: tuple, values: tuple, reveals: tuple | None = None) -> None:
         """Log a template with its values, written out only when read (:mod:`.log`); measured
         now, whether or not the log is kept."""
-        for v in values:
-            if v.__class__ is list or v.__class__ is dict:
-                self.steps += text_size(self.ent, v)
+        if not _CONTAINERS.isdisjoint(map(type, values)):  # (most entries hold none: tested in C)
+            for v in values:
+                if v.__class__ is list or v.__class__ is dict:
+                    self.steps += text_size(self.ent, v)
         if self.messages is not None:
             self.messages.append(_new(Entry, (parts, values, reveals, self.ent)))
 
@@ -628,7 +630,9 @@ class Machine(_Shows):
                                    len(st["history"]),
                                    len(self.messages) if self.messages is not None else 0)
         try:
-            frame = stack[-1] = copy_frame(stack[-1])  # the undo's copy of the stack holds it
+            top = stack[-1]  # the undo's copy of the stack holds it: copied (copy_frame, written out)
+            frame = stack[-1] = top.copy()
+            frame["L"] = top["L"].copy()
             self._shared = len(stack) - 1
             instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
             if instr.secret:
