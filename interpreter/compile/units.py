@@ -35,6 +35,19 @@ are Python's from start to end, it returns its value, and there is no frame on t
 pause can never find it under way, so where the rules are paused, and every save, is the same
 either way.
 
+A call of a unit that may pause but is in no cycle of calls (``Program.acyclic``) pushes the
+callee's frame as any call does, after writing back the caller's locals as a pause would, and
+then runs the callee's function itself: when that returns (``RETURNED``: its frame popped) the
+caller goes on at the next instruction in the same Python call, reading the result from its
+frame; when it pauses or leaves the rest to the machine (``PAUSE``, ``GO_ON``) the caller returns
+the same, and the machine resumes the caller at the next instruction later, as before. Python's
+stack never grows with the rules' recursion: a unit in a cycle keeps its calls on the machine's.
+
+Blocks are picked by ``pc`` only where control may jump or come back from outside: a call of a
+straight unit does not end its block, and an ``if``-test that skips forward to a leader that
+nothing else reaches is written as a Python ``if`` around what it skips (:meth:`_UnitWriter.inlined`);
+each leader still counts its own instructions against the budget where it starts.
+
 Where the rules are paused stays plain data: ``pc`` is an instruction's index, as before. A
 fault's position is found from the line of the unit's function that raised it
 (:func:`interpreter.runtime.code.fault_site`): each line of the source belongs to one
