@@ -10,7 +10,7 @@ control goes from pc ``i`` and which locals each way sets or drops (:mod:`.flow`
 """
 from __future__ import annotations
 
-from ..runtime.code import PAUSE, Choice, Instr, SecretChoice
+from ..runtime.code import GO_ON, PAUSE, RETURNED, Choice, Instr, SecretChoice
 from ..runtime.values import RuleFault, word
 
 _NONE: frozenset = frozenset()
@@ -140,14 +140,24 @@ class CallProc(Instr):
             g.call(self.proc)
             if self.dest is not None:
                 g.assign(self.dest, "_store(_v)")
+            return  # on at i + 1, in the same block
+        g.pause(i)
+        if g.resumes(self.proc):  # its function called here; when it returns, on at i + 1
+            g.push(self.proc, self.dest, "_f")
+            g.line(f"_r = {g.obj(g.program.counted_units if g.counting else g.program.units)}"
+                   f"[{self.proc!r}](run, _f)")
+            g.line("if _r:")
+            with g.indent():
+                g.line("return _r")
+            if self.dest is not None:  # (the frame holds it already)
+                g.line(f"{g.local(self.dest)} = L[{self.dest!r}]")
             g.goto(i + 1)
             return
-        g.pause(i)
         g.push(self.proc, self.dest)
-        g.line("return 0")
+        g.line(f"return {GO_ON}")
 
     def leaves(self, g) -> bool:
-        return not g.straight([self.proc])
+        return not g.straight([self.proc]) and not g.resumes(self.proc)
 
     def flow(self, i):
         return _on(i, (self.dest,) if self.dest is not None else ())
@@ -165,7 +175,7 @@ class Return(Instr):
             g.value(self.expr, "_v")
         else:
             g.line("_v = None")
-        g.lines(["return _v"] if g.direct else ["run.pop(_v)", "return 0"])
+        g.lines(["return _v"] if g.direct else ["run.pop(_v)", f"return {RETURNED}"])
 
     def flow(self, i):
         return []
@@ -184,12 +194,11 @@ class Emit(Instr):
         if g.straight(handlers):  # each runs to its end, in order
             for key in handlers:
                 g.call(key)
-            g.goto(i + 1)
-            return
+            return  # on at i + 1, in the same block
         g.pause(i)
         for key in reversed(handlers):
             g.push(key, None)
-        g.line("return 0")
+        g.line(f"return {GO_ON}")
 
     def leaves(self, g) -> bool:
         return not g.straight(g.program.handlers.get(self.event, []))
@@ -300,7 +309,7 @@ class SecretChoose(SecretChoice):
             g.line("run.state['waiting'] = True")
             g.line(f"F['pc'] = {i}")
             g.line(f"return {PAUSE}")
-        g.line("return 0")
+        g.line(f"return {GO_ON}")
 
     def leaves(self, g) -> bool:
         return True

@@ -17,11 +17,11 @@ from ..dsl import functions as _functions, nodes as n, turns as _turns
 from ..dsl.resolver import Resolver, assigned, leading_requires, strip_requires
 from ..dsl.scope import Kind, Names, resolve, resolve_procedure
 from ..errors import Sink
-from ..runtime.code import SECRET_SLOT, Code, OptionSpec
+from ..runtime.code import GO_ON, SECRET_SLOT, Code, OptionSpec
 from ..runtime.values import RuleFault, describe, map_key
-from . import instructions as ins
+from . import instructions as ins, legal as _legal
 from .expressions import Checked, Codegen, inlinable, namespace
-from .units import Units, first_pause, straight
+from .units import Units, acyclic, first_pause, straight
 
 
 @dataclass
@@ -61,6 +61,17 @@ class Program:
         """The code units that never pause, called directly (units.py); worked out when the
         first unit is written, once every unit is compiled."""
         return straight(self.codes, self.handlers)
+
+    def lister(self, instr):
+        """The function that lists the legal actions of choice ``instr`` (compile/legal.py), or
+        False when the machine lists them itself."""
+        return _legal.write(instr, self) or False
+
+    @cached_property
+    def acyclic(self) -> frozenset:
+        """The code units in no cycle of calls: a call of one runs its function from the
+        caller's, even if it may pause (units.py)."""
+        return acyclic(self.codes, self.handlers)
 
 
 class _Scope:
@@ -696,7 +707,7 @@ class _CallValue(ins.Instr):
         g.line(f"_u = {g.obj(_functions.procedure_key)}(run, _v, {self.name!r}, {len(self.args)})")
         g.pause(i)
         g.line(f"run.push(_u, [{values}], {self.dest!r})")
-        g.line("return 0")
+        g.line(f"return {GO_ON}")
 
     def leaves(self, g) -> bool:
         return True

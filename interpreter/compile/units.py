@@ -35,6 +35,19 @@ are Python's from start to end, it returns its value, and there is no frame on t
 pause can never find it under way, so where the rules are paused, and every save, is the same
 either way.
 
+A call of a unit that may pause but is in no cycle of calls (``Program.acyclic``) pushes the
+callee's frame as any call does, after writing back the caller's locals as a pause would, and
+then runs the callee's function itself: when that returns (``RETURNED``: its frame popped) the
+caller goes on at the next instruction in the same Python call, reading the result from its
+frame; when it pauses or leaves the rest to the machine (``PAUSE``, ``GO_ON``) the caller returns
+the same, and the machine resumes the caller at the next instruction later, as before. Python's
+stack never grows with the rules' recursion: a unit in a cycle keeps its calls on the machine's.
+
+Blocks are picked by ``pc`` only where control may jump or come back from outside: a call of a
+straight unit does not end its block, and an ``if``-test that skips forward to a leader that
+nothing else reaches is written as a Python ``if`` around what it skips (:meth:`_UnitWriter.inlined`);
+each leader still counts its own instructions against the budget where it starts.
+
 Where the rules are paused stays plain data: ``pc`` is an instruction's index, as before. A
 fault's position is found from the line of the unit's function that raised it
 (:func:`interpreter.runtime.code.fault_site`): each line of the source belongs to one
@@ -45,7 +58,7 @@ from __future__ import annotations
 from ..dsl import nodes as n
 from ..dsl.turns import SLOT
 from . import flow
-from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, Return
+from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, JumpIfNot, Return
 from .sources import add, define
 from .writer import Writer
 
@@ -87,6 +100,32 @@ def straight(codes: dict, handlers: dict) -> frozenset:
         return ok
 
     return frozenset(k for k in codes if visit(k))
+
+
+def acyclic(codes: dict, handlers: dict) -> frozenset:
+    """The keys of the units that are in no cycle of calls and events (a unit that may call
+    itself again, however indirectly, keeps its calls on the machine's stack, not Python's)."""
+    calls: dict = {}
+    for key, code in codes.items():
+        out: set = set()
+        for ins in code.instrs:
+            if isinstance(ins, CallProc):
+                out.add(ins.proc)
+            elif isinstance(ins, Emit):
+                out.update(handlers.get(ins.event, []))
+        calls[key] = out & set(codes)
+    cyclic: set = set()
+    for start in codes:   # start is in a cycle if it is among the units reachable from it
+        seen: set = set()
+        todo = list(calls[start])
+        while todo and start not in seen:
+            k = todo.pop()
+            if k not in seen:
+                seen.add(k)
+                todo.extend(calls[k])
+        if start in seen:
+            cyclic.add(start)
+    return frozenset(codes) - cyclic
 
 
 def _pauses(ins) -> bool:
@@ -136,6 +175,12 @@ class _UnitWriter(Writer):
         self.names: dict = {}  # id(object) -> its name in the namespace
         instrs = code.instrs
         self.leaves = set() if direct else {i for i, x in enumerate(instrs) if getattr(x, "leaves", None) and x.leaves(self)}
+        # the calls whose function runs here and may pause there: this one's locals are written
+        # back before them as before a pause, and it is entered again after them on a resume
+        self.resumed = set() if direct else {
+            i for i, x in enumerate(instrs) if isinstance(x, CallProc) and x.proc not in program.straight
+            and self.resumes(x.proc)}
+        pauses = self.leaves | self.resumed
         self.must, self.may = flow.assignment(instrs, code.params)
         self.dirty = flow.dirty(instrs, self.leaves)
         self.keys = set(code.params).union(*self.may)
@@ -148,14 +193,14 @@ class _UnitWriter(Writer):
         self.order = {k: j for j, k in enumerate(self.order)}
         self.reads: list = [set() for _ in instrs]  # what each instruction reads, noted as it is written
         # where the function is entered, and which of those only from outside (no jump to them)
-        self.entries = sorted({0} | {j for i in self.leaves for j, _, _ in instrs[i].flow(i) if j < len(instrs)})
+        self.entries = sorted({0} | {j for i in pauses for j, _, _ in instrs[i].flow(i) if j < len(instrs)})
         inside = {j for i, x in enumerate(instrs) if i not in self.leaves for j, _, _ in x.flow(i)}
         self.outside = set() if direct else set(self.entries) - inside
         # A local that a pause finds set on some ways since the entry but not on all is written
         # to the frame where it is set ("through"): written back at the pause, it would have to
         # be loaded at every entry in case it was not set. A loop's state is written back.
         surely = flow.surely_set(instrs, self.leaves, self.entries)
-        self.through = {k for q in self.leaves for k in (self.dirty[q] & self.may[q]) - surely[q]
+        self.through = {k for q in pauses for k in (self.dirty[q] & self.may[q]) - surely[q]
                         if not k.startswith("$")}
         self._live: list | None = None  # what may be read from each instruction on (once the body is written)
 
@@ -239,6 +284,7 @@ class _UnitWriter(Writer):
             self.value(fn, f"_a{j}")
 
     def goto(self, target: int) -> None:
+        self.jumps = True
         self.line(f"pc = {target}")
         self.line("continue")
 
@@ -254,7 +300,7 @@ class _UnitWriter(Writer):
     def drop(self, key: str) -> None:
         """Drop a hidden local at the end of its loop: from the frame as well when a pause
         inside the loop may have written it there."""
-        if any(key in self.may[i] for i in self.leaves):
+        if any(key in self.may[i] for i in self.leaves | self.resumed):
             self.line(f"L.pop({key!r}, None)")
 
     def _args(self, key: str) -> str:
@@ -265,14 +311,23 @@ class _UnitWriter(Writer):
         """What starts a call of ``key``: its scoped variables afresh, if it has any."""
         return f"run.globals_w().update(run.program.resets[{key!r}]); " if key in self.program.resets else ""
 
-    def push(self, key: str, dest) -> None:
-        """Push a frame of unit ``key`` with arguments ``_a0``, ``_a1``..."""
-        self.line(self._resets(key) + f"run.state['stack'].append({{'c': {key!r}, 'pc': 0, "
-                  f"'L': {self._args(key)}, 'r': {dest!r}}})")
+    def push(self, key: str, dest, var: str | None = None) -> None:
+        """Push a frame of unit ``key`` with arguments ``_a0``, ``_a1``... (kept in ``var`` too,
+        if given)."""
+        frame = f"{{'c': {key!r}, 'pc': 0, 'L': {self._args(key)}, 'r': {dest!r}}}"
+        if var is not None:
+            self.line(f"{var} = {frame}")
+            frame = var
+        self.line(self._resets(key) + f"run.state['stack'].append({frame})")
 
     def straight(self, keys) -> bool:
         """Whether the units ``keys`` are called directly (they never pause)."""
         return all(k in self.program.straight for k in keys)
+
+    def resumes(self, key: str) -> bool:
+        """Whether a call of unit ``key``, which may pause, runs its function here on the frame
+        it pushes, and goes on in this function when it returns (see the module's note)."""
+        return not self.direct and key in self.program.acyclic
 
     def call(self, key: str) -> None:
         """Run straight unit ``key`` to its end, its value in ``_v``."""
@@ -280,6 +335,12 @@ class _UnitWriter(Writer):
         units = self.obj(program.counted_direct if self.counting else program.direct_units)
         args = "".join(f", _a{j}" for j in range(len(program.codes[key].params)))
         self.line(self._resets(key) + f"_v = {units}[{key!r}](run{args})")
+
+    def ends(self, i: int) -> bool:
+        """Whether control leaves the straight line after instruction ``i``: a call or an event
+        whose units run to their end in Python goes on at ``i + 1`` in the same block."""
+        ins = self.code.instrs[i]
+        return ins.ends and (i in self.leaves or i in self.resumed or not isinstance(ins, (CallProc, Emit)))
 
     # ------------------------------------------------------------ the function
     def leaders(self) -> list:
@@ -291,7 +352,7 @@ class _UnitWriter(Writer):
             target = getattr(ins, "target", None)
             if target is not None:
                 starts.add(target)
-            if ins.ends:
+            if self.ends(i):
                 starts.add(i + 1)
             for spec in getattr(ins, "options", ()):
                 if spec.target is not None:
@@ -300,22 +361,82 @@ class _UnitWriter(Writer):
                 starts.add(ins.end)
         return sorted(s for s in starts if s < len(instrs))
 
-    def block(self, start: int, stop: int) -> None:
-        """The block [start, stop)."""
+    def inlined(self, starts: list) -> set:
+        """The leaders written in line with the block before them, not picked by ``pc``: those
+        that control reaches only by falling through from the instruction before and by
+        ``if``-tests of that block that skip forward to them (each such test is written as an
+        ``if`` around the instructions it skips, :meth:`run_of`); never an entry, nor one whose
+        skipped instructions hold a block picked by ``pc`` or cross another's."""
+        instrs = self.code.instrs
+        preds: dict = {}
+        for i, x in enumerate(instrs):
+            for j, _, _ in x.flow(i):
+                preds.setdefault(j, set()).add(i)
+        inline: set = set()
+        skips: list = []   # (test, target) of the tests written as an ``if``
+        for t in starts:
+            if t == 0 or t in self.entries:
+                continue
+            tests = []
+            for q in preds.get(t, ()):
+                x = instrs[q]
+                if q == t - 1 and (not self.ends(q) or (x.__class__ is Jump and x.target == t)):
+                    continue
+                if x.__class__ is JumpIfNot and x.target == t and q < t:
+                    tests.append(q)
+                    continue
+                break
+            else:
+                low = min(tests, default=t - 1)
+                if all(s in inline for s in starts if low < s < t) and \
+                        not any(i < q < u for i, u in skips for q in tests):
+                    inline.add(t)
+                    skips += [(q, t) for q in tests]
+        return inline
+
+    def charge(self, start: int) -> None:
+        """Count the instructions from leader ``start`` to the next against the step budget
+        (each leader's, whether picked by ``pc`` or written in line)."""
         self.at = start
-        self.line(f"run.steps = _s = run.steps + {stop - start}")
+        self.line(f"run.steps = _s = run.steps + {self.sizes[start]}")
         self.line("if _s > _B:")
         with self.indent():
             self.line("raise _OverBudget()")
         if start in self.outside:  # entered only from outside: the locals it reads from the frame
             self.later(lambda w: self.loads(w, start))  # (known once the whole body is written)
+
+    def run_of(self, start: int, stop: int) -> None:
+        """The instructions [start, stop), a test that skips to a leader written in line as an
+        ``if`` around what it skips."""
         instrs = self.code.instrs
-        for i in range(start, stop):
+        i = start
+        while i < stop:
+            if i in self.sizes:
+                self.charge(i)
             self.at = i
-            instrs[i].write(self, i)
+            ins = instrs[i]
+            if ins.__class__ is JumpIfNot and ins.target in self.inline and i < ins.target:
+                self.value(ins.cond, "_v")
+                self.line("if _v:")
+                with self.indent():
+                    if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
+                        self.count()
+                    size = len(self._items)
+                    self.run_of(i + 1, ins.target)
+                    if len(self._items) == size:
+                        self.line("pass")
+                i = ins.target
+                continue
+            if not (ins.__class__ is Jump and ins.target == i + 1 and ins.target in self.inline):
+                ins.write(self, i)
             if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
                 self.count()
-        if not instrs[stop - 1].ends:
+            i += 1
+
+    def block(self, start: int, stop: int) -> None:
+        """The block [start, stop), picked by ``pc``."""
+        self.run_of(start, stop)
+        if not self.ends(stop - 1):
             self.at = stop - 1
             self.goto(stop)
 
@@ -370,7 +491,10 @@ class _UnitWriter(Writer):
         """The source of the unit's function, and the instruction each of its lines is for."""
         instrs = self.code.instrs
         starts = self.leaders()
-        blocks = list(zip(starts, starts[1:] + [len(instrs)]))
+        self.sizes = {a: b - a for a, b in zip(starts, starts[1:] + [len(instrs)])}
+        self.inline = self.inlined(starts)
+        picked = [a for a in starts if a not in self.inline]
+        blocks = list(zip(picked, picked[1:] + [len(instrs)]))
         params = "".join(f", {self.local(p)}" for p in self.code.params) if self.direct else ", F"
         self.at = 0
         self.line(f"def unit(run{params}):")
@@ -391,9 +515,14 @@ class _UnitWriter(Writer):
                     self.line("if pc == 0:")
                     with self.indent():
                         self.count()
+            self.jumps = False
+            loop = len(self._items)
             self.line("while True:")
             with self.indent():
                 self.tree(blocks)
+            if not self.jumps:  # one block that never jumps: no loop around it
+                del self._items[loop]
+                self._items[loop:] = [(depth - 1, item, at) for depth, item, at in self._items[loop:]]
         return self.source()
 
 

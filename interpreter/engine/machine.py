@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
-from ..runtime.code import Choice as Choose, fault_site
+from ..runtime.code import PAUSE, Choice as Choose, fault_site
 from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, check_text, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from . import commitments
 from .log import Entry, LogLine, show
 
 _MASK = (1 << 64) - 1
+_CONTAINERS = frozenset((list, dict))  # the values a log entry measures
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call
 _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
            ZeroDivisionError, RecursionError, AttributeError)
@@ -307,9 +308,10 @@ class Machine(_Shows):
     def say_entry(self, parts: tuple, values: tuple, reveals: tuple | None = None) -> None:
         """Log a template with its values, written out only when read (:mod:`.log`); measured
         now, whether or not the log is kept."""
-        for v in values:
-            if v.__class__ is list or v.__class__ is dict:
-                self.steps += text_size(self.ent, v)
+        if not _CONTAINERS.isdisjoint(map(type, values)):  # (most entries hold none: tested in C)
+            for v in values:
+                if v.__class__ is list or v.__class__ is dict:
+                    self.steps += text_size(self.ent, v)
         if self.messages is not None:
             self.messages.append(_new(Entry, (parts, values, reveals, self.ent)))
 
@@ -393,7 +395,7 @@ class Machine(_Shows):
                 self.own_top()
             while stack:
                 frame = stack[-1]
-                if units[frame["c"]](self, frame):
+                if units[frame["c"]](self, frame) == PAUSE:
                     return
                 stack = state["stack"]
         except OverBudget as err:
@@ -437,13 +439,26 @@ class Machine(_Shows):
             yield spec, ({spec.player_var: player} if spec.action else frame["L"])
 
     def legal(self) -> list[Action]:
-        out: list[Action] = []
+        """The legal actions of the choice the game waits on: by its generated lister, and
+        when that raises (or there is none), one option at a time, each fault worded."""
         if not self.state["waiting"]:
-            return out
-        spec: Any = None  # the option being listed, for the error
+            return []
         self.steps = 0
         frame = self.state["stack"][-1]
         instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
+        lister = instr.lister
+        if lister is None:
+            lister = instr.lister = self.program.lister(instr)
+        if lister:
+            try:
+                return lister(self, frame["L"], self.state["turn"])
+            except Exception:  # listed again below, to say what is wrong
+                self.steps = 0
+        return self._listed(instr, frame)
+
+    def _listed(self, instr, frame) -> list[Action]:
+        out: list[Action] = []
+        spec: Any = None  # the option being listed, for the error
         player = self.state["turn"]
         try:
             for spec in instr.options:
@@ -615,7 +630,9 @@ class Machine(_Shows):
                                    len(st["history"]),
                                    len(self.messages) if self.messages is not None else 0)
         try:
-            frame = stack[-1] = copy_frame(stack[-1])  # the undo's copy of the stack holds it
+            top = stack[-1]  # the undo's copy of the stack holds it: copied (copy_frame, written out)
+            frame = stack[-1] = top.copy()
+            frame["L"] = top["L"].copy()
             self._shared = len(stack) - 1
             instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
             if instr.secret:

@@ -15,7 +15,10 @@ from functools import cached_property
 from ..errors import Pos
 from .values import Action
 
-PAUSE = 1  # returned by a unit's function that stops the machine (a choice, the end)
+# What a unit's function returns: RETURNED, its frame popped (a return: its caller goes on);
+# PAUSE, the machine stops (a choice, the end); GO_ON, the machine runs the top frame next (a
+# frame pushed for a call or an event, or the unit goes on in another call of itself).
+RETURNED, PAUSE, GO_ON = 0, 1, 2
 SECRET_SLOT = "$secret"  # the hidden local of a secret choice's round: "$secret3@12"
 
 
@@ -86,13 +89,16 @@ class OptionSpec:
 class Choice(Instr):
     """A choice point: whose turn it is (``player``, an expression), its options, and the pc
     after them (``end``)."""
-    __slots__ = ("player", "options", "end", "_by_name")
+    __slots__ = ("player", "options", "end", "_by_name", "lister")
     ends = True
     secret = False   # a SecretChoice: every seat of a list commits (Machine.decide)
 
     def __init__(self, pos, player, options, end=None):
         self.pos, self.player, self.options, self.end = pos, player, options, end
         self._by_name = None
+        # its legal actions listed by generated code (compile/legal.py), written the first time
+        # they are asked for (``program.lister``); False: none, the machine lists them
+        self.lister = None
 
     def option(self, name: str) -> OptionSpec:
         """The option called ``name`` (a legal action's)."""
