@@ -23,7 +23,7 @@ from ..dsl import builtins, nodes as n
 from ..dsl.functions import call_value, def_value
 from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS, ended
-from .proven import ANY, types_for
+from .proven import ANY, is_proven, types_for
 from .sources import add, define
 from .writer import Writer
 
@@ -114,7 +114,8 @@ class Codegen:
         the unit's locals that must be set for it to raise nothing the checked code would not."""
         return None if self.partial else frozenset(self.needs)
 
-    def source(self, e, locals_: set | dict, bound: dict | None = None, unit: bool = False):
+    def source(self, e, locals_: set | dict, bound: dict | None = None, unit: bool = False,
+               known: dict | None = None):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
         one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
         generator leaves it to the checked code. ``unit``: ``bound`` names the locals of a
@@ -128,6 +129,8 @@ class Codegen:
         # them Python names: the names carry the types
         types: dict = locals_ if isinstance(locals_, dict) else {}
         self.known = {py: types[x] for x, py in (bound or {}).items() if x in types}
+        if known:   # (and the variables of ``bound`` whose types are given)
+            self.known.update((bound[x], t) for x, t in known.items() if self.types is not None)
         try:
             return self.gen(e, bound or {}, walrus=not self.checked)  # checked: no temporaries
         except _Unsupported:
@@ -143,18 +146,20 @@ class Codegen:
             w.line(f"return {around}({body})" if around else f"return {body}")
         return self._define(w, "checked", e.pos)
 
-    def define(self, d, slow) -> None:
+    def define(self, d, slow, types: dict | None = None, name: str | None = None) -> None:
         """Put ``_def_NAME(run, v_PARAM...)``, def ``d`` as a Python function, into the namespace:
         generated code calls it directly (``slow``: its body's checked code, the fallback).
-        A call counts one step; defs call each other at most 200 deep."""
+        A call counts one step; defs call each other at most 200 deep. ``types``: the proven
+        types of its parameters, for the function ``name`` that calls with them call."""
         bound = {p: f"v_{p}" for p in d.params}
-        body = self.source(d.expr, set(), bound)
+        body = self.source(d.expr, set(), bound, known=types)
         if body is None:
             return  # its callers' generated code fails to find it and runs their checked code
+        name = name or f"_def_{d.name}"
         params = "".join(f", v_{p}" for p in d.params)
         loc = ", ".join(f"{p!r}: v_{p}" for p in d.params)
         w = Writer()
-        w.line(f"def _def_{d.name}(run{params}):")
+        w.line(f"def {name}(run{params}):")
         with w.indent():
             w.line("run.steps = _s = run.steps + 1")
             w.line("if _s > run.budget:")
@@ -174,7 +179,7 @@ class Codegen:
             else:
                 w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, {{{loc}}})",
                           last="run.depth -= 1")
-        self._define(w, f"_def_{d.name}", d.pos, keep=True)
+        self._define(w, name, d.pos, keep=True)
 
     def function(self, e, locals_: set, slow):
         """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
@@ -560,9 +565,10 @@ class Codegen:
                 inline = self.inline(d, args, walrus, e.args, bound)  # none while constants are computed: refused
                 if inline:
                     return inline
-                if f"_def_{name}" not in self.space:   # not written (yet): a NameError
+                fn = self.typed(d, tuple(self.proven(x, bound) for x in e.args))
+                if fn not in self.space:   # not written (yet): a NameError
                     self.partial = True
-                return f"_def_{name}(run{''.join(', ' + a for a in args)})"
+                return f"{fn}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             functions = "tracked_functions" if self.tracking else "program_functions"
             return f"_call(run, run.{functions}, {name!r}, {{{params}}})"
@@ -589,6 +595,23 @@ class Codegen:
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
+
+    def typed(self, d, types: tuple) -> str:
+        """The Python name of def ``d``'s function for arguments of the proven ``types``
+        (``_def_NAME`` when none is proven), written the first time a call needs it: it leaves
+        out the tests those types settle."""
+        if not any(is_proven(t) for t in types):
+            types = (ANY,) * len(types)
+        if "_inlinable" not in self.space:   # a constant, computed before the rules are compiled
+            return f"_def_{d.name}"          # (calls none: a NameError, its checked code runs)
+        made = self.space.setdefault("_typed", {})
+        name = made.get((d.name, types))
+        if name is None:
+            name = made[d.name, types] = f"_def{len(made)}_{d.name}" if any(t != ANY for t in types) \
+                else f"_def_{d.name}"
+            slow = Checked(self.names, False, self.space, d.expr, d.params)
+            Codegen(self.names, False, self.space).define(d, slow, dict(zip(d.params, types)), name)
+        return name
 
     def unsupported(self) -> str:
         """What is written for a name or a call the resolver reported (the rules do not run):
@@ -620,8 +643,7 @@ class Codegen:
             else:
                 params[p] = t = self.temp()
                 first.append((t, a))
-            if not _LOCAL.fullmatch(params[p]):
-                self.known[params[p]] = known
+            self.known[params[p]] = known
         outer, self.locals = self.locals, set()
         self.inlining += 1
         try:

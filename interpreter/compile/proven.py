@@ -51,13 +51,13 @@ def join(a: str, b: str) -> str:
         return "str"
     if a.startswith("list") and b.startswith("list"):
         item = join(_item(a), _item(b)) if a != "list" and b != "list" else ANY
-        return f"list:{item}" if _proven(item) else "list"
+        return f"list:{item}" if is_proven(item) else "list"
     return ANY
 
 
 def _listed(item: str) -> str:
     """The type of a list whose items are of type ``item``."""
-    return f"list:{item}" if _proven(item) else "list"
+    return f"list:{item}" if is_proven(item) else "list"
 
 
 def of_value(value, kind_of: dict) -> str:
@@ -79,7 +79,7 @@ class Types:
         self.fields = table.get("fields", {})
         self.variables = table.get("variables", {})
         self.kind_of = {i: kind for kind, ids in names.kinds.items() for i in ids}
-        self.results: dict = {}   # def name -> the type of what it gives (its parameters unknown)
+        self.results: dict = {}   # (def name, its arguments' types) -> the type of what it gives
 
     def of(self, e, env: dict, locals_, memo: dict | None = None) -> str:
         """``e``'s type; ``env``: comprehension, lambda and ``let ... in`` variables -> their
@@ -172,10 +172,15 @@ class Types:
             return _EXACT.get(e.name, ANY)
         if kind is not Kind.FUNCTION or not isinstance(d, n.FuncDef) or len(d.params) != len(e.args):
             return ANY
-        if d.name not in self.results:
-            self.results[d.name] = ANY   # while its body is typed: a recursive call gives any
-            self.results[d.name] = self.of(d.expr, {p: ANY for p in d.params}, ())
-        return self.results[d.name]
+        return self.result(d, tuple(self.of(a, env, locals_) for a in e.args))
+
+    def result(self, d, args: tuple) -> str:
+        """The type of what def ``d`` gives for arguments of types ``args``."""
+        key = (d.name, args)
+        if key not in self.results:
+            self.results[key] = ANY   # while its body is typed: a recursive call gives any
+            self.results[key] = self.of(d.expr, dict(zip(d.params, args)), ())
+        return self.results[key]
 
 
 def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, player_fields: dict) -> dict:
@@ -235,9 +240,9 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
             new = _stored(locals_[name], op, _item(t) if how == "item" else _listed(t) if how == "items" else t)
             if new != locals_[name]:
                 locals_[name], changed = new, True
-    return {"fields": {k: {f: t for f, t in fs.items() if _proven(t)} for k, fs in fields.items()},
-            "variables": {k: t for k, t in table["variables"].items() if _proven(t)},
-            "locals": {k: {x: t for x, t in ts.items() if _proven(t)} for k, ts in units.items()}}
+    return {"fields": {k: {f: t for f, t in fs.items() if is_proven(t)} for k, fs in fields.items()},
+            "variables": {k: t for k, t in table["variables"].items() if is_proven(t)},
+            "locals": {k: {x: t for x, t in ts.items() if is_proven(t)} for k, ts in units.items()}}
 
 
 def _units(defs: list, names):
@@ -325,7 +330,7 @@ def _flat(t: str) -> str:
     return "list" if t.startswith("list:") else t
 
 
-def _proven(t: str) -> bool:
+def is_proven(t: str) -> bool:
     return t not in (ANY, "none")
 
 
