@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
+from .compile.proven import loop_items
 from .errors import BadSave, Diagnostic, Pos
 from .runtime.governor import check_storable
 from .runtime.strict_json import read_json, refuse
@@ -305,10 +306,18 @@ def first_misfit(state: dict, proven: dict) -> str | None:
         values = frame.get("L") if isinstance(frame, dict) else None   # (a damaged frame: RR304)
         if not isinstance(values, dict) or not isinstance(frame.get("c"), str):
             continue
-        for name, t in units.get(frame["c"], {}).items():
+        types = units.get(frame["c"], {})
+        for name, t in types.items():
             why = name in values and misfit(values[name], t, f"stack[{i}].locals.{name}")
             if why:
                 return why
+        loops = proven.get("loops", {}).get(frame["c"], {})
+        for slot, value in values.items():   # a loop's hidden local: what it gives its variable
+            var, items = loop_items(slot, value, loops)
+            for x in items if var in types else ():
+                why = misfit(x, types[var], f"stack[{i}].locals.{slot}")
+                if why:
+                    return why
     return None
 
 

@@ -78,8 +78,9 @@ def test_the_loader_proves_what_every_write_keeps(ruleset):
     assert "owner" not in fields["tokens"]                # written with an expression not proven
     assert variables == {"counter": "int", "trace": "list"}   # mood: with an item of a list
     assert fields["players"]["cash"] == "int"
-    # x: an item of a list; k: a for loop's variable, taken from the loop's state a save holds
-    assert ruleset.proven["locals"]["game"] == {"y": "int", "t": "entity:tokens"}
+    # x: an item of a list; k: a for loop's variable, an item of its list (the loop's state,
+    # which a save holds, is checked as it loads)
+    assert ruleset.proven["locals"]["game"] == {"y": "int", "t": "entity:tokens", "k": "entity:tokens"}
 
 
 def test_a_proven_local_is_not_tested(folder):
@@ -256,3 +257,48 @@ def test_a_save_with_an_item_the_rules_never_store_is_refused(lists_folder):
         err.value.diagnostics[0].message
     saved["stack"][0]["locals"]["strong"] = ["green", None]   # none fits every type
     assert Game.from_json(ruleset, json.dumps(saved)).evaluate("counter") == 0
+
+
+LOOPS = """\
+game:
+    for k in tokens:
+        choose by players[0]:
+            option go:
+                set counter += k.value
+    each p in turn once around:
+        choose by p:
+            option take:
+                set p.cash += counter
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_a_loop_variable_is_proven_and_a_save_with_an_item_of_another_type_is_refused(tmp_path):
+    """A loop's variable has the type of its list's items (a turn loop's: players), and the
+    values it is given next come from the loop's hidden local, which a save holds: checked."""
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, LOOPS, COMPONENTS)))
+    assert ruleset.proven["locals"]["game"] == {"k": "entity:tokens", "p": "entity:players"}
+    [unit] = [s for _, s in generated(str(tmp_path), "game") if s.startswith("# unit game\n")]
+    assert "_E[v_k]['value']" in unit and "v_k).__class__" not in unit and "_get_attr" not in unit
+
+    def refused(game, change) -> str:
+        saved = json.loads(game.to_json())
+        [slot] = [k for k in saved["stack"][0]["locals"] if k.startswith("$")]
+        change(saved["stack"][0]["locals"][slot])
+        with pytest.raises(BadSave) as err:
+            Game.from_json(ruleset, json.dumps(saved))
+        assert err.value.diagnostics[0].code == "RR314"
+        return err.value.diagnostics[0].message
+    game = ruleset.new_game(players=2, seed=0)   # paused in the for loop, at red
+    assert "is not the id of an entity of kind tokens" in refused(game, lambda v: v[0].append("p1"))
+    assert "locals.$1@2: 5 is not the id of an entity" in refused(game, lambda v: v.__setitem__(0, ["red", 5]))
+    assert Game.from_json(ruleset, game.to_json()).digest() == game.digest()
+    for _ in range(2):   # red, green: paused at the first turn
+        game.apply(game.legal_actions()[0])
+    assert "is not the id of an entity of kind players" in refused(game, lambda v: v[0].append("red"))
+    assert "is not the id of an entity of kind players" in refused(game, lambda v: v.__setitem__(4, 3))
+    game.apply(game.legal_actions()[0])
+    game.apply(game.legal_actions()[0])
+    assert game.is_over and game.state["entities"]["p1"]["cash"] == 5 + 10

@@ -25,7 +25,7 @@ optimistic: the linter speaks only when sure of an error, a proof only when sure
 """
 from __future__ import annotations
 
-from ..dsl import builtins, nodes as n
+from ..dsl import builtins, nodes as n, turns
 from ..dsl.resolver import assigned
 from ..dsl.scope import Kind, resolve, resolve_call
 
@@ -236,13 +236,33 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         for locals_, name, how, node, op, where in binds:
             if how == "items" and not locals_[name].startswith("list:"):
                 continue   # (an item of a map, or of a list of any: the type stays)
-            t = ANY if node is None else types.of(node, {}, where)
+            t = ANY if node is None else node if node.__class__ is str else types.of(node, {}, where)
             new = _stored(locals_[name], op, _item(t) if how == "item" else _listed(t) if how == "items" else t)
             if new != locals_[name]:
                 locals_[name], changed = new, True
+    loops = {key: {str(x.pos.line): x.var for x in nodes if x.__class__ in (n.For, n.Turns)
+                   and is_proven(units[key][x.var])} for key, _, _, nodes in found}
     return {"fields": {k: {f: t for f, t in fs.items() if is_proven(t)} for k, fs in fields.items()},
             "variables": {k: t for k, t in table["variables"].items() if is_proven(t)},
-            "locals": {k: {x: t for x, t in ts.items() if is_proven(t)} for k, ts in units.items()}}
+            "locals": {k: {x: t for x, t in ts.items() if is_proven(t)} for k, ts in units.items()},
+            "loops": {k: lines for k, lines in loops.items() if lines}}
+
+
+def loop_items(slot: str, value, loops: dict) -> tuple:
+    """The local a loop's hidden local ``slot`` (value ``value``, in a frame of a unit whose
+    proven loops are ``loops``: line -> the loop's variable) gives its values to, and the
+    values it holds for it (a ``for`` loop's list; a turn loop's players in turn, the last
+    and the current); ``(None, ())`` for a loop whose variable is not proven."""
+    var = loops.get(slot.rpartition("@")[2]) if slot.startswith("$") else None
+    if var is None or value.__class__ is not list:
+        return None, ()
+    if slot.startswith(turns.SLOT):   # [rotation, index, passed, last, current, mark, left]
+        if len(value) != 7 or value[0].__class__ is not list:
+            return var, (value,)
+        return var, (*value[0], value[3], value[4])
+    if len(value) != 2:   # a for loop's (items, at), its items a list (or a count: numbers)
+        return var, (value,)
+    return var, value[0] if value[0].__class__ is list else (value[0],)
 
 
 def _units(defs: list, names):
@@ -273,6 +293,7 @@ def _units(defs: list, names):
             yield kind, d, {d.player: ANY if kind == "estimate" else "entity:players"}, nodes[id(d)]
 
 
+_PLAYERS = "list:entity:players"   # what a turn loop takes its players from when it names none
 _BINDS = {n.Set, n.Add, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit,
           n.Choose}
 
@@ -292,8 +313,10 @@ def _binding(x, locals_: dict) -> list:
         # (an item of an item set or added to: of any type)
         item = (x.item if isinstance(x, n.Add) else x.expr) if len(x.target.path) == int(isinstance(x, n.Set)) else None
         return [(x.target.name, "items", item, "+=")]
-    if isinstance(x, (n.For, n.Turns)):   # (taken from the loop's hidden state, which a save
-        return [(x.var, "value", None, "=")]   # holds and its check does not read: not proven)
+    if isinstance(x, n.For):   # (taken from the loop's hidden state, which a save holds: its
+        return [(x.var, "item", x.source, "=")]   # check reads it, see loop_slots)
+    if isinstance(x, n.Turns):
+        return [(x.var, "item", x.source if x.source is not None else _PLAYERS, "=")]
     if isinstance(x, n.Choose) and x.secret is not None:   # (the same: a secret choice's round)
         return [(x.secret, "value", None, "="), *_binding_options(x)]
     if isinstance(x, n.Draw):
