@@ -288,8 +288,9 @@ def first_misfit(state: dict, proven: dict) -> str | None:
             return None
         if t.startswith("list:") and value.__class__ is list:   # a list, each item of its type
             return next((why for i, x in enumerate(value) if (why := misfit(x, t[5:], f"{at}[{i}]"))), None)
-        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else \
-            "a list" if t.startswith("list:") else _WORDS[t]
+        if t.startswith("map:") and value.__class__ is dict:   # a map, each value of its type
+            return next((why for k, x in value.items() if (why := misfit(x, t[4:], f"{at}[{k!r}]"))), None)
+        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else _WORDS[t.split(":", 1)[0]]
         return f"{at}: {_short(value)} is not {what}, the only type the rules store there"
     fields = proven.get("fields", {})
     for e, record in entities.items():

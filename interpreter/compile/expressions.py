@@ -356,6 +356,10 @@ class Codegen:
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
         # index out of range raises, and the checked code words the fault
         self.partial = True
+        of, by = self.proven(e.obj, bound).split(":", 1)[0], self.proven(e.key, bound)
+        if of == "map" and (by == "str" or by.startswith("entity:")) or \
+                of == "list" and (by == "int" or _INT.fullmatch(key)):   # proven: no test
+            return f"{obj}[{key}]"
         if _INT.fullmatch(key):   # a whole number written in the rules (a pair's item): a list's
             o = self.temp()
             return f"({o}[{key}] if ({o} := {obj}).__class__ is list else _get_index({o}, {key}))"

@@ -49,10 +49,16 @@ def join(a: str, b: str) -> str:
         return b
     if a != ANY and b != ANY and all(t == "str" or t.startswith("entity:") for t in (a, b)):
         return "str"
-    if a.startswith("list") and b.startswith("list"):
-        item = join(_item(a), _item(b)) if a != "list" and b != "list" else ANY
-        return f"list:{item}" if is_proven(item) else "list"
+    for head in ("list", "map"):   # (a list's items, a map's values: their join, or any)
+        if a.split(":", 1)[0] == head == b.split(":", 1)[0]:
+            return _holding(head, join(_item(a), _item(b)) if head not in (a, b) else ANY)
     return ANY
+
+
+def _holding(head: str, item: str) -> str:
+    """The type of a list (``head`` list) or a map (``map``) whose items are of type ``item``
+    (``list:none``: a list that holds nothing but none yet, as an empty list starts)."""
+    return f"{head}:{item}" if is_proven(item) or item == "none" else head
 
 
 def _listed(item: str) -> str:
@@ -64,10 +70,15 @@ def of_value(value, kind_of: dict) -> str:
     """The type of a value written in the YAML (``kind_of``: entity id -> its kind)."""
     if value.__class__ is str:
         return f"entity:{kind_of[value]}" if value in kind_of else "str"
+    if value.__class__ is list or value.__class__ is dict:   # (its items' join: none if none)
+        item = "none"
+        for x in (value if value.__class__ is list else value.values()):
+            item = join(item, of_value(x, kind_of))
+        return _holding("list" if value.__class__ is list else "map", item)
     return _OF_CLASS.get(value.__class__, ANY)
 
 
-_OF_CLASS = {type(None): "none", bool: "bool", int: "int", list: "list", dict: "map"}
+_OF_CLASS = {type(None): "none", bool: "bool", int: "int"}
 
 
 class Types:
@@ -104,6 +115,8 @@ class Types:
             return env[e.name] if e.name in env else self._name(e.name, locals_)
         if t is n.Attr:
             return self.field(self.of(e.obj, env, locals_, memo), e.name)
+        if t is n.Index:   # an item of a list, a value of a map
+            return _item(self.of(e.obj, env, locals_, memo))
         if t is n.BinOp:
             a, b = self.of(e.left, env, locals_, memo), self.of(e.right, env, locals_, memo)
             if e.op in _WHOLE and a == b == "int":
@@ -119,7 +132,10 @@ class Types:
             inner = {**env, e.var: _item(self.of(e.source, env, locals_, memo))}
             return _listed(self.of(e.expr, inner, locals_))
         if t is n.ListLit:
-            return "list"
+            item = "none"
+            for x in e.items:
+                item = join(item, self.of(x, env, locals_, memo))
+            return _holding("list", item)
         if t is n.MapOf:
             return "map"
         if t is n.Conditional:
@@ -132,7 +148,10 @@ class Types:
 
     def field(self, obj: str, name: str) -> str:
         """The type of field ``name`` of an entity of type ``obj``: of its kind, or of every kind
-        that has the field when the kind is not known."""
+        that has the field when the kind is not known (of nothing but none: none yet, while
+        the proof runs)."""
+        if obj == "none":
+            return obj
         if obj.startswith("entity:"):
             return self.fields.get(obj[7:], {}).get(name, ANY)
         if obj != "str":
@@ -212,7 +231,7 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         locals_ = units[key] = {**dict.fromkeys(assigned(d), ANY),
                                 **dict.fromkeys(_locals(d) | bound, "none"), **fixed}
         for x in nodes:
-            if x.__class__ is n.Set:
+            if x.__class__ is n.Set or x.__class__ is n.Add:
                 writes.append((x, locals_))
             binds += [(locals_, *b, locals_) for b in _binding(x, locals_) if b[0] not in fixed]
             calls += [(locals_, *c) for c in _calls(x, names)]
@@ -225,26 +244,26 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
     while changed:   # types only ever grow towards any: this ends
         changed = False
         types = Types(names, table)
-        for s, locals_ in writes:
-            for where, key in _written(s.target, names, locals_, kind_of, table):
+        for s, locals_ in writes:   # (a set, or an add: a list's item added)
+            op, value = (s.op, s.expr) if s.__class__ is n.Set else ("add", s.item)
+            for where, key, depth in _written(s.target, names, locals_, kind_of, table):
                 old = where[key]
-                # (a field's or variable's list is only ever a list: its items are changed
-                # in place by writes this proof does not follow)
-                new = _stored(old, s.op, _flat(types.of(s.expr, {}, locals_)))
+                new = _into(old, depth, op, types.of(value, {}, locals_))
                 if new != old:
                     where[key], changed = new, True
         for locals_, name, how, node, op, where in binds:
-            if how == "items" and not locals_[name].startswith("list:"):
-                continue   # (an item of a map, or of a list of any: the type stays)
             t = ANY if node is None else node if node.__class__ is str else types.of(node, {}, where)
-            new = _stored(locals_[name], op, _item(t) if how == "item" else _listed(t) if how == "items" else t)
+            if how == "items":   # an item of a local list or map set, or one added
+                new = _into(locals_[name], 1, "=", t)
+            else:
+                new = _stored(locals_[name], op, _item(t) if how == "item" else t)
             if new != locals_[name]:
                 locals_[name], changed = new, True
     loops = {key: {str(x.pos.line): x.var for x in nodes if x.__class__ in (n.For, n.Turns)
                    and is_proven(units[key][x.var])} for key, _, _, nodes in found}
-    return {"fields": {k: {f: t for f, t in fs.items() if is_proven(t)} for k, fs in fields.items()},
-            "variables": {k: t for k, t in table["variables"].items() if is_proven(t)},
-            "locals": {k: {x: t for x, t in ts.items() if is_proven(t)} for k, ts in units.items()},
+    return {"fields": {k: {f: _final(t) for f, t in fs.items() if is_proven(t)} for k, fs in fields.items()},
+            "variables": {k: _final(t) for k, t in table["variables"].items() if is_proven(t)},
+            "locals": {k: {x: _final(t) for x, t in ts.items() if is_proven(t)} for k, ts in units.items()},
             "loops": {k: lines for k, lines in loops.items() if lines}}
 
 
@@ -344,13 +363,27 @@ def _calls(x, names) -> list:
 
 
 def _item(t: str) -> str:
-    """The type of an item of a list of type ``t``."""
-    return t[5:] if t.startswith("list:") else ANY
+    """The type of an item of a list of type ``t`` (or of a value of a map of type ``t``; of
+    nothing but none: none yet, while the proof runs)."""
+    return t[5:] if t.startswith("list:") else t[4:] if t.startswith("map:") else t if t == "none" else ANY
 
 
-def _flat(t: str) -> str:
-    """Type ``t``, a list's items forgotten."""
-    return "list" if t.startswith("list:") else t
+def _final(t: str) -> str:
+    """Type ``t`` as the proof gives it: a list or a map of nothing but none is one of any."""
+    head, _, item = t.partition(":")
+    return head if item == "none" else f"{head}:{_final(item)}" if head in ("list", "map") and item else t
+
+
+def _into(old: str, depth: int, op: str, value: str) -> str:
+    """The type of a field, variable or local of type ``old`` after ``set ...[k1]...[kN] op
+    value`` (``depth`` N: an item of an item..., none: the whole) or ``add value to ...``
+    (``op`` add): the list or map keeps its type, and its items take ``value``'s type too."""
+    if depth == 0:
+        return _stored(old, op, value)
+    head = old.split(":", 1)[0]
+    if head not in ("list", "map"):
+        return old   # (a fault, or a list or map of any: the type stays)
+    return _holding(head, _into(_item(old), depth - 1, op, value) if old != head else ANY)
 
 
 def is_proven(t: str) -> bool:
@@ -362,26 +395,28 @@ def _stored(old: str, op: str, value: str) -> str:
     ``-=`` keeps a whole number or a list what it is (or faults), and makes anything else any."""
     if op == "=":
         return join(old, value)
+    if op == "add":   # an item added to a list (or a fault)
+        return join(old, _holding("list", value)) if old.startswith("list") else old
     if op == "+=" and old.startswith("list"):   # items added: of their type too
         return join(old, value if value.startswith("list") else "list")
     return old if old in ("int", "list", "none") or old.startswith("list:") else ANY
 
 
 def _written(target: n.Target, names, locals_, kind_of: dict, table: dict) -> list:
-    """Where a ``set`` of ``target`` may store its value: ``(table, key)`` pairs. A path ending
-    in ``[...]`` changes an item of a list or a map, never the type of the field or variable
-    holding it; one ending in ``.f`` may change field ``f`` of any kind that has it (of the
-    entity's own kind when the target names it)."""
+    """Where a ``set`` (or ``add``) of ``target`` may store its value: ``(table, key, depth)``
+    triples, ``depth`` the ``[...]`` that end the path (an item of the field or variable it
+    changes). A path ending in ``.f`` (then ``[...]``) may change field ``f`` of any kind that
+    has it (of the entity's own kind when the target names it)."""
     fields = table["fields"]
-    if not target.path:   # a variable (or a local of the same name: as if it were one)
-        return [(table["variables"], target.name)] if target.name in table["variables"] else []
-    step, name = target.path[-1]
-    if step != "attr":
-        return []
+    attrs = [i for i, (step, _) in enumerate(target.path) if step == "attr"]
+    if not attrs:   # a variable (or a local of the same name: as if it were one)
+        depth = len(target.path)
+        return [(table["variables"], target.name, depth)] if target.name in table["variables"] else []
+    name, depth = target.path[attrs[-1]][1], len(target.path) - 1 - attrs[-1]
     kind, v = resolve(names, target.name, locals_)
-    if len(target.path) == 1 and kind is Kind.ENTITY and v in kind_of:
-        return [(fields[kind_of[v]], name)] if name in fields[kind_of[v]] else []
-    return [(fs, name) for fs in fields.values() if name in fs]
+    if attrs == [0] and kind is Kind.ENTITY and v in kind_of:
+        return [(fields[kind_of[v]], name, depth)] if name in fields[kind_of[v]] else []
+    return [(fs, name, depth) for fs in fields.values() if name in fs]
 
 
 
