@@ -54,6 +54,9 @@ def sure() = red.value + counter
 def unsure() = mood + 1
 def labelled() = [t for t in tokens where t.owner.cash > 1]
 def kept() = red.keeper.value * 2
+def summed() = sum([t.value for t in tokens]) + max(1, red.value)
+def values() = {t: t.value for t in tokens}
+def keepers() = {t.keeper: 1 for t in tokens}
 
 score p = p.cash
 """
@@ -353,3 +356,17 @@ def test_the_items_of_a_field_list_or_map_are_proven_and_checked_as_a_save_loads
     assert "entities.red.bag[1]: 4 is not the id of an entity of kind tokens" in err.value.diagnostics[0].message
     game.apply(game.legal_actions()[0])
     assert game.is_over and game.state["entities"]["p1"]["cash"] == 5 + 3
+
+
+def test_sums_of_whole_numbers_and_maps_keyed_by_entities_are_not_tested(ruleset, folder):
+    """sum, min and max of whole numbers are whole numbers; a map made with keys proven texts
+    is filled without a test of each key, and a none key still gets the checked code's words."""
+    summed = _source(folder, "summed")
+    assert "__class__ is int" in _source(folder, "unsure") and "__class__ is int" not in summed
+    assert "out[v_t] = _E[v_t]['value']" in _source(folder, "values")
+    game = ruleset.new_game(players=2, seed=0)
+    assert game.evaluate("summed()") == 3 + 7 + 3
+    assert game.evaluate("values()") == {"red": 3, "green": 7}
+    with pytest.raises(RulesRuntimeError) as err:   # green's keeper is none
+        game.evaluate("keepers()")
+    assert "a map's key is a name, an entity or a whole number, not none" in err.value.diagnostics[0].message

@@ -47,6 +47,7 @@ _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
 _WHOLE_DIVISION = {"/": "_Fraction({x}, {y})", "//": "{x} // {y}", "%": "{x} % {y}"}
 _CHARGING = {"_add", *_ORDER.values(), *_CHECKED_ORDER.values()}   # the helpers that take the run
 _SCALAR = re.compile(r"int|bool|str|entity:.*")   # proven types that compare at once
+_TEXT = re.compile(r"str|entity:.*")               # proven types whose values are texts
 _INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
@@ -403,12 +404,19 @@ class Codegen:
         k, v, where = self._knowing(var, self._item(c.source, bound), lambda: (
             self.gen(key, inner, True), self.gen(value, inner, True),
             self.gen(c.where, inner, True) if c.where is not None else None))
-        put = [f"k = {k}", f"out[k if k.__class__ is str else _map_key(k)] = {v}"]
+        texts = _TEXT.fullmatch(self._knowing(var, self._item(c.source, bound), lambda: self.proven(key, inner)))
+        if texts:   # keys proven texts, or none: the checked code words a none key
+            put = [f"out[{k}] = {v}"]
+            self.partial = True
+        else:
+            put = [f"k = {k}", f"out[k if k.__class__ is str else _map_key(k)] = {v}"]
 
         def body(w):
             w.lines(["out = {}", f"for {var} in xs:"])
             with w.indent():
                 _when(w, where, put)
+            if texts:
+                w.lines(["if None in out:", "    raise KeyError(None)"])
             w.line("return _sized_map(out)")
         return self._loop(items, body, start, bound, e.pos, var)
 

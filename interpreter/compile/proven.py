@@ -32,6 +32,7 @@ from ..dsl.scope import Kind, resolve, resolve_call
 ANY = "any"
 _WHOLE = {"+", "-", "*", "//", "%"}                             # two whole numbers give one
 _WHOLE_BUILTINS = {"count", "len", "count_of", "ceil", "floor"}  # always give a whole number
+_OF_WHOLE = {"sum", "min", "max", "abs"}   # of whole numbers (or lists of them): one
 # builtins that give their first list's items (reordered or some left out), or one of them
 _SAME_ITEMS = {"sort", "reverse", "unique", "without", "intersect", "duplicates", "first", "max_by", "min_by"}
 # builtins whose declared result (dsl/builtins.py) is exactly what they give (or none)
@@ -182,6 +183,9 @@ class Types:
         kind, d = resolve_call(self.names, e.name, set(env) | set(locals_))
         if kind is Kind.BUILTIN:
             if e.name in _WHOLE_BUILTINS:
+                return "int"
+            if e.name in _OF_WHOLE and e.args and \
+                    all(self.of(a, env, locals_) in ("int", "list:int") for a in e.args):
                 return "int"
             if e.name in _SAME_ITEMS and e.args:   # items of its first list, or that list itself
                 first = self.of(e.args[0], env, locals_)
