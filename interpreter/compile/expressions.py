@@ -55,7 +55,7 @@ _NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound varia
 _READS_E = re.compile(r"\b_E\b")                  # generated code that reads the entities
 _BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that bind a variable
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
-INLINE_DEPTH = 3    # ...up to this many defs deep
+INLINE_DEPTH = 5    # ...up to this many defs deep
 
 
 def inlinable(functions: dict) -> dict:
