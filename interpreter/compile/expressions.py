@@ -130,8 +130,8 @@ class Codegen:
         # them Python names: the names carry the types
         types: dict = locals_ if isinstance(locals_, dict) else {}
         self.known = {py: types[x] for x, py in (bound or {}).items() if x in types}
-        if known:   # (and the variables of ``bound`` whose types are given)
-            self.known.update((bound[x], t) for x, t in known.items() if self.types is not None)
+        if known and bound and self.types is not None:   # (and those of ``bound`` whose types are given)
+            self.known.update((bound[x], t) for x, t in known.items())
         try:
             return self.gen(e, bound or {}, walrus=not self.checked)  # checked: no temporaries
         except _Unsupported:

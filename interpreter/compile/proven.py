@@ -71,11 +71,11 @@ def of_value(value, kind_of: dict) -> str:
     """The type of a value written in the YAML (``kind_of``: entity id -> its kind)."""
     if value.__class__ is str:
         return f"entity:{kind_of[value]}" if value in kind_of else "str"
-    if value.__class__ is list or value.__class__ is dict:   # (its items' join: none if none)
+    if isinstance(value, (list, dict)):   # (its items' join: none if it has none)
         item = "none"
-        for x in (value if value.__class__ is list else value.values()):
+        for x in (value.values() if isinstance(value, dict) else value):
             item = join(item, of_value(x, kind_of))
-        return _holding("list" if value.__class__ is list else "map", item)
+        return _holding("map" if isinstance(value, dict) else "list", item)
     return _OF_CLASS.get(value.__class__, ANY)
 
 
@@ -249,7 +249,7 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         changed = False
         types = Types(names, table)
         for s, locals_ in writes:   # (a set, or an add: a list's item added)
-            op, value = (s.op, s.expr) if s.__class__ is n.Set else ("add", s.item)
+            op, value = (s.op, s.expr) if isinstance(s, n.Set) else ("add", s.item)
             for where, key, depth in _written(s.target, names, locals_, kind_of, table):
                 old = where[key]
                 new = _into(old, depth, op, types.of(value, {}, locals_))
