@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
+from .compile.proven import loop_items
 from .errors import BadSave, Diagnostic, Pos
 from .runtime.governor import check_storable
 from .runtime.strict_json import read_json, refuse
@@ -287,8 +288,9 @@ def first_misfit(state: dict, proven: dict) -> str | None:
             return None
         if t.startswith("list:") and value.__class__ is list:   # a list, each item of its type
             return next((why for i, x in enumerate(value) if (why := misfit(x, t[5:], f"{at}[{i}]"))), None)
-        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else \
-            "a list" if t.startswith("list:") else _WORDS[t]
+        if t.startswith("map:") and value.__class__ is dict:   # a map, each value of its type
+            return next((why for k, x in value.items() if (why := misfit(x, t[4:], f"{at}[{k!r}]"))), None)
+        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else _WORDS[t.split(":", 1)[0]]
         return f"{at}: {_short(value)} is not {what}, the only type the rules store there"
     fields = proven.get("fields", {})
     for e, record in entities.items():
@@ -305,10 +307,18 @@ def first_misfit(state: dict, proven: dict) -> str | None:
         values = frame.get("L") if isinstance(frame, dict) else None   # (a damaged frame: RR304)
         if not isinstance(values, dict) or not isinstance(frame.get("c"), str):
             continue
-        for name, t in units.get(frame["c"], {}).items():
+        types = units.get(frame["c"], {})
+        for name, t in types.items():
             why = name in values and misfit(values[name], t, f"stack[{i}].locals.{name}")
             if why:
                 return why
+        loops = proven.get("loops", {}).get(frame["c"], {})
+        for slot, value in values.items():   # a loop's hidden local: what it gives its variable
+            var, items = loop_items(slot, value, loops)
+            for x in items if var in types else ():
+                why = misfit(x, types[var], f"stack[{i}].locals.{slot}")
+                if why:
+                    return why
     return None
 
 

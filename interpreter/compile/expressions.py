@@ -23,7 +23,7 @@ from ..dsl import builtins, nodes as n
 from ..dsl.functions import call_value, def_value
 from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS, ended
-from .proven import ANY, types_for
+from .proven import ANY, is_proven, types_for
 from .sources import add, define
 from .writer import Writer
 
@@ -47,6 +47,7 @@ _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
 _WHOLE_DIVISION = {"/": "_Fraction({x}, {y})", "//": "{x} // {y}", "%": "{x} % {y}"}
 _CHARGING = {"_add", *_ORDER.values(), *_CHECKED_ORDER.values()}   # the helpers that take the run
 _SCALAR = re.compile(r"int|bool|str|entity:.*")   # proven types that compare at once
+_TEXT = re.compile(r"str|entity:.*")               # proven types whose values are texts
 _INT = re.compile(r"\d+")                          # a whole number as generated (g_Int)
 _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string without escapes
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
@@ -54,7 +55,7 @@ _NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound varia
 _READS_E = re.compile(r"\b_E\b")                  # generated code that reads the entities
 _BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that bind a variable
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
-INLINE_DEPTH = 3    # ...up to this many defs deep
+INLINE_DEPTH = 5    # ...up to this many defs deep
 
 
 def inlinable(functions: dict) -> dict:
@@ -114,7 +115,8 @@ class Codegen:
         the unit's locals that must be set for it to raise nothing the checked code would not."""
         return None if self.partial else frozenset(self.needs)
 
-    def source(self, e, locals_: set | dict, bound: dict | None = None, unit: bool = False):
+    def source(self, e, locals_: set | dict, bound: dict | None = None, unit: bool = False,
+               known: dict | None = None):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
         one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
         generator leaves it to the checked code. ``unit``: ``bound`` names the locals of a
@@ -128,6 +130,8 @@ class Codegen:
         # them Python names: the names carry the types
         types: dict = locals_ if isinstance(locals_, dict) else {}
         self.known = {py: types[x] for x, py in (bound or {}).items() if x in types}
+        if known and bound and self.types is not None:   # (and those of ``bound`` whose types are given)
+            self.known.update((bound[x], t) for x, t in known.items())
         try:
             return self.gen(e, bound or {}, walrus=not self.checked)  # checked: no temporaries
         except _Unsupported:
@@ -143,18 +147,20 @@ class Codegen:
             w.line(f"return {around}({body})" if around else f"return {body}")
         return self._define(w, "checked", e.pos)
 
-    def define(self, d, slow) -> None:
+    def define(self, d, slow, types: dict | None = None, name: str | None = None) -> None:
         """Put ``_def_NAME(run, v_PARAM...)``, def ``d`` as a Python function, into the namespace:
         generated code calls it directly (``slow``: its body's checked code, the fallback).
-        A call counts one step; defs call each other at most 200 deep."""
+        A call counts one step; defs call each other at most 200 deep. ``types``: the proven
+        types of its parameters, for the function ``name`` that calls with them call."""
         bound = {p: f"v_{p}" for p in d.params}
-        body = self.source(d.expr, set(), bound)
+        body = self.source(d.expr, set(), bound, known=types)
         if body is None:
             return  # its callers' generated code fails to find it and runs their checked code
+        name = name or f"_def_{d.name}"
         params = "".join(f", v_{p}" for p in d.params)
         loc = ", ".join(f"{p!r}: v_{p}" for p in d.params)
         w = Writer()
-        w.line(f"def _def_{d.name}(run{params}):")
+        w.line(f"def {name}(run{params}):")
         with w.indent():
             w.line("run.steps = _s = run.steps + 1")
             w.line("if _s > run.budget:")
@@ -174,7 +180,7 @@ class Codegen:
             else:
                 w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, {{{loc}}})",
                           last="run.depth -= 1")
-        self._define(w, f"_def_{d.name}", d.pos, keep=True)
+        self._define(w, name, d.pos, keep=True)
 
     def function(self, e, locals_: set, slow):
         """``f(run, L)`` for expression ``e`` whose rule locals are ``locals_``; ``slow`` is its
@@ -351,6 +357,10 @@ class Codegen:
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
         # index out of range raises, and the checked code words the fault
         self.partial = True
+        of, by = self.proven(e.obj, bound).split(":", 1)[0], self.proven(e.key, bound)
+        if of == "map" and (by == "str" or by.startswith("entity:")) or \
+                of == "list" and (by == "int" or _INT.fullmatch(key)):   # proven: no test
+            return f"{obj}[{key}]"
         if _INT.fullmatch(key):   # a whole number written in the rules (a pair's item): a list's
             o = self.temp()
             return f"({o}[{key}] if ({o} := {obj}).__class__ is list else _get_index({o}, {key}))"
@@ -394,12 +404,19 @@ class Codegen:
         k, v, where = self._knowing(var, self._item(c.source, bound), lambda: (
             self.gen(key, inner, True), self.gen(value, inner, True),
             self.gen(c.where, inner, True) if c.where is not None else None))
-        put = [f"k = {k}", f"out[k if k.__class__ is str else _map_key(k)] = {v}"]
+        texts = _TEXT.fullmatch(self._knowing(var, self._item(c.source, bound), lambda: self.proven(key, inner)))
+        if texts:   # keys proven texts, or none: the checked code words a none key
+            put = [f"out[{k}] = {v}"]
+            self.partial = True
+        else:
+            put = [f"k = {k}", f"out[k if k.__class__ is str else _map_key(k)] = {v}"]
 
         def body(w):
             w.lines(["out = {}", f"for {var} in xs:"])
             with w.indent():
                 _when(w, where, put)
+            if texts:
+                w.lines(["if None in out:", "    raise KeyError(None)"])
             w.line("return _sized_map(out)")
         return self._loop(items, body, start, bound, e.pos, var)
 
@@ -560,9 +577,10 @@ class Codegen:
                 inline = self.inline(d, args, walrus, e.args, bound)  # none while constants are computed: refused
                 if inline:
                     return inline
-                if f"_def_{name}" not in self.space:   # not written (yet): a NameError
+                fn = self.typed(d, tuple(self.proven(x, bound) for x in e.args))
+                if fn not in self.space:   # not written (yet): a NameError
                     self.partial = True
-                return f"_def_{name}(run{''.join(', ' + a for a in args)})"
+                return f"{fn}(run{''.join(', ' + a for a in args)})"
             params = ", ".join(f"{p!r}: {a}" for p, a in zip(d.params, args))
             functions = "tracked_functions" if self.tracking else "program_functions"
             return f"_call(run, run.{functions}, {name!r}, {{{params}}})"
@@ -589,6 +607,23 @@ class Codegen:
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
+
+    def typed(self, d, types: tuple) -> str:
+        """The Python name of def ``d``'s function for arguments of the proven ``types``
+        (``_def_NAME`` when none is proven), written the first time a call needs it: it leaves
+        out the tests those types settle."""
+        if not any(is_proven(t) for t in types):
+            types = (ANY,) * len(types)
+        if "_inlinable" not in self.space:   # a constant, computed before the rules are compiled
+            return f"_def_{d.name}"          # (calls none: a NameError, its checked code runs)
+        made = self.space.setdefault("_typed", {})
+        name = made.get((d.name, types))
+        if name is None:
+            name = made[d.name, types] = f"_def{len(made)}_{d.name}" if any(t != ANY for t in types) \
+                else f"_def_{d.name}"
+            slow = Checked(self.names, False, self.space, d.expr, d.params)
+            Codegen(self.names, False, self.space).define(d, slow, dict(zip(d.params, types)), name)
+        return name
 
     def unsupported(self) -> str:
         """What is written for a name or a call the resolver reported (the rules do not run):
@@ -620,8 +655,7 @@ class Codegen:
             else:
                 params[p] = t = self.temp()
                 first.append((t, a))
-            if not _LOCAL.fullmatch(params[p]):
-                self.known[params[p]] = known
+            self.known[params[p]] = known
         outer, self.locals = self.locals, set()
         self.inlining += 1
         try:

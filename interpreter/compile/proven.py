@@ -25,13 +25,14 @@ optimistic: the linter speaks only when sure of an error, a proof only when sure
 """
 from __future__ import annotations
 
-from ..dsl import builtins, nodes as n
+from ..dsl import builtins, nodes as n, turns
 from ..dsl.resolver import assigned
 from ..dsl.scope import Kind, resolve, resolve_call
 
 ANY = "any"
 _WHOLE = {"+", "-", "*", "//", "%"}                             # two whole numbers give one
 _WHOLE_BUILTINS = {"count", "len", "count_of", "ceil", "floor"}  # always give a whole number
+_OF_WHOLE = {"sum", "min", "max", "abs"}   # of whole numbers (or lists of them): one
 # builtins that give their first list's items (reordered or some left out), or one of them
 _SAME_ITEMS = {"sort", "reverse", "unique", "without", "intersect", "duplicates", "first", "max_by", "min_by"}
 # builtins whose declared result (dsl/builtins.py) is exactly what they give (or none)
@@ -49,25 +50,36 @@ def join(a: str, b: str) -> str:
         return b
     if a != ANY and b != ANY and all(t == "str" or t.startswith("entity:") for t in (a, b)):
         return "str"
-    if a.startswith("list") and b.startswith("list"):
-        item = join(_item(a), _item(b)) if a != "list" and b != "list" else ANY
-        return f"list:{item}" if _proven(item) else "list"
+    for head in ("list", "map"):   # (a list's items, a map's values: their join, or any)
+        if a.split(":", 1)[0] == head == b.split(":", 1)[0]:
+            return _holding(head, join(_item(a), _item(b)) if head not in (a, b) else ANY)
     return ANY
+
+
+def _holding(head: str, item: str) -> str:
+    """The type of a list (``head`` list) or a map (``map``) whose items are of type ``item``
+    (``list:none``: a list that holds nothing but none yet, as an empty list starts)."""
+    return f"{head}:{item}" if is_proven(item) or item == "none" else head
 
 
 def _listed(item: str) -> str:
     """The type of a list whose items are of type ``item``."""
-    return f"list:{item}" if _proven(item) else "list"
+    return f"list:{item}" if is_proven(item) else "list"
 
 
 def of_value(value, kind_of: dict) -> str:
     """The type of a value written in the YAML (``kind_of``: entity id -> its kind)."""
     if value.__class__ is str:
         return f"entity:{kind_of[value]}" if value in kind_of else "str"
+    if isinstance(value, (list, dict)):   # (its items' join: none if it has none)
+        item = "none"
+        for x in (value.values() if isinstance(value, dict) else value):
+            item = join(item, of_value(x, kind_of))
+        return _holding("map" if isinstance(value, dict) else "list", item)
     return _OF_CLASS.get(value.__class__, ANY)
 
 
-_OF_CLASS = {type(None): "none", bool: "bool", int: "int", list: "list", dict: "map"}
+_OF_CLASS = {type(None): "none", bool: "bool", int: "int"}
 
 
 class Types:
@@ -79,7 +91,7 @@ class Types:
         self.fields = table.get("fields", {})
         self.variables = table.get("variables", {})
         self.kind_of = {i: kind for kind, ids in names.kinds.items() for i in ids}
-        self.results: dict = {}   # def name -> the type of what it gives (its parameters unknown)
+        self.results: dict = {}   # (def name, its arguments' types) -> the type of what it gives
 
     def of(self, e, env: dict, locals_, memo: dict | None = None) -> str:
         """``e``'s type; ``env``: comprehension, lambda and ``let ... in`` variables -> their
@@ -104,6 +116,8 @@ class Types:
             return env[e.name] if e.name in env else self._name(e.name, locals_)
         if t is n.Attr:
             return self.field(self.of(e.obj, env, locals_, memo), e.name)
+        if t is n.Index:   # an item of a list, a value of a map
+            return _item(self.of(e.obj, env, locals_, memo))
         if t is n.BinOp:
             a, b = self.of(e.left, env, locals_, memo), self.of(e.right, env, locals_, memo)
             if e.op in _WHOLE and a == b == "int":
@@ -119,7 +133,10 @@ class Types:
             inner = {**env, e.var: _item(self.of(e.source, env, locals_, memo))}
             return _listed(self.of(e.expr, inner, locals_))
         if t is n.ListLit:
-            return "list"
+            item = "none"
+            for x in e.items:
+                item = join(item, self.of(x, env, locals_, memo))
+            return _holding("list", item)
         if t is n.MapOf:
             return "map"
         if t is n.Conditional:
@@ -132,7 +149,10 @@ class Types:
 
     def field(self, obj: str, name: str) -> str:
         """The type of field ``name`` of an entity of type ``obj``: of its kind, or of every kind
-        that has the field when the kind is not known."""
+        that has the field when the kind is not known (of nothing but none: none yet, while
+        the proof runs)."""
+        if obj == "none":
+            return obj
         if obj.startswith("entity:"):
             return self.fields.get(obj[7:], {}).get(name, ANY)
         if obj != "str":
@@ -164,6 +184,9 @@ class Types:
         if kind is Kind.BUILTIN:
             if e.name in _WHOLE_BUILTINS:
                 return "int"
+            if e.name in _OF_WHOLE and e.args and \
+                    all(self.of(a, env, locals_) in ("int", "list:int") for a in e.args):
+                return "int"
             if e.name in _SAME_ITEMS and e.args:   # items of its first list, or that list itself
                 first = self.of(e.args[0], env, locals_)
                 if not first.startswith("list"):
@@ -172,10 +195,15 @@ class Types:
             return _EXACT.get(e.name, ANY)
         if kind is not Kind.FUNCTION or not isinstance(d, n.FuncDef) or len(d.params) != len(e.args):
             return ANY
-        if d.name not in self.results:
-            self.results[d.name] = ANY   # while its body is typed: a recursive call gives any
-            self.results[d.name] = self.of(d.expr, {p: ANY for p in d.params}, ())
-        return self.results[d.name]
+        return self.result(d, tuple(self.of(a, env, locals_) for a in e.args))
+
+    def result(self, d, args: tuple) -> str:
+        """The type of what def ``d`` gives for arguments of types ``args``."""
+        key = (d.name, args)
+        if key not in self.results:
+            self.results[key] = ANY   # while its body is typed: a recursive call gives any
+            self.results[key] = self.of(d.expr, dict(zip(d.params, args)), ())
+        return self.results[key]
 
 
 def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, player_fields: dict) -> dict:
@@ -207,7 +235,7 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         locals_ = units[key] = {**dict.fromkeys(assigned(d), ANY),
                                 **dict.fromkeys(_locals(d) | bound, "none"), **fixed}
         for x in nodes:
-            if x.__class__ is n.Set:
+            if x.__class__ is n.Set or x.__class__ is n.Add:
                 writes.append((x, locals_))
             binds += [(locals_, *b, locals_) for b in _binding(x, locals_) if b[0] not in fixed]
             calls += [(locals_, *c) for c in _calls(x, names)]
@@ -220,24 +248,44 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
     while changed:   # types only ever grow towards any: this ends
         changed = False
         types = Types(names, table)
-        for s, locals_ in writes:
-            for where, key in _written(s.target, names, locals_, kind_of, table):
+        for s, locals_ in writes:   # (a set, or an add: a list's item added)
+            op, value = (s.op, s.expr) if isinstance(s, n.Set) else ("add", s.item)
+            for where, key, depth in _written(s.target, names, locals_, kind_of, table):
                 old = where[key]
-                # (a field's or variable's list is only ever a list: its items are changed
-                # in place by writes this proof does not follow)
-                new = _stored(old, s.op, _flat(types.of(s.expr, {}, locals_)))
+                new = _into(old, depth, op, types.of(value, {}, locals_))
                 if new != old:
                     where[key], changed = new, True
         for locals_, name, how, node, op, where in binds:
-            if how == "items" and not locals_[name].startswith("list:"):
-                continue   # (an item of a map, or of a list of any: the type stays)
-            t = ANY if node is None else types.of(node, {}, where)
-            new = _stored(locals_[name], op, _item(t) if how == "item" else _listed(t) if how == "items" else t)
+            t = ANY if node is None else node if node.__class__ is str else types.of(node, {}, where)
+            if how == "items":   # an item of a local list or map set, or one added
+                new = _into(locals_[name], 1, "=", t)
+            else:
+                new = _stored(locals_[name], op, _item(t) if how == "item" else t)
             if new != locals_[name]:
                 locals_[name], changed = new, True
-    return {"fields": {k: {f: t for f, t in fs.items() if _proven(t)} for k, fs in fields.items()},
-            "variables": {k: t for k, t in table["variables"].items() if _proven(t)},
-            "locals": {k: {x: t for x, t in ts.items() if _proven(t)} for k, ts in units.items()}}
+    loops = {key: {str(x.pos.line): x.var for x in nodes if x.__class__ in (n.For, n.Turns)
+                   and is_proven(units[key][x.var])} for key, _, _, nodes in found}
+    return {"fields": {k: {f: _final(t) for f, t in fs.items() if is_proven(t)} for k, fs in fields.items()},
+            "variables": {k: _final(t) for k, t in table["variables"].items() if is_proven(t)},
+            "locals": {k: {x: _final(t) for x, t in ts.items() if is_proven(t)} for k, ts in units.items()},
+            "loops": {k: lines for k, lines in loops.items() if lines}}
+
+
+def loop_items(slot: str, value, loops: dict) -> tuple:
+    """The local a loop's hidden local ``slot`` (value ``value``, in a frame of a unit whose
+    proven loops are ``loops``: line -> the loop's variable) gives its values to, and the
+    values it holds for it (a ``for`` loop's list; a turn loop's players in turn, the last
+    and the current); ``(None, ())`` for a loop whose variable is not proven."""
+    var = loops.get(slot.rpartition("@")[2]) if slot.startswith("$") else None
+    if var is None or value.__class__ is not list:
+        return None, ()
+    if slot.startswith(turns.SLOT):   # [rotation, index, passed, last, current, mark, left]
+        if len(value) != 7 or value[0].__class__ is not list:
+            return var, (value,)
+        return var, (*value[0], value[3], value[4])
+    if len(value) != 2:   # a for loop's (items, at), its items a list (or a count: numbers)
+        return var, (value,)
+    return var, value[0] if value[0].__class__ is list else (value[0],)
 
 
 def _units(defs: list, names):
@@ -268,6 +316,7 @@ def _units(defs: list, names):
             yield kind, d, {d.player: ANY if kind == "estimate" else "entity:players"}, nodes[id(d)]
 
 
+_PLAYERS = "list:entity:players"   # what a turn loop takes its players from when it names none
 _BINDS = {n.Set, n.Add, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit,
           n.Choose}
 
@@ -287,8 +336,10 @@ def _binding(x, locals_: dict) -> list:
         # (an item of an item set or added to: of any type)
         item = (x.item if isinstance(x, n.Add) else x.expr) if len(x.target.path) == int(isinstance(x, n.Set)) else None
         return [(x.target.name, "items", item, "+=")]
-    if isinstance(x, (n.For, n.Turns)):   # (taken from the loop's hidden state, which a save
-        return [(x.var, "value", None, "=")]   # holds and its check does not read: not proven)
+    if isinstance(x, n.For):   # (taken from the loop's hidden state, which a save holds: its
+        return [(x.var, "item", x.source, "=")]   # check reads it, see loop_slots)
+    if isinstance(x, n.Turns):
+        return [(x.var, "item", x.source if x.source is not None else _PLAYERS, "=")]
     if isinstance(x, n.Choose) and x.secret is not None:   # (the same: a secret choice's round)
         return [(x.secret, "value", None, "="), *_binding_options(x)]
     if isinstance(x, n.Draw):
@@ -316,16 +367,30 @@ def _calls(x, names) -> list:
 
 
 def _item(t: str) -> str:
-    """The type of an item of a list of type ``t``."""
-    return t[5:] if t.startswith("list:") else ANY
+    """The type of an item of a list of type ``t`` (or of a value of a map of type ``t``; of
+    nothing but none: none yet, while the proof runs)."""
+    return t[5:] if t.startswith("list:") else t[4:] if t.startswith("map:") else t if t == "none" else ANY
 
 
-def _flat(t: str) -> str:
-    """Type ``t``, a list's items forgotten."""
-    return "list" if t.startswith("list:") else t
+def _final(t: str) -> str:
+    """Type ``t`` as the proof gives it: a list or a map of nothing but none is one of any."""
+    head, _, item = t.partition(":")
+    return head if item == "none" else f"{head}:{_final(item)}" if head in ("list", "map") and item else t
 
 
-def _proven(t: str) -> bool:
+def _into(old: str, depth: int, op: str, value: str) -> str:
+    """The type of a field, variable or local of type ``old`` after ``set ...[k1]...[kN] op
+    value`` (``depth`` N: an item of an item..., none: the whole) or ``add value to ...``
+    (``op`` add): the list or map keeps its type, and its items take ``value``'s type too."""
+    if depth == 0:
+        return _stored(old, op, value)
+    head = old.split(":", 1)[0]
+    if head not in ("list", "map"):
+        return old   # (a fault, or a list or map of any: the type stays)
+    return _holding(head, _into(_item(old), depth - 1, op, value) if old != head else ANY)
+
+
+def is_proven(t: str) -> bool:
     return t not in (ANY, "none")
 
 
@@ -334,26 +399,28 @@ def _stored(old: str, op: str, value: str) -> str:
     ``-=`` keeps a whole number or a list what it is (or faults), and makes anything else any."""
     if op == "=":
         return join(old, value)
+    if op == "add":   # an item added to a list (or a fault)
+        return join(old, _holding("list", value)) if old.startswith("list") else old
     if op == "+=" and old.startswith("list"):   # items added: of their type too
         return join(old, value if value.startswith("list") else "list")
     return old if old in ("int", "list", "none") or old.startswith("list:") else ANY
 
 
 def _written(target: n.Target, names, locals_, kind_of: dict, table: dict) -> list:
-    """Where a ``set`` of ``target`` may store its value: ``(table, key)`` pairs. A path ending
-    in ``[...]`` changes an item of a list or a map, never the type of the field or variable
-    holding it; one ending in ``.f`` may change field ``f`` of any kind that has it (of the
-    entity's own kind when the target names it)."""
+    """Where a ``set`` (or ``add``) of ``target`` may store its value: ``(table, key, depth)``
+    triples, ``depth`` the ``[...]`` that end the path (an item of the field or variable it
+    changes). A path ending in ``.f`` (then ``[...]``) may change field ``f`` of any kind that
+    has it (of the entity's own kind when the target names it)."""
     fields = table["fields"]
-    if not target.path:   # a variable (or a local of the same name: as if it were one)
-        return [(table["variables"], target.name)] if target.name in table["variables"] else []
-    step, name = target.path[-1]
-    if step != "attr":
-        return []
+    attrs = [i for i, (step, _) in enumerate(target.path) if step == "attr"]
+    if not attrs:   # a variable (or a local of the same name: as if it were one)
+        depth = len(target.path)
+        return [(table["variables"], target.name, depth)] if target.name in table["variables"] else []
+    name, depth = target.path[attrs[-1]][1], len(target.path) - 1 - attrs[-1]
     kind, v = resolve(names, target.name, locals_)
-    if len(target.path) == 1 and kind is Kind.ENTITY and v in kind_of:
-        return [(fields[kind_of[v]], name)] if name in fields[kind_of[v]] else []
-    return [(fs, name) for fs in fields.values() if name in fs]
+    if attrs == [0] and kind is Kind.ENTITY and v in kind_of:
+        return [(fields[kind_of[v]], name, depth)] if name in fields[kind_of[v]] else []
+    return [(fs, name, depth) for fs in fields.values() if name in fs]
 
 
 

@@ -657,8 +657,9 @@ class Compiler:
 
     def functions(self) -> tuple[dict, dict]:
         """Compile every ``def`` body (done after all names are known: defs may recurse), twice:
-        as it runs anywhere, and as it runs inside a derived value, noting what it reads; and,
-        with fast code, a third time as the Python function ``_def_NAME`` generated code calls."""
+        as it runs anywhere, and as it runs inside a derived value, noting what it reads. (With
+        fast code, the Python functions ``_def_NAME`` generated code calls are written when a
+        call needs one: Codegen.typed.)"""
         defs = self.names.functions
         for d in defs.values():  # the problems of a body are the same in each: said once
             self.resolver.expression(d.expr, set(d.params))
@@ -672,9 +673,6 @@ class Compiler:
             else:
                 out.append({name: Codegen(self.names, tracking, self.space).function(
                     defs[name].expr, set(defs[name].params), body) or body for name, body in bodies.items()})
-            if self.generate and not self.checked and not tracking:
-                for name, d in defs.items():
-                    Codegen(self.names, False, self.space).define(d, bodies[name])
         return out[0], out[1]
 
 
