@@ -189,7 +189,7 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def end_def(self, meta, c):
-        return n.EndDef(self._pos(meta), self._bind(c[0]), c[1])
+        return n.EndDef(self._pos(meta), self._bind(c[0]), c[2], self.string(c[1]) if c[1] is not None else None)
 
     @v_args(meta=True)
     def score_def(self, meta, c):
@@ -239,7 +239,7 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def domain(self, meta, c):
-        return n.Domain(self._pos(meta), self._bind(c[0]), c[1])
+        return n.Domain(self._pos(meta), self._bind(c[0]), c[1], self.string(c[2]) if c[2] is not None else None)
 
     def block(self, c):
         out = []
@@ -366,6 +366,10 @@ class _ToNodes(Transformer):
     @v_args(meta=True)
     def cite_stmt(self, meta, c):
         return n.Cite(self._pos(meta), _unquote(str(c[0])))
+
+    @v_args(meta=True)
+    def show_stmt(self, meta, c):
+        return n.Show(self._pos(meta), c[0])
 
     @v_args(meta=True)
     def if_stmt(self, meta, c):
