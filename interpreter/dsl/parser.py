@@ -809,7 +809,7 @@ def _misread(err: UnexpectedToken, got: str) -> tuple[str, str] | None:
         return (f"unexpected {got}: comparisons do not chain",
                 "compare twice and join the two with 'and': write a < b < c as a < b and b < c")
     if err.token.type == "WHERE" and before[0] == "NAME" and before[1] == "IN" \
-            and set(err.expected) <= {"COMMA", "RPAR"}:
+            and set(err.expected) <= {"COMMA", "RPAR", "AS"}:
         return ("unexpected 'where': an option's domain takes no filter, its values are the whole list",
                 "give the whole list, and refuse the values you do not want with a require at the "
                 "head of the option's block: require CONDITION else \"the reason\"")

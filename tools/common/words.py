@@ -31,7 +31,7 @@ def shown_now(game, frame: dict) -> list[str] | None:
 
 
 def ending(game, reasons: list) -> str:
-    """'Detroit reached 8: the game ends': each reason the game ended for, an end condition by
+    """'the industry track reached 8: the game ends': each reason the game ended for, an end condition by
     its ``as`` text (by its name when it has none), an ``end_game`` reason as it is."""
     words = game.ruleset.program.end_words
     told = [say(game, words[r], {}) or r if r in words else str(r) for r in reasons]
@@ -63,6 +63,15 @@ def described(game, action) -> str:
     return "; ".join(told)
 
 
+def option_text(game, action) -> str:
+    """An action as a person or an agent reads it: its label, what the option does (the
+    ruleset's ``render: {options: {NAME: TEXT}}``) and what its values are ('bid 8 — bid this
+    much for the share; 8 is the amount Player 1 bids')."""
+    does = ((game.ruleset.meta.get("render") or {}).get("options") or {}).get(action.name, "")
+    said = "; ".join(x for x in (does, described(game, action)) if x)
+    return f"{action.label} — {said}" if said else action.label
+
+
 def example(game, fallback: str = "pass") -> str:
     """A label of the game's own to show as an example ('e.g. hex Q6'): the first legal action
     that takes a value, else the first legal action; ``fallback`` when nothing is legal now."""
@@ -74,4 +83,4 @@ def example(game, fallback: str = "pass") -> str:
     return (valued or legal)[0].label if legal else fallback
 
 
-__all__ = ["say", "shown_now", "ending", "winners", "described", "example"]
+__all__ = ["say", "shown_now", "ending", "winners", "described", "option_text", "example"]
