@@ -218,3 +218,27 @@ def test_every_end_condition_of_a_shipped_game_says_what_happened(name):
         program = load_ruleset(name, variant).program
         ends = [end for end, _ in program.end_conditions]
         assert ends and not set(ends) - set(program.end_words), (variant, set(ends) - set(program.end_words))
+
+
+def test_the_page_gets_an_example_of_the_games_own_and_each_options_words():
+    ruleset = load_ruleset("chicago_express")
+    game = ruleset.new_game(3, 1)
+    table = Table(game, list(game.players), "random", 1)
+    state = table.state(None)
+    assert state["example"] == "bid 7" and state["example"] in [o["label"] for o in state["options"]]
+    bids = [o for o in state["options"] if o["name"] == "bid"]
+    assert bids[0]["about"] == "7 is the amount Player 1 bids"
+    assert [o["about"] for o in state["options"] if o["name"] == "pass"] == [""]
+    assert "high" not in state["paused"] and "no bid yet: the least bid is 7" in state["paused"]
+    seat_page = table.state("p2")    # not this seat's turn: no example of another seat's options
+    assert seat_page["example"] == "" and seat_page["options"] == []
+
+
+def test_the_terminal_help_and_why_give_a_label_of_the_game_at_hand():
+    from railrules.tools.play.terminal import help_text
+    ruleset = load_ruleset("baltimore_ohio")
+    game = ruleset.new_game(3, 1)
+    label = words.example(game)
+    assert label in [a.label for a in game.legal_actions()]
+    assert f"(e.g. '{label}';" in help_text(game) and "bid 8" not in help_text(game)
+    assert explain(game, "").endswith(f"e.g. why {label})")
