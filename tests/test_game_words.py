@@ -242,3 +242,21 @@ def test_the_terminal_help_and_why_give_a_label_of_the_game_at_hand():
     assert label in [a.label for a in game.legal_actions()]
     assert f"(e.g. '{label}';" in help_text(game) and "bid 8" not in help_text(game)
     assert explain(game, "").endswith(f"e.g. why {label})")
+
+
+def test_a_secret_that_reaches_a_show_line_or_a_description_is_refused_where_it_arrives(tiny):
+    from railrules.interpreter import check_ruleset
+    root = tiny.root
+    (root / "ruleset.yaml").write_text((root / "ruleset.yaml").read_text() + "secret: {players: [cash]}\n")
+    leaky = GAME.replace('show "the pot holds {pot}"', 'show "{p} holds {p.cash}"') \
+        .replace('as "an amount {p} may bid, at most 4"', 'as "at most {p.cash}"') \
+        .replace('option take(h in hexes):', 'option take(h in hexes as "a hex; the others hold {[q.cash for q in players]}"):')
+    (root / "rules.rules").write_text(leaky.replace('as "{winner_name()} has {limit} or more"', ""))
+    _, found = check_ruleset(str(root))
+    leaks = [(d.pos.line, d.message) for d in found if d.code == "RR116"]
+    lines = leaky.splitlines()
+    show_line = next(i for i, t in enumerate(lines, 1) if "show \"{p} holds" in t)
+    take_line = next(i for i, t in enumerate(lines, 1) if "option take(" in t)
+    assert any(line == show_line and "show line" in m for line, m in leaks), leaks
+    assert any(line == take_line and "description" in m for line, m in leaks), leaks
+    assert not any("at most" in lines[line - 1] and "description" in m for line, m in leaks)   # the chooser's own

@@ -26,9 +26,12 @@ _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
 def _about(run, spec, i: int, loc: dict) -> str:
     """'one of the choices for X': X the parameter's ``as`` text, or its name quoted."""
     fn = spec.about[i] if i < len(spec.about) else None
-    if fn is None:
-        return f"one of the choices for '{spec.domains[i][0]}'"
-    return f"one of the choices for {run.show(fn(run, loc))}"
+    try:
+        if fn is not None:
+            return f"one of the choices for {run.show(fn(run, loc))}"
+    except _FAULTS:   # a description that cannot be said now: the parameter by its name
+        pass
+    return f"one of the choices for '{spec.domains[i][0]}'"
 
 
 def _span(items: list) -> str:
