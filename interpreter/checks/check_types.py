@@ -489,7 +489,8 @@ def _check(types, d) -> None:
         types.expr(d.expr, _param_scope(types, d.name, d.params))
     elif isinstance(d, (n.EndDef, n.ConstDef, n.MetricDef)):
         types.expr(d.expr, {})
-        if getattr(d, "about", None) is not None:
-            types.expr(d.about, {})
+        about = getattr(d, "about", None)   # an end condition's words
+        if about is not None:
+            types.expr(about, {})
     elif isinstance(d, n.ScoreDef):
         types.expr(d.expr, {d.player: "entity:players"})

@@ -59,8 +59,9 @@ class Resolver:
                 self._unit(d.params, d.body, d.when)
             elif isinstance(d, (n.EndDef, n.MetricDef)):
                 self.expression(d.expr, set())
-                if getattr(d, "about", None) is not None:
-                    self.expression(d.about, set())
+                about = getattr(d, "about", None)   # an end condition's words
+                if about is not None:
+                    self.expression(about, set())
             elif isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
                 self.expression(d.expr, {d.player})
         game = [d for d in definitions if isinstance(d, n.GameDef)]
