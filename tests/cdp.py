@@ -76,6 +76,11 @@ class Chromium:
         return json.loads(raw)
 
     # ------------------------------------------------------------------ as a person
+    def resize(self, width: int, height: int) -> None:
+        """The window's size, as a phone's, a tablet's or a desktop's screen."""
+        self.send("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+                  deviceScaleFactor=1, mobile=False)
+
     def open(self, url: str) -> None:
         self.send("Page.navigate", session=True, url=url)
 

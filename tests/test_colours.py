@@ -2,7 +2,8 @@
 players), the same in `render`, `view` and the terminal, and stay apart: every pair drawn
 together differs by a CIELAB distance (CIE 1976, D65) of at least 30, and of at least 15 as a
 deuteranope or a protanope sees them (Machado, Oliveira and Fernandes 2009, severity 1, applied
-to linear RGB). Legends list every entity of the kinds drawn."""
+to linear RGB); each differs as much from the map's ground (its most common hex colour) and
+from the picture's white. Legends list every entity of the kinds drawn."""
 from __future__ import annotations
 
 import itertools
@@ -11,6 +12,8 @@ import re
 
 import numpy as np
 import pytest
+
+from collections import Counter
 
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.paths import shipped_rulesets
@@ -80,6 +83,19 @@ def test_the_colours_drawn_together_stay_apart_for_colour_blind_eyes_too(name):
     _apart(drawn, f"{name}'s board")
     seats = {p: entity_colour(game, p) for p in game.players}   # the terminal paints players
     _apart(seats, f"{name}'s players")
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_every_colour_stands_out_from_the_map_s_ground(name):
+    ruleset = load_ruleset(name)
+    game = _played(name, ruleset.players_max)
+    model = board_model(game)
+    ground = Counter(h.fill for h in model.hexes).most_common(1)[0][0]
+    colours = {e: colour for e, (_, colour) in model.owners.items()} | \
+        {p: entity_colour(game, p) for p in game.players}
+    for e, colour in colours.items():
+        _apart({e: colour, "the map's ground": ground}, name)
+        _apart({e: colour, "the picture's white": "#ffffff"}, name)
 
 
 @pytest.mark.parametrize("name", shipped_rulesets())

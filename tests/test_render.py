@@ -53,6 +53,7 @@ import browser
 from game_checks import played
 from railrules.tools.pictures.board_model import board_model
 from railrules.tools.pictures.svg_board import R, centres, to_svg
+import math
 import shutil
 from pathlib import Path
 
@@ -154,27 +155,65 @@ def test_german_railways_is_drawn_in_its_shape():
     assert at["Kiel"][0] < at["Muenchen"][0] and at["Koeln"][1] < at["Breslau"][1]
 
 
-def test_a_blocked_edge_is_drawn_on_the_edge_the_two_hexes_share(tmp_path):
+def _corpus_board(tmp_path, blocked: str = "", render: str = "{hex: '\"x\"'}"):
+    """The lint corpus's five-hex board with ``blocked`` edges and a ``render`` key."""
     root = tmp_path / "lake"
     shutil.copytree(Path(__file__).parent / "lint_corpus" / "base", root)
     board = (root / "board.yaml").read_text(encoding="utf-8")
-    (root / "board.yaml").write_text(board.replace("hexes:\n", "blocked:\n  - [A1, A2]\nhexes:\n"),
-                                     encoding="utf-8")
+    (root / "board.yaml").write_text(board.replace("hexes:\n", f"blocked:\n{blocked}hexes:\n" if blocked else "hexes:\n"), encoding="utf-8")
     meta = (root / "ruleset.yaml").read_text(encoding="utf-8")
-    (root / "ruleset.yaml").write_text(meta + "render: {hex: '\"x\"'}\n", encoding="utf-8")
-    model = board_model(load_ruleset(str(root)).new_game(2, 1))
+    (root / "ruleset.yaml").write_text(meta + f"render: {render}\n", encoding="utf-8")
+    return board_model(load_ruleset(str(root)).new_game(2, 1))
+
+
+def _edge_line(svg: str, cls: str) -> tuple:
+    [line] = re.findall(rf'<line class="{cls}"[^>]* x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" '
+                        r'stroke="([^"]+)"', svg)
+    return tuple(map(float, line[:4])), line[4]
+
+
+def test_a_blocked_edge_is_drawn_on_the_edge_the_two_hexes_share_in_a_colour_of_its_own(tmp_path):
+    from railrules.tools.pictures.svg_board import BLOCKED
+    model = _corpus_board(tmp_path, "  - [A1, A2]\n")
     assert model.blocked == [("A1", "A2")]
     svg = to_svg(model)
-    [line] = re.findall(r'<line class="blocked" x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"', svg)
-    x1, y1, x2, y2 = map(float, line)
+    (x1, y1, x2, y2), colour = _edge_line(svg, "blocked")
     a, b = centres(model)["A1"], centres(model)["A2"]     # A2 is below A1: the edge is level
     assert y1 == y2 == pytest.approx((a[1] + b[1]) / 2, abs=0.1)
     assert abs(x2 - x1) == pytest.approx(R, abs=0.2) and (x1 + x2) / 2 == pytest.approx(a[0], abs=0.1)
+    assert colour == BLOCKED
+    assert re.search(rf'<g class="legend-edge" data-kind="blocked"><line [^>]*stroke="{BLOCKED}"[^>]*/>'
+                     r'<text [^>]*>impassable edge</text>', svg)
+
+
+@pytest.mark.parametrize("name", shipped_rulesets())
+def test_the_blocked_edges_colour_is_no_company_s_or_player_s(name):
+    from railrules.tools.pictures.svg_board import BLOCKED
+    from test_colours import MACHADO, distance
+    game = _played(name)
+    for e, (_, colour) in board_model(game).owners.items():
+        assert distance(BLOCKED, colour) >= 30 and all(distance(BLOCKED, colour, v) >= 15 for v in MACHADO), e
+
+
+def test_an_edge_with_a_cost_is_drawn_on_its_edge_with_its_label_and_in_the_legend(tmp_path):
+    river = ("{hex: '\"x\"', edges: {river: {between: '(a == \"A1\" and b == \"B1\") or (a == \"B1\" and b == \"A1\")', "
+             "label: '\"+${a.cost + b.cost}\"', colour: '#3366ff'}}}")
+    model = _corpus_board(tmp_path, render=river)
+    assert model.edges == [("river", "A1", "B1", "+$3")] and model.edge_kinds == {"river": "#3366ff"}
+    svg = to_svg(model)
+    (x1, y1, x2, y2), colour = _edge_line(svg, 'edge" data-kind="river" data-id="A1-B1')
+    a, b = centres(model)["A1"], centres(model)["B1"]
+    assert colour == "#3366ff" and (x1 + x2) / 2 == pytest.approx((a[0] + b[0]) / 2, abs=0.1)
+    assert (y1 + y2) / 2 == pytest.approx((a[1] + b[1]) / 2, abs=0.1)
+    assert math.hypot(x2 - x1, y2 - y1) == pytest.approx(R, abs=0.2)
+    assert re.search(r'<text class="edge-label" data-id="A1-B1"[^>]*>\+\$3</text>', svg)
+    assert re.search(r'<g class="legend-edge" data-kind="river"><line [^>]*stroke="#3366ff"[^>]*/><text [^>]*>river</text>', svg)
+    assert 'class="blocked"' not in svg and "impassable" not in svg
 
 
 def test_secret_fields_are_not_drawn():
     model = board_model(_played("stephensons_rocket"))
-    players = next(rows for kind, header, rows in model.panels if kind == "players")
+    players = next(rows for kind, header, rows, _ in model.panels if kind == "players")
     assert all(row[1] == "hidden" for row in players)  # cash is secret
 
 
@@ -285,3 +324,15 @@ def test_the_auction_in_progress_shows_the_price_and_who_may_still_act():
     secret = load_ruleset("stephensons_rocket").new_game(3, 1)   # values may hold a secret
     decision = next(d for d in board_model(secret).displays if isinstance(d, Decision))
     assert len(decision.lines) <= 1 and decision.who[0] == secret.current_player
+
+
+def test_the_ids_a_table_gives_get_a_key_of_their_names():
+    game = _played("german_railways")
+    model = board_model(game)
+    title, header, rows, key = next(p for p in model.panels if p[0] == "players")
+    held = {m for row in rows for m in re.findall(r"([A-Z]+):\d", row[header.index("shares")])}
+    names = game.state["entities"]
+    assert held and dict(key) == {e: names[e]["name"] for e in held}
+    svg = to_svg(model)
+    assert {e: t for e, t in re.findall(r'<text class="key" data-id="([^"]+)"[^>]*>([^<]+)</text>', svg)} == \
+        {e: f"{e}: {names[e]['name']}" for e in held}

@@ -336,6 +336,12 @@ def _keep(shot: Path) -> None:
         shutil.copy(shot, Path(folder) / shot.name)
 
 
+def _bring(browser, selector: str) -> None:
+    """Move the board's map (as a drag would) until the hex is in the middle of its pane."""
+    browser.js(f"(b => zoomTo(view.scale, b.x + b.width / 2, b.y + b.height / 2))"
+               f"(document.querySelector({json.dumps(selector)}).getBBox())")
+
+
 ONLY_ONE = ("(() => { const by = {}; S.options.forEach(o => o.hexes.forEach(h => (by[h] = by[h] || []).push(o.label)));"
             " return Object.fromEntries(Object.entries(by).filter(([h, ls]) => ls.length === 1).map(([h, ls]) => [h, ls[0]])); })()")
 
@@ -359,15 +365,19 @@ def test_chromium_plays_by_clicking_options_and_hexes(tmp_path, clicks):
             only = browser.js(ONLY_ONE)     # hex -> the one option that names it
             if only and not refused:        # a hex no option names: the page says why not
                 browser.js("document.getElementById('message').textContent = ''")
+                _bring(browser, "#board g.hex:not(.can)")
                 browser.click("#board g.hex:not(.can) polygon")
                 refused = browser.wait("document.getElementById('message').textContent")
             if only and person.random() < 0.5:   # a hex one option names: the click takes it
                 hex_id = person.choice(sorted(only))
+                _bring(browser, f'#board g.hex[data-id="{hex_id}"]')
                 browser.click(f'#board g.hex[data-id="{hex_id}"] polygon')
                 chosen.append(only[hex_id])
                 hex_clicks += 1
             else:
                 label = person.choice(browser.js("S.options.map(o => o.label)"))
+                browser.js(f"(d => d && (d.open = true))(document.querySelector("   # a folded list: opened
+                           f"'#options button.option[data-label=\"{label}\"]').closest('details'))")
                 browser.click(f'#options button.option[data-label="{label}"]')
                 chosen.append(label)
             browser.wait(f"!!S && (S.decisions > {before} || S.over)")

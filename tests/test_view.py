@@ -1,9 +1,11 @@
 """`railrules view LOG -o FILE.html`: a page to step through a logged game, looked at
-in headless Chromium: the step asked for in the address is the one shown."""
+in headless Chromium: the step asked for in the address is the one shown, also when the address
+changes in the open page; no table header is broken mid-word; ids in the tables get a key."""
 from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 
@@ -80,3 +82,53 @@ def test_view_refuses_what_it_cannot_do(logged, tmp_path, capsys):
     assert "RR304" in capsys.readouterr().err
     assert main(["view", str(log), "-o", str(tmp_path / "no" / "x.html")]) == 1
     assert "cannot write" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def holdings(tmp_path_factory):
+    """A page of a game whose players' table gives share holdings by the companies' ids."""
+    folder = tmp_path_factory.mktemp("view_shares")
+    log, page = folder / "game.log", folder / "game.html"
+    assert main(["play", "german_railways", "--bots", "random", "--players", "3", "--seed", "5",
+                 "--log", str(log)]) == 0
+    assert main(["view", str(log), "-o", str(page)]) == 0
+    return log, page
+
+
+def _chromium(width: int):
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("headless Chromium is not installed (apt-get install chromium; CI installs it)")
+    from cdp import Chromium
+    return Chromium(width=width, height=900)
+
+
+def test_changing_the_step_in_the_address_of_the_open_page_moves_to_it(logged):
+    _, page = logged
+    last = len(_data(page)["frames"]) - 1
+    with _chromium(1200) as browser:
+        browser.open(page.as_uri() + "#step=2")
+        browser.wait("!!document.getElementById('where') && document.getElementById('where').textContent.startsWith('step 2 ')")
+        for step in (last // 2, 0, last):
+            browser.js(f"location.hash = 'step={step}'")
+            browser.wait(f"document.getElementById('where').textContent.startsWith('step {step} of')")
+            assert browser.js("+document.getElementById('slider').value") == step
+
+
+ONE_LINE = ("[...document.querySelectorAll('th')].filter(th => { const r = document.createRange();"
+            " r.selectNodeContents(th); return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size > 1; })"
+            ".map(th => th.textContent)")
+
+
+@pytest.mark.parametrize("width", [390, 1200])
+def test_no_table_header_is_broken_and_the_ids_of_holdings_get_a_key(holdings, width):
+    _, page = holdings
+    last = len(_data(page)["frames"]) - 1
+    with _chromium(width) as browser:
+        browser.open(f"{page.as_uri()}#step={last}")
+        browser.wait("document.querySelectorAll('th').length > 0")
+        assert "shares_left" in browser.js("document.getElementById('panels').textContent")
+        assert browser.js(ONE_LINE) == []
+        held = browser.js("[...document.querySelectorAll('td')].map(td => td.textContent)"
+                          ".flatMap(t => [...t.matchAll(/([A-Z]+):\\d/g)].map(m => m[1]))")
+        keyed = browser.js("[...document.querySelectorAll('.key b')].map(b => b.textContent)")
+        assert held and set(held) <= set(keyed)

@@ -254,6 +254,10 @@ def _yaml_expressions(meta: dict):
     for name, piece in (render.get("pieces") or {}).items():
         if isinstance(piece, dict) and isinstance(piece.get("owners"), str):
             yield "render", ("render", "pieces", name, "owners"), piece["owners"]
+    for name, edge in (render.get("edges") or {}).items():
+        for key in ("between", "label"):
+            if isinstance(edge, dict) and isinstance(edge.get(key), str):
+                yield "render", ("render", "edges", name, key), edge[key]
     for k, display in enumerate(render.get("displays") or []):
         for kind, spec in (display.items() if isinstance(display, dict) else ()):
             for key, text in (spec.items() if isinstance(spec, dict) else ()):

@@ -26,7 +26,11 @@ know no game. The declarations are rules expressions (documented in LANGUAGE.md)
 * ``at`` (over ``h``): the grid id a hex is drawn at, for boards whose ids are names (default
   the hex's own id), or a list of them (a city printed over several hexes); ``grid``: the layout
   to draw with when the board file has none (``odd-q`` or ``even-q``: letters count columns;
-  ``odd-r`` or ``even-r``: letters count rows).
+  ``odd-r`` or ``even-r``: letters count rows);
+* ``edges``: edge kind -> ``{between, label, colour}``: ``between`` (over ``a`` and ``b``, two
+  neighbouring hexes) whether the edge they share is of this kind (a river, a ridge: an edge
+  with a cost), ``label`` (over ``a`` and ``b``) a short text written on it (its cost), drawn
+  in ``colour`` and listed in the edges legend, after the board's impassable (``blocked``) edges.
 
 ``displays`` lists the game's own displays, drawn beside the board, each ``{title, ...}`` with
 one of: ``track: {of, at, spaces}`` (``of`` an expression giving the entities with a marker,
@@ -75,7 +79,9 @@ class BoardModel:
     hexes: list = field(default_factory=list)
     owners: dict = field(default_factory=dict)   # entity id -> (name, colour), in order of first mark
     blocked: list = field(default_factory=list)  # (hex id, hex id): an impassable edge between them
-    panels: list = field(default_factory=list)   # (title, header, rows)
+    edges: list = field(default_factory=list)    # (kind, hex id, hex id, label): an edge of a kind
+    edge_kinds: dict = field(default_factory=dict)  # edge kind -> its colour, in the legend's order
+    panels: list = field(default_factory=list)   # (title, header, rows, key: [(id, name)])
     track: list = field(default_factory=list)    # (hex id, hex id, [entity ids]): lines of track
     shapes: dict = field(default_factory=dict)   # piece name -> shape
     terrain: list = field(default_factory=list)  # (ground name, colour): the terrain legend
@@ -136,6 +142,7 @@ def board_model(game) -> BoardModel:
                 pieces=[(k, e) for k, f in owners_of.items() for e in _ids(f(h=h))],
                 places=grid if len(grid) > 1 else []))
         model.blocked = list(board.blocked)
+        model.edge_kinds, model.edges = _edges(game, spec, board.adj)
         model.terrain = [(g, c) for g, c in colours.items() if g in grounds]
         model.track = _lines(model.hexes, board.adj)
     seen = [m for hv in model.hexes for m in [*hv.track, *(e for _, e in hv.pieces), *hv.marks]]
@@ -203,6 +210,24 @@ def in_progress(game) -> tuple[list, str | None]:
     return [head, *(told or []), *[v for v in values if v]], who
 
 
+EDGE_COLOUR = "#2b8cd6"   # an edge kind's colour when the ruleset gives none
+
+
+def _edges(game, spec: dict, adj: dict) -> tuple[dict, list]:
+    """The edge kinds the ruleset declares (kind -> colour) and its edges: (kind, a, b, label)
+    for each pair of neighbouring hexes whose ``between`` is true, each pair once."""
+    kinds = spec.get("edges") or {}
+    if not kinds:
+        return {}, []
+    pairs = list(dict.fromkeys(tuple(sorted((a, b))) for a, near in adj.items() for b in near))
+    out = []
+    for kind, how in kinds.items():
+        between = _compile(game, spec, ("edges", kind, "between"), ("a", "b"))
+        label = _compile(game, spec, ("edges", kind, "label"), ("a", "b")) if how.get("label") else None
+        out += [(kind, a, b, _text(label(a=a, b=b)) if label else "") for a, b in pairs if between(a=a, b=b)]
+    return {k: str(how.get("colour") or EDGE_COLOUR) for k, how in kinds.items()}, out
+
+
 def _lines(hexes: list, adj: dict) -> list:
     """(a, b, entities): the lines of track between neighbouring hexes. An entity's hexes are
     joined as a tree (each reached from the first in board order, breadth first), so that
@@ -229,9 +254,10 @@ def _lines(hexes: list, adj: dict) -> list:
     return [(a, b, shared) for (a, b), shared in edges.items()]
 
 
-def _compile(game, spec: dict, key: tuple):
-    """The render expression at ``key`` (``h`` its parameter); its faults point into ruleset.yaml.
-    One that reads a secret (lint's RR116) draws nothing."""
+def _compile(game, spec: dict, key: tuple, params: tuple | None = None):
+    """The render expression at ``key`` (over ``params``, default ``h``, or ``e`` for
+    ``colour``); its faults point into ruleset.yaml. One that reads a secret (lint's RR116)
+    draws nothing."""
     if not secrecy.shows(game.ruleset.secrecy, "render", *key):
         return lambda **_: None
     places = game.ruleset.meta_places.get("ruleset")
@@ -239,7 +265,7 @@ def _compile(game, spec: dict, key: tuple):
     text = spec
     for k in key:
         text = text[k]
-    return game.compile_expression(text, ("e",) if key == ("colour",) else ("h",), where)
+    return game.compile_expression(text, params or (("e",) if key == ("colour",) else ("h",)), where)
 
 
 def _ids(value) -> list:
@@ -285,18 +311,32 @@ def _owners(game, spec, marks: list) -> dict:
 
 
 def _panels(game) -> list:
-    """(title, header, rows) for each kind of the ``show:`` key, from the public view."""
+    """(title, header, rows, key) for each kind of the ``show:`` key, from the public view; the
+    key names each entity a cell gives by its id only (a share holding ``ABC:1``): (id, name)."""
     view = game.view(None)
     entities = view["entities"]
     kinds = {**game.ruleset.kinds, **view["kinds"]}
+    hexes = game.ruleset.board.adj if game.ruleset.board is not None else {}
     out = []
     for kind, fields in (game.ruleset.meta.get("show") or {}).items():
-        rows = []
+        rows, named = [], []
         for eid in kinds.get(kind, []):
             rec = entities.get(eid, {})
             rows.append([str(rec.get("name", eid))] + [_cell(rec.get(f)) for f in fields])
-        out.append((kind, ["name", *fields], rows))
+            named += [x for f in fields for x in _ids_in(rec.get(f))]
+        key = [(x, str(entities[x]["name"])) for x in dict.fromkeys(named)
+               if x in entities and x not in hexes and str(entities[x].get("name", x)) != x]
+        out.append((kind, ["name", *fields], rows, key))
     return out
+
+
+def _ids_in(value) -> list:
+    """The strings a field's value holds: a map's keys, a list's items, a text (maybe ids)."""
+    if isinstance(value, dict):
+        return [str(k) for k, v in value.items() if v]
+    if isinstance(value, list):
+        return [x for v in value for x in _ids_in(v)]
+    return [value] if isinstance(value, str) else []
 
 
 def _cell(value) -> str:

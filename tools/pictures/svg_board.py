@@ -24,6 +24,7 @@ MARK = 4.6                    # a mark's radius
 LINE = 15                     # a line of text in the panels and legends
 TOP = 44                      # the map starts below the title
 NAME_SIZE, LABEL_SIZE, ID_SIZE = 8.5, 7.0, 6.0
+BLOCKED = "#d000f0"           # an impassable edge: a colour no company or player is drawn in
 HALO = 'stroke="white" stroke-width="2.2" stroke-opacity="0.75" paint-order="stroke"'
 
 
@@ -80,7 +81,9 @@ def to_svg(model, ids: bool = False, marks: bool = True, panels: bool = True,
     pointy = model.offset.endswith("-r")
     at, shapes = centres(model), shapes_at(model)
     body = [_hex(hv, shapes[hv.id], model, ids, pointy, marks) for hv in model.hexes if hv.id in at]
-    body += [_blocked_edge(at[a], at[b]) for a, b in model.blocked if a in at and b in at]
+    body += [_edge(at[a], at[b], 'class="blocked"', BLOCKED, 4) for a, b in model.blocked if a in at and b in at]
+    body += [_edge(at[a], at[b], f'class="edge" data-kind={quoteattr(kind)} data-id="{a}-{b}"',
+                   model.edge_kinds[kind], 3) for kind, a, b, _ in model.edges if a in at and b in at]
     body.append(f'<g id="marks">{marks_layer(model, at) if marks else ""}</g>')
     texts, (right, bottom) = place_texts(model, at, ids)
     body += texts
@@ -206,6 +209,10 @@ def place_texts(model, at: dict, ids: bool = False) -> tuple[list, tuple]:
             todo.append((1, "label", hv.id, hv.label, LABEL_SIZE, x, y, [(0, 0.56 * R), (0, 0.3 * R)]))
         if hv.name:
             todo.append((2, "name", hv.id, hv.name, NAME_SIZE, x, y, [(0, -0.5 * R), (0, -0.22 * R)]))
+    for kind, a, b, label in model.edges:
+        if label and a in at and b in at:
+            x, y = (at[a][0] + at[b][0]) / 2, (at[a][1] + at[b][1]) / 2
+            todo.append((1, "edge-label", f"{a}-{b}", label, LABEL_SIZE, x, y, [(0, 0)]))
     for _, cls, hid, text, size, x, y, first in sorted(todo, key=lambda t: t[0]):
         w, h = text_width(text, size), size * 1.25
         for dx, dy in first + _around(w, h):
@@ -237,14 +244,14 @@ def _overlap(a: tuple, b: tuple) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _blocked_edge(a: tuple, b: tuple) -> str:
-    """A thick line on the edge two neighbouring hexes (centred at ``a`` and ``b``) share: the
-    edge is R long, across the middle of the line between the centres."""
+def _edge(a: tuple, b: tuple, attrs: str, colour: str, width: float) -> str:
+    """A line on the edge two neighbouring hexes (centred at ``a`` and ``b``) share: the edge
+    is R long, across the middle of the line between the centres."""
     mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
     dx, dy = b[0] - a[0], b[1] - a[1]
     scale = R / 2 / math.hypot(dx, dy)
-    return (f'<line class="blocked" x1="{mx - dy * scale:.1f}" y1="{my + dx * scale:.1f}" '
-            f'x2="{mx + dy * scale:.1f}" y2="{my - dx * scale:.1f}" stroke="#1f4e8c" stroke-width="3" '
+    return (f'<line {attrs} x1="{mx - dy * scale:.1f}" y1="{my + dx * scale:.1f}" '
+            f'x2="{mx + dy * scale:.1f}" y2="{my - dx * scale:.1f}" stroke={quoteattr(colour)} stroke-width="{width}" '
             'stroke-linecap="round"/>')
 
 
@@ -269,9 +276,11 @@ def _legends(model, x: float, y: float) -> tuple[str, float, float]:
                         f'<text x="{x + 18:.0f}" y="{y:.0f}" font-size="10">{escape(text)}</text></g>')
             right = max(right, x + 18 + text_width(text, 10))
 
-    def line(colour: str):
+    def line(colour: str, track: bool = True):
+        """A swatch of track (a line with a dark edge), or of an edge of the board (a bare line)."""
+        strokes = (("#222", 4.2), (colour, 2.8)) if track else ((colour, 3.5),)
         return lambda at: "".join(f'<line x1="{x:.0f}" y1="{at - 3:.0f}" x2="{x + 12:.0f}" y2="{at - 3:.0f}" '
-                                  f'stroke={quoteattr(c)} stroke-width="{w}"/>' for c, w in (("#222", 4.2), (colour, 2.8)))
+                                  f'stroke={quoteattr(c)} stroke-width="{w}"/>' for c, w in strokes)
 
     def shape(kind: str, colour: str, attrs: str = ""):
         return lambda at: _shape(kind, x + 6, at - 3, colour, attrs)
@@ -284,6 +293,10 @@ def _legends(model, x: float, y: float) -> tuple[str, float, float]:
     if model.shapes:
         section("pieces", [("legend-piece", f"data-kind={quoteattr(k)}", shape(s, "#bbbbbb"), k)
                            for k, s in model.shapes.items()])
+    edges = [("legend-edge", 'data-kind="blocked"', line(BLOCKED, False), "impassable edge")] if model.blocked else []
+    edges += [("legend-edge", f"data-kind={quoteattr(k)}", line(c, False), k) for k, c in model.edge_kinds.items()]
+    if edges:
+        section("edges", edges)
     if model.terrain:
         section("terrain", [("legend-terrain", f"data-terrain={quoteattr(g)}", square(c), g) for g, c in model.terrain])
     rows.append("</g>")
@@ -372,8 +385,9 @@ def _decision_display(d, owners: dict, x: float, y: float) -> tuple[str, float, 
 
 
 def _panel(panel, x: float, y: float) -> tuple[str, float, float]:
-    """A table of the state: its SVG, the y below it and its right edge."""
-    title, header, rows = panel
+    """A table of the state, and the key of the ids its cells give: its SVG, the y below it
+    and its right edge."""
+    title, header, rows, key = panel
     widths = [max(text_width(str(r[i]), 10) for r in [header, *rows]) + 12 for i in range(len(header))]
     out = [f'<g class="panel" data-kind={quoteattr(title)}>',
            f'<text x="{x:.0f}" y="{y:.0f}" font-size="11" font-weight="bold">{escape(title)}</text>']
@@ -385,5 +399,11 @@ def _panel(panel, x: float, y: float) -> tuple[str, float, float]:
             if str(cell):
                 out.append(f'<text x="{cx:.0f}" y="{cy:.0f}" font-size="10"{weight}>{escape(str(cell))}</text>')
             cx += w
+    right, y = x + sum(widths), y + (len(rows) + 1) * LINE
+    for e, name in key:
+        y += LINE
+        text = f"{e}: {name}"
+        out.append(f'<text class="key" data-id={quoteattr(e)} x="{x + 8:.0f}" y="{y:.0f}" font-size="10">{escape(text)}</text>')
+        right = max(right, x + 8 + text_width(text, 10))
     out.append("</g>")
-    return "".join(out), y + (len(rows) + 2) * LINE + 8, x + sum(widths)
+    return "".join(out), y + LINE + 8, right

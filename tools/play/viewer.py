@@ -4,7 +4,8 @@ The page holds the board once (the SVG picture of :mod:`tools.pictures.svg_board
 for every step, what changes: the track and pieces (drawn by the same writer), the hex labels that differ
 from the start, the action taken and who took it, the log lines it wrote and the public state
 tables. A slider, buttons and the arrow keys move through the steps; ``#step=N`` in the address
-opens step N. Nothing is fetched: the page works offline. Only public information is shown
+opens step N (also when changed in the open page). A table's ids (share holdings) get a key
+of their names. Nothing is fetched: the page works offline. Only public information is shown
 (the view of no player: secret fields read ``hidden``, secret log lines are left out).
 """
 from __future__ import annotations
@@ -81,8 +82,11 @@ body {{ font-family: sans-serif; margin: 12px; }}
 #main {{ display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }}
 #side {{ flex: 1 1 320px; max-width: 520px; font-size: 13px; overflow-wrap: anywhere; }}
 #log {{ white-space: pre-wrap; background: #f6f6f6; padding: 6px; max-height: 260px; overflow: auto; }}
-table {{ border-collapse: collapse; font-size: 12px; margin-top: 8px; }}
+.panel {{ overflow-x: auto; }}
+table {{ border-collapse: collapse; font-size: 12px; margin-top: 8px; overflow-wrap: normal; }}
 td, th {{ border: 1px solid #ccc; padding: 2px 6px; text-align: left; }}
+th {{ white-space: nowrap; }}
+.key {{ margin: 2px 0 0; font-size: 12px; color: #444; }}
 </style></head>
 <body>
 <h1 style="font-size:18px">{title}</h1>
@@ -124,10 +128,11 @@ function show(i) {{
     f.action ? f.action.join(" ") + (f.by ? " (" + f.by + ")" : "") : "(the start)";
   document.getElementById("rule").textContent = f.rule || "-";
   document.getElementById("log").textContent = f.log.join("\\n");
-  document.getElementById("panels").innerHTML = f.panels.map(([title, head, rows]) =>
-    "<table><caption><b>" + esc(title) + "</b></caption><tr>" + head.map(h => "<th>" + esc(h) + "</th>").join("") +
+  document.getElementById("panels").innerHTML = f.panels.map(([title, head, rows, key]) =>
+    "<div class='panel'><table><caption><b>" + esc(title) + "</b></caption><tr>" + head.map(h => "<th>" + esc(h) + "</th>").join("") +
     "</tr>" + rows.map(r => "<tr>" + r.map(c => "<td>" + esc(c) + "</td>").join("") + "</tr>").join("") +
-    "</table>").join("");
+    "</table>" + (key.length ? "<p class='key'>" + key.map(([e, name]) => "<b>" + esc(e) + "</b>: " + esc(name)).join(", ") + "</p>" : "") +
+    "</div>").join("");
   history.replaceState(null, "", "#step=" + i);
 }}
 slider.addEventListener("input", () => show(+slider.value));
@@ -137,8 +142,9 @@ document.addEventListener("keydown", e => {{
   if (e.key === "ArrowLeft") show(+slider.value - 1);
   if (e.key === "ArrowRight") show(+slider.value + 1);
 }});
-const m = /step=(\\d+)/.exec(location.hash);
-show(m ? +m[1] : 0);
+function fromAddress() {{ const m = /step=(\\d+)/.exec(location.hash); show(m ? +m[1] : 0); }}
+window.addEventListener("hashchange", fromAddress);   // a step typed in the address of the open page
+fromAddress();
 </script>
 </body></html>
 """
