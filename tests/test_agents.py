@@ -249,7 +249,7 @@ def test_the_parallel_env_plays_the_movers_action_and_matches_the_aec_env():
         par.step({})
 
 
-def test_without_views_the_infos_leave_the_view_out_and_nothing_else_changes():
+def test_without_views_the_infos_leave_the_view_and_the_words_out_and_nothing_else_changes():
     pytest.importorskip("pettingzoo", reason='the agents extra is not installed: pip install ".[agents]"')
     np = pytest.importorskip("numpy", reason='the agents extra is not installed: pip install ".[agents]"')
     from railrules.pettingzoo import env
@@ -261,7 +261,10 @@ def test_without_views_the_infos_leave_the_view_out_and_nothing_else_changes():
         a, b = full.observe(agent), bare.observe(agent)
         assert np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])
         assert full.infos[agent]["view"] == full.game.view(full.infos[agent]["seat"])
-        assert "view" not in bare.infos[agent] and {**bare.infos[agent], "view": None} == {**full.infos[agent], "view": None}
+        assert "view" not in bare.infos[agent] and "described" not in bare.infos[agent]
+        assert {**bare.infos[agent], "view": None, "described": None} == {**full.infos[agent], "view": None, "described": None}
+        said = full.infos[agent]["described"]   # each legal action in the game's words, beside its label
+        assert [x.split(" — ")[0] for x in said] == full.infos[agent]["legal"] and all(" — " in x for x in said)
         action = int(np.flatnonzero(a["action_mask"])[-1])
         full.step(action)
         bare.step(action)

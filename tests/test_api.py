@@ -71,7 +71,7 @@ def test_a_bid_over_the_players_cash_is_refused_by_the_bid_rule(fresh_game):
     err = refused(fresh_game, ["bid", cash + 1])
     diag = err.diagnostics[0]
     assert f"cannot 'bid {cash + 1}'" in diag.message
-    assert f"{cash + 1} is not one of the choices for 'x'" in diag.message
+    assert f"{cash + 1} is not one of the choices for the amount Player 1 bids" in diag.message
     # the diagnostic points at the rule that limits the bid: `option bid(x in range(..., p.cash + 1))`
     assert diag.pos.file.endswith("library/auction.rules")
     assert diag.pos.line == line_of(AUCTION_RULES, "option bid(")

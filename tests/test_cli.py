@@ -402,7 +402,7 @@ def test_play_explains_mistyped_input_and_prompts_again(capsys, monkeypatch, tmp
     assert out.count("choose a number from 1 to") == 2            # "0" and "999"
     assert out.count("not allowed:") == 2                         # "frobnicate" and "bid 1"
     assert "'frobnicate' is not a choice now; the choices are: bid, pass" in out
-    assert "cannot 'bid 1': 1 is not one of the choices for 'x' (from 7 to 40)" in out
+    assert "cannot 'bid 1': 1 is not one of the choices for the amount Player 1 bids (from 7 to 40)" in out
     assert "Type the number of an action" in out.split("Your choice", 1)[1]   # "help"
     assert out.count("Your choice") == 7                          # six lines, then end of input
     assert f"saved to {save}" in out

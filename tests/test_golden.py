@@ -121,7 +121,7 @@ def test_a_comment_and_a_renamed_constant_change_no_golden_game(tmp_path):
     """The golden record compares behaviour, not the rules' bytes: the copy's content hash differs,
     its games do not."""
     rules = _copy_with(tmp_path, {
-        "rules/end.rules": [("end_condition detroit_at_8:", "# a new comment\nend_condition detroit_at_8:"),
+        "rules/end.rules": [("end_condition detroit_at_8 ", "# a new comment\nend_condition detroit_at_8 "),
                             ("Detroit.industry >= detroit_end", "Detroit.industry >= detroit_final")],
         "components.yaml": [("detroit_end: 8", "detroit_final: 8")]})
     assert rules.hash != golden("chicago_express")["rules_hash"]

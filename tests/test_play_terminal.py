@@ -16,7 +16,7 @@ def test_a_person_plays_asks_why_undoes_and_looks_at_the_map(tmp_path):
                                            "--seed", "2", "--save", str(tmp_path / "g.save.json")],
                           cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(50, 120))
     # the auction in progress: the rule waiting for the choice, its bid and who is still in
-    child.expect(r"in english_auction \(library/auction\.rules:\d+\): .*high none; price 0; "
+    child.expect(r"in english_auction \(library/auction\.rules:\d+\): .*no bid yet: the least bid is \d+; "
                  r"in turn Player 1, Player 2, Player 3")
     child.expect(r"Your choice \(Player 1\):")
     child.expect("> ")
@@ -26,7 +26,7 @@ def test_a_person_plays_asks_why_undoes_and_looks_at_the_map(tmp_path):
     child.sendline("bid 7")
     child.expect("Player 1 bids 7")
     child.expect(r"Player 2: (bid \d+|pass)")
-    child.expect(r"in english_auction .*high Player [23]; price \d+")
+    child.expect(r"in english_auction .*high bid \d+ by Player [23]")
     child.expect("> ")
     child.sendline("undo")
     child.expect(r"took back \d+ decision\(s\): your turn again")

@@ -319,7 +319,7 @@ def test_the_auction_in_progress_shows_the_price_and_who_may_still_act():
     game.apply("bid 7")
     decision = next(d for d in board_model(game).displays if isinstance(d, Decision))
     text = "\n".join(decision.lines)
-    assert "auction.rules:" in text and "price 7" in text and "Player 1" in text
+    assert "auction.rules:" in text and "high bid 7 by Player 1" in text   # the rule's show line
     assert "in turn" in text and decision.who[0] == game.current_player != "p1"
     secret = load_ruleset("stephensons_rocket").new_game(3, 1)   # values may hold a secret
     decision = next(d for d in board_model(secret).displays if isinstance(d, Decision))

@@ -203,7 +203,7 @@ def test_play_at_a_seat_shows_no_other_seat_s_secret(tmp_path):
     assert "Player 2 draws objective card hidden" in out
     assert f"Player 2 draws objective card {theirs}" not in out
     assert "last_objective=hidden" in out
-    assert "game over: hidden after" in out                 # the end reason read a secret
+    assert "hidden: the game ends (after" in out                 # the end reason read a secret
     assert all(line.endswith("hidden") for line in out.splitlines() if line.startswith("Player 2: guess"))
 
 

@@ -40,6 +40,10 @@ def test_the_page_stands_alone_and_holds_every_step(logged):
     data, actions = _data(page), read_log(log)["actions"]
     assert len(data["frames"]) == len(actions) + 1
     assert [f["action"] for f in data["frames"][1:]] == actions
+    last = data["frames"][-1]["log"]   # the last step names the end and the winners in words
+    end = last[-1].splitlines()
+    assert end[0].endswith(f": the game ends (after {len(actions)} decisions)") and " win" in end[1]
+    assert not any(" the game ends " in line for f in data["frames"][:-1] for line in f["log"])
     for step in (0, len(actions) // 2, len(actions)):  # the track of a step is the board's then
         game, _ = replay(read_log(log), str(log), step=step)
         model = board_model(game)

@@ -43,6 +43,8 @@ SINKS = {
     "label": "this option's label (every seat reads it once chosen) shows",
     "message": "this require's message (a fault every seat reads) prints",
     "why": "this option's legality reason (why shows it) prints",
+    "about": "this parameter's description (the chooser's refusals and options say it) prints",
+    "show": "this show line (every seat's panel of what is in progress) prints",
     "end": "this end reason prints",
     "metric": "this metric reports",
     "state": "this sets a public {what} (every seat's view shows it) from",
@@ -378,6 +380,9 @@ class _Unit:
     def s_EndGame(self, s):
         self.sink("end", s.pos, s, None, self.expr(s.reason, {}), NONE)
 
+    def s_Show(self, s):
+        self.sink("show", s.pos, s, None, self.expr(s.expr, {}), NONE)
+
     def s_Log(self, s):
         allow = self.revealed(s.reveals)
         e = s.expr
@@ -411,6 +416,8 @@ class _Unit:
         for dom in domains:
             taint = self.expr(dom.source, {})
             self.sink("label", dom.source.pos, dom, None, taint, allow, name)
+            if dom.about is not None:
+                self.sink("about", dom.about.pos, dom, None, self.expr(dom.about, {}), allow)
             # once chosen, the parameter is public (the action's label): the chooser's own
             # secret no longer holds it
             self.env[dom.var] = {k: tr for k, tr in taint.items()

@@ -345,6 +345,9 @@ class _Types:
     def s_Log(self, s, scope):
         self.expr(s.expr, scope)
 
+    def s_Show(self, s, scope):
+        self.expr(s.expr, scope)
+
     def s_EndGame(self, s, scope):
         self.expr(s.reason, scope)
 
@@ -382,6 +385,8 @@ class _Types:
         for d in domains:
             src = self.expr(d.source, scope)
             self._need_list(d.source, src, "a choice's domain")
+            if d.about is not None:
+                self.expr(d.about, scope)
             scope[d.var] = _elem(src)
 
     def target(self, t: n.Target, scope) -> str:
@@ -484,5 +489,8 @@ def _check(types, d) -> None:
         types.expr(d.expr, _param_scope(types, d.name, d.params))
     elif isinstance(d, (n.EndDef, n.ConstDef, n.MetricDef)):
         types.expr(d.expr, {})
+        about = getattr(d, "about", None)   # an end condition's words
+        if about is not None:
+            types.expr(about, {})
     elif isinstance(d, n.ScoreDef):
         types.expr(d.expr, {d.player: "entity:players"})

@@ -36,6 +36,7 @@ class Program:
     tiebreak: object = None                          # fn(run, player) -> int, or None
     metrics: list = field(default_factory=list)      # (name, fn, pos)
     actions: dict = field(default_factory=dict)      # name -> OptionSpec template
+    end_words: dict = field(default_factory=dict)    # end condition -> fn of its `as` text
     space: dict = field(default_factory=namespace)   # where all its generated code runs
     units: dict | None = None                        # key -> the code unit as one function
     counted_units: dict | None = None                      # the same, counting entries (Machine.counts)
@@ -118,6 +119,8 @@ class Compiler:
                 self._code(key, d.params, d.body, d.pos, when=d.when)
             elif isinstance(d, n.EndDef):
                 p.end_conditions.append((d.name, self._expr(d.expr, _Scope(set()))))
+                if d.about is not None:
+                    p.end_words[d.name] = self._expr(d.about, _Scope(set()))
             elif isinstance(d, n.MetricDef):
                 p.metrics.append((d.name, self._expr(d.expr, _Scope(set())), d.pos))
             elif isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
@@ -160,6 +163,7 @@ class Compiler:
         option generated code that lists its last parameter's legal values: with the requires
         that test it in fast code, or all of them when none does (in any mode)."""
         params = [d.var for d in domains]
+        spec.about = tuple(None if d.about is None else self._expr(d.about, scope) for d in domains)
         spec.levels = tuple(max((params.index(x.name) for x in n.walk(r.cond)
                                  if isinstance(x, n.Var) and x.name in params), default=0) for r in requires)
         last = [r.cond for r, level in zip(requires, spec.levels) if level == len(domains) - 1]
@@ -184,6 +188,7 @@ class Compiler:
             out.append(skip)
             code.guarded = True
         self._block(body, scope, out)
+        code.shows = [self._expr(s.expr, scope) for s in n.walk(body) if isinstance(s, n.Show)]
         out.append(ins.Return(pos))
         if when is not None:
             skip.target = len(out) - 1
@@ -281,6 +286,8 @@ class Compiler:
 
     def s_Cite(self, s, scope, out):
         pass
+
+    s_Show = s_Cite   # read by the tools where the unit waits for a choice (Code.shows)
 
     def s_Require(self, s, scope, out):
         out.append(ins.Assert(s.pos, self.value(s.cond, scope), self.value(s.reason, scope)))

@@ -256,6 +256,13 @@ class Cite(Node):
 
 
 @dataclass
+class Show(Node):
+    """``show expr``: a line the unit shows, in the game's words, while it waits for a choice
+    (its value; none or an empty text shows nothing). It does nothing when the rules run."""
+    expr: Node
+
+
+@dataclass
 class If(Node):
     branches: list  # of (cond, body)
     otherwise: list | None
@@ -305,8 +312,11 @@ class DropOut(Node):
 
 @dataclass
 class Domain(Node):
+    """``var in source [as "about"]``: an option's parameter, its values, and what it is in the
+    game's words (a refusal, a page and an agent say it instead of the name)."""
     var: str
     source: Node
+    about: Node | None = None   # a Str
 
 
 @dataclass
@@ -376,8 +386,11 @@ class HandlerDef(Node):
 
 @dataclass
 class EndDef(Node):
+    """``end_condition name [as "about"]: expr``; ``about`` says in the game's words what
+    happened when the condition ends the game."""
     name: str
     expr: Node
+    about: Node | None = None   # a Str
 
 
 @dataclass
@@ -521,7 +534,7 @@ def _definition_nodes(d) -> tuple:
 EXPRESSIONS = (Int, Str, Const, Var, Attr, Index, Call, ListLit, Comprehension, MapOf, Unpack, Exists,
                Lambda, LetIn, BinOp, Compare, BoolOp, Not, Neg, Conditional)
 STATEMENTS = (Let, LetCall, Set, Pay, CallStmt, Return, Break, Continue, Pass, Require, Emit, Draw,
-              Add, Remove, EndGame, CheckEnd, Log, Cite, If, For, While, Repeat, Choose, Turns, PassTurn,
+              Add, Remove, EndGame, CheckEnd, Log, Cite, Show, If, For, While, Repeat, Choose, Turns, PassTurn,
               DropOut)
 
 

@@ -189,7 +189,7 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def end_def(self, meta, c):
-        return n.EndDef(self._pos(meta), self._bind(c[0]), c[1])
+        return n.EndDef(self._pos(meta), self._bind(c[0]), c[2], self.string(c[1]) if c[1] is not None else None)
 
     @v_args(meta=True)
     def score_def(self, meta, c):
@@ -239,7 +239,7 @@ class _ToNodes(Transformer):
 
     @v_args(meta=True)
     def domain(self, meta, c):
-        return n.Domain(self._pos(meta), self._bind(c[0]), c[1])
+        return n.Domain(self._pos(meta), self._bind(c[0]), c[1], self.string(c[2]) if c[2] is not None else None)
 
     def block(self, c):
         out = []
@@ -366,6 +366,10 @@ class _ToNodes(Transformer):
     @v_args(meta=True)
     def cite_stmt(self, meta, c):
         return n.Cite(self._pos(meta), _unquote(str(c[0])))
+
+    @v_args(meta=True)
+    def show_stmt(self, meta, c):
+        return n.Show(self._pos(meta), c[0])
 
     @v_args(meta=True)
     def if_stmt(self, meta, c):
@@ -805,7 +809,7 @@ def _misread(err: UnexpectedToken, got: str) -> tuple[str, str] | None:
         return (f"unexpected {got}: comparisons do not chain",
                 "compare twice and join the two with 'and': write a < b < c as a < b and b < c")
     if err.token.type == "WHERE" and before[0] == "NAME" and before[1] == "IN" \
-            and set(err.expected) <= {"COMMA", "RPAR"}:
+            and set(err.expected) <= {"COMMA", "RPAR", "AS"}:
         return ("unexpected 'where': an option's domain takes no filter, its values are the whole list",
                 "give the whole list, and refuse the values you do not want with a require at the "
                 "head of the option's block: require CONDITION else \"the reason\"")

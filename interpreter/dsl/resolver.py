@@ -59,6 +59,9 @@ class Resolver:
                 self._unit(d.params, d.body, d.when)
             elif isinstance(d, (n.EndDef, n.MetricDef)):
                 self.expression(d.expr, set())
+                about = getattr(d, "about", None)   # an end condition's words
+                if about is not None:
+                    self.expression(about, set())
             elif isinstance(d, n.ScoreDef):  # score, tiebreak or estimate
                 self.expression(d.expr, {d.player})
         game = [d for d in definitions if isinstance(d, n.GameDef)]
@@ -74,7 +77,7 @@ class Resolver:
 
     def _option(self, domains: list, body: list, locals_) -> None:
         """What makes an option legal: its domains, then its leading requires."""
-        self._all([d.source for d in domains], locals_)
+        self._all([d.source for d in domains] + [d.about for d in domains if d.about is not None], locals_)
         for r in leading_requires(body):
             self.s_Require(r, locals_)
 
@@ -156,6 +159,9 @@ class Resolver:
 
     def s_Cite(self, s, locals_):
         pass
+
+    def s_Show(self, s, locals_):
+        self.expression(s.expr, locals_)
 
     def s_CheckEnd(self, s, locals_):
         pass

@@ -203,6 +203,11 @@ class Game:
         expression about the option, such as its cost. Empty when it is no option now."""
         return self.machine.scope_of(self.to_action(action))
 
+    def described(self, action) -> list:
+        """What each value of ``action`` is, in the game's words: its parameter's ``as`` text
+        (None where the rules give none), for a display or an agent that names the values."""
+        return self.machine.about_of(self.to_action(action))
+
     def to_action(self, action, player: str | None = None) -> Action:
         """Accept an :class:`Action`, its JSON list, or its label as typed by a person (a label
         is looked for among the legal actions of ``player``, by default the current player)."""

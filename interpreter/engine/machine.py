@@ -24,6 +24,17 @@ _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
            ZeroDivisionError, RecursionError, AttributeError)
 
 
+def _about(run, spec, i: int, loc: dict) -> str:
+    """'one of the choices for X': X the parameter's ``as`` text, or its name quoted."""
+    fn = spec.about[i] if i < len(spec.about) else None
+    try:
+        if fn is not None:
+            return f"one of the choices for {run.show(fn(run, loc))}"
+    except _FAULTS:   # a description that cannot be said now: the parameter by its name
+        pass
+    return f"one of the choices for '{spec.domains[i][0]}'"
+
+
 def _span(items: list) -> str:
     """Describe a domain briefly: 'from 7 to 40', 'none', or its first few values."""
     if not items:
@@ -533,6 +544,22 @@ class Machine(_Shows):
         scope.update(zip(spec.names, action.args))
         return scope
 
+    def about_of(self, action: Action) -> list:
+        """What each value of ``action`` is, in the game's words: its parameter's ``as`` text
+        (None where it has none), over the names the parameter's domain sees."""
+        spec, base = next(((s, b) for s, b in self._bases() if s.name == action.name), (None, {}))
+        if spec is None:
+            return [None] * len(action.args)
+        loc, out = dict(base), []
+        for i, ((var, _), value) in enumerate(zip(spec.domains, action.args)):
+            fn = spec.about[i] if i < len(spec.about) else None
+            try:
+                out.append(None if fn is None else self.show(fn(self, loc)))
+            except _FAULTS:
+                out.append(None)
+            loc[var] = value
+        return out
+
     def why_illegal(self, action: Action) -> tuple[str, Pos | None]:
         """The reason an action is refused, and the position of the rule that refuses it."""
         if self.state["result"] is not None:   # (no choice is pending to ask)
@@ -547,10 +574,10 @@ class Machine(_Shows):
                     f"{len(action.args)} given"), spec.pos
         loc = dict(base)
         try:
-            for (var, source), value in zip(spec.domains, action.args):
+            for i, ((var, source), value) in enumerate(zip(spec.domains, action.args)):
                 items = source(self, loc)
                 if value not in items:
-                    return f"{value} is not one of the choices for '{var}' ({_span(items)})", spec.pos
+                    return f"{value} is not {_about(self, spec, i, loc)} ({_span(items)})", spec.pos
                 loc[var] = value
             for cond, reason, pos in spec.requires:
                 if not cond(self, loc):

@@ -30,6 +30,7 @@ class Code:
     instrs: list = field(default_factory=list)
     space: dict | None = None   # the namespace its unit function is written into
     guarded: bool = False       # its first instruction is a `when` guard (a trigger's)
+    shows: list = field(default_factory=list)   # its `show` lines, fn(run, L): what it shows while it waits
 
 
 class Instr:
@@ -60,6 +61,9 @@ class OptionSpec:
     # before the last -> last value -> its Action. Actions never change, and an option lists the
     # same few values decision after decision.
     made: dict = field(default_factory=dict, repr=False, compare=False)
+    # for each parameter, its description in the game's words (`x in D as "..."`), fn(run, L)
+    # over the names its domain sees, or None
+    about: tuple = ()
 
     @cached_property
     def tests(self) -> tuple:

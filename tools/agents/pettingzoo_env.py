@@ -13,8 +13,10 @@ the vector is the agent's view (secrets of others hidden), encoded as :mod:`.enc
 (``env.describe_observation()`` names each slot; ``railrules observe RULESET`` lists them); the
 mask is all zero but for the agent to move. ``infos[agent]`` holds the seat's name and, as of
 the agent's last turn to act (and for everyone at the end), the whole structured view
-(``"view"``), the legal action labels (``"legal"``) and how many legal actions fall outside the
-space (``"unmapped"``); ``views=False`` leaves the view out (a view is a copy of the state: it
+(``"view"``), the legal action labels (``"legal"``), the same in the game's words
+(``"described"``: 'bid 8 — bid this much for the share; 8 is the amount Player 1 bids', as the
+agent to move reads them) and how many legal actions fall outside the space (``"unmapped"``);
+``views=False`` leaves the view and the words out (a view is a copy of the state: it
 can cost more than the game's step and the observation together). Rewards come at the end, from
 the standings: a winner gets 1/(number of winners), everybody 1/(number of players) less, so that
 they sum to 0.
@@ -41,6 +43,7 @@ except ImportError as err:  # pragma: no cover - the message is the point
 from railrules.interpreter import load_ruleset
 
 from railrules.tools.common.encoding import encoding
+from railrules.tools.common import words
 
 if TYPE_CHECKING:
     from railrules.interpreter.engine.game import Game
@@ -153,6 +156,8 @@ class _Rules:
             self.infos[a] = {"seat": seat, "legal": labels, "unmapped": unmapped}
             if self.views:
                 self.infos[a]["view"] = game.view(seat)
+                if labels:   # each legal action in the game's words, for an agent that reads
+                    self.infos[a]["described"] = [words.option_text(game, x) for x in game.legal_actions()]
 
     def _play(self, agent, action) -> None:
         action = int(action)

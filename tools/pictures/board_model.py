@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from railrules.interpreter.engine import secrecy
 from railrules.interpreter.board.hexgrid import parse_id
 
+from railrules.tools.common.words import shown_now
+
 PALETTE = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#17becf", "#bcbd22", "#7f7f7f"]
 SHAPES = ("circle", "square", "triangle", "diamond")
@@ -186,7 +188,9 @@ def _display(game, d: dict, k: int):
 def in_progress(game) -> tuple[list, str | None]:
     """The rule waiting for a choice (its name and place) and its values, from the innermost
     paused frame (an auction's high bid, price, who is still in...), as lines, and the entity
-    whose choice it is. A ruleset with secret fields shows no values: they may hold a secret."""
+    whose choice it is: the rule's ``show`` lines (:func:`..common.words.shown_now`) when it has
+    any, else each local by name, then who is still in turn. A ruleset with secret fields shows
+    no values: they may hold a secret."""
     from railrules.interpreter.dsl import turns
     from railrules.interpreter.paths import in_ruleset
     who = game.current_player if not game.is_over else None
@@ -199,9 +203,11 @@ def in_progress(game) -> tuple[list, str | None]:
     head = f"in {frame['c'].split(':', 1)[-1]} ({in_ruleset(code.pos.file, code.pos.line)})"
     if game.ruleset.meta.get("secret"):
         return [head], who
-    values = [f"{k} {game.machine.show(v)}" if not k.startswith("$") else turns.shown(k, v, game.machine.show)
+    told = shown_now(game, frame)   # the rule's own `show` lines, when it has any
+    values = [turns.shown(k, v, game.machine.show) if k.startswith("$") else
+              f"{k} {game.machine.show(v)}" if told is None else ""
               for k, v in frame["L"].items() if not k.startswith("__")]
-    return [head, *[v for v in values if v]], who
+    return [head, *(told or []), *[v for v in values if v]], who
 
 
 EDGE_COLOUR = "#2b8cd6"   # an edge kind's colour when the ruleset gives none

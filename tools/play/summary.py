@@ -1,6 +1,8 @@
 """A readable summary of a game state, from the ruleset's own `show` list (or every field)."""
 from __future__ import annotations
 
+from railrules.tools.common.words import ending, winners
+
 
 def _fmt(game, value) -> str:
     if isinstance(value, dict):
@@ -37,13 +39,14 @@ def summary(game, viewer: str | None = None, kinds: list[str] | None = None) -> 
 
 
 def standings(game, view: dict | None = None) -> str:
-    """The final scores and why the game ended, the reasons as ``view`` (a seat's) has them, if
-    given (one built from a secret reads hidden), else as the whole record says them."""
+    """Why the game ended in the game's words (its end conditions' ``as`` texts), who won, and
+    the final scores; the reasons as ``view`` (a seat's) has them, if given (one built from a
+    secret reads hidden), else as the whole record says them."""
     result = game.result
     ent = game.state["entities"]
     order = sorted(game.players, key=lambda p: -result["scores"][p])
     reasons = (view or game.state)["result"]["reasons"]
-    lines = [f"game over: {', '.join(reasons)} after {game.decisions} decisions"]
+    lines = [f"{ending(game, reasons)} (after {game.decisions} decisions)", winners(game)]
     for p in order:
         star = "  winner" if p in result["winners"] else ""
         lines.append(f"  {ent[p]['name']:<10} {result['scores'][p]:>5}{star}")

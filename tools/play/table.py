@@ -33,7 +33,7 @@ from railrules.interpreter.paths import in_ruleset
 from railrules.interpreter.saves import game_of_save, read_save, replays, save_text
 
 from railrules.tools.bots.players import seat_bots
-from railrules.tools.common import outputs
+from railrules.tools.common import outputs, words
 from railrules.tools.common.outputs import OutputError
 from railrules.tools.pictures.board_model import in_progress
 
@@ -197,6 +197,7 @@ class Table:
                 "summary": summary(game, shown),
                 "paused": paused_in(game) if yours else "",
                 "options": self._options(current if seat is None else seat) if yours else [],
+                "example": words.example(game, "pass") if yours else "",   # for 'why…, e.g. LABEL'
                 "can_undo": not hidden and self._may_undo(seat) and bool(self.mine),
                 "last": self.last_for(shown),
             }
@@ -237,7 +238,7 @@ class Table:
         game = self.game
         return [{"label": a.label, "name": a.name, "args": [str(x) for x in a.args],
                  "names": option_names(game, a).strip(), "cost": option_cost(game, a).strip(),
-                 "hexes": self._hexes_of(a)}
+                 "about": words.described(game, a), "hexes": self._hexes_of(a)}
                 for a in game.legal_actions(seat)]
 
     def _hexes_of(self, action) -> list:
@@ -338,7 +339,7 @@ class Table:
     def act(self, seat, label, version) -> dict:
         """The page's person to move takes the action ``label`` (as the page lists it)."""
         if not isinstance(label, str) or not label.strip():
-            raise Refused(400, "give the action's label, e.g. {\"label\": \"bid 8\", \"version\": 3}")
+            raise Refused(400, "give the action's label as the page lists it: {\"label\": LABEL, \"version\": 3}")
         with self.lock:
             self._check_version(version)
             mover = self._acting(seat)
@@ -362,7 +363,7 @@ class Table:
             if hex_id is not None:
                 return {"why": self._why_hex(hex_id)}
             if not isinstance(label, str):
-                raise Refused(400, "give the action's label: {\"label\": \"bid 8\"} (or a hex: {\"hex\": \"H5\"})")
+                raise Refused(400, "give the action's label as the page lists it: {\"label\": LABEL} (or a hex: {\"hex\": HEX})")
             return {"why": explain(self.game, label.strip())}
 
     def _asks_in_turn(self, seat) -> None:
@@ -557,7 +558,7 @@ def explain(game, label: str) -> str:
     """Why the action ``label`` is or is not allowed now, with the place of the rule that decides;
     a name that is nothing in the game (a hex not on the board) is said to be so."""
     if not label:
-        return "why what? type: why LABEL (an action as the list shows it, e.g. why bid 8)"
+        return f"why what? type: why LABEL (an action as the list shows it, e.g. why {words.example(game)})"
     label = as_listed(game, label)
     unknown = _unknown_name(game, label)
     if unknown:

@@ -8,19 +8,25 @@ from pathlib import Path
 from railrules.interpreter import Game, IllegalAction
 from railrules.interpreter.saves import load_save
 
-from railrules.tools.common import outputs, verbs
+from railrules.tools.common import outputs, verbs, words
 from railrules.tools.common.outputs import OutputError, OutputExists, check_path
 from railrules.tools.pictures.board_model import entity_colour
 from railrules.tools.play.summary import standings, summary
 from railrules.tools.play.table import (Table, add_bot_seconds, as_listed, explain, option_cost, option_names,
                                         paused_in, save, save_on_leaving, take_save)
 
-HELP = """Type the number of an action, or its label (e.g. 'bid 8'; capitals or not). A range such as
-'bid 7-40: type bid N' takes any N in it (its number takes the first).
+HELP = """Type the number of an action, or its label (e.g. '{example}'; capitals or not). A line that
+stands for a range of numbers ('7–40: type ... N') takes any N in it (its number takes the first).
 Other commands: state (the whole summary; after each turn only what changed is shown), map (the
 board), log (recent events), why LABEL (why an action is not allowed, and the rule that says so),
 undo (take back your last decision and the bots' moves after it; when every other seat is a
 bot), save FILE, help, quit (saves first)."""
+
+
+def help_text(game) -> str:
+    """:data:`HELP` with an example of the game's own: a label of the legal actions (the person's:
+    it is shown at their turn)."""
+    return HELP.format(example=words.example(game))
 
 
 def _painter(out):
@@ -66,8 +72,8 @@ FOLD = 4   # this many bids or more in a row are one line: 'bid 7-40: type bid N
 def option_lines(game: Game, actions: list) -> list:
     """The choices as the prompt lists them: (line, the action its number takes). A run of the
     same option over whole numbers in steps (every bid from 7 to 40) is one line, 'bid 7–40:
-    type bid N'; each option's first line ends with what it does (the ruleset's ``render:
-    {options: {NAME: TEXT}}``)."""
+    type bid N (N: the amount Player 1 bids)', its values said in the game's words; each option's
+    first line ends with what it does (the ruleset's ``render: {options: {NAME: TEXT}}``)."""
     described = (game.ruleset.meta.get("render") or {}).get("options") or {}
     out, i, told = [], 0, set()
     while i < len(actions):
@@ -77,7 +83,9 @@ def option_lines(game: Game, actions: list) -> list:
         if j - i >= FOLD:
             step = actions[i + 1].args[0] - a.args[0]
             by = f" by {step}" if step != 1 else ""
-            out.append((f"{a.name} {a.args[0]}–{actions[j - 1].args[0]}{by}: type {a.name} N{what}", a))
+            about = game.described(a)[0]
+            said = f" (N: {about})" if about else ""
+            out.append((f"{a.name} {a.args[0]}–{actions[j - 1].args[0]}{by}: type {a.name} N{said}{what}", a))
         else:
             out += [(f"{b.label}{option_names(game, b)}{option_cost(game, b)}{what if k == 0 else ''}", b)
                     for k, b in enumerate(actions[i:j])]
@@ -137,7 +145,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
     ours = {save_path.resolve()}
     last_summary: list = []   # the summary lines shown last time (only the changes are shown)
     paint = _painter(out)
-    print(HELP, file=out)
+    helped = False   # the help is shown at the person's first turn, with a label of theirs
     while not game.is_over:
         _print_new(game, shown, out, seat)
         if game.current_player != seat:
@@ -147,6 +155,9 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
             print(paint(f"{move['by']}: {seen['label']}", colour), file=out)   # in the player's colour
             continue
         actions = game.legal_actions()
+        if not helped:
+            print(help_text(game), file=out)
+            helped = True
         now = summary(game, seat).splitlines()
         changed = [line for line in now if line not in last_summary]
         if not last_summary:
@@ -178,7 +189,7 @@ def play_human(game: Game, seat: str, bots: str, seed: int, save_path: Path,
         if not text:
             continue
         if text in ("help", "?"):
-            print(HELP, file=out)
+            print(help_text(game), file=out)
             continue
         if text == "state":
             print(summary(game, seat), file=out)

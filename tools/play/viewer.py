@@ -17,6 +17,7 @@ from railrules.interpreter.checks.lint_coverage import rules_of
 from railrules.interpreter.paths import place_in_ruleset
 
 from railrules.tools.pictures.board_model import BoardModel, board_model
+from railrules.tools.play.summary import standings
 from railrules.tools.pictures.svg_board import centres, displays_svg, marks_layer, to_svg
 
 
@@ -49,7 +50,7 @@ def to_html(log: dict, where: str, ruleset_path: str | None = None, force: bool 
             "marks": marks_layer(model, at),
             "displays": _changed(displays_svg(model), frames),
             "labels": {h.id: h.label for h in model.hexes if h.label != base_labels.get(h.id)},
-            "log": list(lines[seen_messages:]),
+            "log": list(lines[seen_messages:]) + ([standings(game, game.view(None))] if game.is_over else []),
             "panels": model.panels,
             "over": game.is_over,
         })

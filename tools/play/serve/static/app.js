@@ -142,6 +142,7 @@ function drawOptions(s) {
   const shown = hexFilter ? s.options.filter(o => o.hexes.includes(hexFilter)) : s.options;
   $("choicetitle").textContent = hexFilter ? "options on " + hexFilter : "options";
   $("paused").textContent = s.paused || "";
+  if (s.example) $("whylabel").placeholder = "why… (an action, e.g. " + s.example + ")";
   const groups = new Map();
   for (const o of shown) {
     if (!groups.has(o.name)) groups.set(o.name, []);
@@ -169,7 +170,7 @@ function drawOptions(s) {
 function optionButton(o) {
   const text = o.args.length ? o.args.join(" ") : o.name;
   const button = el("button", {type: "button", class: "option", "data-label": o.label,
-                               title: [o.label, o.names, o.cost].filter(Boolean).join("  ")}, text);
+                               title: [o.label, o.names, o.cost, o.about].filter(Boolean).join("  ")}, text);
   if (o.names) button.append(el("small", {}, o.names));
   if (o.cost) button.append(el("small", {}, o.cost));
   return button;
