@@ -81,3 +81,27 @@ def test_most_greedy_games_have_a_sole_winner(name):
         assert game.is_over, f"seed {seed}: not over after {game.decisions} decisions"
         sole += len(game.result["winners"]) == 1
     assert binomtest(sole, games, 0.5, alternative="greater").pvalue < 0.05, f"{sole} of {games} games"
+
+
+def test_german_railways_counts_any_company_nearing_a_connection_for_every_holder():
+    """A dividend pays every share ("Per ogni azione in loro possesso i giocatori ricevono un
+    dividendo"), whichever company makes the connection: a company's lines nearing a company it
+    is not linked to raise the estimate of a player who holds none of it, and a hex that brings
+    it no nearer does not (the estimate once counted only the player's own companies' nearness)."""
+    game = _first_auction()
+    me = game.current_player
+    game.execute(f"set {me}.income = 5")
+    start = game.estimate(me)
+    far = game.evaluate("hexes_to_meet(KSS)")
+    nearer, other = None, None
+    for h in game.evaluate("frontier(KSS.network)"):
+        after = game.clone()
+        after.execute(f"add {h} to KSS.network")
+        if after.evaluate("hexes_to_meet(KSS)") < far:
+            nearer = after
+        else:
+            other = after
+    assert nearer is not None and other is not None
+    assert game.state["entities"][me]["shares"].get("KSS", 0) == 0
+    assert nearer.estimate(me) > start
+    assert other.estimate(me) <= start
