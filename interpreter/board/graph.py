@@ -99,7 +99,10 @@ class Board:
         3 S, 4 SW, 5 NW), none where the board ends or the way is blocked (a board with a grid
         layout)."""
         from .hexgrid import step_id
-        return {h: tuple(x if x in near else None for x in (step_id(h, d, self.offset) for d in range(6)))
+        offset = self.offset
+        if not offset:
+            return {}   # no grid, no directions
+        return {h: tuple(x if x in near else None for x in (step_id(h, d, offset) for d in range(6)))
                 for h, near in self.adj.items()}
 
     def spread(self, bits: int, within: int) -> int:
