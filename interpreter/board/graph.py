@@ -74,7 +74,7 @@ class Board:
         """The hexes next to those of ``bits`` (an or of their ``near_bits``), as bits: a few
         hexes one by one, more a byte at a time, each byte's answer kept."""
         out = 0
-        if bits.bit_count() <= 4:
+        if bits.bit_count() <= 10:
             near = self._near_list
             while bits:
                 low = bits & -bits

@@ -14,9 +14,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, deque
-from functools import reduce
-from itertools import filterfalse, repeat
-from operator import or_
+from itertools import chain, filterfalse
 from typing import Callable, NamedTuple
 
 
@@ -166,10 +164,7 @@ def _charged_sum(run, xs):
         run.steps += len(xs)
         if run.steps > run.budget:
             run.tick(0)
-        for x in xs:
-            if x.__class__ is not int and x.__class__ is not Fraction:
-                break
-        else:
+        if _NUMBERS.issuperset(map(type, xs)):   # (no truth values: bool is not int here)
             return sum(xs)
     return _sum(xs)   # the fault, in its words
 
@@ -272,7 +267,17 @@ def _count_of(xs, x):
     return _as_list(xs, "count_of").count(x)
 
 
+_LIST = frozenset({list})
+_NUMBERS = frozenset({int, Fraction})
+
+
 def _charged_flatten(run, xss):
+    if xss.__class__ is list and _LIST.issuperset(map(type, xss)):   # lists only: at C speed
+        n = sum(map(len, xss))
+        if n > MAX_LIST:
+            raise OverLimit(f"flatten() of more than {MAX_LIST} items")
+        charge(run, n + len(xss))
+        return list(chain.from_iterable(xss))
     out: list = []
     for xs in _as_list(xss, "flatten"):
         if xs.__class__ is not list:
@@ -377,12 +382,15 @@ def _frontier(run, hexes):
     found = board.frontiers.get(key)  # (lists among the items: refused here, as by set())
     if found is not None:
         return list(found)
-    try:
-        out = reduce(or_, map(board.near_bits.__getitem__, group), 0)   # (at C speed)
-    except KeyError:
-        for h in group:
-            _hex(run, h, "frontier")   # the fault, in its words
-    found = board.hexes_in(out & ~_bits_of(board, group))
+    near_bits, bits = board.near_bits, board.bits
+    inside = out = 0
+    for h in group:
+        near = near_bits.get(h)
+        if near is None:
+            near = near_bits[_hex(run, h, "frontier")]
+        out |= near
+        inside |= bits[h]
+    found = board.hexes_in(out & ~inside)
     if len(board.frontiers) >= _KEPT:
         board.frontiers.clear()
     board.frontiers[key] = found
@@ -478,7 +486,10 @@ def _bits_of(board, hexes) -> int:
         entry = _BITS.get(id(hexes))
         if entry is not None and entry[0] is hexes:
             return entry[1]
-    found = reduce(or_, map(board.bits.get, hexes, repeat(0)), 0)   # (an or a hex, at C speed)
+    bits = board.bits
+    found = 0
+    for h in hexes:
+        found |= bits.get(h, 0)
     if hexes.__class__ is list:
         if len(_BITS) >= 256:
             _BITS.clear()
@@ -501,7 +512,7 @@ def _reach_key(group: list, limit, cost):
     elif cost.__class__ is list:
         priced = (1, *cost)
     elif cost.__class__ is dict and _WHOLE.issuperset(map(type, cost.values())):
-        priced = (2, *cost.items())
+        priced = (2, tuple(cost), tuple(cost.values()))   # (no pair made or hashed)
     else:
         return None
     return (limit.__class__, limit, *group), priced
