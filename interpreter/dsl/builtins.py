@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, deque
-from itertools import chain, filterfalse
+from itertools import filterfalse
 from typing import Callable, NamedTuple
 
 
@@ -164,7 +164,10 @@ def _charged_sum(run, xs):
         run.steps += len(xs)
         if run.steps > run.budget:
             run.tick(0)
-        if _NUMBERS.issuperset(map(type, xs)):   # (no truth values: bool is not int here)
+        for x in xs:
+            if x.__class__ is not int and x.__class__ is not Fraction:
+                break
+        else:
             return sum(xs)
     return _sum(xs)   # the fault, in its words
 
@@ -267,17 +270,7 @@ def _count_of(xs, x):
     return _as_list(xs, "count_of").count(x)
 
 
-_LIST = frozenset({list})
-_NUMBERS = frozenset({int, Fraction})
-
-
 def _charged_flatten(run, xss):
-    if xss.__class__ is list and _LIST.issuperset(map(type, xss)):   # lists only: at C speed
-        n = sum(map(len, xss))
-        if n > MAX_LIST:
-            raise OverLimit(f"flatten() of more than {MAX_LIST} items")
-        charge(run, n + len(xss))
-        return list(chain.from_iterable(xss))
     out: list = []
     for xs in _as_list(xss, "flatten"):
         if xs.__class__ is not list:

@@ -54,7 +54,6 @@ def charge(run, n: int) -> None:
 
 
 _FLAT = frozenset({int, str, bool, type(None), Fraction})   # values a walk does not enter
-_TEXTS = frozenset({str})
 
 
 def walked(value, cap: int) -> int:
@@ -178,8 +177,6 @@ def _container(value, level: int) -> tuple:
         return kept
     if level > MAX_DEPTH:
         raise _too_deep()
-    if value.__class__ is list and len(value) <= _KEEP and _TEXTS.issuperset(map(type, value)):
-        return value, 1, 1 + len(value)   # a few texts (hexes, names), at C speed
     items = value if value.__class__ is list else value.values()
     depth, nodes = 1, 1 + len(items)
     if nodes > _KEEP and items is value and _flat(value):  # a long list of numbers or texts, at C speed
