@@ -1,6 +1,6 @@
-"""The board: its hexes' adjacency lists, which the hot paths read, and a networkx graph of them
-(components, paths) made when first asked for: networkx takes about 0.1 s to import, and a game
-that asks for no path or component never needs it."""
+"""The board: its hexes' adjacency lists and a group of hexes as a whole number, a bit per hex,
+which the builtins' searches read, and a networkx graph of them made when first asked for (for
+the Python API: networkx takes about 0.1 s to import, and no game needs it)."""
 from __future__ import annotations
 
 from functools import cached_property
@@ -30,6 +30,7 @@ class Board:
         self._distances: dict = {}
         self.frontiers: dict = {}   # tuple of hexes -> their frontier (builtins._frontier)
         self.distances: dict = {}   # (tuple of hexes, hex) -> steps between (builtins._distance)
+        self.reaches: dict = {}     # reach's arguments -> the hexes reached, the work (builtins._reach)
         # A group of hexes as one whole number, bit i for the hex of index i: a group's
         # neighbours are an or of its hexes' ``near_bits``, read back in board order by bytes.
         self.bits = {h: 1 << i for h, i in self.order.items()}
@@ -42,7 +43,7 @@ class Board:
 
     @cached_property
     def graph(self) -> nx.Graph:
-        """The board as a networkx graph (used for components and paths)."""
+        """The board as a networkx graph."""
         import networkx as nx
         graph = nx.Graph()
         graph.add_nodes_from(self._ids)
@@ -50,8 +51,16 @@ class Board:
         return graph
 
     def hexes_in(self, bits: int) -> list:
-        """The hexes of the bits set in ``bits``, in board order."""
+        """The hexes of the bits set in ``bits``, in board order: a few one by one, more a byte
+        at a time, each byte's hexes kept."""
         out: list = []
+        if bits.bit_count() <= 8:
+            ids = self._ids
+            while bits:
+                low = bits & -bits
+                out.append(ids[low.bit_length() - 1])
+                bits ^= low
+            return out
         for i, byte in enumerate(bits.to_bytes(self._width, "little")):
             if byte:
                 names = self._by_byte[i].get(byte)
@@ -65,7 +74,7 @@ class Board:
         """The hexes next to those of ``bits`` (an or of their ``near_bits``), as bits: a few
         hexes one by one, more a byte at a time, each byte's answer kept."""
         out = 0
-        if bits.bit_count() <= 4:
+        if bits.bit_count() <= 10:
             near = self._near_list
             while bits:
                 low = bits & -bits
@@ -83,6 +92,27 @@ class Board:
                     self._near_byte[i][byte] = found
                 out |= found
         return out
+
+    @cached_property
+    def ways(self) -> dict:
+        """Each hex's hexes one step away in the six directions of its grid (0 N, 1 NE, 2 SE,
+        3 S, 4 SW, 5 NW), none where the board ends or the way is blocked (a board with a grid
+        layout)."""
+        from .hexgrid import step_id
+        offset = self.offset
+        if not offset:
+            return {}   # no grid, no directions
+        return {h: tuple(x if x in near else None for x in (step_id(h, d, offset) for d in range(6)))
+                for h, near in self.adj.items()}
+
+    def spread(self, bits: int, within: int) -> int:
+        """The hexes of ``within`` joined to those of ``bits`` through hexes of ``within`` (and
+        ``bits`` itself), as bits."""
+        seen = ring = bits
+        while ring:
+            ring = self.around(ring) & within & ~seen
+            seen |= ring
+        return seen
 
     def distances_to(self, h: str) -> dict:
         """Fewest steps from every hex that has a way to ``h`` (kept: the board never changes)."""

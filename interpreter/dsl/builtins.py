@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, deque
-from functools import lru_cache
+from itertools import filterfalse
 from typing import Callable, NamedTuple
 
 
@@ -251,8 +251,7 @@ def _unique(run, xs):
 def _without(run, xs, ys):
     xs, ys = _as_list(xs, "without"), _as_list(ys, "without")
     try:
-        drop = set(ys)
-        return [x for x in xs if x not in drop]
+        return list(filterfalse(set(ys).__contains__, xs))   # (at C speed)
     except TypeError:  # lists among the items: compared by value, each value charged
         charge_inside(run, xs)
         charge_inside(run, ys)
@@ -286,8 +285,7 @@ def _charged_flatten(run, xss):
 def _intersect(run, xs, ys):
     xs, ys = _as_list(xs, "intersect"), _as_list(ys, "intersect")
     try:
-        keep = set(ys)
-        return [x for x in xs if x in keep]
+        return list(filter(set(ys).__contains__, xs))   # (at C speed)
     except TypeError:  # lists among the items: compared by value, each value charged
         charge_inside(run, xs)
         charge_inside(run, ys)
@@ -408,19 +406,26 @@ def _touches(run, xs, ys):
 
 
 def _components(run, hexes):
-    import networkx as nx   # here, not at start: most games never ask, and it is slow to import
     charge(run, 2 * len(_as_list(hexes, "components")))  # a sort, a search
-    graph = run.board.graph.subgraph(hexes)
-    order = run.board.order
-    parts = [sorted(c, key=order.__getitem__) for c in nx.connected_components(graph)]
-    return sorted(parts, key=lambda c: order[c[0]])
+    board = run.board
+    left = _bits_of(board, hexes)   # (items that are no hex: in no group)
+    parts = []
+    while left:   # the group of the first hex left, in board order: groups by their first hex
+        part = board.spread(left & -left, left)
+        parts.append(board.hexes_in(part))
+        left &= ~part
+    return parts
 
 
 def _connected(run, hexes, a, b):
-    import networkx as nx   # as in _components
     charge(run, len(_as_list(hexes, "connected")))
-    graph = run.board.graph.subgraph(hexes)
-    return a in graph and b in graph and nx.has_path(graph, a, b)
+    board = run.board
+    within = _bits_of(board, hexes)
+    try:
+        start, end = board.bits.get(a, 0) & within, board.bits.get(b, 0) & within
+    except TypeError:   # a list or a map: no hex of the group
+        return False
+    return bool(start and end and board.spread(start, within) & end)
 
 
 def _distance(run, group, h):
@@ -485,18 +490,66 @@ def _bits_of(board, hexes) -> int:
     return found
 
 
+_REACHED = 1024   # the reach answers a board keeps (the last thousand or so)
+_WHOLE = frozenset({int, type(None)})
+
+
+def _reach_key(group: list, limit, cost):
+    """What a reach answer depends on besides the board, as a key of ``Board.reaches``: the
+    group, the limit and the cost, each by value (a number with its kind: ``1`` and ``true``, or
+    ``2`` and a fraction 2, are equal but not alike); None when the cost is a function, or a
+    map with a price that is not a whole number or none (then its prices are checked, or asked,
+    each time)."""
+    if cost is None:
+        priced: tuple = ()
+    elif cost.__class__ is list:
+        priced = (1, *cost)
+    elif cost.__class__ is dict and _WHOLE.issuperset(map(type, cost.values())):
+        priced = (2, tuple(cost), tuple(cost.values()))   # (no pair made or hashed)
+    else:
+        return None
+    return (limit.__class__, limit, *group), priced
+
+
 def _reach(run, group, limit, cost=None):
     """Hexes reachable from a group of hexes spending at most ``limit``. Entering hex h costs
     ``cost[h]`` when cost is a map of prices (a hex not in it, or priced none, cannot be
     entered; every price in it is checked), ``cost(h)`` when cost is a function (none: h
     cannot be entered), 1 when cost is a list of the hexes that may be entered (others cannot),
-    1 everywhere without cost. The group is included, at no cost. Board order."""
-    sources = {_hex(run, h, "reach") for h in _as_list(group, "reach")}
+    1 everywhere without cost. The group is included, at no cost. Board order.
+
+    The answer depends on the board, which never changes, and on the arguments alone: the board
+    keeps the answers of the last thousand or so by their arguments' values (the same company's
+    network, trains and prices come back decision after decision), each with the work it was
+    charged, charged again when it is read (the budget runs out where it would without them)."""
+    group = _as_list(group, "reach")
+    board = run.board
+    try:   # (a kept answer's arguments were checked when it was found)
+        key = _reach_key(group, limit, cost)
+        kept = board.reaches.get(key) if key is not None else None
+    except TypeError:   # lists among the items: refused below, in their words
+        key = kept = None
+    if kept is not None:
+        charge(run, kept[1])
+        return list(kept[0])
+    sources = {_hex(run, h, "reach") for h in group}
     limit = _number(limit, "reach")
     if not sources or limit < 0:
         return []
-    board = run.board
-    if cost is None or isinstance(cost, list):
+    reached, searched, read = _reached(run, board, sources, limit, cost)
+    work = searched + searched * searched.bit_length() // 16 + read   # (_sorting's count)
+    if key is not None:
+        if len(board.reaches) >= _REACHED:
+            board.reaches.clear()
+        board.reaches[key] = (reached, work)
+    charge(run, work)
+    return list(reached)
+
+
+def _reached(run, board, sources: set, limit, cost) -> tuple:
+    """reach's search: the hexes reached in board order, how many were searched and how many
+    prices were read or asked (what it is charged)."""
+    if cost is None or cost.__class__ is list:
         # every step costs 1: breadth-first, on whole numbers with a bit per hex (Board.bits)
         allowed = -1 if cost is None else _bits_of(board, cost)
         seen = ring = _bits_of(board, sources)
@@ -506,14 +559,12 @@ def _reach(run, group, limit, cost=None):
             ring = board.around(ring) & allowed & ~seen
             seen |= ring
         reached = board.hexes_in(seen)
-        _sorting(run, len(reached))   # each hex reached was searched from once
-        return reached
+        return reached, len(reached), 0   # each hex reached was searched from once
     if cost.__class__ is dict:   # a map of prices, charged when it was made
         levels = _price_levels(board.bits, cost, limit)
         if levels is not None:
             reached = board.hexes_in(_reach_by_levels(board, _bits_of(board, sources), limit, levels))
-            _sorting(run, len(reached) + len(cost))   # each hex reached, each price read
-            return reached
+            return reached, len(reached), len(cost)   # each hex reached, each price read
         return _cheapest(run, sources, limit, cost, None)
     if callable(cost):
         return _cheapest(run, sources, limit, {}, cost)
@@ -584,9 +635,10 @@ def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
     return seen
 
 
-def _cheapest(run, sources: set, limit, price: dict, ask) -> list:
+def _cheapest(run, sources: set, limit, price: dict, ask) -> tuple:
     """Dijkstra from every hex of the group at once, on a heap: the prices of map ``price``,
-    or (``ask``, a function) each hex's price asked once, when first met."""
+    or (``ask``, a function) each hex's price asked once, when first met: the hexes reached
+    in board order, how many were searched and how many prices were read or asked."""
     adj, order = run.board.adj, run.board.order
     best = dict.fromkeys(sources, 0)
     heap = [(0, order[h], h) for h in sources]
@@ -616,8 +668,7 @@ def _cheapest(run, sources: set, limit, price: dict, ask) -> list:
             best[x] = w
             push(heap, (w, order[x], x))
     # a step a hex searched, a price read or a call of the cost function
-    _sorting(run, len(done), len(price))
-    return sorted(done, key=order.__getitem__)
+    return sorted(done, key=order.__getitem__), len(done), len(price)
 
 
 def _step(run, h, d):
@@ -627,28 +678,20 @@ def _step(run, h, d):
         raise BuiltinError(f"step() needs a direction 0-5, got {_kind(d)}")
     if not run.board.offset:
         raise BuiltinError("step() needs a board with a grid layout")
-    x = _step_on_grid(h, d, run.board.offset)
-    return x if x in run.board.adj[h] else None  # off the board, or across a blocked edge
+    return run.board.ways[h][d % 6]  # none: off the board, or across a blocked edge
 
 
 def _direction(run, a, b):
     """The direction (0-5) from hex a to the adjacent hex b, or none when not adjacent."""
-    for d in range(6):
-        if _step(run, a, d) == b:
-            return d
-    return None
+    _step(run, a, 0)   # a hex of a board with a grid, or step's fault
+    ways = run.board.ways[a]
+    return ways.index(b) if b in ways else None
 
 
 def _ahead(run, h, d):
     """The (up to) three hexes in front of h facing d: slightly left, straight, slightly right."""
     out = [_step(run, h, (d + k) % 6) for k in (-1, 0, 1)]
     return [x for x in out if x is not None]
-
-
-@lru_cache(maxsize=None)
-def _step_on_grid(h, d, offset):
-    from ..board.hexgrid import step_id
-    return step_id(h, d, offset)
 
 
 def _route_ahead(run, h, d, open_hexes, goals):
@@ -677,7 +720,7 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
         raise BuiltinError(f"{fname}() needs a board with a grid layout")
     passable = set(_as_list(open_hexes, fname))
     targets = set(_as_list(goals, fname))
-    adj, offset = run.board.adj, run.board.offset
+    ways = run.board.ways
     queue = deque([(h, d)])
     came_from = {(h, d): None}
 
@@ -699,8 +742,8 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
         state = queue.popleft()
         here, facing = state
         for turn in (range(6) if facing is None else ((facing - 1) % 6, facing, (facing + 1) % 6)):
-            there = _step_on_grid(here, turn, offset)
-            if there not in adj[here] or on_way(state, there):  # off the board, or blocked
+            there = ways[here][turn]
+            if there is None or on_way(state, there):  # off the board, or blocked
                 continue
             if there in targets:
                 charge(run, len(came_from))   # a step a state searched
@@ -724,7 +767,7 @@ CONTEXT = {
     "frontier": Builtin(_frontier, 1, 1, "hexes next to a group of hexes, not in it", ("list",), "list:entity:hexes"),
     "adjacent": Builtin(_adjacent, 2, 2, "true if two hexes are next to each other", ("hex", "hex"), "bool"),
     "touches": Builtin(_touches, 2, 2, "true if two groups of hexes share or border a hex", ("list", "list"), "bool"),
-    "components": Builtin(_components, 1, 1, "the connected groups of a set of hexes (networkx)", ("list",), "list:list:entity:hexes"),
+    "components": Builtin(_components, 1, 1, "the connected groups of a set of hexes", ("list",), "list:list:entity:hexes"),
     "connected": Builtin(_connected, 3, 3, "true if a and b are joined through the given hexes", ("list", "hex", "hex"), "bool"),
     "distance": Builtin(_distance, 2, 2, "fewest steps from a hex or the nearest hex of a group to hex h, or none: distance(c.network, h)", ("any", "hex"), "any"),
     "reach": Builtin(_reach, 2, 3, "hexes reachable from a group within a limit, entering a hex costing cost[h] (a map), cost(h) (a function) or 1 if in a list: reach(c.network, 3, {h: h.cost for h in hexes})", ("list", "num"), "list:entity:hexes"),

@@ -1,0 +1,118 @@
+"""The builtins that search the board: each kept answer (reach, frontier) equals a fresh search
+over seeded random games of the shipped rulesets that call them most, and the bit-set searches
+(components, connected) and the table of grid steps (step, direction) equal networkx's and the
+grid's.
+
+A kept answer is kept by the values of everything it depends on (the board never changes), so
+it needs no invalidation: these tests check that claim against recomputation, the work charged
+included (a kept answer charges what its search did, so the step budget runs out where it would
+without it).
+"""
+from __future__ import annotations
+
+import random
+
+import networkx as nx
+import pytest
+
+from railrules.interpreter import RulesRuntimeError, load_ruleset
+from railrules.interpreter.compile import expressions
+from railrules.interpreter.dsl import builtins
+
+
+def _play(ruleset, games: int, players: int) -> None:
+    for seed in range(1, games + 1):
+        game = ruleset.new_game(players, seed)
+        rng = random.Random(seed)
+        while not game.is_over:
+            game.apply(rng.choice(game.legal_actions()))
+
+
+def _fresh_beside(name: str, kept_on: str, monkeypatch) -> dict:
+    """Wrap builtin ``name`` so that each answer it gives in play is compared with a fresh one
+    (the board's kept answers, attribute ``kept_on``, set aside for it): the same hexes, the
+    same work. Returns the counts of calls and of answers that were kept."""
+    real = builtins.ALL[name].fn
+    seen = {"calls": 0, "kept": 0}
+
+    def compared(run, *args):
+        board = run.board
+        before = len(getattr(board, kept_on))
+        steps = run.steps
+        found = real(run, *args)
+        charged = run.steps - steps
+        seen["calls"] += 1
+        seen["kept"] += len(getattr(board, kept_on)) == before   # nothing new: a kept answer
+        kept, known = getattr(board, kept_on), dict(builtins._SEEN)
+        setattr(board, kept_on, {})
+        builtins._SEEN.clear()   # (distance also knows the very lists asked last)
+        try:
+            steps = run.steps
+            assert real(run, *args) == found, (name, args)
+            assert run.steps - steps == charged, (name, args)
+            run.steps = steps
+        finally:
+            setattr(board, kept_on, kept)
+            builtins._SEEN.update(known)
+        return found
+    monkeypatch.setitem(expressions._BASE, f"_b_{name}", compared)
+    return seen
+
+
+@pytest.mark.parametrize("ruleset, name, kept_on", [
+    ("german_railways", "reach", "reaches"),
+    ("stephensons_rocket", "frontier", "frontiers"),
+])
+def test_a_kept_answer_equals_a_fresh_search_over_random_games(ruleset, name, kept_on, monkeypatch):
+    seen = _fresh_beside(name, kept_on, monkeypatch)
+    _play(load_ruleset(ruleset), 6, 4)   # (loaded after the wrap: a ruleset's names are its own)
+    assert seen["calls"] > 50 and 0 < seen["kept"] < seen["calls"], seen
+
+
+def test_a_kept_reach_is_not_one_of_alike_but_different_arguments():
+    """Arguments that are equal but not alike (a price 1 and true, a limit 2 and a fraction 2)
+    are not one key: the second is checked, and refused, or searched, in its own right."""
+    game = load_ruleset("stephensons_rocket").new_game(3, 1)
+    h = next(iter(game.ruleset.board.adj))
+    assert h in game.evaluate(f"reach([{h}], 2, {{{h}: 1}})")
+    with pytest.raises(RulesRuntimeError, match="got a boolean"):
+        game.evaluate(f"reach([{h}], 2, {{{h}: true}})")
+    assert game.evaluate(f"reach([{h}], 4 / 2)") == game.evaluate(f"reach([{h}], 2)")
+    assert game.evaluate(f"reach([{h}], 1)") != []
+    with pytest.raises(RulesRuntimeError, match="needs a number"):
+        game.evaluate(f"reach([{h}], true)")
+
+
+def test_components_and_connected_are_networkx_on_random_groups():
+    """`components` and `connected` (a spread of bits within the group) on the board of 265 hexes:
+    networkx's connected components of the group's subgraph, each in board order, ordered by
+    their first hex; whether two hexes have a path within the group."""
+    game = load_ruleset("stephensons_rocket").new_game(3, 1)
+    board, rng = game.ruleset.board, random.Random(5)
+    hexes = list(board.adj)
+    for _ in range(60):
+        group = rng.sample(hexes, rng.randint(0, len(hexes)))
+        graph = board.graph.subgraph(group)
+        parts = sorted((sorted(c, key=board.order.__getitem__) for c in nx.connected_components(graph)),
+                       key=lambda c: board.order[c[0]])
+        listed = f"[{', '.join(group)}]"
+        assert game.evaluate(f"components({listed})") == parts
+        a, b = rng.choice(hexes), rng.choice(hexes)
+        assert game.evaluate(f"connected({listed}, {a}, {b})") == \
+            (a in graph and b in graph and nx.has_path(graph, a, b))
+    assert game.evaluate("components([])") == [] and game.evaluate(f"connected([], {a}, {a})") is False
+
+
+def test_step_and_direction_are_the_grid_steps_across_open_edges():
+    """`step` reads the board's table of grid steps: the grid's neighbour in that direction when
+    the board joins them (else none), and `direction` is its inverse."""
+    from railrules.interpreter.board.hexgrid import step_id
+    game = load_ruleset("stephensons_rocket").new_game(3, 1)
+    board = game.ruleset.board
+    for h in list(board.adj)[::7]:
+        for d in range(-6, 12, 5):
+            x = step_id(h, d, board.offset)
+            expected = x if x in board.adj[h] else None
+            assert game.evaluate(f"step({h}, {d})") == expected
+            if expected is not None:
+                assert game.evaluate(f"direction({h}, {expected})") == d % 6
