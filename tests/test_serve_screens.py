@@ -156,7 +156,7 @@ def test_a_choice_among_many_hexes_is_made_on_the_board_its_list_folded(tmp_path
         browser.open(base + t.links()["table"])
         _ready(browser)
         browser.click("#reveal")
-        browser.wait("S.options.length > 0 && !document.getElementById('choice').hidden")
+        browser.wait("S && S.options.length > 0 && !document.getElementById('choice').hidden")   # (S is none while the lifted view loads)
         group = f'#options .group[data-name="{name}"]'
         hexes = browser.js(f"S.options.filter(o => o.name === {name!r}).map(o => o.hexes[0])")
         assert len(hexes) > 8
