@@ -3,17 +3,13 @@ lifts the curtain, links that survive a restart of the real server, and the lobb
 several tables (listed, started, refused)."""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shlex
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -32,6 +28,7 @@ with warnings.catch_warnings():   # Starlette asks for httpx2 instead of httpx; 
 from railrules.interpreter import load_ruleset
 from railrules.tools.play.serve import Table
 from railrules.tools.play.serve.app import make_app
+from test_serve import _cdp, _keep, free_port, serving
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 
@@ -111,12 +108,6 @@ def test_a_sealed_bid_is_not_on_the_hotseat_page_before_the_next_bidder_lifts_th
 
 
 # ------------------------------------------------------------------ a real server, restarted
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """`railrules serve ARGS...` as a subprocess in ``folder``: its output up to the Ctrl-C line,
     then requests, then SIGINT and the rest of its output."""
@@ -317,43 +308,9 @@ def test_the_lobby_server_restarts_with_its_tables_at_the_same_links(tmp_path):
 
 
 # ------------------------------------------------------------------ the lobby as a person sees it
-def _chromium():
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
-        pytest.skip("headless Chromium is not installed (apt-get install chromium; CI installs it)")
-    from cdp import Chromium
-    return Chromium
-
-
-def _keep(shot: Path) -> None:
-    """Copy a screenshot where RAILRULES_SCREENSHOTS points, to look at it."""
-    folder = os.environ.get("RAILRULES_SCREENSHOTS")
-    if folder:
-        shutil.copy(shot, Path(folder) / shot.name)
-
-
-@contextlib.contextmanager
-def serving(served):
-    """uvicorn serving a table or a lobby on 127.0.0.1 at a free port, in a thread."""
-    import uvicorn
-    server = uvicorn.Server(uvicorn.Config(make_app(served), host="127.0.0.1", port=free_port(),
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{server.config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
-        assert not thread.is_alive()
-
-
 def test_chromium_starts_a_table_from_the_lobby_and_opens_it(tmp_path):
     from railrules.tools.play.lobby import Lobby
-    Chromium = _chromium()
+    Chromium = _cdp()
     lobby = Lobby.open(tmp_path / "friends.lobby.json", delay=0)
     with serving(lobby) as base, Chromium() as browser:
         browser.open(f"{base}/lobby/{lobby.token}")
