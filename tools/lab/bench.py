@@ -21,6 +21,7 @@ from pathlib import Path
 from railrules.interpreter import load_ruleset
 
 from railrules.tools.common.clock import describe as describe_time
+from railrules.tools.lab.bytecodes import count
 from railrules.tools.lab.simulate import simulate
 
 
@@ -60,7 +61,7 @@ def _apply_us(game) -> float:
 
 
 def bench_ruleset(name: str, games: int, seed: int, players: int | None, bot: str,
-                  forced: bool) -> dict:
+                  forced: bool, counted: int = 0) -> dict:
     loads = []
     for _ in range(3):
         t = time.perf_counter()
@@ -81,6 +82,7 @@ def bench_ruleset(name: str, games: int, seed: int, players: int | None, bot: st
         "seconds_per_game": round(r["seconds"] / r["finished"], 3) if r["finished"] else None,
         "cpu_seconds_per_game": r["cpu_seconds_per_game"], "timing": r["timing"],
         "bots": r["bots"],
+        **({"bytecodes": count(name, players, counted, seed)} if counted else {}),
     }
 
 
@@ -116,6 +118,11 @@ def describe(report: dict) -> str:
         lines += [f"  bot {spec}: {b['choices_per_second']} choices/s, {b['seconds_per_game']} s "
                   "choosing per game" for spec, b in r["bots"].items()]
         lines.append(f"  games: {describe_time(r['timing'])}")
+        if "bytecodes" in r:
+            b = r["bytecodes"]
+            lines.append(f"  work a decision ({b['games']} games, {b['decisions']} decisions, exact): "
+                         f"{b['bytecodes']} bytecodes, {b['generated']} of them in generated code; "
+                         f"{b['calls']} Python calls")
     lines.append(f"cold start of the command (railrules list): {report['cold_start_ms']} ms")
     lines.append(f"lint of {', '.join(report['rulesets'])}: median {report['lint_seconds_median']} s "
                  f"over {report['lint_runs']} runs")
@@ -132,6 +139,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("rulesets", nargs="*", help="ruleset names (default: all shipped)")
     parser.add_games(100)
     parser.add_argument("--lint-runs", type=parser.count(1), default=5, help="lint runs to take the median of")
+    parser.add_argument("--bytecodes", type=parser.count(0), default=0, metavar="GAMES",
+                        help="also count the bytecodes and Python calls a decision over GAMES random "
+                             "games (exact, whatever the machine's load; tracing is ~50x slower; "
+                             "default 0: not counted)")
 
 
 def run(args) -> int:
@@ -144,7 +155,7 @@ def run(args) -> int:
     report: dict = {"rulesets": {}}
     for name in names:
         report["rulesets"][name] = bench_ruleset(name, args.games, args.seed, args.players,
-                                                 args.bot, args.forced)
+                                                 args.bot, args.forced, args.bytecodes)
     times = []
     for _ in range(args.lint_runs):
         t = time.perf_counter()
