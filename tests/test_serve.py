@@ -391,7 +391,8 @@ def test_chromium_plays_by_clicking_options_and_hexes(tmp_path, clicks):
             if len(chosen) == 8:
                 _keep(browser.screenshot(tmp_path / "serve_chicago_express.png"))
         if clicks is None:
-            assert "game over" in browser.js("document.getElementById('status').textContent")
+            status = browser.js("document.getElementById('status').textContent")
+            assert "the game ends" in status and re.search(r"\bwins? with \d+|share the win", status), status
             _keep(browser.screenshot(tmp_path / "serve_chicago_express_end.png"))
     assert hex_clicks >= 2 and len(chosen) >= 12
     assert "not allowed" in refused or "no option names a hex" in refused, refused
