@@ -158,13 +158,13 @@ def test_no_file_outside_the_page_s_own_assets_is_served(path, tmp_path):
     response = c.get(path)
     assert response.status_code in (400, 404), (path, response.status_code)
     assert "import" not in response.text and "root:" not in response.text
-    for asset in ("app.js", "style.css", "index.html", "lobby.html", "lobby.js", "lobby.css"):
+    for asset in ("app.js", "page.js", "style.css", "index.html", "lobby.html", "lobby.js", "lobby.css"):
         assert c.get(f"/static/{asset}").status_code == 200
 
 
 def test_the_page_needs_nothing_from_elsewhere():
     assets = sorted(p.name for p in STATIC.iterdir())
-    assert assets == ["app.js", "index.html", "lobby.css", "lobby.html", "lobby.js", "style.css"]
+    assert assets == ["app.js", "index.html", "lobby.css", "lobby.html", "lobby.js", "page.js", "style.css"]
     for name in assets:
         text = (STATIC / name).read_text(encoding="utf-8")
         assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text, re.I), name   # no CDN

@@ -8,9 +8,7 @@
 // the board is the list: the hexes are highlighted, and a long list of buttons is folded.
 "use strict";
 
-const TOKEN = decodeURIComponent(location.pathname.split("/").pop());
 const API = "/api/" + encodeURIComponent(TOKEN) + "/";
-const $ = id => document.getElementById(id);
 let S = null;            // the last state the server sent
 let boardVersion = -1;   // the version of the board drawn
 let timer = null;        // the next bot move or look
@@ -39,15 +37,6 @@ function say(text, refused) {
   const m = $("message");
   m.textContent = text || "";
   m.className = refused ? "refused" : "";
-}
-
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
-  }
-  for (const c of children) node.append(c);
-  return node;
 }
 
 async function look() {

@@ -3,9 +3,7 @@
 // (/api/lobby/TOKEN/start). No library, nothing fetched from elsewhere.
 "use strict";
 
-const TOKEN = decodeURIComponent(location.pathname.split("/").pop());
 const API = "/api/lobby/" + encodeURIComponent(TOKEN) + "/";
-const $ = id => document.getElementById(id);
 let L = null;   // the last state the server sent
 
 async function call(name, body) {
@@ -21,15 +19,6 @@ async function call(name, body) {
 function say(text, refused) {
   $("message").textContent = text || "";
   $("message").className = refused ? "refused" : "";
-}
-
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
-  }
-  for (const c of children) node.append(c);
-  return node;
 }
 
 function link(path, text) {
