@@ -24,15 +24,22 @@ _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
            ZeroDivisionError, RecursionError, AttributeError)
 
 
+def _described(run, spec, i: int, loc: dict) -> str | None:
+    """Parameter ``i``'s ``as`` text over the names ``loc`` holds; None when it has none or it
+    cannot be said now."""
+    fn = spec.about[i] if i < len(spec.about) else None
+    if fn is None:
+        return None
+    try:
+        return run.show(fn(run, loc))
+    except _FAULTS:
+        return None
+
+
 def _about(run, spec, i: int, loc: dict) -> str:
     """'one of the choices for X': X the parameter's ``as`` text, or its name quoted."""
-    fn = spec.about[i] if i < len(spec.about) else None
-    try:
-        if fn is not None:
-            return f"one of the choices for {run.show(fn(run, loc))}"
-    except _FAULTS:   # a description that cannot be said now: the parameter by its name
-        pass
-    return f"one of the choices for '{spec.domains[i][0]}'"
+    said = _described(run, spec, i, loc)
+    return f"one of the choices for {said}" if said is not None else f"one of the choices for '{spec.domains[i][0]}'"
 
 
 def _span(items: list) -> str:
@@ -552,11 +559,7 @@ class Machine(_Shows):
             return [None] * len(action.args)
         loc, out = dict(base), []
         for i, ((var, _), value) in enumerate(zip(spec.domains, action.args)):
-            fn = spec.about[i] if i < len(spec.about) else None
-            try:
-                out.append(None if fn is None else self.show(fn(self, loc)))
-            except _FAULTS:
-                out.append(None)
+            out.append(_described(self, spec, i, loc))
             loc[var] = value
         return out
 
