@@ -104,7 +104,12 @@ def _sorting(run, n: int, calls: int = 0, keys=None) -> None:
     items compared (``keys``) hold lists or maps, for each value in them (:func:`walked`)."""
     if keys and (keys[0].__class__ is list or keys[0].__class__ is dict):   # (lists order only with lists)
         n = max(n, walked(keys, run.budget - run.steps + 1) - 1)
-    charge(run, n + n * n.bit_length() // 16 + calls)
+    charge(run, _sort_work(n, calls))
+
+
+def _sort_work(n: int, calls: int = 0) -> int:
+    """The steps a sort of ``n`` items that calls a key or cost function ``calls`` times takes."""
+    return n + n * n.bit_length() // 16 + calls
 
 
 def _listed(fn, lists: int = 1, compares: bool = False):
@@ -537,7 +542,7 @@ def _reach(run, group, limit, cost=None):
     if not sources or limit < 0:
         return []
     reached, searched, read = _reached(run, board, sources, limit, cost)
-    work = searched + searched * searched.bit_length() // 16 + read   # (_sorting's count)
+    work = _sort_work(searched, read)
     if key is not None:
         if len(board.reaches) >= _REACHED:
             board.reaches.clear()
