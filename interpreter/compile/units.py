@@ -76,19 +76,24 @@ class Units(dict):
         return fn
 
 
+def _callees(code, handlers: dict) -> list:
+    """The units ``code`` calls: its procedures, and the handlers of the events it emits."""
+    out: list = []
+    for ins in code.instrs:
+        if isinstance(ins, CallProc):
+            out.append(ins.proc)
+        elif isinstance(ins, Emit):
+            out += handlers.get(ins.event, [])
+    return out
+
+
 def straight(codes: dict, handlers: dict) -> frozenset:
     """The keys of the units that can never pause: no choice, end of the game, end test or call
     of a procedure held by a local in them, nor in any unit they call or any handler of an event
     they emit; and in no cycle of calls (a recursive procedure keeps its frames)."""
-    callees: dict = {}  # key -> the units it calls, or None when it pauses itself
-    for key, code in codes.items():
-        out: list = []
-        for ins in code.instrs:
-            if isinstance(ins, CallProc):
-                out.append(ins.proc)
-            elif isinstance(ins, Emit):
-                out += handlers.get(ins.event, [])
-        callees[key] = None if any(map(_pauses, code.instrs)) else out
+    # key -> the units it calls, or None when it pauses itself
+    callees = {key: None if any(map(_pauses, code.instrs)) else _callees(code, handlers)
+               for key, code in codes.items()}
     known: dict = {}  # key -> straight or not; None while being looked at (a cycle back to it)
 
     def visit(key) -> bool:
@@ -105,15 +110,7 @@ def straight(codes: dict, handlers: dict) -> frozenset:
 def acyclic(codes: dict, handlers: dict) -> frozenset:
     """The keys of the units that are in no cycle of calls and events (a unit that may call
     itself again, however indirectly, keeps its calls on the machine's stack, not Python's)."""
-    calls: dict = {}
-    for key, code in codes.items():
-        out: set = set()
-        for ins in code.instrs:
-            if isinstance(ins, CallProc):
-                out.add(ins.proc)
-            elif isinstance(ins, Emit):
-                out.update(handlers.get(ins.event, []))
-        calls[key] = out & set(codes)
+    calls = {key: set(_callees(code, handlers)) & set(codes) for key, code in codes.items()}
     cyclic: set = set()
     for start in codes:   # start is in a cycle if it is among the units reachable from it
         seen: set = set()
