@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import gc
 
 from railrules.tools.lab.bench import bench_ruleset
 from railrules.tools.lab.bytecodes import count, tally
@@ -15,6 +16,22 @@ def test_the_count_is_exact_the_same_for_the_same_games_and_splits_generated_cod
     assert 0 < first["generated"] < first["bytecodes"] and first["calls"] > 1
     assert first["games"] == 2 and first["decisions"] > 50
     assert count("chicago_express", 3, 2, 8) != first     # other games, other counts
+
+
+def test_the_count_does_not_see_the_garbage_collector():
+    """Hypothesis registers a gc callback: Python code run at each collection, which came at
+    moments that depend on the process's history and made CI's two counts differ."""
+    before = count("chicago_express", 3, 1, 7)
+    calls = []
+    gc.callbacks.append(lambda phase, info: calls.append(phase))
+    try:
+        threshold = gc.get_threshold()
+        gc.set_threshold(5)          # collections many times a decision, were they allowed
+        assert count("chicago_express", 3, 1, 7) == before
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.pop()
+    assert calls                     # the callback was there: collect() before counting ran it
 
 
 def _straight(a, b):

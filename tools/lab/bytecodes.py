@@ -6,12 +6,14 @@ under a trace that counts every bytecode executed (CPython's opcode events) and 
 call; the counts are divided by the decisions. Generated code (the rules, compiled) is counted
 apart from the engine and builtins around it. The ruleset is loaded afresh and the same games
 are played once untraced first, so that code written lazily and what the engine keeps between
-decisions are there as in a long run, and the counts are exact: the same commit, games and
-seed always give the same figures. Tracing makes play about 50 times slower, so a few games are
-enough.
+decisions are there as in a long run, and the cyclic garbage collector is off while counting
+(a library's gc callback runs Python code at each collection), so the counts are exact: the
+same commit, games and seed always give the same figures. Tracing makes play about 50 times
+slower, so a few games are enough.
 """
 from __future__ import annotations
 
+import gc
 import random
 import sys
 from collections.abc import Callable
@@ -38,11 +40,16 @@ def tally(run: Callable[[], object]) -> dict:
             return on_event
         return on_event
 
+    gc.collect()        # a collection mid-run finalizes what it finds (a generator's close
+    enabled = gc.isenabled()    # runs Python code), at a moment that depends on the history of
+    gc.disable()        # the process: off while counting, so the count does not depend on it
     sys.settrace(on_call)
     try:
         run()
     finally:
         sys.settrace(None)
+        if enabled:
+            gc.enable()
     return counts
 
 
