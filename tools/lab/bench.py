@@ -4,7 +4,7 @@ Each figure is measured, never asserted (tests do not time anything): random pla
 second and decisions per game (from `simulate`; the games' CPU time beside their wall time,
 and whether the machine was busy: tools/common/clock.py), each bot's choices per second and seconds
 spent choosing per game, microseconds per decision, a clone of a
-mid-game state, an action applied and undone, a warm load+compile of
+mid-game state and that state's memory (tools/lab/memory.py), an action applied and undone, a warm load+compile of
 the ruleset and the cold start of `railrules play` (to its first prompt), and the cold start of
 the command (`railrules list`, which loads every ruleset); then the median time to lint them all.
 """
@@ -22,6 +22,7 @@ from railrules.interpreter import load_ruleset
 
 from railrules.tools.common.clock import describe as describe_time
 from railrules.tools.lab.bytecodes import count
+from railrules.tools.lab.memory import allocated, deep_size
 from railrules.tools.lab.simulate import simulate
 
 
@@ -77,6 +78,8 @@ def bench_ruleset(name: str, games: int, seed: int, players: int | None, bot: st
         "decisions_per_second": r["decisions_per_second"],
         "us_per_decision": round(1e6 / r["decisions_per_second"], 1) if r["decisions_per_second"] else None,
         "clone_us": _per_call_us(game.clone), "apply_undo_us": apply_us,
+        "state_kb": round(deep_size(game.state) / 1024, 1),
+        "clone_kb": round(allocated(game.clone) / 1024, 1),
         "load_ms": round(min(loads), 1), "play_cold_start_ms": play_cold_start_ms(name),
         "seconds": r["seconds"],
         "seconds_per_game": round(r["seconds"] / r["finished"], 3) if r["finished"] else None,
@@ -113,7 +116,8 @@ def describe(report: dict) -> str:
             f"{', forced moves applied' if r['forced'] else ''}): {r['playouts_per_second']} playouts/s "
             f"({r['seconds_per_game']} s/game wall, {r['cpu_seconds_per_game']} s/game CPU), "
             f"{r['decisions_mean']} decisions/game, {r['us_per_decision']} us/decision; "
-            f"clone {r['clone_us']} us; apply+undo {r['apply_undo_us']} us; "
+            f"clone {r['clone_us']} us; mid-game state {r['state_kb']} KB (a clone allocates "
+            f"{r['clone_kb']} KB); apply+undo {r['apply_undo_us']} us; "
             f"load+compile {r['load_ms']} ms; cold start of `railrules play` {r['play_cold_start_ms']} ms")
         lines += [f"  bot {spec}: {b['choices_per_second']} choices/s, {b['seconds_per_game']} s "
                   "choosing per game" for spec, b in r["bots"].items()]
