@@ -271,7 +271,8 @@ class Machine(_Shows):
         if n <= self._shared:  # own_top, written out: a return to a frame the transaction shares
             if not n:
                 return
-            stack[-1] = copy_frame(stack[-1])
+            caller = stack[-1] = stack[-1].copy()
+            caller["L"] = caller["L"].copy()
             self._shared = n - 1
         if dest is not None:
             stack[-1]["L"][dest] = check_storable(value)
@@ -489,17 +490,18 @@ class Machine(_Shows):
     def legal(self) -> list[Action]:
         """The legal actions of the choice the game waits on: by its generated lister, and
         when that raises (or there is none), one option at a time, each fault worded."""
-        if not self.state["waiting"]:
+        st = self.state
+        if not st["waiting"]:
             return []
-        self.steps = 0
-        frame = self.state["stack"][-1]
+        frame = st["stack"][-1]
         instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
         lister = instr.lister
         if lister is None:
             lister = instr.lister = self.program.lister(instr)
+        self.steps = 0
         if lister:
             try:
-                return lister(self, frame["L"], self.state["turn"])
+                return lister(self, frame["L"], st["turn"])
             except Exception:  # listed again below, to say what is wrong
                 self.steps = 0
         return self._listed(instr, frame)
