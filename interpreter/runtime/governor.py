@@ -134,10 +134,10 @@ def check_storable(value):
         return value if value in _STORED_INTS else _scalar(value)
     if t is str:
         return value if len(value) <= MAX_TEXT else check_text(value)
+    if t is bool or value is None:
+        return value
     if t is list or t is dict:
         return _container(value, 1)[0]
-    if value is None or t is bool:
-        return value
     return _scalar(value)
 
 
