@@ -543,7 +543,10 @@ class Machine(_Shows):
         name = spec.name
         if i + 1 == len(spec.domains):  # the last parameter: test each value here, no recursion
             if spec.choices is not None:   # generated: every value when no require tests it
-                made = spec.made.get(head) if head == () else None
+                try:
+                    made = spec.made.get(head)
+                except TypeError:  # a list among the values before: no key (_kept)
+                    made = {}
                 if made is None:
                     made = _kept(spec, head)
                 try:
