@@ -16,6 +16,8 @@ from railrules.interpreter import RulesRuntimeError, check_ruleset, load_ruleset
 from railrules.interpreter.engine.game import Game
 from railrules.interpreter.errors import BadSave
 from railrules.interpreter.runtime.governor import MAX_DEPTH, MAX_NODES, MAX_TEXT, OverLimit, check_storable
+from railrules.interpreter.runtime.rationals import Fraction
+from railrules.interpreter.runtime.values import RuleFault
 from railrules.tools.author.scenarios import run_scenario
 from test_hostile import RULESET, cli, ruleset
 
@@ -262,3 +264,56 @@ def test_an_end_reason_is_held_to_the_text_limit(tmp_path, reason):
              f"    end_game {reason}\n\nscore p = p.cash\n")
     diag, _ = failure(tmp_path, rules)
     assert (diag.code, diag.pos.line) == ("RR312", 3) and "text longer than" in diag.message
+
+
+def _one_by_one(value, level: int = 1):
+    """What storing ``value`` must do, item by item (the rule the fast check of a list or map
+    keeps): whole-number fractions become integers; a number past the bounds, a fraction that is
+    not whole, a function or a list nested too deep is refused."""
+    if value.__class__ is list or value.__class__ is dict:
+        if level > MAX_DEPTH:
+            raise OverLimit("too deep")
+        pairs = value.items() if value.__class__ is dict else enumerate(value)
+        out = [(k, _one_by_one(v, level + 1)) for k, v in pairs]
+        return dict(out) if value.__class__ is dict else [v for _, v in out]
+    if value.__class__ is Fraction:
+        if value.denominator != 1:
+            raise OverLimit("not whole")
+        return int(value)
+    if value.__class__ is int and not -10 ** 18 <= value <= 10 ** 18 or callable(value):
+        raise OverLimit("cannot be stored")
+    return value
+
+
+@pytest.mark.parametrize("value", [
+    ["a", 1, True, None, "b" * 50, -10 ** 18, 10 ** 18],
+    {"a": 1, "b": [1, 2, {"c": 3}], "d": None},
+    [1, 2, 3, 10 ** 18 + 1],
+    ["x", 4, -10 ** 18 - 1, "y"],
+    [1, 2, Fraction(6, 3), "z", [Fraction(4, 2)]],
+    {"a": 1, "b": Fraction(1, 2)},
+    [1, [2, [3, [4, lambda: 0]]]],
+    [[[[1, 2, 3]]]] * 3,
+    [True, False, None, 0],
+], ids=["plain", "nested-map", "too-big", "too-small", "whole-fractions", "half", "function",
+        "shared", "flags"])
+def test_a_stored_list_or_map_is_checked_as_item_by_item(value):
+    """The items of a list or map are read at C speed (their kinds, the largest number), and only
+    the lists and maps among them entered: the outcome is the item-by-item rule's."""
+    try:
+        want = _one_by_one(value)
+    except OverLimit:
+        with pytest.raises((OverLimit, RuleFault)):
+            check_storable(value)
+        return
+    got = check_storable(value)
+    assert got == want and [type(x) for x in (got if isinstance(got, list) else got.values())] \
+        == [type(x) for x in (want if isinstance(want, list) else want.values())]
+
+
+def test_a_list_nested_past_the_depth_limit_is_refused_by_the_fast_check():
+    deep: list = ["a", 1, 2]
+    for _ in range(MAX_DEPTH):
+        deep = ["a", 1, deep]
+    with pytest.raises(OverLimit, match="nested more than"):
+        check_storable(deep)

@@ -52,18 +52,22 @@ def advance(state: list, end) -> list | None:
     if current is not None:
         if mark is None:          # a turn that was not a pass: the passes start again
             passed, last = _NOBODY, current
-        if mark != "out":         # a player who dropped out was taken out: index is the next
+            index += 1
+        elif mark != "out":       # a player who dropped out was taken out: index is the next
             index += 1
         if left is not None:
             left -= 1
-    # (the players in passed are distinct: all have passed only if there are as many of them)
-    done = not rotation or left == 0 or (
-        end == ALL and len(passed) >= len(rotation) and all(q in passed for q in rotation)) or (
-        end == OTHERS and len(passed) + 1 >= len(rotation)
-        and all(q in passed or q == last for q in rotation))
-    if done:
+    n = len(rotation)
+    if not n or left == 0:
         return None
-    index %= len(rotation)
+    # (the players in passed are distinct: all have passed only if there are as many of them)
+    if passed:
+        if end == ALL and len(passed) >= n and all(q in passed for q in rotation) or (
+                end == OTHERS and len(passed) + 1 >= n and all(q in passed or q == last for q in rotation)):
+            return None
+    elif end == OTHERS and n == 1 and rotation[0] == last:   # (nobody passed: the one player was last)
+        return None
+    index %= n
     return [rotation, index, passed, last, rotation[index], None, left]
 
 

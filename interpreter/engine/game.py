@@ -187,14 +187,15 @@ class Game:
         pending choice with none is a ruleset bug (RR307)."""
         if player is not None and player != self.state["turn"]:
             return self.machine.legal_for(player)
-        if self._legal is None:
-            self._legal = self.machine.legal()
-            if not self._legal and self.state["waiting"]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self.machine.legal()
+            if not legal and self.state["waiting"]:
                 instr, _ = self.machine._choice()
                 raise RulesRuntimeError(Diagnostic(
                     "RR307", f"{self.current_player} must choose here, but no option is legal",
                     instr.pos, hint="give the choice an option that is always legal (pass, stop...)"))
-        return list(self._legal)
+        return list(legal)
 
     # ------------------------------------------------------------------ acting
     def option_scope(self, action) -> dict:
@@ -250,37 +251,32 @@ class Game:
         if safe is not _UNSET:
             warnings.warn("Game.apply(safe=...) is deprecated and ignored: every apply is safe; "
                           "call apply(action)", DeprecationWarning, stacklevel=2)
+        legal = self._legal
+        if legal is None or player is not None or action.__class__ is not Action or action not in legal:
+            action = self._checked(action, player)
+            if action is None:  # a commitment, applied
+                return
+        self._undo.append(self.machine.decide(action))  # a failing rule, or Ctrl-C: nothing changed
+        self._legal = None
+
+    def _checked(self, action, player: str | None) -> Action | None:
+        """:meth:`apply`'s checks, where the action is not one of the legal actions listed
+        already: the action, legal now (None: a commitment of ``player``, applied); a game
+        that is over, or an illegal action, raises :class:`IllegalAction`."""
         state = self.state
         if state["result"] is not None:
             raise IllegalAction(Diagnostic("RR301", "the game is over"))
         if player is not None and player != state["turn"]:
-            return self._commit(player, action)
+            self._commit(player, action)
+            return None
         if action.__class__ is not Action:
             action = self.to_action(action)
-        legal = self._legal
-        if legal is None:
-            self.legal_actions()
-            legal = self._legal or []
-        if action not in legal:
+        if action not in self.legal_actions():
             reason, pos = self.machine.why_illegal(action)
             who = state["entities"].get(self.current_player, {}).get("name") or self.current_player
             raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",
                                            pos or Pos("<action>", 0, 0)))
-        history = state["history"]
-        if len(history) >= self.ruleset.decision_budget:  # (nothing has changed yet)
-            raise self._endless()
-        self._legal = None
-        self._undo.append(self.machine.decide(action))  # a failing rule, or Ctrl-C: nothing changed
-
-    def _endless(self) -> RulesRuntimeError:
-        """RR303 for a game that has used up its decisions: at the game block, with what to look
-        for (one-line reports, such as simulate's, show no hint: the message says it)."""
-        game = self.ruleset.program.codes.get("game")
-        return RulesRuntimeError(Diagnostic(
-            "RR303", f"the game did not end within {self.ruleset.decision_budget} decisions: does every "
-            "way through the rules reach an end_game, or a check_end whose end conditions can come true?",
-            game.pos if game is not None else Pos("<game>", 0, 0),
-            hint="a game that is right but long: raise limits.decisions in ruleset.yaml"))
+        return action
 
     def imagine_commitments(self, seat: str | None, pick) -> None:
         """In an open round of secret choices, replace each commitment ``seat`` cannot see (every
@@ -325,10 +321,8 @@ class Game:
             reason, pos = self.machine.why_illegal_for(player, action)
             raise IllegalAction(Diagnostic("RR301", f"{who} cannot '{action.label}': {reason}",
                                            pos or Pos("<action>", 0, 0)))
-        if len(state["history"]) >= self.ruleset.decision_budget:
-            raise self._endless()
-        self._legal = None
         self._undo.append(self.machine.decide(action, player))
+        self._legal = None
 
     def undo(self, steps: int = 1) -> None:
         """Take back the last ``steps`` actions: the state is exactly as it was before them.

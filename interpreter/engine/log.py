@@ -18,8 +18,12 @@ def show(ent: dict, value) -> str:
     """How a value reads in a message: an entity by its name, a list joined, a map as its
     keys with their values ("Alpha 2, Beta 0"), yes/no, none; a :class:`Secret` as its value
     (who may read it is :mod:`.secrecy`'s to say)."""
-    if value.__class__ is Secret:
+    c = value.__class__
+    if c is Secret:
         value = value.value
+        c = value.__class__
+    if c is int:   # (the commonest, at once)
+        return str(value)
     if isinstance(value, str):
         rec = ent.get(value)
         name = rec.get("name") if rec else None

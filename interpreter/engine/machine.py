@@ -76,6 +76,23 @@ def copy_frame(frame: dict) -> dict:
     return copy
 
 
+class _Records(dict):
+    """Entity id -> its record as this transaction changes it (``Machine.record`` is its lookup):
+    the first lookup of an entity copies its record into the game's entities, and keeps the
+    record it replaced in ``old`` (entity id -> record) for the undo."""
+    __slots__ = ("ent", "old")
+    ent: dict
+    old: dict
+
+    def __missing__(self, eid) -> dict:
+        old = self.ent.get(eid)
+        if old is None:
+            raise RuleFault(f"{word(eid)} is not an entity")
+        rec = self[eid] = self.ent[eid] = dict(old)
+        self.old[eid] = old
+        return rec
+
+
 class _NoFunctions(dict):
     def __missing__(self, name):
         raise RuleFault(f"a constant cannot call the function '{name}': constants are computed "
@@ -147,17 +164,31 @@ class Machine(_Shows):
         self.deps: list | None = None    # while a derived value is computed: what it reads
         self.gdeps: list | None = None
         self.from_scratch = False       # True: derived values are recomputed, never cached
-        self.messages = messages
+        self.messages: list = messages if messages is not None else []
+        self._say = self.messages.append
         self.depth = 0
         self.steps = 0
         self.budget = ruleset.step_budget
-        self.counts: Counter | None = None  # a Counter: how often each code unit fired (coverage; units.py)
+        self.decisions_max = ruleset.decision_budget
+        self.counts = None
         self.chance: Callable[[int], int] | None = None  # draws decided outside (Game.new's chance)
+        self._records = _Records()
+        self.record = self._records.__getitem__
         self.bind(state)
+
+    @property
+    def counts(self) -> Counter | None:
+        """A Counter: how often each code unit fired (coverage; units.py); None: not counted."""
+        return self._counts
+
+    @counts.setter
+    def counts(self, counts: Counter | None) -> None:
+        self._counts = counts
+        self._units = self.program.units if counts is None else self.program.counted_units
 
     def bind(self, state: dict) -> None:
         self.state = state
-        self.ent = state["entities"]
+        self.ent = self._records.ent = state["entities"]
         self.glob = state["globals"]
         self.begin()
 
@@ -166,25 +197,33 @@ class Machine(_Shows):
     # is copied the first time a transaction writes it, and the record it replaces is kept for
     # the undo. So records are shared freely between games, clones and the ruleset's starting
     # entities, and rolling back or undoing puts the old records back (DESIGN invariant 3).
+    #
+    # ``record(eid)``, the record of entity ``eid`` ready to be changed in this transaction, is
+    # the lookup of :class:`_Records` (at C speed once the transaction has copied it); ``_Records``
+    # keeps the records it replaced, for the undo.
+    record: Callable[[Any], dict]
+
     def begin(self) -> None:
         """Start a transaction: remember what is needed to put the state back as it is now."""
         st = self.state
-        self._old: dict = {}            # entity id -> its record before this transaction
+        self._records.clear()
+        self._records.old = {}          # entity id -> its record before this transaction
         self._old_glob = None
         # Frames are shared too (with the transaction's snapshot, and with clones): the bottom
         # ``_shared`` frames of the stack are copied before they change (own_top); the frames
         # this transaction pushes are its own.
         self._shared = len(st["stack"])
         self._control = (list(st["stack"]), st["rng"], st["waiting"],
-                         st["turn"], st["result"], len(st["history"]),
-                         len(self.messages) if self.messages is not None else 0)
+                         st["turn"], st["result"], len(st["history"]), len(self.messages))
 
     def commit(self) -> tuple:
         """End the transaction; returns what :meth:`restore` needs to undo it: one flat tuple
         (every game keeps one per decision for its undo, and each object kept is one more for
         the garbage collector to walk)."""
-        undo = (self._old, self._old_glob, *self._control)
-        self._old, self._old_glob = {}, None
+        records = self._records
+        undo = (records.old, self._old_glob, *self._control)
+        records.clear()
+        records.old, self._old_glob = {}, None
         return undo
 
     def rollback(self) -> None:
@@ -200,19 +239,7 @@ class Machine(_Shows):
             self.glob = st["globals"] = old_glob
         st["stack"], st["rng"], st["waiting"], st["turn"], st["result"] = stack, rng, waiting, turn, result
         del st["history"][history:]
-        if self.messages is not None:
-            del self.messages[messages:]
-
-    def record(self, eid) -> dict:
-        """The record of entity ``eid``, ready to be changed in this transaction."""
-        if eid in self._old:
-            return self.ent[eid]
-        old = self.ent.get(eid) if isinstance(eid, str) else None
-        if old is None:
-            raise RuleFault(f"{word(eid)} is not an entity")
-        rec = self.ent[eid] = dict(old)
-        self._old[eid] = old
-        return rec
+        del self.messages[messages:]
 
     def globals_w(self) -> dict:
         """The global variables, ready to be changed in this transaction."""
@@ -239,12 +266,16 @@ class Machine(_Shows):
 
     def pop(self, value) -> None:
         stack = self.state["stack"]
-        frame = stack.pop()
-        if stack and len(stack) <= self._shared:  # own_top, written out: a return from a call
-            stack[-1] = copy_frame(stack[-1])
-            self._shared = len(stack) - 1
-        if frame["r"] is not None and stack:
-            stack[-1]["L"][frame["r"]] = check_storable(value)
+        dest = stack.pop()["r"]
+        n = len(stack)
+        if n <= self._shared:  # own_top, written out: a return to a frame the transaction shares
+            if not n:
+                return
+            caller = stack[-1] = stack[-1].copy()
+            caller["L"] = caller["L"].copy()
+            self._shared = n - 1
+        if dest is not None:
+            stack[-1]["L"][dest] = check_storable(value)
 
     def _whole_numbers(self, fn, players: list, what: str) -> dict:
         out = {}
@@ -266,7 +297,7 @@ class Machine(_Shows):
         if secret:
             result["hidden"] = secret
         self.state["result"] = result
-        self.state["stack"] = []
+        self.state["stack"].clear()     # (the undo keeps its own copy of the list)
         self.state["waiting"] = False
         self.state["turn"] = None
         if secret:
@@ -320,8 +351,7 @@ class Machine(_Shows):
         """Log a text (a ``log`` whose expression is not a template)."""
         if text.__class__ is list or text.__class__ is dict:  # measured before Python writes it
             self.steps += text_size(self.ent, text)
-        if self.messages is not None:
-            self.messages.append(LogLine(text, reveals) if reveals else str(text))
+        self._say(LogLine(text, reveals) if reveals else str(text))
 
     def say_entry(self, parts: tuple, values: tuple, reveals: tuple | None = None) -> None:
         """Log a template with its values, written out only when read (:mod:`.log`); measured
@@ -330,8 +360,7 @@ class Machine(_Shows):
             for v in values:
                 if v.__class__ is list or v.__class__ is dict:
                     self.steps += text_size(self.ent, v)
-        if self.messages is not None:
-            self.messages.append(_new(Entry, (parts, values, reveals, self.ent)))
+        self._say(_new(Entry, (parts, values, reveals, self.ent)))
 
     @staticmethod
     def secret(value, owner: str | None) -> Secret:
@@ -404,24 +433,26 @@ class Machine(_Shows):
     def run(self) -> None:
         """Execute until a choice is pending or the game is over: the top frame's unit runs
         until it calls, returns or pauses (:mod:`interpreter.compile.units`)."""
-        state = self.state
-        units = self.program.units if self.counts is None else self.program.counted_units
+        stack = self.state["stack"]
+        if stack and len(stack) <= self._shared:
+            self.own_top()
+        self._resume(stack)
+
+    def _resume(self, stack: list) -> None:
+        """:meth:`run`, the top frame owned by the transaction already (as :meth:`decide` makes it)."""
+        units = self._units
         self.steps = 0
         try:
-            stack = state["stack"]
-            if stack and len(stack) <= self._shared:  # (decide owns the top frame already)
-                self.own_top()
             while stack:
                 frame = stack[-1]
                 if units[frame["c"]](self, frame) == PAUSE:
                     return
-                stack = state["stack"]
         except OverBudget as err:
             raise self._over_budget(fault_site(err)[1]) from None
         except _FAULTS as err:
             where, pos = fault_site(err)
             raise self._fault(err, pos, where) from None
-        if state["result"] is None:
+        if self.state["result"] is None:
             raise RulesRuntimeError(Diagnostic("RR302", "the game block finished without end_game",
                                                self.program.codes["game"].pos))
 
@@ -459,17 +490,18 @@ class Machine(_Shows):
     def legal(self) -> list[Action]:
         """The legal actions of the choice the game waits on: by its generated lister, and
         when that raises (or there is none), one option at a time, each fault worded."""
-        if not self.state["waiting"]:
+        st = self.state
+        if not st["waiting"]:
             return []
-        self.steps = 0
-        frame = self.state["stack"][-1]
+        frame = st["stack"][-1]
         instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
         lister = instr.lister
         if lister is None:
             lister = instr.lister = self.program.lister(instr)
+        self.steps = 0
         if lister:
             try:
-                return lister(self, frame["L"], self.state["turn"])
+                return lister(self, frame["L"], st["turn"])
             except Exception:  # listed again below, to say what is wrong
                 self.steps = 0
         return self._listed(instr, frame)
@@ -511,7 +543,10 @@ class Machine(_Shows):
         name = spec.name
         if i + 1 == len(spec.domains):  # the last parameter: test each value here, no recursion
             if spec.choices is not None:   # generated: every value when no require tests it
-                made = spec.made.get(head) if head == () else None
+                try:
+                    made = spec.made.get(head)
+                except TypeError:  # a list among the values before: no key (_kept)
+                    made = {}
                 if made is None:
                     made = _kept(spec, head)
                 try:
@@ -630,16 +665,14 @@ class Machine(_Shows):
         rnd = L[instr.slot]
         commits = {**rnd["commits"], seat: [action[0], *action[1]]}
         L[instr.slot] = {**rnd, "commits": commits}
-        if self.messages is not None:
-            self.messages.append(commitments.committed_line(self.ent, seat, action))
+        self._say(commitments.committed_line(self.ent, seat, action))
         left = commitments.pending(L[instr.slot])
         if left:
             st["turn"] = L[instr.var] = left[0]
             return
         seats = rnd["seats"]
         st["history"] += [commits[s] for s in seats]
-        if self.messages is not None:
-            self.messages += [commitments.revealed_line(self.ent, s, commits[s]) for s in seats]
+        self.messages += [commitments.revealed_line(self.ent, s, commits[s]) for s in seats]
         st["waiting"] = False
         st["turn"] = None
         frame["pc"] = instr.reveal
@@ -648,47 +681,62 @@ class Machine(_Shows):
     def decide(self, action: Action, seat: str | None = None) -> tuple:
         """One decision as one transaction: apply the legal ``action`` (the caller has checked
         it), run on to the next choice or the end, and return the undo of it (:meth:`restore`).
-        A failing rule, or Ctrl-C, puts the state back as it was and raises. :meth:`begin`, the
+        A failing rule, or Ctrl-C, puts the state back as it was and raises; so does a game
+        that has used up its decisions (RR303), before anything changes. :meth:`begin`, the
         resumption of the paused choice and :meth:`commit`, written out: this runs at every
-        decision. In a round of secret choices, ``seat`` (by default the one asked) commits."""
+        decision (a choice is pending: the game waits, and has no result). In a round of secret
+        choices, ``seat`` (by default the one asked) commits."""
         st = self.state
         stack = st["stack"]
-        name, args = action
-        self._old = {}
-        self._old_glob = None
-        self._control = control = (list(stack), st["rng"], st["waiting"], st["turn"], st["result"],
-                                   len(st["history"]),
-                                   len(self.messages) if self.messages is not None else 0)
+        history = st["history"]
+        records = self._records
+        old = records.old   # (empty: begin and commit leave a transaction with nothing changed)
+        control = (list(stack), st["rng"], True, st["turn"], None, len(history), len(self.messages))
+        if control[5] >= self.decisions_max:
+            raise self._endless()
+        self._control = control
         try:
             top = stack[-1]  # the undo's copy of the stack holds it: copied (copy_frame, written out)
             frame = stack[-1] = top.copy()
-            frame["L"] = top["L"].copy()
+            L = frame["L"] = top["L"].copy()
             self._shared = len(stack) - 1
             instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
             if instr.secret:
                 self._commit(instr, frame, seat or st["turn"], action)
             else:
-                st["history"].append([name, *args])  # Action.to_json, written out
+                name, args = action
+                history.append([name, *args])  # Action.to_json, written out
                 spec = instr.option(name)
-                player = st["turn"]
                 st["waiting"] = False
-                st["turn"] = None
                 if spec.action:
                     frame["pc"] = instr.end
-                    self.push(spec.action, [player, *args], None)
+                    self.push(spec.action, [st["turn"], *args], None)
                 else:
                     if len(args) == 1:
-                        frame["L"][spec.names[0]] = args[0]
+                        L[spec.names[0]] = args[0]
                     elif args:
-                        frame["L"].update(zip(spec.names, args))
+                        L.update(zip(spec.names, args))
                     frame["pc"] = spec.target
-                self.run()
+                st["turn"] = None
+                self._resume(stack)
         except BaseException:
             self.rollback()
             raise
-        undo = (self._old, self._old_glob) + control
-        self._old, self._old_glob = {}, None
+        undo = (old, self._old_glob, *control)
+        records.clear()
+        records.old, self._old_glob = {}, None
         return undo
+
+    def _endless(self) -> RulesRuntimeError:
+        """RR303 for a game that has used up its decisions: at the game block, with what to look
+        for (one-line reports, such as simulate's, show no hint: the message says it)."""
+        game = self.program.codes.get("game")
+        return RulesRuntimeError(Diagnostic(
+            "RR303", f"the game did not end within {self.decisions_max} decisions: does every "
+            "way through the rules reach an end_game, or a check_end whose end conditions can come true?",
+            game.pos if game is not None else Pos("<game>", 0, 0),
+            hint="a game that is right but long: raise limits.decisions in ruleset.yaml"))
+
 
 if TYPE_CHECKING:   # mypy holds both to the protocols compiled rule code is written against
     from ..runtime.run import ExpressionRun, Run

@@ -28,6 +28,8 @@ place, so a checked list stays checked.
 """
 from __future__ import annotations
 
+from itertools import compress
+
 from .rationals import Fraction
 from .values import MAX_LIST, MAX_STORED, RuleFault
 
@@ -109,6 +111,7 @@ def check_text(text: str) -> str:
 
 
 # ------------------------------------------------------------------ storing
+_STORED_INTS = range(-MAX_STORED, MAX_STORED + 1)   # (an int's test at C speed)
 _CHECKED: dict = {}  # id(list or map) -> (it, its depth, its values): kept alive with its entry
 _held = 0
 
@@ -127,9 +130,11 @@ def check_storable(value):
     changed in place (a change stores a new value), so a value is stored as it is, shared: a copy
     is made only where a whole-number fraction must become an integer."""
     t = value.__class__
+    if t is int:
+        return value if value in _STORED_INTS else _scalar(value)
     if t is str:
         return value if len(value) <= MAX_TEXT else check_text(value)
-    if t is int and -MAX_STORED <= value <= MAX_STORED:
+    if t is bool or value is None:
         return value
     if t is list or t is dict:
         return _container(value, 1)[0]
@@ -155,21 +160,21 @@ def _scalar(value):
     return value
 
 
-def _flat(xs: list) -> bool:
-    """Whether ``xs`` holds only whole numbers that may be stored, or only texts within
-    :data:`MAX_TEXT` (read at C speed)."""
-    kinds = set(map(type, xs))
-    if kinds == {int}:
-        return -MAX_STORED <= min(xs) and max(xs) <= MAX_STORED
-    return kinds == {str} and max(map(len, xs)) <= MAX_TEXT
-
-
 def _too_deep():
     return OverLimit(f"lists or maps nested more than {MAX_DEPTH} deep")
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})    # stored as they are, a whole number within bounds
+_NESTED = frozenset({list, dict})
+_STORABLE = _PLAIN | _NESTED
+_IS_INT = int.__instancecheck__
+
+
 def _container(value, level: int) -> tuple:
-    """``value`` (a list or map at nesting ``level``) as stored, its depth and its values."""
+    """``value`` (a list or map at nesting ``level``) as stored, its depth and its values. Its
+    items are read at C speed (their kinds, the largest whole number), and only the lists and
+    maps among them are entered; anything else (a fraction, a number out of bounds, a function)
+    is looked at one item at a time (:func:`_each`), which words the fault."""
     kept = _CHECKED.get(id(value))
     if kept is not None and kept[0] is value:
         if level + kept[1] - 1 > MAX_DEPTH:
@@ -178,10 +183,28 @@ def _container(value, level: int) -> tuple:
     if level > MAX_DEPTH:
         raise _too_deep()
     items = value if value.__class__ is list else value.values()
+    kinds = set(map(type, items))
+    if not kinds <= _STORABLE or int in kinds and max(map(abs, filter(_IS_INT, items))) > MAX_STORED:
+        return _each(value, level, items)
     depth, nodes = 1, 1 + len(items)
-    if nodes > _KEEP and items is value and _flat(value):  # a long list of numbers or texts, at C speed
-        _remember(value, 1, nodes)
-        return value, 1, nodes
+    if not kinds.isdisjoint(_NESTED):
+        for v in compress(items, map(_NESTED.__contains__, map(type, items))):
+            w, d, k = _container(v, level + 1)
+            if w is not v:
+                return _copied(value, level)
+            if d >= depth:
+                depth = d + 1
+            nodes += k - 1
+            if nodes > MAX_NODES:
+                raise _too_big()
+    if nodes > _KEEP:  # worth remembering: a long list, or one that holds many
+        _remember(value, depth, nodes)
+    return value, depth, nodes
+
+
+def _each(value, level: int, items) -> tuple:
+    """:func:`_container`, one item at a time."""
+    depth, nodes = 1, 1 + len(items)
     for v in items:
         c = v.__class__
         if c is str:  # (not measured: a text is measured where it is made, + and "{...}")
@@ -199,7 +222,7 @@ def _container(value, level: int) -> tuple:
                 raise _too_big()
         elif _scalar(v) is not v:
             return _copied(value, level)
-    if nodes > _KEEP:  # worth remembering: a long list, or one that holds many
+    if nodes > _KEEP:
         _remember(value, depth, nodes)
     return value, depth, nodes
 
