@@ -378,7 +378,7 @@ class Codegen:
             where = f" if {self.gen(e.where, inner, False)}" if e.where is not None else ""
             return (f"[{self.gen(e.expr, inner, False)} for {var} in "
                     f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}){where}]")
-        items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r})"
+        items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
         inner = {**bound, e.var: var}
         item, where = self._knowing(var, self._item(e.source, bound), lambda: (
@@ -390,14 +390,14 @@ class Codegen:
             with w.indent():
                 _when(w, where, [item])
             w.line("return out")
-        return self._loop(items, body, start, bound, e.pos, var)
+        return self._loop(items, body, start, bound, e.pos, e.var, listed=self._listed(e.source, bound))
 
     def g_MapOf(self, e, bound, walrus):
         c = e.pairs
         if self.checked or c.__class__ is not n.Comprehension or c.expr.__class__ is not n.ListLit:
             return f"_map_of({self.gen(c, bound, walrus)})"   # (a pair taken apart: its items' names)
         # {k: v for x in xs where cond}: the map filled in a loop, no [k, v] pair made an item
-        items = f"_items(run, {self.gen(c.source, bound, walrus=False)}, {c.var!r})"
+        items = self.gen(c.source, bound, walrus=False)
         var, start = f"v_{c.var}", self.temps
         inner = {**bound, c.var: var}
         key, value = c.expr.items
@@ -418,7 +418,7 @@ class Codegen:
             if texts:
                 w.lines(["if None in out:", "    raise KeyError(None)"])
             w.line("return _sized_map(out)")
-        return self._loop(items, body, start, bound, e.pos, var)
+        return self._loop(items, body, start, bound, e.pos, c.var, listed=self._listed(c.source, bound))
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
@@ -428,7 +428,7 @@ class Codegen:
             var = f"v_{e.var}"
             return (f"any({self.gen(e.cond, {**bound, e.var: var}, False)} for {var} in "
                     f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}, 'exists'))")
-        items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r}, 'exists')"
+        items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
         cond = self._knowing(var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True))
 
@@ -437,28 +437,46 @@ class Codegen:
             with w.indent():
                 _when(w, cond, ["return True"])
             w.line("return False")
-        return self._loop(items, body, start, bound, e.pos, var)
+        return self._loop(items, body, start, bound, e.pos, e.var, "exists", self._listed(e.source, bound))
+
+    def _listed(self, source, bound) -> bool:
+        """Whether expression ``source`` is proven a list (or none)."""
+        return self.proven(source, bound).startswith("list")
 
     def _item(self, source, bound) -> str:
         """The proven type of an item of list ``source``."""
         t = self.proven(source, bound)
         return t[5:] if t.startswith("list:") else ANY
 
-    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str) -> str:
-        """A call of a new function of the namespace whose body (``write(w)`` writes it) loops over ``xs``, the
-        list ``items`` (a comprehension or an ``exists``, written as a loop). Not a Python
-        comprehension: a temporary set (``:=``) in one is a cell of the function around it,
-        slower to make and to read. The caller's temporaries (those up to ``start``) and
-        comprehension or lambda variables and unit locals (``bound``) that the body reads are
-        passed in; not the loop's own variable ``var``, which hides one of the same name."""
+    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str, word: str = "for",
+              listed: bool = False) -> str:
+        """A call of a new function of the namespace whose body (``write(w)`` writes it) loops
+        over ``xs``, the list ``items`` (a comprehension or an ``exists`` over rule variable
+        ``var``, written as a loop), which it charges a step an item first (``_items``, written
+        out: a call saved a loop). Not a Python comprehension: a temporary set (``:=``) in one
+        is a cell of the function around it, slower to make and to read. The caller's
+        temporaries (those up to ``start``) and comprehension or lambda variables and unit
+        locals (``bound``) that the body reads are passed in; not the loop's own variable
+        ``v_VAR``, which hides one of the same name. ``listed``: ``items`` is proven a list."""
         body = Writer()
         write(body)
-        outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {var}
+        outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {f"v_{var}"}
         args = "".join(", " + x for x in sorted(set(_NAME.findall(body.source()[0])) & outer))
+        charge = ["run.steps += len(xs)", "if run.steps > run.budget:", "    run.tick(0)"]
         w = Writer()
         w.line(f"def loop(run, L, xs{args}):")
         with w.indent():
             w.line("_E = run.ent")
+            if listed:   # (a proven list may still be none: len raises, the checked code words it)
+                self.partial = True
+                w.lines(charge)
+            else:
+                w.line("if xs.__class__ is list:")
+                with w.indent():
+                    w.lines(charge)
+                w.line("else:")
+                with w.indent():
+                    w.line(f"xs = _items(run, xs, {var!r}{'' if word == 'for' else f', {word!r}'})")
             w.insert(body)
         name = add(self.space, "_c", self._define(w, "loop", pos))
         return f"{name}(run, L, {items}{args})"
@@ -490,10 +508,9 @@ class Codegen:
 
     def g_Compare(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
-        if e.op == "in":
-            return f"_member(run, {a}, {b})"
-        if e.op == "not in":
-            return f"(not _member(run, {a}, {b}))"
+        if e.op in ("in", "not in"):
+            member = self._member(e, a, b, bound, walrus)
+            return member if e.op == "in" else f"(not {member})"
         if e.op in ("==", "!="):
             return self._equality(e, a, b, bound, walrus)
         if self.checked:  # Python's refusal to order two values, worded
@@ -503,12 +520,32 @@ class Codegen:
             return self._ints(a, b, e.op, _ORDER[e.op], whole=self._whole(e, bound))
         return _helper(_ORDER[e.op], a, b)
 
+    def _member(self, e, a: str, b: str, bound, walrus) -> str:
+        """``a in b``: inline for a short list and a value that is no list or map (a number or a
+        text, written or proven, or tested a text): ``_member`` charges nothing for those, and
+        keeps the set of a long list. Else, and where there are no temporaries, ``_member``."""
+        if not walrus:
+            return f"_member(run, {a}, {b})"
+        scalar = _literal(a) or _SCALAR.fullmatch(self.proven(e.left, bound))
+        listed = self._listed(e.right, bound)
+        x = a if _literal(a) or _PLAIN.fullmatch(a) else self.temp()
+        t = b if _PLAIN.fullmatch(b) else self.temp()
+        got = b if t == b else f"({t} := {b})"
+        tests = [] if x == a else [f"(({x} := {a}) is {x})"]   # (a, then b: the order they are read in)
+        if listed:
+            self.partial = True   # (a proven list may still be none: len raises)
+            tests.append(f"len({got}) < 16")
+        else:
+            tests.append(f"{got}.__class__ is list and len({t}) < 16")
+        if not scalar:
+            tests.append(f"{x}.__class__ is str")
+        return f"(({x} in {t}) if {' and '.join(tests)} else _member(run, {x}, {t}))"
+
     def _equality(self, e, a: str, b: str, bound, walrus) -> str:
         """``a == b`` (or ``!=``): inline when a side is a number or a text, written or proven
         (they compare at once), or, in fast code, when the second is found to be neither a
         list nor a map; else through ``_equal``, which charges the walk of two lists or maps."""
-        if any(_INT.fullmatch(s) or _PLAIN.fullmatch(s) and s[0] == "'" or s in ("None", "True", "False")
-               or _SCALAR.fullmatch(self.proven(x, bound)) for s, x in ((a, e.left), (b, e.right))):
+        if any(_literal(s) or _SCALAR.fullmatch(self.proven(x, bound)) for s, x in ((a, e.left), (b, e.right))):
             return f"({a} {e.op} {b})"
         negate = "not " if e.op == "!=" else ""
         if not walrus:
@@ -715,6 +752,11 @@ def _when(w: Writer, cond: str | None, lines: list) -> None:
     w.line(f"if {cond}:")
     with w.indent():
         w.lines(lines)
+
+
+def _literal(s: str) -> bool:
+    """Whether source ``s`` is a number, a text (without escapes), none, true or false."""
+    return bool(_INT.fullmatch(s) or _PLAIN.fullmatch(s) and s[0] == "'") or s in ("None", "True", "False")
 
 
 def _helper(name: str, a: str, b: str) -> str:
