@@ -96,6 +96,10 @@ class Codegen:
         self.space = space  # the ruleset's namespace, shared by all its generated code
         self.checked = checked
         self.inlining = 0   # how many defs deep the code being written is inlined
+        # per loop being written (innermost last): the Python names that hold the same value in
+        # every round, and the fields of entities they name that its function reads once, at its
+        # start, into locals: {(entity, field): local} (see _hoisted)
+        self.hoists: list = []
         # the proven types (compile/proven.py), none in checked mode, which assumes nothing;
         # ``known``: a comprehension variable's or a temporary's type, by its Python name
         self.types = None if checked else types_for(names)
@@ -344,7 +348,7 @@ class Codegen:
             return f"_get_attr(run, {obj}, {e.name!r})"
         self.partial = True   # (a text that is no entity's id, a field it does not have)
         if t == "str" or t.startswith("entity:"):  # proven an entity's id (or none): no test
-            return f"_E[{obj}][{e.name!r}]"
+            return self._hoisted(obj, e.name) or f"_E[{obj}][{e.name!r}]"
         if _PLAIN.fullmatch(obj):  # a name or a literal: read twice, no temporary
             return f"(_E[{obj}][{e.name!r}] if {obj}.__class__ is str else _get_attr(run, {obj}, {e.name!r}))"
         t = self.temp()
@@ -381,16 +385,16 @@ class Codegen:
         items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
         inner = {**bound, e.var: var}
-        item, where = self._knowing(var, self._item(e.source, bound), lambda: (
+        (item, where), hoisted = self._invariant(start, bound, var, lambda: self._knowing(var, self._item(e.source, bound), lambda: (
             f"add({self.gen(e.expr, inner, True)})",
-            self.gen(e.where, inner, True) if e.where is not None else None))
+            self.gen(e.where, inner, True) if e.where is not None else None)))
 
         def body(w):
             w.lines(["out = []", "add = out.append", f"for {var} in xs:"])
             with w.indent():
                 _when(w, where, [item])
             w.line("return out")
-        return self._loop(items, body, start, bound, e.pos, e.var, listed=self._listed(e.source, bound))
+        return self._loop(items, body, start, bound, e.pos, e.var, listed=self._listed(e.source, bound), hoisted=hoisted)
 
     def g_MapOf(self, e, bound, walrus):
         c = e.pairs
@@ -401,9 +405,9 @@ class Codegen:
         var, start = f"v_{c.var}", self.temps
         inner = {**bound, c.var: var}
         key, value = c.expr.items
-        k, v, where = self._knowing(var, self._item(c.source, bound), lambda: (
+        (k, v, where), hoisted = self._invariant(start, bound, var, lambda: self._knowing(var, self._item(c.source, bound), lambda: (
             self.gen(key, inner, True), self.gen(value, inner, True),
-            self.gen(c.where, inner, True) if c.where is not None else None))
+            self.gen(c.where, inner, True) if c.where is not None else None)))
         texts = _TEXT.fullmatch(self._knowing(var, self._item(c.source, bound), lambda: self.proven(key, inner)))
         if texts:   # keys proven texts, or none: the checked code words a none key
             put = [f"out[{k}] = {v}"]
@@ -418,7 +422,7 @@ class Codegen:
             if texts:
                 w.lines(["if None in out:", "    raise KeyError(None)"])
             w.line("return _sized_map(out)")
-        return self._loop(items, body, start, bound, e.pos, c.var, listed=self._listed(c.source, bound))
+        return self._loop(items, body, start, bound, e.pos, c.var, listed=self._listed(c.source, bound), hoisted=hoisted)
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
@@ -430,14 +434,41 @@ class Codegen:
                     f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}, 'exists'))")
         items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
-        cond = self._knowing(var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True))
+        cond, hoisted = self._invariant(start, bound, var, lambda: self._knowing(
+            var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True)))
 
         def body(w):
             w.line(f"for {var} in xs:")
             with w.indent():
                 _when(w, cond, ["return True"])
             w.line("return False")
-        return self._loop(items, body, start, bound, e.pos, e.var, "exists", self._listed(e.source, bound))
+        return self._loop(items, body, start, bound, e.pos, e.var, "exists", self._listed(e.source, bound), hoisted)
+
+    def _invariant(self, start: int, bound: dict, var: str, write) -> tuple:
+        """``write()``, the sources of a loop's body over Python variable ``var``, and the fields
+        it reads of entities that are the same in every round (:meth:`_hoisted`): the caller's
+        temporaries (those up to ``start``) and variables (``bound``), and entities written in
+        the rules."""
+        self.hoists.append((({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {var}, {}))
+        try:
+            out = write()
+        finally:
+            hoisted = self.hoists.pop()[1]
+        return out, hoisted
+
+    def _hoisted(self, obj: str, name: str) -> str | None:
+        """The local that holds field ``name`` of entity ``obj`` (a Python source proven an
+        entity's id) in the loop being written, if ``obj`` is the same in every round of it:
+        read once, before the loop, as a hand-written loop would (an expression changes
+        nothing, so the field cannot change while it runs; a read that raises, a field the
+        entity does not have, sends the whole expression to its checked code, as the read in
+        the loop would have: the checked code reads only what the rules read). Else None."""
+        if not self.hoists:
+            return None
+        names, found = self.hoists[-1]
+        if obj not in names and not (obj[0] == "'" and _PLAIN.fullmatch(obj)):
+            return None
+        return found.setdefault((obj, name), f"_h{len(found) + 1}")
 
     def _listed(self, source, bound) -> bool:
         """Whether expression ``source`` is proven a list (or none)."""
@@ -449,7 +480,7 @@ class Codegen:
         return t[5:] if t.startswith("list:") else ANY
 
     def _loop(self, items: str, write, start: int, bound: dict, pos, var: str, word: str = "for",
-              listed: bool = False) -> str:
+              listed: bool = False, hoisted: dict | None = None) -> str:
         """A call of a new function of the namespace whose body (``write(w)`` writes it) loops
         over ``xs``, the list ``items`` (a comprehension or an ``exists`` over rule variable
         ``var``, written as a loop), which it charges a step an item first (``_items``, written
@@ -457,8 +488,11 @@ class Codegen:
         is a cell of the function around it, slower to make and to read. The caller's
         temporaries (those up to ``start``) and comprehension or lambda variables and unit
         locals (``bound``) that the body reads are passed in; not the loop's own variable
-        ``v_VAR``, which hides one of the same name. ``listed``: ``items`` is proven a list."""
+        ``v_VAR``, which hides one of the same name. ``listed``: ``items`` is proven a list.
+        ``hoisted``: the fields the body reads from locals, read first (:meth:`_hoisted`)."""
         body = Writer()
+        for (obj, field), local in (hoisted or {}).items():
+            body.line(f"{local} = _E[{obj}][{field!r}]")
         write(body)
         outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {f"v_{var}"}
         args = "".join(", " + x for x in sorted(set(_NAME.findall(body.source()[0])) & outer))
@@ -498,6 +532,8 @@ class Codegen:
 
     def g_BinOp(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
+        if e.op == "+" and self._listed(e.left, bound) and self._listed(e.right, bound):
+            return _helper("_add", a, b)   # two lists joined (no test for whole numbers)
         if e.op in _FAST_ARITH and walrus:
             return self._ints(a, b, e.op, _FAST_ARITH[e.op], whole=self._whole(e, bound))
         if e.op in _CHECKED_ARITH and walrus:  # two whole numbers, the second not 0: inline

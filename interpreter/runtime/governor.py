@@ -155,13 +155,8 @@ def _scalar(value):
     return value
 
 
-def _flat(xs: list) -> bool:
-    """Whether ``xs`` holds only whole numbers that may be stored, or only texts within
-    :data:`MAX_TEXT` (read at C speed)."""
-    kinds = set(map(type, xs))
-    if kinds == {int}:
-        return -MAX_STORED <= min(xs) and max(xs) <= MAX_STORED
-    return kinds == {str} and max(map(len, xs)) <= MAX_TEXT
+_PLAIN = frozenset({str, bool, type(None)})   # (a text is measured where it is made: + and "{...}")
+_WHOLE = {int}
 
 
 def _too_deep():
@@ -179,8 +174,10 @@ def _container(value, level: int) -> tuple:
         raise _too_deep()
     items = value if value.__class__ is list else value.values()
     depth, nodes = 1, 1 + len(items)
-    if nodes > _KEEP and items is value and _flat(value):  # a long list of numbers or texts, at C speed
-        _remember(value, 1, nodes)
+    kinds = set(map(type, items))   # (at C speed) only texts, truth values and none, or whole
+    if kinds <= _PLAIN or kinds == _WHOLE and -MAX_STORED <= min(items) and max(items) <= MAX_STORED:
+        if nodes > _KEEP:           # numbers that may be stored: stored as they are
+            _remember(value, 1, nodes)
         return value, 1, nodes
     for v in items:
         c = v.__class__
