@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -59,6 +60,10 @@ def values() = {t: t.value for t in tokens}
 def keepers() = {t.keeper: 1 for t in tokens}
 def joined() = [t for t in tokens] + [t for t in tokens where t.value > 4]
 def among() = green in strong() and red not in joined()
+def above() = [t for t in tokens where t.value > red.value]
+def guarded():
+    let k = red.keeper
+    return [t for t in tokens where t.value > 100 and k.value > 0]
 
 score p = p.cash
 """
@@ -130,6 +135,19 @@ def test_in_and_a_join_of_proven_lists_are_written_inline(folder, ruleset):
     game = ruleset.new_game(players=2, seed=0)
     assert game.evaluate("joined()") == ["red", "green", "green"] and game.evaluate("among()") is False
     assert game.evaluate("red in [green] + [red]") is True
+
+
+def test_a_field_of_an_entity_that_is_the_same_in_every_round_is_read_once(folder, ruleset):
+    above = _source(folder, "above")   # red.value: read before the loop, as a hand-written one would
+    assert "_h1 = _E['red']['value']" in above and "_E[v_t]['value'] > _h1" in above
+    guarded = "\n".join(s for _, s in generated(folder, "k"))   # (its lines name k)
+    assert re.search(r"_h1 = _E\[_t\d+\]\['value'\]", guarded)
+    game = ruleset.new_game(players=2, seed=0)
+    assert game.evaluate("above()") == ["green"] and game.evaluate("guarded()") == []
+    # k is none: its value, read before the loop, raises; the rules never read it (no token is
+    # worth more than 100), and the checked code, which reads only what they read, says so
+    game.execute("set red.keeper = none")
+    assert game.evaluate("guarded()") == []
 
 
 def test_the_choices_of_a_domain_of_entities_test_no_type(folder):

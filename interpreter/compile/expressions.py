@@ -53,6 +53,7 @@ _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string w
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
 _NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound variable (or a unit's local)
 _READS_E = re.compile(r"\b_E\b")                  # generated code that reads the entities
+_MARK = re.compile("\x00\\d+\x00")                  # a field read before a loop (Codegen._hoisted)
 _BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that bind a variable
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
 INLINE_DEPTH = 5    # ...up to this many defs deep
@@ -457,18 +458,17 @@ class Codegen:
         return out, hoisted
 
     def _hoisted(self, obj: str, name: str) -> str | None:
-        """The local that holds field ``name`` of entity ``obj`` (a Python source proven an
-        entity's id) in the loop being written, if ``obj`` is the same in every round of it:
-        read once, before the loop, as a hand-written loop would (an expression changes
-        nothing, so the field cannot change while it runs; a read that raises, a field the
-        entity does not have, sends the whole expression to its checked code, as the read in
-        the loop would have: the checked code reads only what the rules read). Else None."""
+        """A mark (:data:`_MARK`) for field ``name`` of entity ``obj`` (a Python source proven
+        an entity's id) in the loop being written, if ``obj`` is the same in every round of it:
+        the field is read once, before the loop, as a hand-written loop would (an expression
+        changes nothing, so it cannot change while the loop runs), where the read cannot fail;
+        else the loop reads it where the rules do (:meth:`_loop`). Else None."""
         if not self.hoists:
             return None
         names, found = self.hoists[-1]
         if obj not in names and not (obj[0] == "'" and _PLAIN.fullmatch(obj)):
             return None
-        return found.setdefault((obj, name), f"_h{len(found) + 1}")
+        return found.setdefault((obj, name), f"\x00{len(found) + 1}\x00")
 
     def _listed(self, source, bound) -> bool:
         """Whether expression ``source`` is proven a list (or none)."""
@@ -491,16 +491,33 @@ class Codegen:
         ``v_VAR``, which hides one of the same name. ``listed``: ``items`` is proven a list.
         ``hoisted``: the fields the body reads from locals, read first (:meth:`_hoisted`)."""
         body = Writer()
-        for (obj, field), local in (hoisted or {}).items():
-            body.line(f"{local} = _E[{obj}][{field!r}]")
         write(body)
         outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {f"v_{var}"}
-        args = "".join(", " + x for x in sorted(set(_NAME.findall(body.source()[0])) & outer))
+        first: list = []
+        if hoisted:   # the fields read first, or, when one cannot be read, the loop that reads them in it
+            reads = {mark: f"_E[{obj}][{field!r}]" for (obj, field), mark in hoisted.items()}
+            plain, plain_args = self._function(body.replaced(lambda t: _MARK.sub(lambda m: reads[m[0]], t)),
+                                               outer, pos, var, word, listed)
+            names = {mark: f"_h{i}" for i, mark in enumerate(hoisted.values(), 1)}
+            first = ["try:", *(f"    {names[m]} = {reads[m]}" for m in names), "except Exception:",
+                     f"    return {plain}(run, L, xs{plain_args})"]
+            body = body.replaced(lambda t: _MARK.sub(lambda m: names[m[0]], t))
+        name, args = self._function(body, outer, pos, var, word, listed, first)
+        return f"{name}(run, L, {items}{args})"
+
+    def _function(self, body: Writer, outer: set, pos, var: str, word: str, listed: bool,
+                  first: list = ()) -> tuple:
+        """The name in the namespace of a new loop function (see :meth:`_loop`) whose ``body``
+        loops over ``xs``, after the lines ``first``, and the arguments it takes after it: the
+        names of ``outer`` they read."""
+        text = body.source()[0] + "\n".join(first)
+        args = "".join(", " + x for x in sorted(set(_NAME.findall(text)) & outer))
         charge = ["run.steps += len(xs)", "if run.steps > run.budget:", "    run.tick(0)"]
         w = Writer()
         w.line(f"def loop(run, L, xs{args}):")
         with w.indent():
             w.line("_E = run.ent")
+            w.lines(first)
             if listed:   # (a proven list may still be none: len raises, the checked code words it)
                 self.partial = True
                 w.lines(charge)
@@ -512,8 +529,7 @@ class Codegen:
                 with w.indent():
                     w.line(f"xs = _items(run, xs, {var!r}{'' if word == 'for' else f', {word!r}'})")
             w.insert(body)
-        name = add(self.space, "_c", self._define(w, "loop", pos))
-        return f"{name}(run, L, {items}{args})"
+        return add(self.space, "_c", self._define(w, "loop", pos)), args
 
     def g_LetIn(self, e, bound, walrus):
         value, known = self.gen(e.value, bound, walrus), self.proven(e.value, bound)
