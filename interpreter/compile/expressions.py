@@ -506,7 +506,7 @@ class Codegen:
         return f"{name}(run, L, {items}{args})"
 
     def _function(self, body: Writer, outer: set, pos, var: str, word: str, listed: bool,
-                  first: list = ()) -> tuple:
+                  first: list | tuple = ()) -> tuple:
         """The name in the namespace of a new loop function (see :meth:`_loop`) whose ``body``
         loops over ``xs``, after the lines ``first``, and the arguments it takes after it: the
         names of ``outer`` they read."""
