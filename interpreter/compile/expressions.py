@@ -395,7 +395,7 @@ class Codegen:
             with w.indent():
                 _when(w, where, [item])
             w.line("return out")
-        return self._loop(items, body, start, bound, e.pos, e.var, listed=self._listed(e.source, bound), hoisted=hoisted)
+        return self._loop(items, body, start, bound, e.pos, e.var, listed=self._loop_listed(e.source, bound), hoisted=hoisted)
 
     def g_MapOf(self, e, bound, walrus):
         c = e.pairs
@@ -423,7 +423,7 @@ class Codegen:
             if texts:
                 w.lines(["if None in out:", "    raise KeyError(None)"])
             w.line("return _sized_map(out)")
-        return self._loop(items, body, start, bound, e.pos, c.var, listed=self._listed(c.source, bound), hoisted=hoisted)
+        return self._loop(items, body, start, bound, e.pos, c.var, listed=self._loop_listed(c.source, bound), hoisted=hoisted)
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
@@ -443,7 +443,7 @@ class Codegen:
             with w.indent():
                 _when(w, cond, ["return True"])
             w.line("return False")
-        return self._loop(items, body, start, bound, e.pos, e.var, "exists", self._listed(e.source, bound), hoisted)
+        return self._loop(items, body, start, bound, e.pos, e.var, "exists", self._loop_listed(e.source, bound), hoisted)
 
     def _invariant(self, start: int, bound: dict, var: str, write) -> tuple:
         """``write()``, the sources of a loop's body over Python variable ``var``, and the fields
@@ -473,6 +473,18 @@ class Codegen:
     def _listed(self, source, bound) -> bool:
         """Whether expression ``source`` is proven a list (or none)."""
         return self.proven(source, bound).startswith("list")
+
+    def _loop_listed(self, source, bound) -> bool:
+        """Whether the list of a loop over ``source`` needs no test (it is proven a list), and
+        ``self.partial`` if it may be none (len raises, the checked code words it): not a kind's
+        or the players' list, a list written out or a comprehension's."""
+        if not self._listed(source, bound):
+            return False
+        made = source.__class__ in (n.ListLit, n.Comprehension) or source.__class__ is n.Var and \
+            source.name not in bound and resolve(self.names, source.name, self.locals)[0] in (Kind.KIND, Kind.PLAYERS)
+        if not made:
+            self.partial = True
+        return True
 
     def _item(self, source, bound) -> str:
         """The proven type of an item of list ``source``."""
@@ -518,8 +530,7 @@ class Codegen:
         with w.indent():
             w.line("_E = run.ent")
             w.lines(first)
-            if listed:   # (a proven list may still be none: len raises, the checked code words it)
-                self.partial = True
+            if listed:   # (see _loop_listed)
                 w.lines(charge)
             else:
                 w.line("if xs.__class__ is list:")
