@@ -123,6 +123,17 @@ def test_the_builtins_that_walk_lists_are_charged(tmp_path, expr):
     assert (diag.code, diag.pos.line) == ("RR303", 3)
 
 
+@pytest.mark.parametrize("expr", ["[x for x in xs]", "{x: 1 for x in xs}", "exists x in xs where x < 0",
+                                  "[x for x in ys]", "exists x in ys where x < 0"])
+def test_a_loop_in_an_expression_is_charged_an_item_a_step(tmp_path, expr):
+    """A list of 3000 (3000 steps), walked once more by a comprehension, a map or an exists
+    (3000 steps): past 5000, whether the list is proven one (xs) or not (ys, a local set from a
+    list's item)."""
+    rules = game_rules("let xs = range(0, 3000)", "let ys = [xs, 0][0]", f"let z = {expr}")
+    diag, _ = failure(tmp_path, rules, steps=5000)
+    assert (diag.code, diag.pos.line) == ("RR303", 5)
+
+
 def test_min_and_max_of_a_list_are_charged(tmp_path):
     """A list of 3000 (3000 steps), then its min and max: 6000 steps more, past 5000; with no
     charge for them the game stayed under 3010. min(a, b) of two numbers stays inline, uncharged."""

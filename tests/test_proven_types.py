@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -57,6 +58,12 @@ def kept() = red.keeper.value * 2
 def summed() = sum([t.value for t in tokens]) + max(1, red.value)
 def values() = {t: t.value for t in tokens}
 def keepers() = {t.keeper: 1 for t in tokens}
+def joined() = [t for t in tokens] + [t for t in tokens where t.value > 4]
+def among() = green in strong() and red not in joined()
+def above() = [t for t in tokens where t.value > red.value]
+def guarded():
+    let k = red.keeper
+    return [t for t in tokens where t.value > 100 and k.value > 0]
 
 score p = p.cash
 """
@@ -111,6 +118,36 @@ def test_a_proven_value_is_not_tested_an_unproven_one_is(folder):
     assert "__class__ is str" in labelled and "_get_attr(run, " in labelled
     kept = _source(folder, "kept")       # keeper is proven a token: its value too
     assert "_E[_E['red']['keeper']]['value'] * 2" in kept and "__class__" not in kept
+
+
+def test_a_loop_over_a_proven_list_charges_it_itself_and_tests_no_type(folder):
+    strong = _source(folder, "strong")   # tokens: a list, charged a step an item where it is walked
+    assert "run.steps += len(xs)" in strong and "_items(" not in strong and "xs.__class__" not in strong
+    unsure = _source(folder, "labelled")
+    assert "_items(" not in unsure
+
+
+def test_in_and_a_join_of_proven_lists_are_written_inline(folder, ruleset):
+    among = _source(folder, "among")   # an entity in a list: compared at once while the list is short
+    assert "('green' in " in among and "'green'.__class__" not in among
+    joined = _source(folder, "joined")   # two lists: joined, no test for whole numbers
+    assert "_add(run, " in joined and "__class__ is int" not in joined
+    game = ruleset.new_game(players=2, seed=0)
+    assert game.evaluate("joined()") == ["red", "green", "green"] and game.evaluate("among()") is False
+    assert game.evaluate("red in [green] + [red]") is True
+
+
+def test_a_field_of_an_entity_that_is_the_same_in_every_round_is_read_once(folder, ruleset):
+    above = _source(folder, "above")   # red.value: read before the loop, as a hand-written one would
+    assert "_h1 = _E['red']['value']" in above and "_E[v_t]['value'] > _h1" in above
+    guarded = "\n".join(s for _, s in generated(folder, "k"))   # (its lines name k)
+    assert re.search(r"_h1 = _E\[_t\d+\]\['value'\]", guarded)
+    game = ruleset.new_game(players=2, seed=0)
+    assert game.evaluate("above()") == ["green"] and game.evaluate("guarded()") == []
+    # k is none: its value, read before the loop, raises; the rules never read it (no token is
+    # worth more than 100), and the checked code, which reads only what they read, says so
+    game.execute("set red.keeper = none")
+    assert game.evaluate("guarded()") == []
 
 
 def test_the_choices_of_a_domain_of_entities_test_no_type(folder):

@@ -53,6 +53,7 @@ _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string w
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
 _NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound variable (or a unit's local)
 _READS_E = re.compile(r"\b_E\b")                  # generated code that reads the entities
+_MARK = re.compile("\x00\\d+\x00")                  # a field read before a loop (Codegen._hoisted)
 _BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that bind a variable
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
 INLINE_DEPTH = 5    # ...up to this many defs deep
@@ -96,6 +97,10 @@ class Codegen:
         self.space = space  # the ruleset's namespace, shared by all its generated code
         self.checked = checked
         self.inlining = 0   # how many defs deep the code being written is inlined
+        # per loop being written (innermost last): the Python names that hold the same value in
+        # every round, and the fields of entities they name that its function reads once, at its
+        # start, into locals: {(entity, field): local} (see _hoisted)
+        self.hoists: list = []
         # the proven types (compile/proven.py), none in checked mode, which assumes nothing;
         # ``known``: a comprehension variable's or a temporary's type, by its Python name
         self.types = None if checked else types_for(names)
@@ -344,7 +349,7 @@ class Codegen:
             return f"_get_attr(run, {obj}, {e.name!r})"
         self.partial = True   # (a text that is no entity's id, a field it does not have)
         if t == "str" or t.startswith("entity:"):  # proven an entity's id (or none): no test
-            return f"_E[{obj}][{e.name!r}]"
+            return self._hoisted(obj, e.name) or f"_E[{obj}][{e.name!r}]"
         if _PLAIN.fullmatch(obj):  # a name or a literal: read twice, no temporary
             return f"(_E[{obj}][{e.name!r}] if {obj}.__class__ is str else _get_attr(run, {obj}, {e.name!r}))"
         t = self.temp()
@@ -378,32 +383,32 @@ class Codegen:
             where = f" if {self.gen(e.where, inner, False)}" if e.where is not None else ""
             return (f"[{self.gen(e.expr, inner, False)} for {var} in "
                     f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}){where}]")
-        items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r})"
+        items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
         inner = {**bound, e.var: var}
-        item, where = self._knowing(var, self._item(e.source, bound), lambda: (
+        (item, where), hoisted = self._invariant(start, bound, var, lambda: self._knowing(var, self._item(e.source, bound), lambda: (
             f"add({self.gen(e.expr, inner, True)})",
-            self.gen(e.where, inner, True) if e.where is not None else None))
+            self.gen(e.where, inner, True) if e.where is not None else None)))
 
         def body(w):
             w.lines(["out = []", "add = out.append", f"for {var} in xs:"])
             with w.indent():
                 _when(w, where, [item])
             w.line("return out")
-        return self._loop(items, body, start, bound, e.pos, var)
+        return self._loop(items, body, start, bound, e.pos, e.var, listed=self._loop_listed(e.source, bound), hoisted=hoisted)
 
     def g_MapOf(self, e, bound, walrus):
         c = e.pairs
         if self.checked or c.__class__ is not n.Comprehension or c.expr.__class__ is not n.ListLit:
             return f"_map_of({self.gen(c, bound, walrus)})"   # (a pair taken apart: its items' names)
         # {k: v for x in xs where cond}: the map filled in a loop, no [k, v] pair made an item
-        items = f"_items(run, {self.gen(c.source, bound, walrus=False)}, {c.var!r})"
+        items = self.gen(c.source, bound, walrus=False)
         var, start = f"v_{c.var}", self.temps
         inner = {**bound, c.var: var}
         key, value = c.expr.items
-        k, v, where = self._knowing(var, self._item(c.source, bound), lambda: (
+        (k, v, where), hoisted = self._invariant(start, bound, var, lambda: self._knowing(var, self._item(c.source, bound), lambda: (
             self.gen(key, inner, True), self.gen(value, inner, True),
-            self.gen(c.where, inner, True) if c.where is not None else None))
+            self.gen(c.where, inner, True) if c.where is not None else None)))
         texts = _TEXT.fullmatch(self._knowing(var, self._item(c.source, bound), lambda: self.proven(key, inner)))
         if texts:   # keys proven texts, or none: the checked code words a none key
             put = [f"out[{k}] = {v}"]
@@ -418,7 +423,7 @@ class Codegen:
             if texts:
                 w.lines(["if None in out:", "    raise KeyError(None)"])
             w.line("return _sized_map(out)")
-        return self._loop(items, body, start, bound, e.pos, var)
+        return self._loop(items, body, start, bound, e.pos, c.var, listed=self._loop_listed(c.source, bound), hoisted=hoisted)
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
@@ -428,40 +433,114 @@ class Codegen:
             var = f"v_{e.var}"
             return (f"any({self.gen(e.cond, {**bound, e.var: var}, False)} for {var} in "
                     f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}, 'exists'))")
-        items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r}, 'exists')"
+        items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
-        cond = self._knowing(var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True))
+        cond, hoisted = self._invariant(start, bound, var, lambda: self._knowing(
+            var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True)))
 
         def body(w):
             w.line(f"for {var} in xs:")
             with w.indent():
                 _when(w, cond, ["return True"])
             w.line("return False")
-        return self._loop(items, body, start, bound, e.pos, var)
+        return self._loop(items, body, start, bound, e.pos, e.var, "exists", self._loop_listed(e.source, bound), hoisted)
+
+    def _invariant(self, start: int, bound: dict, var: str, write) -> tuple:
+        """``write()``, the sources of a loop's body over Python variable ``var``, and the fields
+        it reads of entities that are the same in every round (:meth:`_hoisted`): the caller's
+        temporaries (those up to ``start``) and variables (``bound``), and entities written in
+        the rules."""
+        self.hoists.append((({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {var}, {}))
+        try:
+            out = write()
+        finally:
+            hoisted = self.hoists.pop()[1]
+        return out, hoisted
+
+    def _hoisted(self, obj: str, name: str) -> str | None:
+        """A mark (:data:`_MARK`) for field ``name`` of entity ``obj`` (a Python source proven
+        an entity's id) in the loop being written, if ``obj`` is the same in every round of it:
+        the field is read once, before the loop, as a hand-written loop would (an expression
+        changes nothing, so it cannot change while the loop runs), where the read cannot fail;
+        else the loop reads it where the rules do (:meth:`_loop`). Else None."""
+        if not self.hoists:
+            return None
+        names, found = self.hoists[-1]
+        if obj not in names and not (obj[0] == "'" and _PLAIN.fullmatch(obj)):
+            return None
+        return found.setdefault((obj, name), f"\x00{len(found) + 1}\x00")
+
+    def _listed(self, source, bound) -> bool:
+        """Whether expression ``source`` is proven a list (or none)."""
+        return self.proven(source, bound).startswith("list")
+
+    def _loop_listed(self, source, bound) -> bool:
+        """Whether the list of a loop over ``source`` needs no test (it is proven a list), and
+        ``self.partial`` if it may be none (len raises, the checked code words it): not a kind's
+        or the players' list, a list written out or a comprehension's."""
+        if not self._listed(source, bound):
+            return False
+        made = source.__class__ in (n.ListLit, n.Comprehension) or source.__class__ is n.Var and \
+            source.name not in bound and resolve(self.names, source.name, self.locals)[0] in (Kind.KIND, Kind.PLAYERS)
+        if not made:
+            self.partial = True
+        return True
 
     def _item(self, source, bound) -> str:
         """The proven type of an item of list ``source``."""
         t = self.proven(source, bound)
         return t[5:] if t.startswith("list:") else ANY
 
-    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str) -> str:
-        """A call of a new function of the namespace whose body (``write(w)`` writes it) loops over ``xs``, the
-        list ``items`` (a comprehension or an ``exists``, written as a loop). Not a Python
-        comprehension: a temporary set (``:=``) in one is a cell of the function around it,
-        slower to make and to read. The caller's temporaries (those up to ``start``) and
-        comprehension or lambda variables and unit locals (``bound``) that the body reads are
-        passed in; not the loop's own variable ``var``, which hides one of the same name."""
+    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str, word: str = "for",
+              listed: bool = False, hoisted: dict | None = None) -> str:
+        """A call of a new function of the namespace whose body (``write(w)`` writes it) loops
+        over ``xs``, the list ``items`` (a comprehension or an ``exists`` over rule variable
+        ``var``, written as a loop), which it charges a step an item first (``_items``, written
+        out: a call saved a loop). Not a Python comprehension: a temporary set (``:=``) in one
+        is a cell of the function around it, slower to make and to read. The caller's
+        temporaries (those up to ``start``) and comprehension or lambda variables and unit
+        locals (``bound``) that the body reads are passed in; not the loop's own variable
+        ``v_VAR``, which hides one of the same name. ``listed``: ``items`` is proven a list.
+        ``hoisted``: the fields the body reads from locals, read first (:meth:`_hoisted`)."""
         body = Writer()
         write(body)
-        outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {var}
-        args = "".join(", " + x for x in sorted(set(_NAME.findall(body.source()[0])) & outer))
+        outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {f"v_{var}"}
+        first: list = []
+        if hoisted:   # the fields read first, or, when one cannot be read, the loop that reads them in it
+            reads = {mark: f"_E[{obj}][{field!r}]" for (obj, field), mark in hoisted.items()}
+            plain, plain_args = self._function(body.replaced(lambda t: _MARK.sub(lambda m: reads[m[0]], t)),
+                                               outer, pos, var, word, listed)
+            names = {mark: f"_h{i}" for i, mark in enumerate(hoisted.values(), 1)}
+            first = ["try:", *(f"    {names[m]} = {reads[m]}" for m in names), "except Exception:",
+                     f"    return {plain}(run, L, xs{plain_args})"]
+            body = body.replaced(lambda t: _MARK.sub(lambda m: names[m[0]], t))
+        name, args = self._function(body, outer, pos, var, word, listed, first)
+        return f"{name}(run, L, {items}{args})"
+
+    def _function(self, body: Writer, outer: set, pos, var: str, word: str, listed: bool,
+                  first: list | tuple = ()) -> tuple:
+        """The name in the namespace of a new loop function (see :meth:`_loop`) whose ``body``
+        loops over ``xs``, after the lines ``first``, and the arguments it takes after it: the
+        names of ``outer`` they read."""
+        text = body.source()[0] + "\n".join(first)
+        args = "".join(", " + x for x in sorted(set(_NAME.findall(text)) & outer))
+        charge = ["run.steps += len(xs)", "if run.steps > run.budget:", "    run.tick(0)"]
         w = Writer()
         w.line(f"def loop(run, L, xs{args}):")
         with w.indent():
             w.line("_E = run.ent")
+            w.lines(first)
+            if listed:   # (see _loop_listed)
+                w.lines(charge)
+            else:
+                w.line("if xs.__class__ is list:")
+                with w.indent():
+                    w.lines(charge)
+                w.line("else:")
+                with w.indent():
+                    w.line(f"xs = _items(run, xs, {var!r}{'' if word == 'for' else f', {word!r}'})")
             w.insert(body)
-        name = add(self.space, "_c", self._define(w, "loop", pos))
-        return f"{name}(run, L, {items}{args})"
+        return add(self.space, "_c", self._define(w, "loop", pos)), args
 
     def g_LetIn(self, e, bound, walrus):
         value, known = self.gen(e.value, bound, walrus), self.proven(e.value, bound)
@@ -480,6 +559,8 @@ class Codegen:
 
     def g_BinOp(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
+        if e.op == "+" and self._listed(e.left, bound) and self._listed(e.right, bound):
+            return _helper("_add", a, b)   # two lists joined (no test for whole numbers)
         if e.op in _FAST_ARITH and walrus:
             return self._ints(a, b, e.op, _FAST_ARITH[e.op], whole=self._whole(e, bound))
         if e.op in _CHECKED_ARITH and walrus:  # two whole numbers, the second not 0: inline
@@ -490,10 +571,9 @@ class Codegen:
 
     def g_Compare(self, e, bound, walrus):
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
-        if e.op == "in":
-            return f"_member(run, {a}, {b})"
-        if e.op == "not in":
-            return f"(not _member(run, {a}, {b}))"
+        if e.op in ("in", "not in"):
+            member = self._member(e, a, b, bound, walrus)
+            return member if e.op == "in" else f"(not {member})"
         if e.op in ("==", "!="):
             return self._equality(e, a, b, bound, walrus)
         if self.checked:  # Python's refusal to order two values, worded
@@ -503,12 +583,32 @@ class Codegen:
             return self._ints(a, b, e.op, _ORDER[e.op], whole=self._whole(e, bound))
         return _helper(_ORDER[e.op], a, b)
 
+    def _member(self, e, a: str, b: str, bound, walrus) -> str:
+        """``a in b``: inline for a short list and a value that is no list or map (a number or a
+        text, written or proven, or tested a text): ``_member`` charges nothing for those, and
+        keeps the set of a long list. Else, and where there are no temporaries, ``_member``."""
+        if not walrus:
+            return f"_member(run, {a}, {b})"
+        scalar = _literal(a) or _SCALAR.fullmatch(self.proven(e.left, bound))
+        listed = self._listed(e.right, bound)
+        x = a if _literal(a) or _PLAIN.fullmatch(a) else self.temp()
+        t = b if _PLAIN.fullmatch(b) else self.temp()
+        got = b if t == b else f"({t} := {b})"
+        tests = [] if x == a else [f"(({x} := {a}) is {x})"]   # (a, then b: the order they are read in)
+        if listed:
+            self.partial = True   # (a proven list may still be none: len raises)
+            tests.append(f"len({got}) < 16")
+        else:
+            tests.append(f"{got}.__class__ is list and len({t}) < 16")
+        if not scalar:
+            tests.append(f"{x}.__class__ is str")
+        return f"(({x} in {t}) if {' and '.join(tests)} else _member(run, {x}, {t}))"
+
     def _equality(self, e, a: str, b: str, bound, walrus) -> str:
         """``a == b`` (or ``!=``): inline when a side is a number or a text, written or proven
         (they compare at once), or, in fast code, when the second is found to be neither a
         list nor a map; else through ``_equal``, which charges the walk of two lists or maps."""
-        if any(_INT.fullmatch(s) or _PLAIN.fullmatch(s) and s[0] == "'" or s in ("None", "True", "False")
-               or _SCALAR.fullmatch(self.proven(x, bound)) for s, x in ((a, e.left), (b, e.right))):
+        if any(_literal(s) or _SCALAR.fullmatch(self.proven(x, bound)) for s, x in ((a, e.left), (b, e.right))):
             return f"({a} {e.op} {b})"
         negate = "not " if e.op == "!=" else ""
         if not walrus:
@@ -715,6 +815,11 @@ def _when(w: Writer, cond: str | None, lines: list) -> None:
     w.line(f"if {cond}:")
     with w.indent():
         w.lines(lines)
+
+
+def _literal(s: str) -> bool:
+    """Whether source ``s`` is a number, a text (without escapes), none, true or false."""
+    return bool(_INT.fullmatch(s) or _PLAIN.fullmatch(s) and s[0] == "'") or s in ("None", "True", "False")
 
 
 def _helper(name: str, a: str, b: str) -> str:

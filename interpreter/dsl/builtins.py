@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, deque
-from itertools import filterfalse
+from itertools import chain, filterfalse
 from typing import Callable, NamedTuple
 
 
@@ -163,16 +163,16 @@ def _sum(xs):
     return total
 
 
+_NUMBERS = frozenset({int, Fraction})   # (not bool: a truth value is no number)
+
+
 def _charged_sum(run, xs):
     """``sum`` charged a step an item: the common case (a list of numbers) in one function."""
     if xs.__class__ is list:
         run.steps += len(xs)
         if run.steps > run.budget:
             run.tick(0)
-        for x in xs:
-            if x.__class__ is not int and x.__class__ is not Fraction:
-                break
-        else:
+        if _NUMBERS.issuperset(map(type, xs)):   # (at C speed)
             return sum(xs)
     return _sum(xs)   # the fault, in its words
 
@@ -275,8 +275,15 @@ def _count_of(xs, x):
     return _as_list(xs, "count_of").count(x)
 
 
+_LIST = frozenset({list})
+
+
 def _charged_flatten(run, xss):
-    out: list = []
+    if xss.__class__ is list and _LIST.issuperset(map(type, xss)) and sum(map(len, xss)) <= MAX_LIST:
+        out = list(chain.from_iterable(xss))   # a list of lists, within the limit: at C speed
+        charge(run, len(out) + len(xss))
+        return out
+    out = []
     for xs in _as_list(xss, "flatten"):
         if xs.__class__ is not list:
             _as_list(xs, "flatten")   # the fault, in its words

@@ -22,7 +22,12 @@ def numbers(a, b, sym):
             raise RuleFault(f"cannot compute {describe(a)} {sym} {describe(b)}")
 
 
+_NUMBERS = frozenset({int, Fraction})   # (not bool: a truth value is no number)
+
+
 def _add(run, x, y):
+    if x.__class__ in _NUMBERS and y.__class__ in _NUMBERS:   # (a fraction: its sum with a number)
+        return x + y
     if x.__class__ is list and y.__class__ is list:
         run.steps += len(x) + len(y)   # the copy, an item a step (charge, written out)
         if run.steps > run.budget:
@@ -36,7 +41,8 @@ def _add(run, x, y):
 
 def _arith(op, sym):
     def checked(x, y):
-        numbers(x, y, sym)
+        if x.__class__ not in _NUMBERS or y.__class__ not in _NUMBERS:
+            numbers(x, y, sym)   # the fault, in its words
         return op(x, y)
     return checked
 
