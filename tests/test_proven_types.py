@@ -115,7 +115,7 @@ def test_a_proven_value_is_not_tested_an_unproven_one_is(folder):
 
 def test_the_choices_of_a_domain_of_entities_test_no_type(folder):
     [choices] = [s for _, s in generated(folder, "option go(") if "def choices(" in s]
-    assert "if ((_E[v_t]['value'] < 100)):" in choices and "__class__" not in choices
+    assert "if (_E[v_t]['value'] < 100):" in choices and "__class__" not in choices
 
 
 def test_proven_code_computes_what_checked_code_does(ruleset):

@@ -18,12 +18,14 @@ checked before any of this (:mod:`interpreter.dsl.resolver`).
 from __future__ import annotations
 
 import re
+from contextlib import ExitStack
 
 from ..dsl import builtins, nodes as n
 from ..dsl.functions import call_value, def_value
 from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS, ended
 from .proven import ANY, is_proven, types_for
+from .hoist import hoist
 from .sources import add, define
 from .writer import Writer
 
@@ -215,29 +217,35 @@ class Codegen:
         if source is not None:
             self.known[bound[var]] = self._item(source, {})
         try:
-            tests = " and ".join(f"({self.gen(c, bound, walrus=True)})" for c in conds)
+            tests = [t for c in conds for t in self.tests(c, bound)]
         except _Unsupported:
             return None
         # a loop, not a comprehension: the tests' temporaries stay plain locals (see _loop)
         # an Action once made is kept in ``made`` and listed again while its value is the very
         # same object (1 and true are equal keys, and so are 2 and 4/2); a list value has no key
         v = f"v_{var}"
+        item = self.known.get(v, ANY)
         w = Writer()
         w.line("def choices(run, L, items, name, head, made):")
         with w.indent():
-            if _READS_E.search(tests):
+            if any(_READS_E.search(test) for test in tests):
                 w.line("_E = run.ent")
-            w.line("out = []")
+            w.lines(["out = []", "add = out.append", "get = made.get"])
             w.line(f"for {v} in items:")
-            with w.indent():
-                if tests:
-                    w.line(f"if {tests}:")
-                    with w.indent():
-                        _keep(w, v)
-                else:
-                    _keep(w, v)
+            with w.indent():   # one ``if`` a test: the first's block reads what the rest share
+                _when(w, tests, _keep(v, _TEXT.fullmatch(item) is not None))
             w.line("return out")
+        hoist(w, v, item.startswith("entity:"), set())
         return self._define(w, "choices", pos)
+
+    def tests(self, e, bound: dict) -> list:
+        """Condition ``e`` as Python tests that all hold when it does, each for an ``if`` (its
+        truth, not a bool made of it): an ``and`` gives one for each of its parts."""
+        if e.__class__ is n.BoolOp:
+            if e.op == "and":
+                return [t for x in e.items for t in self.tests(x, bound)]
+            return [f" {e.op} ".join(f"({self.gen(x, bound, True)})" for x in e.items)]
+        return [self.gen(e, bound, True)]
 
     def _define(self, w: Writer, name: str, pos, keep: bool = False):
         """Run the source written in ``w`` in the namespace, under the name of the rule at
@@ -383,14 +391,14 @@ class Codegen:
         inner = {**bound, e.var: var}
         item, where = self._knowing(var, self._item(e.source, bound), lambda: (
             f"add({self.gen(e.expr, inner, True)})",
-            self.gen(e.where, inner, True) if e.where is not None else None))
+            self.tests(e.where, inner) if e.where is not None else []))
 
         def body(w):
             w.lines(["out = []", "add = out.append", f"for {var} in xs:"])
             with w.indent():
                 _when(w, where, [item])
             w.line("return out")
-        return self._loop(items, body, start, bound, e.pos, var)
+        return self._loop(items, body, start, bound, e.pos, var, self._item(e.source, bound))
 
     def g_MapOf(self, e, bound, walrus):
         c = e.pairs
@@ -403,7 +411,7 @@ class Codegen:
         key, value = c.expr.items
         k, v, where = self._knowing(var, self._item(c.source, bound), lambda: (
             self.gen(key, inner, True), self.gen(value, inner, True),
-            self.gen(c.where, inner, True) if c.where is not None else None))
+            self.tests(c.where, inner) if c.where is not None else []))
         texts = _TEXT.fullmatch(self._knowing(var, self._item(c.source, bound), lambda: self.proven(key, inner)))
         if texts:   # keys proven texts, or none: the checked code words a none key
             put = [f"out[{k}] = {v}"]
@@ -418,7 +426,7 @@ class Codegen:
             if texts:
                 w.lines(["if None in out:", "    raise KeyError(None)"])
             w.line("return _sized_map(out)")
-        return self._loop(items, body, start, bound, e.pos, var)
+        return self._loop(items, body, start, bound, e.pos, var, self._item(c.source, bound))
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
@@ -430,31 +438,35 @@ class Codegen:
                     f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}, 'exists'))")
         items = f"_items(run, {self.gen(e.source, bound, walrus=False)}, {e.var!r}, 'exists')"
         var, start = f"v_{e.var}", self.temps
-        cond = self._knowing(var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True))
+        cond = self._knowing(var, self._item(e.source, bound), lambda: self.tests(e.cond, {**bound, e.var: var}))
 
         def body(w):
             w.line(f"for {var} in xs:")
             with w.indent():
                 _when(w, cond, ["return True"])
             w.line("return False")
-        return self._loop(items, body, start, bound, e.pos, var)
+        return self._loop(items, body, start, bound, e.pos, var, self._item(e.source, bound))
 
     def _item(self, source, bound) -> str:
         """The proven type of an item of list ``source``."""
         t = self.proven(source, bound)
         return t[5:] if t.startswith("list:") else ANY
 
-    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str) -> str:
+    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str, item: str) -> str:
         """A call of a new function of the namespace whose body (``write(w)`` writes it) loops over ``xs``, the
         list ``items`` (a comprehension or an ``exists``, written as a loop). Not a Python
         comprehension: a temporary set (``:=``) in one is a cell of the function around it,
         slower to make and to read. The caller's temporaries (those up to ``start``) and
         comprehension or lambda variables and unit locals (``bound``) that the body reads are
-        passed in; not the loop's own variable ``var``, which hides one of the same name."""
+        passed in; not the loop's own variable ``var``, which hides one of the same name
+        (``item``: the proven type of its values). What the body reads again and again is
+        read once (:mod:`.hoist`)."""
         body = Writer()
         write(body)
         outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {var}
-        args = "".join(", " + x for x in sorted(set(_NAME.findall(body.source()[0])) & outer))
+        given = sorted(set(_NAME.findall(body.source()[0])) & outer)
+        args = "".join(", " + x for x in given)
+        hoist(body, var, item.startswith("entity:"), set(given))
         w = Writer()
         w.line(f"def loop(run, L, xs{args}):")
         with w.indent():
@@ -693,27 +705,29 @@ class Checked:
         return self.fn
 
 
-def _keep(w: Writer, v: str) -> None:
-    """Add the Action of value ``v`` to ``out``, the one kept in ``made`` if it is there."""
-    w.line("try:")
-    with w.indent():
-        w.line(f"a = made.get({v})")
-        w.line(f"if a is None or a[1][-1] is not {v}:")
-        with w.indent():
-            w.line(f"a = made[{v}] = _new(_Action, (name, head + ({v},)))")
-    w.line("except TypeError:")
-    with w.indent():
-        w.line(f"a = _new(_Action, (name, head + ({v},)))")
-    w.line("out.append(a)")
+def _keep(v: str, text: bool) -> list:
+    """The lines that add the Action of value ``v`` to ``out``, the one kept in ``made`` if it
+    is there. ``text``: ``v`` is proven a text (an entity), a key no other value equals."""
+    if text:
+        return [f"a = get({v})",
+                "if a is None:",
+                f"    a = made[{v}] = _new(_Action, (name, head + ({v},)))",
+                "add(a)"]
+    return ["try:",
+            f"    a = get({v})",
+            f"    if a is None or a[1][-1] is not {v}:",
+            f"        a = made[{v}] = _new(_Action, (name, head + ({v},)))",
+            "except TypeError:",
+            f"    a = _new(_Action, (name, head + ({v},)))",
+            "add(a)"]
 
 
-def _when(w: Writer, cond: str | None, lines: list) -> None:
-    """Write ``lines``, under ``if cond:`` when there is a condition."""
-    if cond is None:
-        w.lines(lines)
-        return
-    w.line(f"if {cond}:")
-    with w.indent():
+def _when(w: Writer, tests: list, lines: list) -> None:
+    """Write ``lines``, under one ``if`` for each of ``tests`` (none: as they are)."""
+    with ExitStack() as nest:
+        for test in tests:
+            w.line(f"if {test}:")
+            nest.enter_context(w.indent())
         w.lines(lines)
 
 
