@@ -378,3 +378,19 @@ def test_a_value_the_governor_would_give_back_unchanged_is_stored_without_its_ch
     assert "v_y = _v\n" in unit                       # let y = 2
     assert unit.count("_c[_k] = _v\n") >= 1           # set red.keeper = green
     assert "_c[_k] = _store(_v)" in unit              # set t.label = "picked": a text's length
+
+
+def test_two_lists_added_hold_the_items_of_both(tmp_path):
+    """`xs + [none]`: a list of the items of both (an entity's kind, none never proven apart)."""
+    rules = """\
+game:
+    let r = first([t for t in tokens where t.value > 5] + [none])
+    let both = [red] + [green, red]
+    let mixed = [red] + [1]
+    end_game "done"
+
+score p = p.cash
+"""
+    proven = load_ruleset(str(write_ruleset(tmp_path, rules, COMPONENTS))).proven["locals"]["game"]
+    assert proven["r"] == "entity:tokens" and proven["both"] == "list:entity:tokens"
+    assert proven["mixed"] == "list"

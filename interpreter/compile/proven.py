@@ -122,8 +122,10 @@ class Types:
             a, b = self.of(e.left, env, locals_, memo), self.of(e.right, env, locals_, memo)
             if e.op in _WHOLE and a == b == "int":
                 return "int"
-            if e.op == "+" and a == b and a in ("str", "list"):
+            if e.op == "+" and a == b == "str":
                 return a
+            if e.op == "+" and a.startswith("list") and b.startswith("list"):   # the items of both
+                return join(a, b)
             return ANY
         if t is n.Neg:
             return "int" if self.of(e.expr, env, locals_, memo) == "int" else ANY
