@@ -13,6 +13,7 @@ from test_language import write_ruleset
 COMPONENTS = """\
 variables:
   mood: 1
+  bag: [1, 2]
 player:
   cash: 6
 kinds:
@@ -40,6 +41,7 @@ game:
     choose by p:
         option again(t in tokens):
             require k.value < t.value + p.cash else "below k"
+            require count(bag) > 0 and count([x for x in bag where x > t.value]) == 0 else "bag"
             pass
     set k = none
     choose by p:
@@ -73,13 +75,18 @@ def test_a_listing_reads_once_what_every_item_shares(folder):
     assert "\"run.glob['mood'] _E[v_t]\"" in loop   # the text compared stays as written
 
 
+def test_a_count_compared_with_0_is_tested_as_a_truth(folder):
+    code = _choices(folder, "again")
+    assert "if len(_h3):" in code and "if not len(" in code and "> 0" not in code and "== 0" not in code
+
+
 def test_the_listing_is_the_machines_own(folder):
     game = load_ruleset(folder).new_game(1, 1)
     # go: red (3 < 6) passes; green is turned away by its label; blue by its value
     assert [a.label for a in game.legal_actions()] == ["go red"]
     assert game.legal_actions() == game.machine._listed(*_waiting(game))
     game.apply(game.legal_actions()[0])
-    assert [a.label for a in game.legal_actions()] == ["again red", "again green", "again blue"]
+    assert [a.label for a in game.legal_actions()] == ["again red", "again green"]   # blue: the bag holds more
     assert game.legal_actions() == game.machine._listed(*_waiting(game))
     game.apply(game.legal_actions()[0])
     # k holds none: the record read before the loop is none, and the fault has the same words

@@ -47,6 +47,7 @@ _CHECKED_ORDER = {"<": "_cmp_0", "<=": "_cmp_1", ">": "_cmp_2", ">=": "_cmp_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
 _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
 _WHOLE_DIVISION = {"/": "_Fraction({x}, {y})", "//": "{x} // {y}", "%": "{x} % {y}"}
+_COUNTED = {">": "{}", "!=": "{}", "==": "not {}"}   # a count's test against 0, as its truth
 _CHARGING = {"_add", *_ORDER.values(), *_CHECKED_ORDER.values()}   # the helpers that take the run
 _SCALAR = re.compile(r"int|bool|str|entity:.*")   # proven types that compare at once
 _TEXT = re.compile(r"str|entity:.*")               # proven types whose values are texts
@@ -245,6 +246,12 @@ class Codegen:
             if e.op == "and":
                 return [t for x in e.items for t in self.tests(x, bound)]
             return [f" {e.op} ".join(f"({self.gen(x, bound, True)})" for x in e.items)]
+        if e.__class__ is n.Compare and e.op in _COUNTED and e.right.__class__ is n.Int and e.right.value == 0 and \
+                e.left.__class__ is n.Call and e.left.name in ("count", "len") and \
+                e.left.name not in bound and e.left.name not in self.locals and \
+                resolve_call(self.names, e.left.name, ())[0] is Kind.BUILTIN:
+            # a count compared with 0: the count itself (never below 0) as the truth
+            return [_COUNTED[e.op].format(self.gen(e.left, bound, True))]
         return [self.gen(e, bound, True)]
 
     def _define(self, w: Writer, name: str, pos, keep: bool = False):
