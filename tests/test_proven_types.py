@@ -137,11 +137,11 @@ def test_in_and_a_join_of_proven_lists_are_written_inline(folder, ruleset):
     assert game.evaluate("red in [green] + [red]") is True
 
 
-def test_a_field_of_an_entity_that_is_the_same_in_every_round_is_read_once(folder, ruleset):
-    above = _source(folder, "above")   # red.value: read before the loop, as a hand-written one would
-    assert "_h1 = _E['red']['value']" in above and "_E[v_t]['value'] > _h1" in above
+def test_the_record_of_an_entity_that_is_the_same_in_every_round_is_read_once(folder, ruleset):
+    above = _source(folder, "above")   # red's record: read before the loop, as a hand-written one would
+    assert "_h1 = _E['red']" in above and "_E[v_t]['value'] > _h1['value']" in above
     guarded = "\n".join(s for _, s in generated(folder, "k"))   # (its lines name k)
-    assert re.search(r"_h1 = _E\[_t\d+\]\['value'\]", guarded)
+    assert re.search(r"_h1 = _E\[_t\d+\]\n", guarded) and "_h1['value'] > 0" in guarded
     game = ruleset.new_game(players=2, seed=0)
     assert game.evaluate("above()") == ["green"] and game.evaluate("guarded()") == []
     # k is none: its value, read before the loop, raises; the rules never read it (no token is
@@ -152,7 +152,7 @@ def test_a_field_of_an_entity_that_is_the_same_in_every_round_is_read_once(folde
 
 def test_the_choices_of_a_domain_of_entities_test_no_type(folder):
     [choices] = [s for _, s in generated(folder, "option go(") if "def choices(" in s]
-    assert "if ((_E[v_t]['value'] < 100)):" in choices and "__class__" not in choices
+    assert "if (_E[v_t]['value'] < 100):" in choices and "__class__" not in choices
 
 
 def test_proven_code_computes_what_checked_code_does(ruleset):
@@ -407,3 +407,27 @@ def test_sums_of_whole_numbers_and_maps_keyed_by_entities_are_not_tested(ruleset
     with pytest.raises(RulesRuntimeError) as err:   # green's keeper is none
         game.evaluate("keepers()")
     assert "a map's key is a name, an entity or a whole number, not none" in err.value.diagnostics[0].message
+
+
+def test_a_value_the_governor_would_give_back_unchanged_is_stored_without_its_check(folder):
+    """A whole number written in the rules, an entity: stored as they are; a text is checked."""
+    [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
+    assert "v_y = _v\n" in unit                       # let y = 2
+    assert unit.count("_c[_k] = _v\n") >= 1           # set red.keeper = green
+    assert "_c[_k] = _store(_v)" in unit              # set t.label = "picked": a text's length
+
+
+def test_two_lists_added_hold_the_items_of_both(tmp_path):
+    """`xs + [none]`: a list of the items of both (an entity's kind, none never proven apart)."""
+    rules = """\
+game:
+    let r = first([t for t in tokens where t.value > 5] + [none])
+    let both = [red] + [green, red]
+    let mixed = [red] + [1]
+    end_game "done"
+
+score p = p.cash
+"""
+    proven = load_ruleset(str(write_ruleset(tmp_path, rules, COMPONENTS))).proven["locals"]["game"]
+    assert proven["r"] == "entity:tokens" and proven["both"] == "list:entity:tokens"
+    assert proven["mixed"] == "list"

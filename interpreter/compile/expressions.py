@@ -18,12 +18,14 @@ checked before any of this (:mod:`interpreter.dsl.resolver`).
 from __future__ import annotations
 
 import re
+from contextlib import ExitStack
 
 from ..dsl import builtins, nodes as n
 from ..dsl.functions import call_value, def_value
 from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS, ended
 from .proven import ANY, is_proven, types_for
+from .hoist import hoist
 from .sources import add, define
 from .writer import Writer
 
@@ -45,6 +47,7 @@ _CHECKED_ORDER = {"<": "_cmp_0", "<=": "_cmp_1", ">": "_cmp_2", ">=": "_cmp_3"}
 _FAST_ARITH = {"+": "_add", "-": "_sub", "*": "_mul"}
 _CHECKED_ARITH = {"/": "_div", "//": "_floordiv", "%": "_mod"}
 _WHOLE_DIVISION = {"/": "_Fraction({x}, {y})", "//": "{x} // {y}", "%": "{x} % {y}"}
+_COUNTED = {">": "{}", "!=": "{}", "==": "not {}"}   # a count's test against 0, as its truth
 _CHARGING = {"_add", *_ORDER.values(), *_CHECKED_ORDER.values()}   # the helpers that take the run
 _SCALAR = re.compile(r"int|bool|str|entity:.*")   # proven types that compare at once
 _TEXT = re.compile(r"str|entity:.*")               # proven types whose values are texts
@@ -53,7 +56,6 @@ _PLAIN = re.compile(r"[A-Za-z_]\w*|'[^'\\]*'")    # a Python name, or a string w
 _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g_Var)
 _NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound variable (or a unit's local)
 _READS_E = re.compile(r"\b_E\b")                  # generated code that reads the entities
-_MARK = re.compile("\x00\\d+\x00")                  # a field read before a loop (Codegen._hoisted)
 _BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that bind a variable
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
 INLINE_DEPTH = 5    # ...up to this many defs deep
@@ -97,10 +99,6 @@ class Codegen:
         self.space = space  # the ruleset's namespace, shared by all its generated code
         self.checked = checked
         self.inlining = 0   # how many defs deep the code being written is inlined
-        # per loop being written (innermost last): the Python names that hold the same value in
-        # every round, and the fields of entities they name that its function reads once, at its
-        # start, into locals: {(entity, field): local} (see _hoisted)
-        self.hoists: list = []
         # the proven types (compile/proven.py), none in checked mode, which assumes nothing;
         # ``known``: a comprehension variable's or a temporary's type, by its Python name
         self.types = None if checked else types_for(names)
@@ -220,29 +218,41 @@ class Codegen:
         if source is not None:
             self.known[bound[var]] = self._item(source, {})
         try:
-            tests = " and ".join(f"({self.gen(c, bound, walrus=True)})" for c in conds)
+            tests = [t for c in conds for t in self.tests(c, bound)]
         except _Unsupported:
             return None
         # a loop, not a comprehension: the tests' temporaries stay plain locals (see _loop)
         # an Action once made is kept in ``made`` and listed again while its value is the very
         # same object (1 and true are equal keys, and so are 2 and 4/2); a list value has no key
         v = f"v_{var}"
+        item = self.known.get(v, ANY)
         w = Writer()
         w.line("def choices(run, L, items, name, head, made):")
         with w.indent():
-            if _READS_E.search(tests):
+            if any(_READS_E.search(test) for test in tests):
                 w.line("_E = run.ent")
-            w.line("out = []")
+            w.lines(["out = []", "add = out.append", "get = made.get"])
             w.line(f"for {v} in items:")
-            with w.indent():
-                if tests:
-                    w.line(f"if {tests}:")
-                    with w.indent():
-                        _keep(w, v)
-                else:
-                    _keep(w, v)
+            with w.indent():   # one ``if`` a test: the first's block reads what the rest share
+                _when(w, tests, _keep(v, _TEXT.fullmatch(item) is not None))
             w.line("return out")
+        hoist(w, v, item.startswith("entity:"), set())
         return self._define(w, "choices", pos)
+
+    def tests(self, e, bound: dict) -> list:
+        """Condition ``e`` as Python tests that all hold when it does, each for an ``if`` (its
+        truth, not a bool made of it): an ``and`` gives one for each of its parts."""
+        if e.__class__ is n.BoolOp:
+            if e.op == "and":
+                return [t for x in e.items for t in self.tests(x, bound)]
+            return [f" {e.op} ".join(f"({self.gen(x, bound, True)})" for x in e.items)]
+        if e.__class__ is n.Compare and e.op in _COUNTED and e.right.__class__ is n.Int and e.right.value == 0 and \
+                e.left.__class__ is n.Call and e.left.name in ("count", "len") and \
+                e.left.name not in bound and e.left.name not in self.locals and \
+                resolve_call(self.names, e.left.name, ())[0] is Kind.BUILTIN:
+            # a count compared with 0: the count itself (never below 0) as the truth
+            return [_COUNTED[e.op].format(self.gen(e.left, bound, True))]
+        return [self.gen(e, bound, True)]
 
     def _define(self, w: Writer, name: str, pos, keep: bool = False):
         """Run the source written in ``w`` in the namespace, under the name of the rule at
@@ -349,7 +359,7 @@ class Codegen:
             return f"_get_attr(run, {obj}, {e.name!r})"
         self.partial = True   # (a text that is no entity's id, a field it does not have)
         if t == "str" or t.startswith("entity:"):  # proven an entity's id (or none): no test
-            return self._hoisted(obj, e.name) or f"_E[{obj}][{e.name!r}]"
+            return f"_E[{obj}][{e.name!r}]"
         if _PLAIN.fullmatch(obj):  # a name or a literal: read twice, no temporary
             return f"(_E[{obj}][{e.name!r}] if {obj}.__class__ is str else _get_attr(run, {obj}, {e.name!r}))"
         t = self.temp()
@@ -386,16 +396,17 @@ class Codegen:
         items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
         inner = {**bound, e.var: var}
-        (item, where), hoisted = self._invariant(start, bound, var, lambda: self._knowing(var, self._item(e.source, bound), lambda: (
+        item, where = self._knowing(var, self._item(e.source, bound), lambda: (
             f"add({self.gen(e.expr, inner, True)})",
-            self.gen(e.where, inner, True) if e.where is not None else None)))
+            self.tests(e.where, inner) if e.where is not None else []))
 
         def body(w):
             w.lines(["out = []", "add = out.append", f"for {var} in xs:"])
             with w.indent():
                 _when(w, where, [item])
             w.line("return out")
-        return self._loop(items, body, start, bound, e.pos, e.var, listed=self._loop_listed(e.source, bound), hoisted=hoisted)
+        return self._loop(items, body, start, bound, e.pos, e.var, self._item(e.source, bound),
+                          listed=self._loop_listed(e.source, bound))
 
     def g_MapOf(self, e, bound, walrus):
         c = e.pairs
@@ -406,9 +417,9 @@ class Codegen:
         var, start = f"v_{c.var}", self.temps
         inner = {**bound, c.var: var}
         key, value = c.expr.items
-        (k, v, where), hoisted = self._invariant(start, bound, var, lambda: self._knowing(var, self._item(c.source, bound), lambda: (
+        k, v, where = self._knowing(var, self._item(c.source, bound), lambda: (
             self.gen(key, inner, True), self.gen(value, inner, True),
-            self.gen(c.where, inner, True) if c.where is not None else None)))
+            self.tests(c.where, inner) if c.where is not None else []))
         texts = _TEXT.fullmatch(self._knowing(var, self._item(c.source, bound), lambda: self.proven(key, inner)))
         if texts:   # keys proven texts, or none: the checked code words a none key
             put = [f"out[{k}] = {v}"]
@@ -423,7 +434,8 @@ class Codegen:
             if texts:
                 w.lines(["if None in out:", "    raise KeyError(None)"])
             w.line("return _sized_map(out)")
-        return self._loop(items, body, start, bound, e.pos, c.var, listed=self._loop_listed(c.source, bound), hoisted=hoisted)
+        return self._loop(items, body, start, bound, e.pos, c.var, self._item(c.source, bound),
+                          listed=self._loop_listed(c.source, bound))
 
     def g_Unpack(self, e, bound, walrus):
         return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
@@ -435,40 +447,15 @@ class Codegen:
                     f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}, 'exists'))")
         items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
-        cond, hoisted = self._invariant(start, bound, var, lambda: self._knowing(
-            var, self._item(e.source, bound), lambda: self.gen(e.cond, {**bound, e.var: var}, True)))
+        cond = self._knowing(var, self._item(e.source, bound), lambda: self.tests(e.cond, {**bound, e.var: var}))
 
         def body(w):
             w.line(f"for {var} in xs:")
             with w.indent():
                 _when(w, cond, ["return True"])
             w.line("return False")
-        return self._loop(items, body, start, bound, e.pos, e.var, "exists", self._loop_listed(e.source, bound), hoisted)
-
-    def _invariant(self, start: int, bound: dict, var: str, write) -> tuple:
-        """``write()``, the sources of a loop's body over Python variable ``var``, and the fields
-        it reads of entities that are the same in every round (:meth:`_hoisted`): the caller's
-        temporaries (those up to ``start``) and variables (``bound``), and entities written in
-        the rules."""
-        self.hoists.append((({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {var}, {}))
-        try:
-            out = write()
-        finally:
-            hoisted = self.hoists.pop()[1]
-        return out, hoisted
-
-    def _hoisted(self, obj: str, name: str) -> str | None:
-        """A mark (:data:`_MARK`) for field ``name`` of entity ``obj`` (a Python source proven
-        an entity's id) in the loop being written, if ``obj`` is the same in every round of it:
-        the field is read once, before the loop, as a hand-written loop would (an expression
-        changes nothing, so it cannot change while the loop runs), where the read cannot fail;
-        else the loop reads it where the rules do (:meth:`_loop`). Else None."""
-        if not self.hoists:
-            return None
-        names, found = self.hoists[-1]
-        if obj not in names and not (obj[0] == "'" and _PLAIN.fullmatch(obj)):
-            return None
-        return found.setdefault((obj, name), f"\x00{len(found) + 1}\x00")
+        return self._loop(items, body, start, bound, e.pos, e.var, self._item(e.source, bound), "exists",
+                          self._loop_listed(e.source, bound))
 
     def _listed(self, source, bound) -> bool:
         """Whether expression ``source`` is proven a list (or none)."""
@@ -491,8 +478,8 @@ class Codegen:
         t = self.proven(source, bound)
         return t[5:] if t.startswith("list:") else ANY
 
-    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str, word: str = "for",
-              listed: bool = False, hoisted: dict | None = None) -> str:
+    def _loop(self, items: str, write, start: int, bound: dict, pos, var: str, item: str,
+              word: str = "for", listed: bool = False) -> str:
         """A call of a new function of the namespace whose body (``write(w)`` writes it) loops
         over ``xs``, the list ``items`` (a comprehension or an ``exists`` over rule variable
         ``var``, written as a loop), which it charges a step an item first (``_items``, written
@@ -500,36 +487,21 @@ class Codegen:
         is a cell of the function around it, slower to make and to read. The caller's
         temporaries (those up to ``start``) and comprehension or lambda variables and unit
         locals (``bound``) that the body reads are passed in; not the loop's own variable
-        ``v_VAR``, which hides one of the same name. ``listed``: ``items`` is proven a list.
-        ``hoisted``: the fields the body reads from locals, read first (:meth:`_hoisted`)."""
+        ``v_VAR``, which hides one of the same name (``item``: the proven type of its values).
+        ``listed``: ``items`` is proven a list. What the body reads again and again is read
+        once (:mod:`.hoist`)."""
         body = Writer()
         write(body)
-        outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {f"v_{var}"}
-        first: list = []
-        if hoisted:   # the fields read first, or, when one cannot be read, the loop that reads them in it
-            reads = {mark: f"_E[{obj}][{field!r}]" for (obj, field), mark in hoisted.items()}
-            plain, plain_args = self._function(body.replaced(lambda t: _MARK.sub(lambda m: reads[m[0]], t)),
-                                               outer, pos, var, word, listed)
-            names = {mark: f"_h{i}" for i, mark in enumerate(hoisted.values(), 1)}
-            first = ["try:", *(f"    {names[m]} = {reads[m]}" for m in names), "except Exception:",
-                     f"    return {plain}(run, L, xs{plain_args})"]
-            body = body.replaced(lambda t: _MARK.sub(lambda m: names[m[0]], t))
-        name, args = self._function(body, outer, pos, var, word, listed, first)
-        return f"{name}(run, L, {items}{args})"
-
-    def _function(self, body: Writer, outer: set, pos, var: str, word: str, listed: bool,
-                  first: list | tuple = ()) -> tuple:
-        """The name in the namespace of a new loop function (see :meth:`_loop`) whose ``body``
-        loops over ``xs``, after the lines ``first``, and the arguments it takes after it: the
-        names of ``outer`` they read."""
-        text = body.source()[0] + "\n".join(first)
-        args = "".join(", " + x for x in sorted(set(_NAME.findall(text)) & outer))
+        own = f"v_{var}"
+        outer = ({f"_t{i}" for i in range(1, start + 1)} | set(bound.values())) - {own}
+        given = sorted(set(_NAME.findall(body.source()[0])) & outer)
+        args = "".join(", " + x for x in given)
+        hoist(body, own, item.startswith("entity:"), set(given))
         charge = ["run.steps += len(xs)", "if run.steps > run.budget:", "    run.tick(0)"]
         w = Writer()
         w.line(f"def loop(run, L, xs{args}):")
         with w.indent():
             w.line("_E = run.ent")
-            w.lines(first)
             if listed:   # (see _loop_listed)
                 w.lines(charge)
             else:
@@ -540,7 +512,8 @@ class Codegen:
                 with w.indent():
                     w.line(f"xs = _items(run, xs, {var!r}{'' if word == 'for' else f', {word!r}'})")
             w.insert(body)
-        return add(self.space, "_c", self._define(w, "loop", pos)), args
+        name = add(self.space, "_c", self._define(w, "loop", pos))
+        return f"{name}(run, L, {items}{args})"
 
     def g_LetIn(self, e, bound, walrus):
         value, known = self.gen(e.value, bound, walrus), self.proven(e.value, bound)
@@ -772,14 +745,16 @@ class Checked:
     """Expression ``e`` in checked mode as ``fn(run, L)``: its Python is written the first time
     it is called (a fault of its fast code, or a run with no fast code: lint, the all-checked
     mode), so that a load does not write every expression twice. ``source``: the fast source a
-    code unit inlines (:mod:`.units`), falling back on this; None if none."""
-    __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source", "total")
+    code unit inlines (:mod:`.units`), falling back on this; None if none. ``stored``: its
+    value is stored as it is (statements._stored)."""
+    __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source", "total", "stored")
 
     def __init__(self, names, tracking: bool, space: dict, e, locals_, around: str | None = None):
         self.names, self.tracking, self.space, self.e = names, tracking, space, e
         self.locals, self.around, self.fn = frozenset(locals_), around, None
         self.source: str | None = None
         self.total: frozenset | None = None   # see Codegen.total
+        self.stored = False
 
     def __call__(self, run, L):
         return (self.fn or self.function())(run, L)
@@ -793,27 +768,29 @@ class Checked:
         return self.fn
 
 
-def _keep(w: Writer, v: str) -> None:
-    """Add the Action of value ``v`` to ``out``, the one kept in ``made`` if it is there."""
-    w.line("try:")
-    with w.indent():
-        w.line(f"a = made.get({v})")
-        w.line(f"if a is None or a[1][-1] is not {v}:")
-        with w.indent():
-            w.line(f"a = made[{v}] = _new(_Action, (name, head + ({v},)))")
-    w.line("except TypeError:")
-    with w.indent():
-        w.line(f"a = _new(_Action, (name, head + ({v},)))")
-    w.line("out.append(a)")
+def _keep(v: str, text: bool) -> list:
+    """The lines that add the Action of value ``v`` to ``out``, the one kept in ``made`` if it
+    is there. ``text``: ``v`` is proven a text (an entity), a key no other value equals."""
+    if text:
+        return [f"a = get({v})",
+                "if a is None:",
+                f"    a = made[{v}] = _new(_Action, (name, head + ({v},)))",
+                "add(a)"]
+    return ["try:",
+            f"    a = get({v})",
+            f"    if a is None or a[1][-1] is not {v}:",
+            f"        a = made[{v}] = _new(_Action, (name, head + ({v},)))",
+            "except TypeError:",
+            f"    a = _new(_Action, (name, head + ({v},)))",
+            "add(a)"]
 
 
-def _when(w: Writer, cond: str | None, lines: list) -> None:
-    """Write ``lines``, under ``if cond:`` when there is a condition."""
-    if cond is None:
-        w.lines(lines)
-        return
-    w.line(f"if {cond}:")
-    with w.indent():
+def _when(w: Writer, tests: list, lines: list) -> None:
+    """Write ``lines``, under one ``if`` for each of ``tests`` (none: as they are)."""
+    with ExitStack() as nest:
+        for test in tests:
+            w.line(f"if {test}:")
+            nest.enter_context(w.indent())
         w.lines(lines)
 
 

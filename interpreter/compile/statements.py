@@ -10,6 +10,8 @@ never meets an undefined name at run time, and the compiler only writes code.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -18,7 +20,7 @@ from ..dsl.resolver import Resolver, assigned, leading_requires, strip_requires
 from ..dsl.scope import Kind, Names, resolve, resolve_procedure
 from ..errors import Sink
 from ..runtime.code import GO_ON, SECRET_SLOT, Code, OptionSpec
-from ..runtime.values import RuleFault, describe, map_key
+from ..runtime.values import MAX_STORED, RuleFault, describe, map_key
 from . import instructions as ins, legal as _legal
 from .expressions import Checked, Codegen, inlinable, namespace
 from .units import Units, acyclic, first_pause, straight
@@ -73,6 +75,15 @@ class Program:
         """The code units in no cycle of calls: a call of one runs its function from the
         caller's, even if it may pause (units.py)."""
         return acyclic(self.codes, self.handlers)
+
+
+_STORED_AS_IT_IS = re.compile(r"none|bool|entity:.*")   # proven types _store never changes
+
+
+def _stored(fn) -> str:
+    """The value ``_v`` of expression ``fn`` as a rule stores it: through the governor's check
+    (``_store``), unless its proven type is one the check gives back as it is."""
+    return "_v" if fn.stored else "_store(_v)"
 
 
 class _Scope:
@@ -208,7 +219,7 @@ class Compiler:
 
         def lines(g):
             g.value(fn, "_v")
-            g.assign(name, "_store(_v)")
+            g.assign(name, _stored(fn))
         out.append(ins.Exec(s.pos, lines, sets=(name,)))
 
     def s_LetCall(self, s, scope, out):
@@ -230,7 +241,7 @@ class Compiler:
         target, fn, op, name = self.target(s.target, scope), self.value(s.expr, scope), s.op, s.target.name
         local = not s.target.path and resolve(self.names, name, scope.locals).kind is Kind.LOCAL
         if op == "=":  # the new value of what ({}) is changed
-            new = "_store(_v)"
+            new = _stored(fn)
         else:  # two whole numbers inline; the rest (lists, faults) in a helper
             new = f"_o {op[0]} _v if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(run, _o, _v, {op!r})"
 
@@ -654,9 +665,15 @@ class Compiler:
             return slow
         if self.generate:  # the unit's locals are its Python locals (units.py)
             codegen = Codegen(self.names, False, self.space)
-            source = codegen.source(e, scope.locals, {x: f"v_{x}" for x in scope.locals}, unit=True)
+            bound = {x: f"v_{x}" for x in scope.locals}
+            source = codegen.source(e, scope.locals, bound, unit=True)
             slow.source = f"{around}({source})" if around and source else source
             slow.total = codegen.total()
+            # a value stored as it is (_store gives it back unchanged): none, a truth, an
+            # entity, a whole number written in the rules within the limit
+            slow.stored = source is not None and around is None and (
+                _STORED_AS_IT_IS.fullmatch(codegen.proven(e, bound)) is not None
+                or e.__class__ is n.Int and -MAX_STORED <= e.value <= MAX_STORED)
         return slow
 
     def _checked(self, e, scope, tracking: bool, around: str | None = None) -> Checked:

@@ -281,7 +281,7 @@ class _UnitWriter(Writer):
             self.value(fn, f"_a{j}")
 
     def goto(self, target: int) -> None:
-        self.jumps = True
+        self.jumps += 1
         self.line(f"pc = {target}")
         self.line("continue")
 
@@ -431,14 +431,21 @@ class _UnitWriter(Writer):
             i += 1
 
     def block(self, start: int, stop: int) -> None:
-        """The block [start, stop), picked by ``pc``."""
+        """The block [start, stop), picked by ``pc``. One that goes on to the next block at its
+        end falls into it (:meth:`tree`), without going round the loop."""
         self.run_of(start, stop)
         if not self.ends(stop - 1):
             self.at = stop - 1
             self.goto(stop)
+        items = self._items
+        if items[-1][:2] == (self._depth, "continue") and items[-2][:2] == (self._depth, f"pc = {stop}"):
+            del items[-1]
+            self.jumps -= 1
 
     def tree(self, blocks: list) -> None:
-        """Pick the block of ``pc`` by halves (a unit has few blocks; this keeps it log n)."""
+        """Pick the block of ``pc`` by halves (a unit has few blocks; this keeps it log n): the
+        first half under ``if pc < MIDDLE``, the second after it, so that the last block of the
+        first half falls into the second with ``pc`` at its first block (:meth:`block`)."""
         if len(blocks) == 1:
             self.block(*blocks[0])
             return
@@ -447,10 +454,7 @@ class _UnitWriter(Writer):
         self.line(f"if pc < {blocks[half][0]}:")
         with self.indent():
             self.tree(blocks[:half])
-        self.at = blocks[half][0]
-        self.line("else:")
-        with self.indent():
-            self.tree(blocks[half:])
+        self.tree(blocks[half:])
 
     def _loaded(self, pc: int) -> list:
         """The locals an entry at ``pc`` loads from the frame: those it may read, that may be
@@ -512,7 +516,7 @@ class _UnitWriter(Writer):
                     self.line("if pc == 0:")
                     with self.indent():
                         self.count()
-            self.jumps = False
+            self.jumps = 0   # the ``continue`` written
             loop = len(self._items)
             self.line("while True:")
             with self.indent():

@@ -73,12 +73,6 @@ class Writer:
         asked for (:meth:`source`): once everything else has been written."""
         self._items.append((self._depth, write, self.at))
 
-    def replaced(self, change) -> Writer:
-        """A copy whose lines are ``change(line)`` (lines written, not written :meth:`later`)."""
-        out = Writer(self.at)
-        out._items = [(depth, change(item), at) for depth, item, at in self._items]
-        return out
-
     def source(self) -> tuple[str, list]:
         """The source written, and the position of each of its lines."""
         texts: list = []
