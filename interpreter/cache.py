@@ -149,16 +149,21 @@ def source_digest() -> str:
     """A hash of everything of the interpreter that shapes what it builds from a ruleset: its own
     source files (every module, the grammar), the schemas and the versions of the libraries whose
     objects it keeps. An entry named by it is not found once any of them changes."""
-    from .paths import schemas_dir
-    here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    files = sorted(here.rglob("*.py")) + sorted(here.rglob("*.lark")) + sorted(schemas_dir().glob("*.json"))
-    for path in files:
+    for path in source_files():
         data = path.read_bytes()
         digest.update(b"%s %d:" % (path.name.encode(), len(data)) + data)
     for library in ("lark", "networkx", "yaml", "jsonschema"):
         digest.update(library_code(library).encode())
     return digest.hexdigest()
+
+
+def source_files() -> list[Path]:
+    """The files :func:`source_digest` reads: every module of the interpreter, its grammar and
+    the schemas."""
+    from .paths import schemas_dir
+    here = Path(__file__).resolve().parent
+    return sorted(here.rglob("*.py")) + sorted(here.rglob("*.lark")) + sorted(schemas_dir().glob("*.json"))
 
 
 @functools.cache

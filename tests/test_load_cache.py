@@ -1,0 +1,173 @@
+"""A load kept in the user cache (data/ruleset.py, ``_kept``) is the load itself: a warm load
+writes no code and gives the same generated code, hash and play as a cold one; any file the load
+read or looked for, edited, added or removed, or another interpreter, or a damaged or foreign
+entry, makes it load afresh; and a cache switched off keeps nothing."""
+from __future__ import annotations
+
+import json
+import linecache
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from railrules.interpreter import cache, load_ruleset
+from railrules.interpreter.compile import sources
+from railrules.interpreter.compile.statements import Compiler
+from railrules.interpreter.data import ruleset as ruleset_module
+
+CORPUS = Path(__file__).parent / "lint_corpus" / "base"
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch) -> Path:
+    where = tmp_path / "cache"
+    monkeypatch.setenv("RAILRULES_CACHE_DIR", str(where))
+    return where
+
+
+@pytest.fixture
+def compiles(monkeypatch) -> list:
+    """The rulesets the code generator compiled (one item per compile)."""
+    done: list = []
+    compile_ = Compiler.compile
+
+    def counted(self, definitions):
+        done.append(self)
+        return compile_(self, definitions)
+    monkeypatch.setattr(Compiler, "compile", counted)
+    return done
+
+
+@pytest.fixture
+def base(tmp_path) -> Path:
+    folder = tmp_path / "base"
+    shutil.copytree(CORPUS, folder)
+    return folder
+
+
+def played(rs, seed: int = 3) -> tuple:
+    game, rng, actions = rs.new_game(rs.players_min, seed), random.Random(seed), []
+    while not game.is_over and game.decisions < 150:
+        action = rng.choice(game.legal_actions())
+        game.apply(action)
+        actions.append(action.to_json())
+    return actions, json.dumps(game.state, sort_keys=True, default=str)
+
+
+@pytest.mark.parametrize("game, variant", [("chicago_express", None), ("chicago_express", "sell_back"),
+                                           ("stephensons_rocket", None)])
+def test_a_warm_load_is_the_cold_load(folder, compiles, game, variant):
+    cold = load_ruleset(game, variant)
+    assert len(compiles) == 1 and len(list(folder.glob("ruleset-*"))) == 1
+    code, play = sources.listing(cold.program.space), played(cold)
+    linecache.clearcache()                  # the generated lines come back with the entry
+    warm = load_ruleset(game, variant)
+    assert len(compiles) == 1               # no code written
+    assert warm is not cold and warm.program.space is not cold.program.space
+    assert sources.listing(warm.program.space) == code
+    assert (warm.hash, warm.fingerprints, warm.variant) == (cold.hash, cold.fingerprints, cold.variant)
+    assert played(warm) == play
+    assert sources.listing(warm.program.space) == sources.listing(cold.program.space)   # units written in play
+
+
+def test_the_base_and_each_variant_are_kept_apart(folder, compiles):
+    rulesets = [load_ruleset("chicago_express", v) for v in (None, "sell_back", None, "sell_back")]
+    assert len(compiles) == 2 and len(list(folder.glob("ruleset-*"))) == 2
+    assert [rs.variant for rs in rulesets] == [None, "sell_back", None, "sell_back"]
+    assert rulesets[0].hash != rulesets[1].hash and rulesets[1].hash == rulesets[3].hash
+
+
+@pytest.mark.parametrize("edited", ["ruleset.yaml", "components.yaml", "board.yaml", "rules/game.rules"])
+def test_an_edited_file_is_loaded_again(folder, compiles, base, edited):
+    load_ruleset(str(base))
+    (base / edited).write_text((base / edited).read_text() + "\n# edited\n")
+    load_ruleset(str(base))
+    assert len(compiles) == 2
+    load_ruleset(str(base))
+    assert len(compiles) == 2
+
+
+def test_an_edit_is_what_the_next_load_sees(folder, base):
+    assert "probe" not in load_ruleset(str(base)).functions
+    with (base / "rules" / "game.rules").open("a") as fh:
+        fh.write("\ndef probe(x) = x + 1\n")
+    assert "probe" in load_ruleset(str(base)).functions
+
+
+def test_an_edited_library_file_is_loaded_again(folder, compiles, tmp_path, monkeypatch):
+    shipped = tmp_path / "rulesets"
+    shutil.copytree(CORPUS, shipped / "corpus")
+    (shipped / "library").mkdir()
+    (shipped / "library" / "extra.rules").write_text("def extra(x) = x\n")
+    meta = shipped / "corpus" / "ruleset.yaml"
+    meta.write_text(meta.read_text().replace("rules:\n", "rules:\n  - library/extra.rules\n"))
+    monkeypatch.setattr(ruleset_module, "rulesets_dir", lambda: shipped)
+    assert "extra" in load_ruleset("corpus").functions
+    (shipped / "library" / "extra.rules").write_text("def extra(x) = x\n\ndef more(x) = x\n")
+    assert "more" in load_ruleset("corpus").functions
+    assert len(compiles) == 2
+
+
+def test_an_overlay_loads_again_when_its_base_or_a_file_it_looked_for_changes(folder, compiles, base, tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "ruleset.yaml").write_text("name: mine\nextends: ../base\n")
+    (base / "variants").mkdir()
+    (base / "variants" / "v.yaml").write_text('description: "the base\'s"\nadd:\n  constants: {whose: 1}\n')
+    assert load_ruleset(str(mine), "v").constants["whose"] == 1
+    assert load_ruleset(str(mine), "v").constants["whose"] == 1
+    assert len(compiles) == 1
+    (base / "components.yaml").write_text((base / "components.yaml").read_text() + "\n# edited\n")
+    load_ruleset(str(mine), "v")
+    assert len(compiles) == 2
+    (mine / "variants").mkdir()              # the overlay's own variant of that name comes first
+    (mine / "variants" / "v.yaml").write_text('description: "the overlay\'s"\nadd:\n  constants: {whose: 2}\n')
+    assert load_ruleset(str(mine), "v").constants["whose"] == 2
+    assert len(compiles) == 3
+
+
+@pytest.mark.parametrize("junk", [b"", b"not an entry\n", None])
+def test_a_damaged_or_foreign_entry_is_loaded_again(folder, compiles, base, tmp_path, junk):
+    cold = load_ruleset(str(base))
+    (entry,) = folder.glob("ruleset-*")
+    if junk is None:   # another load's entry, well formed, under this one's name
+        other = tmp_path / "other"
+        shutil.copytree(CORPUS, other)
+        load_ruleset(str(other))
+        (foreign,) = set(folder.glob("ruleset-*")) - {entry}
+        junk = foreign.read_bytes()
+    entry.write_bytes(junk)
+    again = load_ruleset(str(base))
+    assert len(compiles) == 3 if junk.startswith(b"ruleset-") else len(compiles) == 2
+    assert again.root == cold.root and again.hash == cold.hash
+    load_ruleset(str(base))                  # written again, and read
+    assert len(compiles) == (3 if junk.startswith(b"ruleset-") else 2)
+
+
+def test_another_interpreter_does_not_read_the_entry(folder, compiles, base, monkeypatch):
+    load_ruleset(str(base))
+    monkeypatch.setattr(cache, "source_digest", lambda: "another interpreter")
+    load_ruleset(str(base))
+    assert len(compiles) == 2
+
+
+def test_the_interpreters_source_names_the_entries():
+    files = {str(p.relative_to(p.parents[1])) for p in cache.source_files() if p.suffix != ".json"}
+    assert {"compile/units.py", "compile/statements.py", "compile/expressions.py", "compile/legal.py",
+            "engine/machine.py", "dsl/rules.lark", "data/ruleset.py"} <= files
+    assert any(p.suffix == ".json" for p in cache.source_files())   # the schemas
+
+
+def test_nothing_is_kept_when_the_cache_is_off(monkeypatch, compiles, base):
+    monkeypatch.setenv("RAILRULES_CACHE_DIR", "")
+    first, second = load_ruleset(str(base)), load_ruleset(str(base))
+    assert len(compiles) == 2 and first.hash == second.hash
+
+
+def test_a_load_that_fails_is_not_kept(folder, base):
+    (base / "rules" / "game.rules").write_text("def broken( = \n")
+    with pytest.raises(Exception):
+        load_ruleset(str(base))
+    assert not list(folder.glob("ruleset-*"))
