@@ -7,23 +7,19 @@ stops the stages after it, and :func:`load_ruleset` raises one
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import dataclasses
 import difflib
 import hashlib
 import json
 import re
 import os
-import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import cache
 from ..board.graph import Board, build_board
 from ..checks.check_definitions import check_definitions
 from ..checks.check_secrets import find_leaks, redactions
 from ..checks.library_contract import check_contracts
-from ..compile import sources
 from ..compile.proven import prove
 from ..compile.statements import Compiler, Program
 from ..dsl import nodes as n
@@ -34,6 +30,7 @@ from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
 from ..runtime.governor import OverLimit, check_storable
 from . import snippets
+from .kept import LIMIT, content, is_file, kept
 from .overlay import Layer, lay_data, lay_rules
 from .schema import load_checked
 from .yaml_source import Positions, copy_data, utf8_text
@@ -193,12 +190,12 @@ def _reload(root: str, variant: str | None, digest: str) -> Ruleset:
 def resolve_ruleset_path(name_or_path: str) -> Path | None:
     """A shipped ruleset's name, or a path to a folder holding ruleset.yaml."""
     p = Path(name_or_path)
-    if _is_file(p / "ruleset.yaml"):
+    if is_file(p / "ruleset.yaml"):
         return p.resolve()
-    if p.name == "ruleset.yaml" and _is_file(p):
+    if p.name == "ruleset.yaml" and is_file(p):
         return p.parent.resolve()
     shipped = rulesets_dir() / name_or_path
-    if "/" not in name_or_path and _is_file(shipped / "ruleset.yaml"):
+    if "/" not in name_or_path and is_file(shipped / "ruleset.yaml"):
         return shipped
     return None
 
@@ -207,10 +204,10 @@ def _base_of(folder: Path, extends: str) -> Path | None:
     """The folder an overlay's ``extends:`` names: a path relative to the overlay's folder
     (a path always wins), else the name of a shipped ruleset."""
     path = folder / extends
-    if _is_file(path / "ruleset.yaml"):
+    if is_file(path / "ruleset.yaml"):
         return path.resolve()
     shipped = rulesets_dir() / extends   # (not a folder of the working folder: that moves)
-    return shipped if "/" not in extends and _is_file(shipped / "ruleset.yaml") else None
+    return shipped if "/" not in extends and is_file(shipped / "ruleset.yaml") else None
 
 
 def ruleset_folders(root: Path) -> list[Path]:
@@ -263,10 +260,10 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     ``texts`` (resolved path -> text) are read instead of those files on disk, as by
     :func:`check_ruleset` (an edited copy of a file: ``railrules test --mutate``).
 
-    A ruleset loaded from files on disk is kept in the user cache (:func:`_kept`)."""
+    A ruleset loaded from files on disk is kept in the user cache (:mod:`.kept`)."""
     if derive_all or texts:
         return _loaded(name_or_path, variant, derive_all=derive_all, texts=texts)
-    return _kept(name_or_path, variant)
+    return kept("ruleset", name_or_path, variant, lambda: _loaded(name_or_path, variant), whole=(Ruleset,))
 
 
 def _loaded(name_or_path, variant, **options) -> Ruleset:
@@ -276,96 +273,6 @@ def _loaded(name_or_path, variant, **options) -> Ruleset:
     sink.raise_if_errors()
     assert ruleset is not None  # a load with errors never gets here
     return ruleset
-
-
-# While a load is kept: (what was asked of the file system, path) -> its answer (see _kept)
-_SEEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("seen", default=None)
-
-
-def _kept(name_or_path, variant) -> Ruleset:
-    """The ruleset :func:`_loaded` gives, from the user cache (:mod:`..cache`) when it keeps one
-    that the same interpreter (:func:`..cache.source_digest`) loaded from the same files: each
-    file the load read has the same content (where its path leads now), and each it looked for
-    is still there or still missing. Else loaded, and kept (what a load builds is a function of
-    those files and the interpreter's source alone). A cache entry that does not load is
-    ignored; a load that fails is not kept."""
-    stored = _entry(name_or_path, variant)
-    ruleset = _thawed(cache.load(stored))
-    if ruleset is not None:
-        return ruleset
-    seen: dict = {}
-    token = _SEEN.set(seen)
-    try:
-        ruleset = _loaded(name_or_path, variant)
-    finally:
-        _SEEN.reset(token)
-    if stored is not None:
-        frozen = cache.freeze((ruleset, sources.kept(ruleset.program.space)), whole=(Ruleset,))
-        if frozen is not None:
-            cache.store(stored, pickle.dumps((seen, frozen), protocol=pickle.HIGHEST_PROTOCOL))
-    return ruleset
-
-
-def _entry(name_or_path, variant):
-    """The cache entry of a load: named by the interpreter, the arguments and what gives them
-    their meaning (the working folder, the shipped rulesets' folder); None when not kept."""
-    if not isinstance(name_or_path, (str, os.PathLike)) or not isinstance(variant, (str, os.PathLike, type(None))):
-        return None
-    try:
-        here = os.getcwd()
-    except OSError:   # the working folder was removed
-        return None
-    chosen = os.fspath(variant) if variant is not None else ""
-    return cache.entry("ruleset", cache.source_digest(), os.fspath(name_or_path), chosen,
-                       str(variant_file(chosen) or "") if chosen else "", here, str(rulesets_dir()))
-
-
-def _thawed(kept: bytes | None) -> Ruleset | None:
-    """The ruleset a cache entry keeps, if every answer of the file system it was loaded with is
-    still the same (see :func:`_kept`); None otherwise, or when the entry does not load."""
-    if kept is None:
-        return None
-    try:
-        seen, frozen = pickle.loads(kept)
-        for (asked, path), answer in seen.items():
-            if (_is_file(Path(path)) if asked == "file" else _read_now(path)) != answer:
-                return None
-        ruleset, texts = cache.thaw(frozen)
-    except Exception:   # an entry that does not load is no entry
-        return None
-    sources.restore(texts)
-    return ruleset if isinstance(ruleset, Ruleset) else None
-
-
-def _is_file(path: Path) -> bool:
-    """Whether ``path`` is a file (noted while a load is kept)."""
-    found = path.is_file()
-    seen = _SEEN.get()
-    if seen is not None:
-        seen.setdefault(("file", str(path)), found)
-    return found
-
-
-def _content(path: Path) -> bytes:
-    """The bytes of file ``path``, never more than one past the limit (a 3 GB file stays on disk)."""
-    with path.open("rb") as fh:
-        return fh.read(5_000_001)
-
-
-def _note(named: Path, path: Path, data: bytes) -> None:
-    """Note (while a load is kept) that file ``named``, found at ``path``, held ``data``."""
-    seen = _SEEN.get()
-    if seen is not None:
-        seen[("read", str(named))] = (str(path), hashlib.sha256(data).hexdigest())
-
-
-def _read_now(named: str) -> tuple | None:
-    """(where ``named`` leads, the hash of its content) now, as :func:`_note` noted it."""
-    path = Path(named).resolve()
-    try:
-        return str(path), hashlib.sha256(_content(path)).hexdigest()
-    except OSError:
-        return None
 
 
 def load_all_checked(name_or_path: str, variant: str | None = None) -> Ruleset:
@@ -383,7 +290,14 @@ def check_ruleset(name_or_path: str, variant: str | None = None,
                   texts: dict | None = None) -> tuple[Ruleset | None, list]:
     """Like :func:`load_ruleset` but return the diagnostics (errors and warnings) instead.
     ``texts`` (resolved path -> text) are read instead of those files on disk: an editor's
-    unsaved buffers."""
+    unsaved buffers. What files on disk give is kept in the user cache (:mod:`.kept`)."""
+    if texts:
+        return _checked(name_or_path, variant, texts)
+    return kept("checked", name_or_path, variant, lambda: _checked(name_or_path, variant, None),
+                whole=(Ruleset,), keep=lambda made: not any(d.code == "RR311" for d in made[1]))
+
+
+def _checked(name_or_path, variant, texts) -> tuple[Ruleset | None, list]:
     from ..checks import run_checks
     sink = Sink()
     try:
@@ -444,13 +358,12 @@ class _Loader:
             return None, shown
         if path in self.texts:  # an editor's buffer: a lone surrogate is a byte that is not UTF-8 (RR006)
             data = self.texts[path].encode("utf-8", "surrogatepass")
-        elif not _is_file(path):
+        elif not is_file(path):
             self.sink.add("RR001", f"no file '{rel}'", pos)
             return None, shown
         else:
-            data = _content(path)
-            _note(named, path, data)
-        if len(data) > 5_000_000:  # (said in the file itself when it is the editor's buffer)
+            data = content(named, path)
+        if len(data) > LIMIT:  # (said in the file itself when it is the editor's buffer)
             self.sink.add("RR007", f"'{rel}' is larger than 5 MB", Pos(shown, 1, 1) if path in self.texts else pos)
             return None, shown
         if hashed:
@@ -638,7 +551,7 @@ class _Loader:
             over, vpos = self.yaml(vfile.name, "variant", Pos(variant, 0, 0), var_base)
         else:   # the ruleset's own variants first, then its bases'
             home = next((i for i in reversed(range(len(chain)))
-                         if _is_file(chain[i][0] / "variants" / f"{variant}.yaml")), home)
+                         if is_file(chain[i][0] / "variants" / f"{variant}.yaml")), home)
             var_base = chain[home][0]
             over, vpos = self.yaml(f"variants/{variant}.yaml", "variant", Pos("variants", 0, 0), var_base)
         if over is None:

@@ -1,0 +1,115 @@
+"""What a ruleset's load (or lint) builds, kept in the user cache (:mod:`..cache`) and read
+instead of built again: it is a function of the files the load read and of the interpreter's own
+source alone. An entry is named by the interpreter (:func:`..cache.source_digest`), the kind of
+load, its arguments and what gives them their meaning (the working folder, the shipped rulesets'
+folder); it holds every answer the file system gave the load (each file read, by the content it
+had where its path led; each file looked for, there or not) and is used only while each is the
+same. An entry that does not load is no entry; a cache switched off keeps nothing."""
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import os
+import pickle
+from pathlib import Path
+
+from .. import cache
+from ..compile import sources
+from ..compile.expressions import namespace
+from ..paths import rulesets_dir
+
+LIMIT = 5_000_000   # the largest file a ruleset may have (RR007)
+
+# While a load is kept: (what was asked of the file system, path) -> its answer
+_SEEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("seen", default=None)
+
+
+def kept(kind: str, name_or_path, variant, make, whole: tuple, keep=lambda made: True):
+    """What ``make()`` gives (a ruleset or a value holding one: its generated code's names are
+    listed in its namespace), from the cache when an entry of ``kind`` for these arguments
+    holds it, else made, and kept there unless not ``keep(made)``. ``whole``: the classes kept
+    by their attributes (:func:`..cache.freeze`). What ``make`` raises is raised, and not kept."""
+    stored = _entry(kind, name_or_path, variant)
+    found = _thawed(cache.load(stored))
+    if found is not None:
+        return found[0]
+    seen: dict = {}
+    token = _SEEN.set(seen)
+    try:
+        made = make()
+    finally:
+        _SEEN.reset(token)
+    if stored is not None and keep(made):
+        texts = {name: text for space in _spaces(made) for name, text in sources.kept(space).items()}
+        frozen = cache.freeze((made, texts), whole=whole)
+        if frozen is not None:
+            cache.store(stored, pickle.dumps((seen, frozen), protocol=pickle.HIGHEST_PROTOCOL))
+    return made
+
+
+def _entry(kind: str, name_or_path, variant):
+    if not isinstance(name_or_path, (str, os.PathLike)) or not isinstance(variant, (str, os.PathLike, type(None))):
+        return None
+    try:
+        here = os.getcwd()
+    except OSError:   # the working folder was removed
+        return None
+    chosen = os.fspath(variant) if variant is not None else ""
+    as_file = str(Path(chosen).expanduser().resolve()) if chosen.endswith((".yaml", ".yml")) else ""
+    return cache.entry(kind, cache.source_digest(), os.fspath(name_or_path), chosen, as_file, here,
+                       str(rulesets_dir()))
+
+
+def _thawed(entry: bytes | None) -> tuple | None:
+    """(what an entry keeps,) if every answer of the file system it was made with is still the
+    same; None otherwise, or when the entry does not load."""
+    if entry is None:
+        return None
+    try:
+        seen, frozen = pickle.loads(entry)
+        for (asked, path), answer in seen.items():
+            if (is_file(Path(path)) if asked == "file" else _read_now(path)) != answer:
+                return None
+        made, texts = cache.thaw(frozen)
+    except Exception:   # an entry that does not load is no entry
+        return None
+    sources.restore(texts)
+    base = namespace()
+    for space in _spaces(made):   # the helpers and builtins as this process has them, as a load takes them
+        space.update((name, value) for name, value in base.items() if name in space)
+    return (made,)
+
+
+def _spaces(made) -> list:
+    """The namespaces of the generated code of the ruleset(s) in ``made``."""
+    return [x.program.space for x in (made if isinstance(made, tuple) else (made,)) if hasattr(x, "program")]
+
+
+def is_file(path: Path) -> bool:
+    """Whether ``path`` is a file (noted while a load is kept)."""
+    found = path.is_file()
+    seen = _SEEN.get()
+    if seen is not None:
+        seen.setdefault(("file", str(path)), found)
+    return found
+
+
+def content(named: Path, path: Path) -> bytes:
+    """The bytes of file ``path`` (``named``, resolved), never more than one past the limit (a
+    3 GB file stays on disk); noted while a load is kept."""
+    with path.open("rb") as fh:
+        data = fh.read(LIMIT + 1)
+    seen = _SEEN.get()
+    if seen is not None:
+        seen[("read", str(named))] = (str(path), hashlib.sha256(data).hexdigest())
+    return data
+
+
+def _read_now(named: str) -> tuple | None:
+    """(where ``named`` leads, the hash of its content) now, as :func:`content` noted it."""
+    path = Path(named).resolve()
+    try:
+        with path.open("rb") as fh:
+            return str(path), hashlib.sha256(fh.read(LIMIT + 1)).hexdigest()
+    except OSError:
+        return None
