@@ -19,6 +19,7 @@ from ..compile.expressions import namespace
 from ..paths import rulesets_dir
 
 LIMIT = 5_000_000   # the largest file a ruleset may have (RR007)
+KEEP = 64           # entries kept of each kind (each is up to a few MB)
 
 # While a load is kept: (what was asked of the file system, path) -> its answer
 _SEEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("seen", default=None)
@@ -43,7 +44,7 @@ def kept(kind: str, name_or_path, variant, make, whole: tuple, keep=lambda made:
         texts = {name: text for space in _spaces(made) for name, text in sources.kept(space).items()}
         frozen = cache.freeze((made, texts), whole=whole)
         if frozen is not None:
-            cache.store(stored, pickle.dumps((seen, frozen), protocol=pickle.HIGHEST_PROTOCOL))
+            cache.store(stored, pickle.dumps((seen, frozen), protocol=pickle.HIGHEST_PROTOCOL), KEEP)
     return made
 
 
