@@ -171,3 +171,19 @@ def test_a_load_that_fails_is_not_kept(folder, base):
     with pytest.raises(Exception):
         load_ruleset(str(base))
     assert not list(folder.glob("ruleset-*"))
+
+
+def test_the_working_folder_counts_only_where_it_shows(folder, compiles, base, tmp_path, monkeypatch):
+    """Files inside the working folder are shown relative to it: a load from another folder
+    shows them otherwise, and is a load of its own; a folder that shows them alike shares it."""
+    def shown(rs) -> str:
+        return next(iter(rs.names.functions.values())).pos.file
+    monkeypatch.chdir(tmp_path)
+    assert shown(load_ruleset(str(base))) == "base/rules/game.rules"
+    for elsewhere in ("one", "two"):
+        (tmp_path / elsewhere).mkdir()
+        monkeypatch.chdir(tmp_path / elsewhere)
+        assert shown(load_ruleset(str(base))) == str(base / "rules" / "game.rules")
+    assert len(compiles) == 2
+    monkeypatch.chdir(base.parent)
+    assert shown(load_ruleset("base")) == "base/rules/game.rules"   # a path from here

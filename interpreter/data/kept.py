@@ -25,12 +25,14 @@ KEEP = 64           # entries kept of each kind (each is up to a few MB)
 _SEEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("seen", default=None)
 
 
-def kept(kind: str, name_or_path, variant, make, whole: tuple, keep=lambda made: True):
+def kept(kind: str, name_or_path, variant, make, whole: tuple, keep=lambda made: True, here: bool = False):
     """What ``make()`` gives (a ruleset or a value holding one: its generated code's names are
     listed in its namespace), from the cache when an entry of ``kind`` for these arguments
     holds it, else made, and kept there unless not ``keep(made)``. ``whole``: the classes kept
-    by their attributes (:func:`..cache.freeze`). What ``make`` raises is raised, and not kept."""
-    stored = _entry(kind, name_or_path, variant)
+    by their attributes (:func:`..cache.freeze`). ``here``: the entry is the working folder's
+    (what ``make`` builds depends on it beyond the paths it shows: :func:`shown`). What
+    ``make`` raises is raised, and not kept."""
+    stored = _entry(kind, name_or_path, variant, here)
     found = _thawed(cache.load(stored))
     if found is not None:
         return found[0]
@@ -48,16 +50,16 @@ def kept(kind: str, name_or_path, variant, make, whole: tuple, keep=lambda made:
     return made
 
 
-def _entry(kind: str, name_or_path, variant):
+def _entry(kind: str, name_or_path, variant, here: bool):
     if not isinstance(name_or_path, (str, os.PathLike)) or not isinstance(variant, (str, os.PathLike, type(None))):
         return None
     try:
-        here = os.getcwd()
-    except OSError:   # the working folder was removed
+        folder = os.getcwd() if here else ""
+        chosen = os.fspath(variant) if variant is not None else ""
+        as_file = str(Path(chosen).expanduser().resolve()) if chosen.endswith((".yaml", ".yml")) else ""
+    except (OSError, RuntimeError):   # the working folder was removed; no home folder
         return None
-    chosen = os.fspath(variant) if variant is not None else ""
-    as_file = str(Path(chosen).expanduser().resolve()) if chosen.endswith((".yaml", ".yml")) else ""
-    return cache.entry(kind, cache.source_digest(), os.fspath(name_or_path), chosen, as_file, here,
+    return cache.entry(kind, cache.source_digest(), os.fspath(name_or_path), chosen, as_file, folder,
                        str(rulesets_dir()))
 
 
@@ -69,7 +71,7 @@ def _thawed(entry: bytes | None) -> tuple | None:
     try:
         seen, frozen = pickle.loads(entry)
         for (asked, path), answer in seen.items():
-            if (is_file(Path(path)) if asked == "file" else _read_now(path)) != answer:
+            if _ASKED[asked](path) != answer:
                 return None
         made, texts = cache.thaw(frozen)
     except Exception:   # an entry that does not load is no entry
@@ -86,13 +88,31 @@ def _spaces(made) -> list:
     return [x.program.space for x in (made if isinstance(made, tuple) else (made,)) if hasattr(x, "program")]
 
 
-def is_file(path: Path) -> bool:
-    """Whether ``path`` is a file (noted while a load is kept)."""
-    found = path.is_file()
+def _noted(asked: str, path: Path, answer):
     seen = _SEEN.get()
     if seen is not None:
-        seen.setdefault(("file", str(path)), found)
-    return found
+        seen.setdefault((asked, str(path)), answer)
+    return answer
+
+
+def is_file(path: Path) -> bool:
+    """Whether ``path`` is a file (noted while a load is kept)."""
+    return _noted("file", path, path.is_file())
+
+
+def resolved(path: Path) -> Path:
+    """``path`` with its links followed, absolute (noted while a load is kept)."""
+    return Path(_noted("resolved", path, str(path.resolve())))
+
+
+def shown(path: Path) -> str:
+    """A path as the user will want to see it: relative to the working folder when inside it
+    (noted while a load is kept)."""
+    try:
+        text = str(path.relative_to(Path.cwd()))
+    except (ValueError, OSError):
+        text = str(path)
+    return _noted("shown", path, text)
 
 
 def content(named: Path, path: Path) -> bytes:
@@ -114,3 +134,8 @@ def _read_now(named: str) -> tuple | None:
             return str(path), hashlib.sha256(fh.read(LIMIT + 1)).hexdigest()
     except OSError:
         return None
+
+
+# what a kept entry asked of the file system -> how to ask it again (of a path noted as text)
+_ASKED = {"file": lambda path: Path(path).is_file(), "resolved": lambda path: str(Path(path).resolve()),
+          "shown": lambda path: shown(Path(path)), "read": _read_now}

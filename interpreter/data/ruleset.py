@@ -30,7 +30,7 @@ from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
 from ..runtime.governor import OverLimit, check_storable
 from . import snippets
-from .kept import LIMIT, content, is_file, kept
+from .kept import LIMIT, content, is_file, kept, resolved, shown as shown_path
 from .overlay import Layer, lay_data, lay_rules
 from .schema import load_checked
 from .yaml_source import Positions, copy_data, utf8_text
@@ -191,9 +191,9 @@ def resolve_ruleset_path(name_or_path: str) -> Path | None:
     """A shipped ruleset's name, or a path to a folder holding ruleset.yaml."""
     p = Path(name_or_path)
     if is_file(p / "ruleset.yaml"):
-        return p.resolve()
+        return resolved(p)
     if p.name == "ruleset.yaml" and is_file(p):
-        return p.parent.resolve()
+        return resolved(p.parent)
     shipped = rulesets_dir() / name_or_path
     if "/" not in name_or_path and is_file(shipped / "ruleset.yaml"):
         return shipped
@@ -205,7 +205,7 @@ def _base_of(folder: Path, extends: str) -> Path | None:
     (a path always wins), else the name of a shipped ruleset."""
     path = folder / extends
     if is_file(path / "ruleset.yaml"):
-        return path.resolve()
+        return resolved(path)
     shipped = rulesets_dir() / extends   # (not a folder of the working folder: that moves)
     return shipped if "/" not in extends and is_file(shipped / "ruleset.yaml") else None
 
@@ -294,7 +294,7 @@ def check_ruleset(name_or_path: str, variant: str | None = None,
     if texts:
         return _checked(name_or_path, variant, texts)
     return kept("checked", name_or_path, variant, lambda: _checked(name_or_path, variant, None),
-                whole=(Ruleset,), keep=lambda made: not any(d.code == "RR311" for d in made[1]))
+                whole=(Ruleset,), keep=lambda made: not any(d.code == "RR311" for d in made[1]), here=True)
 
 
 def _checked(name_or_path, variant, texts) -> tuple[Ruleset | None, list]:
@@ -350,8 +350,8 @@ class _Loader:
         in_library = rel.startswith("library/")
         named = library / rel[len("library/"):] if in_library else home / rel
         path = named.resolve()
-        shown = _display(path)
-        if not (path.is_relative_to(home) or path.is_relative_to(library.resolve())):
+        shown = shown_path(path)
+        if not (path.is_relative_to(home) or path.is_relative_to(resolved(library))):
             where = "variant's" if base is not None and base not in self.folders else "ruleset"
             self.sink.add("RR005", f"'{rel}' is outside the {where} folder", pos,
                           f"name files relative to the {where} folder, without '..'")
@@ -747,14 +747,6 @@ def _board(hexes: dict, offset: str | None, blocked: tuple) -> tuple[Board, list
             _BOARDS.clear()
         _BOARDS[key] = build_board(hexes, offset, blocked)
     return _BOARDS[key]
-
-
-def _display(path: Path) -> str:
-    """A path as the user will want to see it: relative to the working folder when inside it."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def _empty_scope():
