@@ -187,3 +187,18 @@ def test_the_working_folder_counts_only_where_it_shows(folder, compiles, base, t
     assert len(compiles) == 2
     monkeypatch.chdir(base.parent)
     assert shown(load_ruleset("base")) == "base/rules/game.rules"   # a path from here
+
+
+def test_what_is_kept_is_the_same_whatever_was_played_before(folder, tmp_path):
+    """A board is shared by the loads of one process, and keeps answers (frontiers, reaches)
+    as games ask them: the entry leaves them out, so it holds what the files give."""
+    fresh = load_ruleset("chicago_express")
+    played(fresh, seed=5)
+    (entry,) = folder.glob("ruleset-*")
+    entry.unlink()
+    again = load_ruleset("chicago_express")    # loaded afresh: the same board, its answers kept
+    assert again.board is fresh.board and fresh.board.frontiers
+    kept = load_ruleset("chicago_express")
+    assert kept.board is not fresh.board
+    assert not kept.board.frontiers and not kept.board.reaches and not kept.board.distances
+    assert played(kept, seed=5) == played(again, seed=5)
