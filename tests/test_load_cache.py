@@ -202,3 +202,19 @@ def test_what_is_kept_is_the_same_whatever_was_played_before(folder, tmp_path):
     assert kept.board is not fresh.board
     assert not kept.board.frontiers and not kept.board.reaches and not kept.board.distances
     assert played(kept, seed=5) == played(again, seed=5)
+
+
+def test_lints_check_of_a_ruleset_is_kept_with_its_warnings(folder, base, monkeypatch):
+    from railrules.interpreter import checks
+    from railrules.interpreter.data.ruleset import check_ruleset
+    with (base / "rules" / "game.rules").open("a") as fh:
+        fh.write("\ndef unused_one(x) = x + 1\n")     # a warning: nothing calls it
+    ran: list = []
+    run_checks = checks.run_checks
+    monkeypatch.setattr(checks, "run_checks", lambda *a, **k: ran.append(1) or run_checks(*a, **k))
+    cold_rs, cold = check_ruleset(str(base))
+    warm_rs, warm = check_ruleset(str(base))
+    assert ran == [1] and cold and warm == cold
+    assert warm_rs is not None and warm_rs.hash == cold_rs.hash
+    monkeypatch.setenv("RAILRULES_CACHE_DIR", "")
+    assert check_ruleset(str(base))[1] == cold and ran == [1, 1]
