@@ -13,7 +13,6 @@ always safe. A folder that other users can write to is not used (entries are unp
 from __future__ import annotations
 
 import builtins
-import copyreg
 import functools
 import gc
 import hashlib
@@ -250,7 +249,7 @@ def _reduced(obj, named: dict, whole: tuple):
     if kind is types.CellType:
         return _cell, (obj.cell_contents,)
     if kind in whole:
-        return copyreg.__newobj__, (kind,), dict(vars(obj))
+        return _new, (kind,), dict(vars(obj))
     return NotImplemented
 
 
@@ -265,6 +264,10 @@ def _importable(fn) -> bool:
 def _module_object(module: str, attr: str | None):
     found = vars(importlib.import_module(module))
     return found if attr is None else found[attr]
+
+
+def _new(kind: type):
+    return object.__new__(kind)
 
 
 def _cell(value):
