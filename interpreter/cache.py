@@ -1,5 +1,6 @@
 """A user cache of what every start would otherwise rebuild (the rules grammar's parser tables,
-which YAML data its schema already accepted), so that a command starts quickly.
+which YAML data its schema already accepted, a loaded ruleset and lint's check of one:
+:mod:`.data.kept`), so that a command starts quickly.
 
 Nothing depends on it for correctness: every entry is named by a hash of everything its content
 depends on, and holds its own name and the hash of what it keeps, checked in the one file opened
@@ -11,10 +12,19 @@ always safe. A folder that other users can write to is not used (entries are unp
 """
 from __future__ import annotations
 
+import builtins
+import functools
+import gc
 import hashlib
+import importlib
+import importlib.util
+import io
+import marshal
 import os
+import pickle
 import stat
 import sys
+import types
 from pathlib import Path
 
 FORMAT = "2"   # changes when what an entry holds changes
@@ -133,3 +143,140 @@ def _age(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:   # removed meanwhile (another process pruning)
         return 0.0
+
+
+@functools.cache
+def source_digest() -> str:
+    """A hash of everything of the interpreter that shapes what it builds from a ruleset: its own
+    source files (every module, the grammar), the schemas and the versions of the libraries whose
+    objects it keeps. An entry named by it is not found once any of them changes."""
+    digest = hashlib.sha256()
+    for path in source_files():
+        data = path.read_bytes()
+        digest.update(b"%s %d:" % (path.name.encode(), len(data)) + data)
+    for library in ("lark", "networkx", "yaml", "jsonschema"):
+        digest.update(library_code(library).encode())
+    return digest.hexdigest()
+
+
+def source_files() -> list[Path]:
+    """The files :func:`source_digest` reads: every module of the interpreter, its grammar and
+    the schemas."""
+    from .paths import schemas_dir
+    here = Path(__file__).resolve().parent
+    return sorted(here.rglob("*.py")) + sorted(here.rglob("*.lark")) + sorted(schemas_dir().glob("*.json"))
+
+
+@functools.cache
+def library_code(name: str) -> str:
+    """The installed library ``name``, told apart without importing it (nor importlib.metadata,
+    tens of ms): its folder and each of its modules' size and time of change."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        return "?"
+    folder = Path(spec.origin).parent
+    files = sorted(folder.glob("*.py"))   # its code (not its tests)
+    return str(folder) + "".join(f"|{p.relative_to(folder)}:{s.st_size}:{s.st_mtime_ns}"
+                                 for p in files for s in [p.stat()])
+
+
+def freeze(value, whole: tuple = ()) -> bytes | None:
+    """``value`` as bytes that :func:`thaw` makes again, functions written at run time (generated
+    code, lambdas) included: kept as their code (marshal), their globals (the namespace, itself
+    kept, or a module's by its name), defaults and closure. The objects that are attributes of
+    the interpreter's modules (its markers, its tables) are kept by name, so that a thawed value
+    holds the very same ones. Instances of the classes ``whole`` are kept by their attributes
+    (whatever their own pickling says). None when something in it cannot be kept."""
+    out = io.BytesIO()
+    try:
+        _Keeper(out, _module_objects(), whole).dump(value)
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        return None
+    return out.getvalue()
+
+
+def thaw(data: bytes):
+    """What :func:`freeze` kept, made again (an entry that does not load raises; see
+    :func:`load` for what proves an entry is the one written). The cyclic garbage collector
+    waits meanwhile: the many objects made at once, none of them garbage, would start it again
+    and again (a thawed ruleset took up to eight times as long)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.loads(data)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+class _Keeper(pickle.Pickler):
+    def __init__(self, out, named: dict, whole: tuple):
+        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
+        self.named, self.whole = named, whole
+
+    def reducer_override(self, obj):
+        return _reduced(obj, self.named, self.whole)
+
+
+def _module_objects() -> dict:
+    """id -> (module, name) of the interpreter's module attributes that are objects of their own
+    (not numbers, texts, classes, functions or modules, which are kept as they are)."""
+    package = __name__.rpartition(".")[0]
+    plain = (str, int, float, bool, bytes, type(None), type, types.FunctionType, types.ModuleType,
+             types.BuiltinFunctionType)
+    out: dict = {id(vars(builtins)): ("builtins", None)}   # (the namespace's __builtins__)
+    for name, module in list(sys.modules.items()):
+        if module is not None and (name == package or name.startswith(package + ".")):
+            out[id(vars(module))] = (name, None)
+            for attr, value in list(vars(module).items()):
+                if not isinstance(value, plain):
+                    out.setdefault(id(value), (name, attr))
+    return out
+
+
+def _reduced(obj, named: dict, whole: tuple):
+    kind = type(obj)
+    if kind is types.CodeType:
+        return marshal.loads, (marshal.dumps(obj),)
+    if kind is types.ModuleType:
+        return importlib.import_module, (obj.__name__,)
+    where = named.get(id(obj))
+    if where is not None:
+        return _module_object, where
+    if kind is types.FunctionType and not _importable(obj):
+        return _function, (obj.__code__, obj.__globals__, obj.__name__, obj.__defaults__,
+                           obj.__closure__, obj.__kwdefaults__, obj.__dict__ or None)
+    if kind is types.CellType:
+        return _cell, (obj.cell_contents,)
+    if kind in whole:
+        return _new, (kind,), dict(vars(obj))
+    return NotImplemented
+
+
+def _importable(fn) -> bool:
+    """Whether ``fn`` is found by its module and name (pickle keeps it so)."""
+    found = sys.modules.get(fn.__module__)
+    for part in fn.__qualname__.split("."):
+        found = getattr(found, part, None)
+    return found is fn
+
+
+def _module_object(module: str, attr: str | None):
+    found = vars(importlib.import_module(module))
+    return found if attr is None else found[attr]
+
+
+def _new(kind: type):
+    return object.__new__(kind)
+
+
+def _cell(value):
+    return types.CellType(value)
+
+
+def _function(code, space, name, defaults, closure, kwdefaults, attributes):
+    fn = types.FunctionType(code, space, name, defaults, closure)
+    fn.__kwdefaults__ = kwdefaults
+    if attributes:
+        fn.__dict__.update(attributes)
+    return fn

@@ -41,6 +41,16 @@ class Board:
         self._near_byte: list = [{} for _ in range(self._width)]  # byte index -> byte -> near bits
         self._near_list = [self.near_bits[h] for h in order]      # index -> near bits
 
+    def __getstate__(self) -> dict:
+        """The board as pickled (a ruleset kept in the user cache, :mod:`..data.kept`): without
+        the answers it keeps, found again when asked, so that what is kept is the same whatever
+        was played on the board before."""
+        state = dict(vars(self))
+        state.pop("graph", None)
+        state.update(_distances={}, frontiers={}, distances={}, reaches={},
+                     _by_byte=[{} for _ in range(self._width)], _near_byte=[{} for _ in range(self._width)])
+        return state
+
     @cached_property
     def graph(self) -> nx.Graph:
         """The board as a networkx graph."""

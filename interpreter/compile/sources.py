@@ -29,6 +29,11 @@ def register(source: str, filename: str) -> str:
     ``<unit KEY>``), its lines registered with linecache (kept: no file to check them against;
     the oldest are dropped beyond the last 20,000)."""
     name = f"{filename[:-1]} {hashlib.blake2s(source.encode(), digest_size=4).hexdigest()}>"
+    _remember(name, source)
+    return name
+
+
+def _remember(name: str, source: str) -> None:
     if name not in linecache.cache:
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         _registered[name] = None
@@ -36,7 +41,18 @@ def register(source: str, filename: str) -> str:
             oldest = next(iter(_registered))
             del _registered[oldest]
             linecache.cache.pop(oldest, None)
-    return name
+
+
+def kept(space: dict) -> dict:
+    """The generated sources of namespace ``space`` by the names they were compiled under: what
+    :func:`restore` registers again where the namespace is made again (the user cache)."""
+    return {name: "".join(linecache.getlines(name)) for name in dict.fromkeys(space.get("__sources__", ()))}
+
+
+def restore(texts: dict) -> None:
+    """Register the sources :func:`kept` gave under their names (as :func:`register` did)."""
+    for name, source in texts.items():
+        _remember(name, source)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -30,6 +30,7 @@ from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
 from ..runtime.governor import OverLimit, check_storable
 from . import snippets
+from .kept import LIMIT, content, is_file, kept, resolved, shown as shown_path
 from .overlay import Layer, lay_data, lay_rules
 from .schema import load_checked
 from .yaml_source import Positions, copy_data, utf8_text
@@ -189,12 +190,12 @@ def _reload(root: str, variant: str | None, digest: str) -> Ruleset:
 def resolve_ruleset_path(name_or_path: str) -> Path | None:
     """A shipped ruleset's name, or a path to a folder holding ruleset.yaml."""
     p = Path(name_or_path)
-    if (p / "ruleset.yaml").is_file():
-        return p.resolve()
-    if p.name == "ruleset.yaml" and p.is_file():
-        return p.parent.resolve()
+    if is_file(p / "ruleset.yaml"):
+        return resolved(p)
+    if p.name == "ruleset.yaml" and is_file(p):
+        return resolved(p.parent)
     shipped = rulesets_dir() / name_or_path
-    if "/" not in name_or_path and (shipped / "ruleset.yaml").is_file():
+    if "/" not in name_or_path and is_file(shipped / "ruleset.yaml"):
         return shipped
     return None
 
@@ -203,10 +204,10 @@ def _base_of(folder: Path, extends: str) -> Path | None:
     """The folder an overlay's ``extends:`` names: a path relative to the overlay's folder
     (a path always wins), else the name of a shipped ruleset."""
     path = folder / extends
-    if (path / "ruleset.yaml").is_file():
-        return path.resolve()
+    if is_file(path / "ruleset.yaml"):
+        return resolved(path)
     shipped = rulesets_dir() / extends   # (not a folder of the working folder: that moves)
-    return shipped if "/" not in extends and (shipped / "ruleset.yaml").is_file() else None
+    return shipped if "/" not in extends and is_file(shipped / "ruleset.yaml") else None
 
 
 def ruleset_folders(root: Path) -> list[Path]:
@@ -257,10 +258,18 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     ``derive_all`` (a debugging aid) makes every ``def`` a ``derived`` value, so that
     ``game.check_derived()`` tests the engine's read tracking on every function of the rules.
     ``texts`` (resolved path -> text) are read instead of those files on disk, as by
-    :func:`check_ruleset` (an edited copy of a file: ``railrules test --mutate``)."""
+    :func:`check_ruleset` (an edited copy of a file: ``railrules test --mutate``).
+
+    A ruleset loaded from files on disk is kept in the user cache (:mod:`.kept`)."""
+    if derive_all or texts:
+        return _loaded(name_or_path, variant, derive_all=derive_all, texts=texts)
+    return kept("ruleset", name_or_path, variant, lambda: _loaded(name_or_path, variant), whole=(Ruleset,))
+
+
+def _loaded(name_or_path, variant, **options) -> Ruleset:
     sink = Sink()
     with _within_python_limits(name_or_path):
-        ruleset = _Loader(sink, derive_all=derive_all, texts=texts).load(name_or_path, variant)
+        ruleset = _Loader(sink, **options).load(name_or_path, variant)
     sink.raise_if_errors()
     assert ruleset is not None  # a load with errors never gets here
     return ruleset
@@ -281,7 +290,14 @@ def check_ruleset(name_or_path: str, variant: str | None = None,
                   texts: dict | None = None) -> tuple[Ruleset | None, list]:
     """Like :func:`load_ruleset` but return the diagnostics (errors and warnings) instead.
     ``texts`` (resolved path -> text) are read instead of those files on disk: an editor's
-    unsaved buffers."""
+    unsaved buffers. What files on disk give is kept in the user cache (:mod:`.kept`)."""
+    if texts:
+        return _checked(name_or_path, variant, texts)
+    return kept("checked", name_or_path, variant, lambda: _checked(name_or_path, variant, None),
+                whole=(Ruleset,), keep=lambda made: not any(d.code == "RR311" for d in made[1]), here=True)
+
+
+def _checked(name_or_path, variant, texts) -> tuple[Ruleset | None, list]:
     from ..checks import run_checks
     sink = Sink()
     try:
@@ -332,22 +348,22 @@ class _Loader:
         library = rulesets_dir() / "library"
         home = base or self.root
         in_library = rel.startswith("library/")
-        path = (library / rel[len("library/"):] if in_library else home / rel).resolve()
-        shown = _display(path)
-        if not (path.is_relative_to(home) or path.is_relative_to(library.resolve())):
+        named = library / rel[len("library/"):] if in_library else home / rel
+        path = named.resolve()
+        shown = shown_path(path)
+        if not (path.is_relative_to(home) or path.is_relative_to(resolved(library))):
             where = "variant's" if base is not None and base not in self.folders else "ruleset"
             self.sink.add("RR005", f"'{rel}' is outside the {where} folder", pos,
                           f"name files relative to the {where} folder, without '..'")
             return None, shown
         if path in self.texts:  # an editor's buffer: a lone surrogate is a byte that is not UTF-8 (RR006)
             data = self.texts[path].encode("utf-8", "surrogatepass")
-        elif not path.is_file():
+        elif not is_file(path):
             self.sink.add("RR001", f"no file '{rel}'", pos)
             return None, shown
         else:
-            with path.open("rb") as fh:   # never more than the limit: a 3 GB file stays on disk
-                data = fh.read(5_000_001)
-        if len(data) > 5_000_000:  # (said in the file itself when it is the editor's buffer)
+            data = content(named, path)
+        if len(data) > LIMIT:  # (said in the file itself when it is the editor's buffer)
             self.sink.add("RR007", f"'{rel}' is larger than 5 MB", Pos(shown, 1, 1) if path in self.texts else pos)
             return None, shown
         if hashed:
@@ -535,7 +551,7 @@ class _Loader:
             over, vpos = self.yaml(vfile.name, "variant", Pos(variant, 0, 0), var_base)
         else:   # the ruleset's own variants first, then its bases'
             home = next((i for i in reversed(range(len(chain)))
-                         if (chain[i][0] / "variants" / f"{variant}.yaml").is_file()), home)
+                         if is_file(chain[i][0] / "variants" / f"{variant}.yaml")), home)
             var_base = chain[home][0]
             over, vpos = self.yaml(f"variants/{variant}.yaml", "variant", Pos("variants", 0, 0), var_base)
         if over is None:
@@ -731,14 +747,6 @@ def _board(hexes: dict, offset: str | None, blocked: tuple) -> tuple[Board, list
             _BOARDS.clear()
         _BOARDS[key] = build_board(hexes, offset, blocked)
     return _BOARDS[key]
-
-
-def _display(path: Path) -> str:
-    """A path as the user will want to see it: relative to the working folder when inside it."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def _empty_scope():

@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import json
 import re
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import cache
@@ -71,7 +69,7 @@ def _accepted(data, kind: str) -> bool:
     leaves a mark in the user cache named by the hash of the schema, jsonschema's code and
     the data's exact ``repr``: a ruleset's files are checked once, not at every start (and
     jsonschema is not even imported)."""
-    content = (kind, _schema(kind), _referenced(kind), _jsonschema_code(), repr(data))
+    content = (kind, _schema(kind), _referenced(kind), cache.library_code("jsonschema"), repr(data))
     if cache.has("valid", *content):
         return True
     if not validator(kind).is_valid(data):
@@ -85,19 +83,6 @@ def _referenced(kind: str) -> str:
     """The text of the other schemas a schema refers to (``$ref``), which its checks depend on."""
     text = _schema(kind)
     return "".join(_schema(k) for k in sorted(set(re.findall(r'"([a-z]+)\.schema\.json#', text))) if k != kind)
-
-
-@lru_cache(maxsize=1)
-def _jsonschema_code() -> str:
-    """The installed jsonschema, told apart without importing it (nor importlib.metadata, tens
-    of ms): its folder and each of its modules' size and time of change."""
-    spec = importlib.util.find_spec("jsonschema")
-    if spec is None or spec.origin is None:
-        return "?"
-    folder = Path(spec.origin).parent
-    files = sorted(folder.glob("*.py"))   # its code (not its tests)
-    return str(folder) + "".join(f"|{p.relative_to(folder)}:{s.st_size}:{s.st_mtime_ns}"
-                                 for p in files for s in [p.stat()])
 
 
 def _offending_key(err) -> tuple:
