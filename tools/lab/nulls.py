@@ -111,6 +111,11 @@ def _cpu() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
+def _said(line: str) -> None:
+    """A line of progress on stderr (what a long run has found so far)."""
+    print(f"{line}; CPU {_cpu():.0f} s", file=sys.stderr, flush=True)
+
+
 def _interval(k: int, n: int) -> list[float]:
     return [round(x, 3) for x in stats.clopper_pearson(k, n)]
 
@@ -136,6 +141,7 @@ def comparisons(arms: list, count: int, games: int, players: int, seed: int, job
             metrics[correction].update(found)
             if correction == "holm" and out["first headline"] is None:
                 out["first headline"] = headline(result)
+        _said(f"comparison {c + 1}/{count}: Holm {sum(hits['holm'])}, BH {sum(hits['fdr'])} with a verdict")
     for correction, name in (("holm", "Holm"), ("fdr", "BH")):
         k = sum(hits[correction])
         out[name] = {"with a verdict": k, "interval": _interval(k, count), "metrics": dict(metrics[correction])}
@@ -158,6 +164,7 @@ def until_verdict(arms: list, runs: int, block: int, most: int, players: int, se
         if found:
             stops.append(result["compared"])
             metrics.update(found)
+        _said(f"until-verdict run {r + 1}/{runs}: {result['compared']} games, {len(stops)} stopped with a verdict")
     return {"runs": runs, "block": block, "max games": most, "with a verdict": len(stops),
             "interval": _interval(len(stops), runs), "stopped at": stops, "metrics": dict(metrics),
             "cpu seconds": round(_cpu() - started, 1)}
