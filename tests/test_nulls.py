@@ -110,3 +110,9 @@ def test_a_small_null_of_each_game_gives_no_false_verdict(game, capsys):
     assert nulls.main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["fixed"]["Holm"]["with a verdict"] == 0 and out["until verdict"]["with a verdict"] == 0
+
+
+def test_a_stop_says_so_and_exits_130_without_a_traceback(monkeypatch, capsys):
+    monkeypatch.setattr(nulls.compare, "play", lambda *a, **k: ({}, True))   # as Ctrl-C leaves it
+    assert nulls.main(["chicago_express", "--procedure", "turn", "--comparisons", "1", "--games", "2"]) == 130
+    assert "stopped early" in capsys.readouterr().err

@@ -170,6 +170,17 @@ def until_verdict(arms: list, runs: int, block: int, most: int, players: int, se
             "cpu seconds": round(_cpu() - started, 1)}
 
 
+def _measure(arms: list, args) -> dict:
+    """The null comparisons and --until-verdict runs the arguments ask for."""
+    out: dict = {"ruleset": arms[0].ruleset.name, "procedure": args.procedure, "players": args.players}
+    if args.comparisons:
+        out["fixed"] = comparisons(arms, args.comparisons, args.games, args.players, args.seed, args.jobs)
+    if args.runs:
+        out["until verdict"] = until_verdict(arms, args.runs, args.block, args.max_games, args.players,
+                                             args.seed + args.comparisons * args.games, args.jobs)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m railrules.tools.lab.nulls",
                                      description=__doc__.split("\n\n")[0])
@@ -191,12 +202,11 @@ def main(argv: list[str] | None = None) -> int:
         except (NullError, OSError) as err:
             parser.exit(2, f"{parser.prog}: {err}\n")
         with Arms(folder, [VARIANT], []) as arms:
-            out = {"ruleset": arms[0].ruleset.name, "procedure": args.procedure, "players": args.players}
-            if args.comparisons:
-                out["fixed"] = comparisons(arms, args.comparisons, args.games, args.players, args.seed, args.jobs)
-            if args.runs:
-                out["until verdict"] = until_verdict(arms, args.runs, args.block, args.max_games, args.players,
-                                                     args.seed + args.comparisons * args.games, args.jobs)
+            try:
+                out = _measure(arms, args)
+            except KeyboardInterrupt:   # Ctrl-C or SIGTERM: the runner stopped the games
+                print(f"{parser.prog}: stopped early; the lines above say what was found so far", file=sys.stderr)
+                return 130
     if args.json:
         print(json.dumps(out, indent=1))
         return 0
