@@ -1,7 +1,7 @@
 """Null comparisons: how often `railrules compare` gives a false verdict when nothing changed.
 
     python -m railrules.tools.lab.nulls RULESET --procedure NAME [--comparisons 20] [--games 50]
-        [--runs 20] [--block 50] [--max-games 250] [--players 3] [--jobs 1] [--json]
+        [--runs 20] [--block 25] [--max-games 100] [--players 3] [--jobs 1] [--json]
 
 The null arm is the ruleset with one variant: the procedure ``NAME`` lists the options of its
 first ``choose`` in reverse order, nothing else changed (:func:`reversed_options`). Random bots
@@ -189,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--comparisons", type=int, default=20)
     parser.add_argument("--games", type=int, default=50, help="paired games per comparison")
     parser.add_argument("--runs", type=int, default=20, help="runs of --until-verdict (0: none)")
-    parser.add_argument("--block", type=int, default=50, help="--until-verdict: games per block")
-    parser.add_argument("--max-games", type=int, default=250, help="--until-verdict: the most games per arm")
+    parser.add_argument("--block", type=int, default=25, help="--until-verdict: games per block")
+    parser.add_argument("--max-games", type=int, default=100, help="--until-verdict: the most games per arm")
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1, help="the first seed; the parts use disjoint seeds")
     parser.add_argument("--jobs", type=int, default=1)
