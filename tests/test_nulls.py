@@ -103,13 +103,15 @@ def test_a_procedure_the_ruleset_lacks_is_refused_before_any_game(capsys):
 @pytest.mark.parametrize("game", sorted(TURNS))
 def test_a_small_null_of_each_game_gives_no_false_verdict(game, capsys):
     """Three comparisons of 30 paired random games and one --until-verdict run (blocks of 30 up to
-    90) per game, seeded: no corrected verdict (python -m railrules.tools.lab.nulls runs the full
+    90) per game, seeded: at most one comparison with a corrected verdict (under the 5 % the
+    correction keeps, two or more of three come with a chance of 0.7 %; uncorrected tests give
+    verdicts in most comparisons) and no stop (python -m railrules.tools.lab.nulls runs the full
     20 + 20, see BENCHMARKS-HISTORY.md)."""
     argv = [game, "--procedure", TURNS[game], "--comparisons", "3", "--games", "30", "--runs", "1",
             "--block", "30", "--max-games", "90", "--json"]
     assert nulls.main(argv) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["fixed"]["Holm"]["with a verdict"] == 0 and out["until verdict"]["with a verdict"] == 0
+    assert out["fixed"]["Holm"]["with a verdict"] <= 1 and out["until verdict"]["with a verdict"] == 0
 
 
 def test_a_stop_says_so_and_exits_130_without_a_traceback(monkeypatch, capsys):
