@@ -17,7 +17,7 @@ import pytest
 from railrules.interpreter import load_ruleset
 from railrules.interpreter.errors import RulesetError, RulesRuntimeError
 from railrules.interpreter.paths import rulesets_dir
-from railrules.tools.lab import compare, stats
+from railrules.tools.lab import compare, nulls, stats
 from railrules.tools.lab.arms import ArmError, Arms
 from railrules.tools.lab.headline import headline
 from railrules.tools.cli import main
@@ -46,18 +46,7 @@ def reversed_options(root: Path) -> str:
     """A copy of Chicago Express in ``root`` with a variant whose only change is the order in
     which the turn lists its three options: random bots play another stream of equally likely
     games, so every verdict about it is a false one (a null comparison). Returns the folder."""
-    folder = root / "ce_null"
-    shutil.copytree(rulesets_dir() / "chicago_express", folder)
-    text = (folder / "rules" / "turn.rules").read_text(encoding="utf-8")
-    start = text.index("procedure turn(p):")
-    end = text.index("\n\n", start)
-    head, *options = text[start:end].split("\n        option ")
-    procedure = "\n        option ".join([head, *reversed(options)])
-    (folder / "rules" / "reversed.rules").write_text(procedure + "\n", encoding="utf-8")
-    (folder / "variants" / "reversed.yaml").write_text(
-        'description: "the turn lists its options in reverse order"\nrules: [rules/reversed.rules]\n',
-        encoding="utf-8")
-    return str(folder)
+    return nulls.reversed_options("chicago_express", "turn", root)
 
 
 # ------------------------------------------------------------------ statistics
