@@ -342,6 +342,84 @@ def test_mcts_is_the_same_for_the_same_seed_with_every_setting():
         assert len({make_bot(spec, 5).choose(game) for _ in range(3)}) == 1
 
 
+_TRAP = """# A test: the first player takes a safe gain or a bolder one that the second player can punish.
+
+game:
+    cite "Test rules: the second player starts with 2 coins; the first opens, the second answers."
+    pay 2 from bank to players[1]
+    call opening(players[0])
+    call answer(players[1], players[0])
+    end_game "answered"
+
+procedure opening(p):
+    cite "Test rules: take 3 coins, or 5."
+    choose by p:
+        option safe:
+            pay 3 from bank to p
+        option bold:
+            pay 5 from bank to p
+
+procedure answer(q, p):
+    cite "Test rules: take 4 coins from a player who took 5, or wait (in one of twenty ways)."
+    choose by q:
+        option punish:
+            require p.cash >= 5 else "only a bold opening is punished"
+            pay 4 from p to bank
+        option wait(n in range(0, 20)):
+            log "{q} waits"
+
+score p = p.cash
+estimate p = p.cash
+"""
+
+
+def _trap(tmp_path):
+    """The first decision of a game where the bolder opening loses against the one answer (of
+    21) that punishes it, and wins against the others."""
+    root = _coin_race(tmp_path)
+    shutil.rmtree(root / "scenarios")
+    (root / "rules" / "game.rules").write_text(_TRAP, encoding="utf-8")
+    return load_ruleset(str(root)).new_game(2, 1)
+
+
+def test_mcts_answers_for_the_others_as_a_look_ahead_rates_their_answers(tmp_path):
+    # Tried in random order, the other seat's answers are each tried once before any twice: a
+    # short search credits the bold opening as if the other seat answered at random (20 of 21
+    # answers let it win) and takes it. Ordered by the other seat's look-ahead (rank=2), its first
+    # answer is the punishment, and the search takes the safe opening.
+    game = _trap(tmp_path)
+    assert make_bot("greedy", 1).choose(game).label == "bold"   # one decision ahead, it looks good
+    for seed in range(8):
+        assert make_bot("mcts:iterations=30:rank=2", seed).choose(game).label == "safe"
+    assert [make_bot("mcts:iterations=30:rank=1", seed).choose(game).label
+            for seed in range(8)].count("bold") >= 6
+
+
+def test_rank_orders_the_other_seats_answers_below_the_root(tmp_path):
+    from railrules.tools.bots.search import Mcts, rating
+    game = _trap(tmp_path)
+    bold = next(a for a in game.legal_actions() if a.label == "bold")
+    after = game.clone()
+    after.apply(bold)
+    answerer = after.current_player
+
+    def rated(action):
+        later = after.clone()
+        later.apply(action)
+        return rating(later, answerer)
+    for rank, ranked in ((1, False), (2, True)):
+        search = Mcts(random.Random(1), 10, 0, 0.7, 0.0, 0.5, 1.0, keep=1.0)  # keep: the tree stays
+        search.rank = rank
+        search.best(game, game.legal_actions())
+        node = search.trees[game.current_player][2].children[bold][1]
+        assert node.ranked == ranked
+        if ranked:  # the other seat's answers, best first by its own look-ahead
+            assert node.order[0].label == "punish"
+            ratings = [rated(a) for a in node.order]
+            assert sorted(node.order) == sorted(after.legal_actions())
+            assert ratings == sorted(ratings, reverse=True) and ratings[0] > ratings[1]
+
+
 def test_lead_and_keep_must_be_weights():
     for spec in ("mcts:lead=2", "mcts:keep=1.5"):
         with pytest.raises(BotSpecError, match="between 0 and 1"):

@@ -288,19 +288,23 @@ def followed(game, seat: str, steps: int, values=None) -> tuple:
 class Mcts:
     """UCT over imagined copies (information-set MCTS with one tree per decision).
 
-    Each iteration imagines the game afresh and walks down the tree. At the root, and at the
-    searching seat's next decision if it is the one to decide right after, the actions are put
-    in the order a one-decision look-ahead rates them (the greedy bot's rating: standing, then
-    lead, by the estimate; ties at random), and a node visited n times may have ``ceil(widen *
-    sqrt(n + 1))`` children: while it has fewer, the next action in that order becomes a new
-    child and the walk stops. (Rating every action at every node costs a decision's width in
-    estimates per node: measured, up to eight times as long a search.) Elsewhere, and with
-    ``widen`` 0 or without an estimate, the actions are tried in random order, each once before
-    any twice. Once every allowed action has a child, the walk goes on to the child with the
-    best upper confidence bound for the seat deciding there (among the actions legal in this
-    copy). From the new node it plays on at random for ``depth`` decisions (to the end when the
-    ruleset has no estimate) and credits every node on the way with what the seat that moved
-    into it gets (:func:`credits`, ``lead`` its weight). The answer is the most visited action
+    Each iteration imagines the game afresh and walks down the tree. At the root, at the
+    searching seat's next decision if it is the one to decide right after, and at every node
+    fewer than ``rank`` decisions below the root whoever decides there (``rank`` 1: the root
+    alone), the actions are put in the order a one-decision look-ahead rates them for the seat
+    deciding (the greedy bot's rating: standing, then lead, by the estimate; ties at random),
+    and a node visited n times may have ``ceil(widen * sqrt(n + 1))`` children: while it has
+    fewer, the next action in that order becomes a new child and the walk stops. (Rating every
+    action at every node costs a decision's width in estimates per node: measured, up to eight
+    times as long a search.) Elsewhere, and with ``widen`` 0 or without an estimate, the actions
+    are tried in random order, each once before any twice: where another seat answers with
+    many actions (an auction's bids), a short search tries each answer about once, and so
+    credits an action as if that seat answered at random; with ``rank`` 2 or more its first
+    answers are the ones it rates best. Once every allowed action has a child, the walk goes on
+    to the child with the best upper confidence bound for the seat deciding there (among the
+    actions legal in this copy). From the new node it plays on at random for ``depth`` decisions
+    (to the end when the ruleset has no estimate) and credits every node on the way with what
+    the seat that moved into it gets (:func:`credits`, ``lead`` its weight). The answer is the most visited action
     (ties: the best credited, then the first in order).
     ``seconds`` > 0 stops early when the time is up (then the choice depends on the machine).
 
@@ -319,6 +323,7 @@ class Mcts:
 
     reuse = True   # keep the games at nodes when nothing is secret (False: replay every walk)
     follow = 0     # at a new node, the decisions of the seat that moved into it taken greedily first
+    rank = 1       # nodes fewer decisions than this below the root are ordered by look-ahead
     values = None  # seat values of a game instead of the ruleset's estimate (:func:`estimates`)
 
     def __init__(self, rng, iterations: int, depth: int, explore: float, seconds: float,
@@ -392,7 +397,8 @@ class Mcts:
         while not here.is_over:
             legal = here.legal_actions()
             seat = here.current_player
-            planning = seat == me and len(path) < 2  # the root, and the seat's next decision
+            # fewer than rank decisions below the root (whoever decides), and the seat's next one
+            planning = len(path) < self.rank or (seat == me and len(path) < 2)
             candidates = self._candidates(node, here, legal, seat, planning)
             children = node.children
             kids = _kids(node, candidates, len(legal) == 1)
