@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
+import hashlib
+import pickle
 from pathlib import Path
 
+from railrules.interpreter import cache
 from railrules.interpreter.data.schema import load_checked
 from railrules.interpreter.data.yaml_source import Positions, utf8_text
 from railrules.interpreter.dsl import nodes as n
@@ -94,8 +98,35 @@ def lint_scenario(path: Path, ruleset, variant_loader) -> list[Diagnostic]:
         ruleset = variant_loader(variant)
         if ruleset is None:        # the variant itself is broken: lint of the variant says why
             return sink.diagnostics
-    _Steps(ruleset, players, positions, sink).check(doc["steps"])
+    sink.diagnostics += _steps_checked(ruleset, players, positions, doc["steps"], shown, text)
     return sink.diagnostics
+
+
+def _steps_checked(ruleset, players: int, positions: Positions, steps: list, shown: str,
+                   text: str) -> list[Diagnostic]:
+    """The diagnostics of a scenario's steps (:class:`_Steps`), kept in the user cache: they
+    depend only on the file's text and the name it is shown by, the ruleset (its content hash,
+    the variant included), the player count and the code that checks them (the interpreter's and
+    this module's source), and parsing every ``expect`` and ``set`` is most of lint's time."""
+    stored = cache.entry("scenario-lint", cache.source_digest(), _own_source(), ruleset.hash,
+                         str(players), shown, text)
+    kept = cache.load(stored)
+    if kept is not None:
+        try:
+            found = pickle.loads(kept)
+            if isinstance(found, list) and all(isinstance(d, Diagnostic) for d in found):
+                return found
+        except Exception:   # not what this module writes: checked again below
+            pass
+    sink = Sink()
+    _Steps(ruleset, players, positions, sink).check(steps)
+    cache.store(stored, pickle.dumps(sink.diagnostics, protocol=pickle.HIGHEST_PROTOCOL))
+    return sink.diagnostics
+
+
+@functools.cache
+def _own_source() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 class _Steps:
