@@ -2,6 +2,7 @@
 as a cold one without checking them again, and a change to the scenario or to the rules is seen."""
 from __future__ import annotations
 
+import pytest
 from railrules.tools.author import lint, scenario_lint
 from test_language import WAITING_RULES, write_ruleset
 
@@ -17,11 +18,17 @@ def _codes(folder) -> list:
     return [(d.code, d.pos.line, d.pos.column) for d in lint.lint_paths([str(folder)])]
 
 
-def test_a_warm_lint_reads_the_steps_checked_and_sees_what_changed(tmp_path, monkeypatch):
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A ruleset with one scenario, and a user cache of its own."""
     monkeypatch.setenv("RAILRULES_CACHE_DIR", str(tmp_path / "cache"))
     folder = write_ruleset(tmp_path / "game", WAITING_RULES)
     (folder / "scenarios").mkdir()
     (folder / "scenarios" / "first.yaml").write_text(SCENARIO, encoding="utf-8")
+    return folder
+
+
+def test_a_warm_lint_reads_the_steps_checked_and_sees_what_changed(folder, tmp_path, monkeypatch):
     cold = _codes(folder)
     assert ("RR102", 4, 14) in cold                    # target: no such name
     assert list((tmp_path / "cache").glob("scenario-lint-*"))
@@ -38,11 +45,7 @@ def test_a_warm_lint_reads_the_steps_checked_and_sees_what_changed(tmp_path, mon
     assert ("RR102", 4, 14) in _codes(folder)          # the scenario changed
 
 
-def test_a_damaged_entry_is_checked_again(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAILRULES_CACHE_DIR", str(tmp_path / "cache"))
-    folder = write_ruleset(tmp_path / "game", WAITING_RULES)
-    (folder / "scenarios").mkdir()
-    (folder / "scenarios" / "first.yaml").write_text(SCENARIO, encoding="utf-8")
+def test_a_damaged_entry_is_checked_again(folder, tmp_path):
     cold = _codes(folder)
     for entry in (tmp_path / "cache").glob("scenario-lint-*"):
         entry.write_bytes(entry.read_bytes()[:-5] + b"xxxxx")
