@@ -431,3 +431,28 @@ score p = p.cash
     proven = load_ruleset(str(write_ruleset(tmp_path, rules, COMPONENTS))).proven["locals"]["game"]
     assert proven["r"] == "entity:tokens" and proven["both"] == "list:entity:tokens"
     assert proven["mixed"] == "list"
+
+
+def test_a_value_made_of_values_not_known_yet_is_proven_when_they_are(tmp_path):
+    """The proof meets a procedure's parameter before the calls that give it its type: what it
+    computes from it (arithmetic, max, a comprehension, first) waits for that type instead of
+    giving up, so a field written with it keeps its type."""
+    rules = """\
+game:
+    call grow(red)
+    end_game "done"
+
+procedure grow(t):
+    set t.value = max(t.value, 2) + 1
+    set mood = -t.value
+    set trace = [x.value * 2 for x in [t]]
+    set green.keeper = first([t] + [none])
+
+score p = p.cash
+"""
+    ruleset = load_ruleset(str(write_ruleset(tmp_path, rules, COMPONENTS)))
+    assert ruleset.proven["fields"]["tokens"]["value"] == "int"
+    assert ruleset.proven["fields"]["tokens"]["keeper"] == "entity:tokens"
+    assert ruleset.proven["variables"] == {"counter": "int", "mood": "int", "trace": "list:int"}
+    game = ruleset.new_game(players=1, seed=0)
+    assert game.is_over and game.evaluate("[red.value, mood, trace, green.keeper]") == [4, -4, [8], "red"]

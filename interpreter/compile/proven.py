@@ -3,21 +3,22 @@ code generator can leave out the tests it makes before using a value (``x.__clas
 before arithmetic, ``x.__class__ is str`` before an entity's field).
 
 A type here is a word: ``int``, ``bool``, ``str``, ``entity:KIND`` (the id of an entity of that
-kind), ``list``, ``map``; ``none`` (nothing but none yet) and ``any`` (not known) are never
-proven. A proven field or variable may also hold none: every test left out would have sent
-none to the checked code anyway, and the fast code still does (none in arithmetic, an order,
-``len`` or ``_E[...]`` raises, and the checked code words the fault).
+kind), ``list``, ``map``; ``none`` (nothing but none yet, or not known yet while the proof runs:
+what is computed from it waits for its type) and ``any`` (not known) are never proven. A proven
+field or variable may also hold none: every test left out would have sent none to the checked
+code anyway, and the fast code still does (none in arithmetic, an order, ``len`` or ``_E[...]``
+raises, and the checked code words the fault).
 
 :func:`prove` builds the table once per ruleset, at load, from the YAML's starting values and
 every write the rules make (``set``; ``+=``/``-=``, ``add``, ``remove`` and ``pay`` never change
 a whole number's or a list's type, they fault instead), and for each code unit's locals from
 every binding (``let``, ``set``, ``draw``, a choice's variable, the arguments of every call or
-emit; not a ``for`` or turn loop's variable, taken from loop state a save holds unchecked),
-until nothing changes: a field or local written with a value
-of a type not known (a list's item, a def's result from its parameters...) is not proven. Writes
-from outside the rules are checked once where they come in, against the same table
-(:func:`interpreter.saves.first_misfit`: a scenario's ``set:``, a save being loaded with its
-paused rules' locals).
+emit, a ``for`` or turn loop's variable: its values, which a save holds in the loop's state, are
+checked as the save loads, :func:`loop_items`), until nothing changes: a field or local written
+with a value of a type not known (a list's item, a def's result from its parameters...) is not
+proven. Writes from outside the rules are checked once where they come in, against the same
+table (:func:`interpreter.saves.first_misfit`: a scenario's ``set:``, a save being loaded with
+its paused rules' locals).
 
 :class:`Types` answers the type of an expression, the same way for the proof and for the code
 generator. It is pessimistic where :mod:`interpreter.checks.check_types` (the linter) is
@@ -62,9 +63,10 @@ def _holding(head: str, item: str) -> str:
     return f"{head}:{item}" if is_proven(item) or item == "none" else head
 
 
-def _listed(item: str) -> str:
-    """The type of a list whose items are of type ``item``."""
-    return f"list:{item}" if is_proven(item) else "list"
+def _all_of(t: str, *types: str) -> bool:
+    """Whether each of ``types`` is ``t`` or none (a fault where a value is none, or one not
+    known yet while the proof runs: what a whole number's arithmetic gives is a whole number)."""
+    return all(x == t or x == "none" for x in types)
 
 
 def of_value(value, kind_of: dict) -> str:
@@ -118,22 +120,24 @@ class Types:
             return self.field(self.of(e.obj, env, locals_, memo), e.name)
         if t is n.Index:   # an item of a list, a value of a map
             return _item(self.of(e.obj, env, locals_, memo))
-        if t is n.BinOp:
+        if t is n.BinOp:   # (none: a fault, or a side not known yet while the proof runs)
             a, b = self.of(e.left, env, locals_, memo), self.of(e.right, env, locals_, memo)
-            if e.op in _WHOLE and a == b == "int":
-                return "int"
-            if e.op == "+" and a == b == "str":
+            if a == b == "none" and (e.op in _WHOLE or e.op == "+"):
                 return a
-            if e.op == "+" and a.startswith("list") and b.startswith("list"):   # (or a fault)
+            if e.op in _WHOLE and _all_of("int", a, b):
+                return "int"
+            if e.op == "+" and _all_of("str", a, b):
+                return "str"
+            if e.op == "+" and all(x == "none" or x.startswith("list") for x in (a, b)):   # (or a fault)
                 return join(a, b)
             return ANY
         if t is n.Neg:
-            return "int" if self.of(e.expr, env, locals_, memo) == "int" else ANY
+            return "int" if _all_of("int", self.of(e.expr, env, locals_, memo)) else ANY
         if t in (n.Compare, n.BoolOp, n.Not, n.Exists):
             return "bool"
         if t is n.Comprehension:
             inner = {**env, e.var: _item(self.of(e.source, env, locals_, memo))}
-            return _listed(self.of(e.expr, inner, locals_))
+            return _holding("list", self.of(e.expr, inner, locals_))
         if t is n.ListLit:
             item = "none"
             for x in e.items:
@@ -187,10 +191,12 @@ class Types:
             if e.name in _WHOLE_BUILTINS:
                 return "int"
             if e.name in _OF_WHOLE and e.args and \
-                    all(self.of(a, env, locals_) in ("int", "list:int") for a in e.args):
+                    all(self.of(a, env, locals_) in ("int", "list:int", "none", "list:none") for a in e.args):
                 return "int"
             if e.name in _SAME_ITEMS and e.args:   # items of its first list, or that list itself
                 first = self.of(e.args[0], env, locals_)
+                if first == "none":
+                    return first
                 if not first.startswith("list"):
                     return ANY
                 return _item(first) if builtins.ALL[e.name].result == "elem" else first
