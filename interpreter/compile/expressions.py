@@ -245,7 +245,7 @@ class Codegen:
         if e.__class__ is n.BoolOp:
             if e.op == "and":
                 return [t for x in e.items for t in self.tests(x, bound)]
-            return [f" {e.op} ".join(f"({self.gen(x, bound, True)})" for x in e.items)]
+            return [self.truth(e, bound, True)]
         if e.__class__ is n.Compare and e.op in _COUNTED and e.right.__class__ is n.Int and e.right.value == 0 and \
                 e.left.__class__ is n.Call and e.left.name in ("count", "len") and \
                 e.left.name not in bound and e.left.name not in self.locals and \
@@ -616,18 +616,27 @@ class Codegen:
             test = f"{test} and {y}"
         return f"({inline.format(x=x, y=y, op=op)} if {test} else {_helper(checked, x, y)})"
 
+    def truth(self, e, bound, walrus) -> str:
+        """Condition ``e`` as a Python expression whose truth is its truth (where only that is
+        used: a test, an operand of ``and``, ``or`` or ``not``): an ``and`` or an ``or`` as
+        Python's, not made a true or false first."""
+        if e.__class__ is n.BoolOp:
+            return "(" + f" {e.op} ".join(f"({self.truth(x, bound, walrus)})" for x in e.items) + ")"
+        if e.__class__ is n.Not:
+            return f"(not {self.truth(e.expr, bound, walrus)})"
+        return self.gen(e, bound, walrus)
+
     def g_BoolOp(self, e, bound, walrus):
-        joined = f" {e.op} ".join(f"({self.gen(x, bound, walrus)})" for x in e.items)
-        return f"(True if {joined} else False)"
+        return f"(True if {self.truth(e, bound, walrus)} else False)"
 
     def g_Not(self, e, bound, walrus):
-        return f"(not {self.gen(e.expr, bound, walrus)})"
+        return f"(not {self.truth(e.expr, bound, walrus)})"
 
     def g_Neg(self, e, bound, walrus):
         return f"_neg({self.gen(e.expr, bound, walrus)})"
 
     def g_Conditional(self, e, bound, walrus):
-        return (f"({self.gen(e.then, bound, walrus)} if {self.gen(e.cond, bound, walrus)} "
+        return (f"({self.gen(e.then, bound, walrus)} if {self.truth(e.cond, bound, walrus)} "
                 f"else {self.gen(e.otherwise, bound, walrus)})")
 
     def g_Call(self, e, bound, walrus):

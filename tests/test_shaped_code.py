@@ -1,0 +1,59 @@
+"""Generated code shaped as a hand-written engine would write it (compile/expressions.py,
+compile/hoist.py): a test takes a condition's truth as Python does, and computes the same as
+the checked mode, which takes every step through its helpers."""
+from __future__ import annotations
+
+import pytest
+
+from railrules.interpreter import load_ruleset
+from railrules.interpreter.data.ruleset import load_all_checked
+from railrules.tools.author.generated import generated
+from test_language import write_ruleset
+
+COMPONENTS = """\
+variables:
+  flag: true
+  shut: false
+  none_yet: null
+player:
+  cash: 5
+kinds:
+  tokens:
+    fields: {value: 0, open: false}
+    entities:
+      red: {name: Red, value: 3, open: true}
+      green: {name: Green, value: 7}
+"""
+
+RULES = """\
+game:
+    end_game "done"
+
+def tested(t) = "yes" if not (t.open and flag) else "no"
+def loose(t) = "yes" if not t.open and flag else "no"
+def either(t) = [u for u in tokens where not (u.open or shut) and u != t]
+
+score p = p.cash
+"""
+
+EXPRESSIONS = [
+    ("tested(red)", "no"), ("tested(green)", "yes"), ("loose(red)", "no"), ("loose(green)", "yes"),
+    ("either(red)", ["green"]), ("either(green)", []), ("not (flag and shut)", True),
+    ("not flag and shut", False), ("flag and (shut or not none_yet)", True), ("[red.open or 3]", [True]),
+]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return str(write_ruleset(tmp_path_factory.mktemp("shaped"), RULES, COMPONENTS))
+
+
+@pytest.mark.parametrize("text, value", EXPRESSIONS)
+def test_a_condition_is_worth_the_same_fast_and_checked(folder, text, value):
+    for ruleset in (load_ruleset(folder), load_all_checked(folder)):
+        assert ruleset.new_game(players=1, seed=0).evaluate(text) == value
+
+
+def test_a_condition_tested_is_not_made_a_truth_value_first(folder):
+    sources = [source for _, source in generated(folder, "def tested")]
+    assert sources and all("True if" not in s and "if (not ((" in s for s in sources)
