@@ -1,8 +1,11 @@
 """A generated loop reads once what does not change from item to item (compile/hoist.py): the
-record of an entity a local holds and a variable before the loop, the item's own record once
-an item has passed the first test; a text that looks like a read is left as it is; the legal
-actions and the faults are those of the machine's own listing, one value at a time."""
+record of an entity a local holds, the fields read of it, and a variable before the loop, the
+item's own record once an item has passed the first test; a text that looks like a read is left
+as it is; the legal actions and the faults are those of the machine's own listing, one value at
+a time."""
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -69,6 +72,9 @@ def test_a_listing_reads_once_what_every_item_shares(folder):
     before, _, loop = code.partition("for v_t in items:")
     assert "= _E[L['p']]" in before and "= run.glob['mood']" in before and "= _E[L['k']]" in before
     assert "_E[L['p']]" not in loop and "run.glob['mood']" not in loop.replace('"run.glob', "")
+    # a field of such a record too (k's, read where k is none: left unset, never read)
+    assert "= _E[L['p']]['cash']" in before and "= _E[L['k']]['value']" in before
+    assert "['cash']" not in loop and "_h0['value']" in loop
     # the item's record: read once, past the first test (an item it turns away reads no more)
     assert loop.count("_h0 = _E[v_t]") == 1 and loop.index("if (_E[v_t]['value'] > 0):") < loop.index("_h0 =")
     assert loop.split("_h0 = _E[v_t]")[1].count("_E[v_t]") == 1   # only inside the text below
@@ -77,7 +83,7 @@ def test_a_listing_reads_once_what_every_item_shares(folder):
 
 def test_a_count_compared_with_0_is_tested_as_a_truth(folder):
     code = _choices(folder, "again")
-    assert "if len(_h3):" in code and "if not len(" in code and "> 0" not in code and "== 0" not in code
+    assert re.search(r"if len\(_h\d+\):", code) and "if not len(" in code and "> 0" not in code and "== 0" not in code
 
 
 def test_the_listing_is_the_machines_own(folder):

@@ -138,10 +138,10 @@ def test_in_and_a_join_of_proven_lists_are_written_inline(folder, ruleset):
 
 
 def test_the_record_of_an_entity_that_is_the_same_in_every_round_is_read_once(folder, ruleset):
-    above = _source(folder, "above")   # red's record: read before the loop, as a hand-written one would
-    assert "_h1 = _E['red']" in above and "_E[v_t]['value'] > _h1['value']" in above
+    above = _source(folder, "above")   # red's value: read before the loop, as a hand-written one would
+    assert "_h1 = _E['red']['value']" in above and "_E[v_t]['value'] > _h1)" in above
     guarded = "\n".join(s for _, s in generated(folder, "k"))   # (its lines name k)
-    assert re.search(r"_h1 = _E\[_t\d+\]\n", guarded) and "_h1['value'] > 0" in guarded
+    assert re.search(r"_h1 = _E\[_t\d+\]\['value'\]\n", guarded) and "(_h1 > 0)" in guarded
     game = ruleset.new_game(players=2, seed=0)
     assert game.evaluate("above()") == ["green"] and game.evaluate("guarded()") == []
     # k is none: its value, read before the loop, raises; the rules never read it (no token is

@@ -6,17 +6,18 @@ entity's record as ``_E[x]`` at every field it reads. :func:`hoist` rewrites the
 loop ``for VAR in ...:`` in a writer:
 
 - a record whose entity does not change from item to item (``_E[L['c']]``, an entity named in
-  the rules, or one the loop's function is given) and a variable of the game
-  (``run.glob['x']``) are read once, before the loop, into ``_h1``, ``_h2``...;
+  the rules, or one the loop's function is given), each field the body reads of it
+  (``_E[L['c']]['cash']``) and a variable of the game (``run.glob['x']``) are read once, before
+  the loop, into ``_h1``, ``_h2``...;
 - the record of the item itself (``_E[v_x]``), when the body reads it more than once and the
   items are proven entities (:mod:`.proven`: the record is there), once per item into ``_h0``.
 
-Nothing is read that the body would not have read, and nothing raises where the body would not
-have raised: a record read before the loop that is not there (a local not set, a value that is
-no entity) is ``None`` there, and the body raises at the read it stood for (any fault sends the
-loop's caller to its checked code, which words it). Expressions change nothing, so a value read
-before the loop is the one every item would have read. Text inside a string literal is never
-taken for a read. A name a ``lambda`` in the body binds is left alone.
+Nothing raises where the body would not have raised: a record or a field read before the loop
+that is not there (a local not set, a value that is no entity, a field its kind lacks) leaves
+its name unset there, and the body raises at the read it stood for (any fault sends the loop's
+caller to its checked code, which words it). Expressions change nothing, so a value read before
+the loop is the one every item would have read. Text inside a string literal is never taken for
+a read. A name a ``lambda`` in the body binds is left alone.
 """
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ import re
 from .writer import Writer
 
 # a read (an entity's record, or a variable of the game), or a string literal skipped whole
-_READ = re.compile(r"""(?<![\w.'"])(?P<read>_E\[(?P<of>L\['\w+'\]|'(?:[^'\\]|\\.)*'|\w+)\]|run\.glob\['\w+'\])"""
-                   r"""|(?P<text>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+# (a record's read, then the field read of it, if any)
+_READ = re.compile(r"""(?<![\w.'"])(?P<read>_E\[(?P<of>L\['\w+'\]|'(?:[^'\\]|\\.)*'|\w+)\](?P<field>\['\w+'\])?"""
+                   r"""|run\.glob\['\w+'\])|(?P<text>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 _LAMBDA = re.compile(r"\blambda\b([^:]*):")
 _WORD = re.compile(r"\w+")
 _ITEM = "_h0"
@@ -56,26 +58,47 @@ def hoist(w: Writer, var: str, entity: bool, given: set) -> None:
     # where the item's record is read once: at the top of the body, or, when the body's first
     # line is an ``if`` that reads it once at most, at the top of that ``if`` (an item it
     # turns away reads it no more than before)
-    counts = [sum(m.group("read") == item for m in _READ.finditer(t)) for _, t, _ in body]
+    counts = [sum(_record(m) == item for m in _READ.finditer(t)) for _, t, _ in body]
     top, stop = 0, len(body)
     if body and body[0][1].startswith("if ") and counts[0] <= 1:
         top, stop = 1, 1
         while stop < len(body) and body[stop][0] > body[0][0]:
             stop += 1
     many = entity and sum(counts[top:stop]) > 1
-    reads: dict = {}   # a read done once before the loop -> its name
+
+    def once(m) -> str | None:
+        """What a match reads once before the loop (a variable, a record, or a record's field:
+        ``_E[...]`` or ``_E[...]['f']``), or None."""
+        of = m.group("of")
+        if m.group("read") is None or _record(m) == item or \
+                of is not None and not (of.startswith(("L[", "'")) or of in invariant):
+            return None
+        return m.group("read")
+
+    # each read done once -> its name (a record of which the body reads one field alone has
+    # none: the field is read with it); a field read -> the record it is read from
+    found = [(read, _record(m)) for _, text, _ in body for m in _READ.finditer(text)
+             if (read := once(m)) is not None]
+    fields: dict = {}
+    for read, record in found:
+        fields.setdefault(record, set()).add(read)
+    whole = {record for record, reads_ in fields.items() if record in reads_ or len(reads_) > 1}
+    reads: dict = {}
+    of: dict = {}
+    for read, record in found:
+        if read not in reads:
+            if record in whole and record not in reads:   # (a record before its fields)
+                reads[record], of[record] = f"_h{len(reads) + 1}", record
+            reads[read] = f"_h{len(reads) + 1}"
+            of[read] = record
 
     def swap(m, here: bool) -> str:
-        read, of = m.group("read"), m.group("of")
-        if read is None:
-            return m.group(0)
-        if read == item:
-            return _ITEM if many and here else read
-        if of is not None and not (of.startswith(("L[", "'")) or of in invariant):
-            return read
-        if read not in reads:
-            reads[read] = f"_h{len(reads) + 1}"
-        return reads[read]
+        read = once(m)
+        if read is not None:
+            return reads[read]
+        if many and here and _record(m) == item:
+            return _ITEM + (m.group("field") or "")
+        return m.group(0)
 
     body = [(d, _READ.sub(lambda m: swap(m, top <= j < stop), text), pos)
             for j, (d, text, pos) in enumerate(body)]
@@ -85,8 +108,17 @@ def hoist(w: Writer, var: str, entity: bool, given: set) -> None:
         if read.startswith("run."):   # a declared variable: always there
             before.append((depth, f"{name} = {read}", pos))
             continue
+        record = of[read]
+        if record != read and record in reads:   # a field of a record read before
+            read = reads[record] + read[len(record):]
         before += [(depth, "try:", pos), (depth + 1, f"{name} = {read}", pos),
-                   (depth, "except Exception:", pos), (depth + 1, f"{name} = None", pos)]
+                   (depth, "except Exception:", pos), (depth + 1, "pass", pos)]   # (unset: see the module)
     if many:
         body.insert(top, (body[top - 1][0] + 1 if top else depth + 1, f"{_ITEM} = {item}", pos))
     items[at:end] = before + [items[at]] + body
+
+
+def _record(m) -> str | None:
+    """The record a read matched by ``_READ`` reads (without its field), or None."""
+    read = m.group("read")
+    return read[:-len(m.group("field"))] if read and m.group("field") else read
