@@ -32,6 +32,8 @@ game:
 def tested(t) = "yes" if not (t.open and flag) else "no"
 def loose(t) = "yes" if not t.open and flag else "no"
 def either(t) = [u for u in tokens where not (u.open or shut) and u != t]
+def ranked() = sort(tokens, t => 0 - t.value)
+def best() = max_by([t for t in tokens where t.value > 0], t => t.value * 2)
 
 score p = p.cash
 """
@@ -40,6 +42,7 @@ EXPRESSIONS = [
     ("tested(red)", "no"), ("tested(green)", "yes"), ("loose(red)", "no"), ("loose(green)", "yes"),
     ("either(red)", ["green"]), ("either(green)", []), ("not (flag and shut)", True),
     ("not flag and shut", False), ("flag and (shut or not none_yet)", True), ("[red.open or 3]", [True]),
+    ("ranked()", ["green", "red"]), ("best()", "green"), ("min_by(tokens, t => t.value)", "red"),
 ]
 
 
@@ -57,3 +60,11 @@ def test_a_condition_is_worth_the_same_fast_and_checked(folder, text, value):
 def test_a_condition_tested_is_not_made_a_truth_value_first(folder):
     sources = [source for _, source in generated(folder, "def tested")]
     assert sources and all("True if" not in s and "if (not ((" in s for s in sources)
+
+
+def test_a_key_called_with_the_items_of_a_proven_list_tests_no_type(folder):
+    """sort's, max_by's and min_by's key is called with the list's items: its variable has
+    their proven type (an entity: its fields read at once)."""
+    for name in ("ranked", "best"):
+        keyed = [s for _, s in generated(folder, f"def {name}") if "(lambda v_t: " in s and "_tracked" not in s]
+        assert keyed and all("v_t.__class__" not in s and "_E[v_t]['value']" in s for s in keyed)

@@ -57,6 +57,7 @@ _LOCAL = re.compile(r"L\['\w+'\]")                # a rule local as generated (g
 _NAME = re.compile(r"\b(?:_t\d+|v_\w+)\b")        # a temporary or a bound variable (or a unit's local)
 _READS_E = re.compile(r"\b_E\b")                  # generated code that reads the entities
 _BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that bind a variable
+_KEYED = ("sort", "max_by", "min_by")   # builtins that call a key with each item of their list
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
 INLINE_DEPTH = 5    # ...up to this many defs deep
 
@@ -525,9 +526,10 @@ class Codegen:
         body = self._knowing(var, known, lambda: self.gen(e.body, {**bound, e.var: var}, walrus))
         return f"(lambda {var}: {body})({value})"
 
-    def g_Lambda(self, e, bound, walrus):
+    def g_Lambda(self, e, bound, walrus, item: str = ANY):
+        """``item``: the proven type of the values it is called with."""
         var = f"v_{e.var}"
-        body = self._knowing(var, ANY, lambda: self.gen(e.body, {**bound, e.var: var}, walrus))
+        body = self._knowing(var, item, lambda: self.gen(e.body, {**bound, e.var: var}, walrus))
         return f"(lambda {var}: {body})"
 
     def g_BinOp(self, e, bound, walrus):
@@ -649,7 +651,12 @@ class Codegen:
             a, b = (self.gen(x, bound, walrus) for x in (e.args[0].left, e.args[0].right))
             whole = "-(-{x} // {y})" if name == "ceil" else "{x} // {y}"
             return self._ints(a, b, name, f"_{name}_of_div", whole, self._whole(e.args[0], bound))
-        args = [self.gen(a, bound, walrus) for a in e.args]
+        if kind is Kind.BUILTIN and name in _KEYED and len(e.args) == 2 and e.args[1].__class__ is n.Lambda:
+            # a key called with each item of the list: its variable has the items' proven type
+            item = self._item(e.args[0], bound)
+            args = [self.gen(e.args[0], bound, walrus), self.g_Lambda(e.args[1], bound, walrus, item)]
+        else:
+            args = [self.gen(a, bound, walrus) for a in e.args]
         if kind is Kind.FUNCTION:
             if len(d.params) != len(args):
                 return self.unsupported()
