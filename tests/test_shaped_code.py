@@ -33,6 +33,8 @@ def tested(t) = "yes" if not (t.open and flag) else "no"
 def loose(t) = "yes" if not t.open and flag else "no"
 def either(t) = [u for u in tokens where not (u.open or shut) and u != t]
 def ranked() = sort(tokens, t => 0 - t.value)
+def floored(t) = max(0, t.value - 5)
+def floors() = [floored(t) for t in tokens]
 def best() = max_by([t for t in tokens where t.value > 0], t => t.value * 2)
 
 score p = p.cash
@@ -42,6 +44,7 @@ EXPRESSIONS = [
     ("tested(red)", "no"), ("tested(green)", "yes"), ("loose(red)", "no"), ("loose(green)", "yes"),
     ("either(red)", ["green"]), ("either(green)", []), ("not (flag and shut)", True),
     ("not flag and shut", False), ("flag and (shut or not none_yet)", True), ("[red.open or 3]", [True]),
+    ("floored(red)", 0), ("floors()", [0, 2]), ("min(red.value, 2)", 2), ("max(green.value - 1, 3)", 6),
     ("ranked()", ["green", "red"]), ("best()", "green"), ("min_by(tokens, t => t.value)", "red"),
 ]
 
@@ -68,3 +71,10 @@ def test_a_key_called_with_the_items_of_a_proven_list_tests_no_type(folder):
     for name in ("ranked", "best"):
         keyed = [s for _, s in generated(folder, f"def {name}") if "(lambda v_t: " in s and "_tracked" not in s]
         assert keyed and all("v_t.__class__" not in s and "_E[v_t]['value']" in s for s in keyed)
+
+
+def test_a_number_written_in_the_rules_is_compared_as_it_is(folder):
+    """max(0, x) of whole numbers (a def written in place in a loop over entities): 0 is not
+    put in a temporary first."""
+    [loop, *_] = [s for _, s in generated(folder, "def floors") if "def loop(" in s and "_tracked" not in s]
+    assert "if 0 >= (_t" in loop and "__class__" not in loop

@@ -690,7 +690,10 @@ class Codegen:
             whole = [self.proven(x, bound) == "int" for x in e.args]
             if all(whole):
                 self.partial = True   # (a proven whole number may still be none)
-                return f"({a} if ({a} := {args[0]}) {keep} ({b} := {args[1]}) else {b})"
+                a, b = (x if _INT.fullmatch(x) else t for x, t in zip(args, (a, b)))   # (a number: no temporary)
+                first = a if a == args[0] else f"({a} := {args[0]})"
+                second = b if b == args[1] else f"({b} := {args[1]})"
+                return f"({a} if {first} {keep} {second} else {b})"
             return (f"(({a} if {a} {keep} {b} else {b}) if {_tested(a, args[0], whole[0])}"
                     f" & {_tested(b, args[1], whole[1])} else _b_{name}(run, {a}, {b}))")
         if name in builtins.CONTEXT:
