@@ -15,6 +15,7 @@ variables:
   flag: true
   shut: false
   none_yet: null
+  limit: 1
 player:
   cash: 5
 kinds:
@@ -35,6 +36,7 @@ def either(t) = [u for u in tokens where not (u.open or shut) and u != t]
 def ranked() = sort(tokens, t => 0 - t.value)
 def floored(t) = max(0, t.value - 5)
 def floors() = [floored(t) for t in tokens]
+def over() = [t for t in tokens where t.value > limit and red.value > 0]
 def best() = max_by([t for t in tokens where t.value > 0], t => t.value * 2)
 
 score p = p.cash
@@ -44,7 +46,7 @@ EXPRESSIONS = [
     ("tested(red)", "no"), ("tested(green)", "yes"), ("loose(red)", "no"), ("loose(green)", "yes"),
     ("either(red)", ["green"]), ("either(green)", []), ("not (flag and shut)", True),
     ("not flag and shut", False), ("flag and (shut or not none_yet)", True), ("[red.open or 3]", [True]),
-    ("floored(red)", 0), ("floors()", [0, 2]), ("min(red.value, 2)", 2), ("max(green.value - 1, 3)", 6),
+    ("floored(red)", 0), ("floors()", [0, 2]), ("over()", ["red", "green"]), ("min(red.value, 2)", 2), ("max(green.value - 1, 3)", 6),
     ("ranked()", ["green", "red"]), ("best()", "green"), ("min_by(tokens, t => t.value)", "red"),
 ]
 

@@ -87,7 +87,7 @@ def hoist(w: Writer, var: str, entity: bool, given: set) -> None:
     of: dict = {}
     for read, record in found:
         if read not in reads:
-            if record in whole and record not in reads:   # (a record before its fields)
+            if record != read and record in whole and record not in reads:   # (a record before its fields)
                 reads[record], of[record] = f"_h{len(reads) + 1}", record
             reads[read] = f"_h{len(reads) + 1}"
             of[read] = record
