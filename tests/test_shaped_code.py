@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from railrules.interpreter import load_ruleset
+from railrules.interpreter import RulesRuntimeError, load_ruleset
+from railrules.interpreter.compile import expressions
 from railrules.interpreter.data.ruleset import load_all_checked
 from railrules.tools.author.generated import generated
 from test_language import write_ruleset
@@ -80,3 +81,47 @@ def test_a_number_written_in_the_rules_is_compared_as_it_is(folder):
     put in a temporary first."""
     [loop, *_] = [s for _, s in generated(folder, "def floors") if "def loop(" in s and "_tracked" not in s]
     assert "if 0 >= (_t" in loop and "__class__" not in loop
+
+
+LARGE = """\
+game:
+    end_game "done"
+
+# a def larger than those written in place anywhere: written in place in a loop over items
+def grade(t) = (
+    "none" if t.value == 0 else "low" if t.value < 2 else "some" if t.value < 4
+    else "fair" if t.value < 6 else "good" if t.value < 8 else "high" if t.value < 10
+    else "rare" if t.value < 12 else "top" if t.value < 14 else "max")
+def grades() = [grade(t) for t in tokens]
+def risky(t) = (
+    "none" if t.value == 0 else "low" if t.value < 2 else "some" if t.value < 4
+    else "fair" if t.value < 6 else "good" if t.value < 8 else "high" if t.value < 10
+    else "rare" if t.value < 12 else "top" if t.value < 14 else "max") + "{t.value // (t.value - 3)}"
+def risks() = [risky(t) for t in tokens]
+
+score p = p.cash
+"""
+
+
+def test_a_larger_def_is_written_in_place_in_a_loop_and_faults_as_when_called(tmp_path, monkeypatch):
+    """A def too large to be written in place anywhere is written in place in the body of a loop
+    over items (called once an item); its fault is the one the def called, or checked, makes."""
+    folder = str(write_ruleset(tmp_path / "large", LARGE, COMPONENTS))
+    [loop, *_] = [s for _, s in generated(folder, "def grades") if "def loop(" in s and "_tracked" not in s]
+    assert "_def" not in loop and "'fair'" in loop   # written in place, not called
+    faults = []
+    for load in (load_ruleset, load_all_checked, "called"):
+        if load == "called":   # (the def called, as it is outside a loop)
+            monkeypatch.setattr(expressions, "INLINE_LOOP_NODES", expressions.INLINE_NODES)
+            write_ruleset(tmp_path / "called", LARGE, COMPONENTS)
+            [loop, *_] = [s for _, s in generated(str(tmp_path / "called"), "def grades") if "def loop(" in s]
+            assert "_def" in loop
+            ruleset = load_ruleset(str(tmp_path / "called"))
+        else:
+            ruleset = load(folder)
+        game = ruleset.new_game(players=1, seed=0)
+        assert game.evaluate("grades()") == ["some", "good"] and game.evaluate("grade(green)") == "good"
+        with pytest.raises(RulesRuntimeError) as err:   # red: 3 // 0
+            game.evaluate("risks()")
+        faults.append([(d.code, d.message) for d in err.value.diagnostics])
+    assert faults[0] == faults[1] == faults[2] and "division by zero" in faults[0][0][1]

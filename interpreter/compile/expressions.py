@@ -60,13 +60,15 @@ _BINDS = (n.Comprehension, n.Exists, n.LetIn, n.Lambda)   # the expressions that
 _KEYED = ("sort", "max_by", "min_by")   # builtins that call a key with each item of their list
 INLINE_NODES = 40   # a def of at most this many nodes is written into its callers' code...
 INLINE_DEPTH = 5    # ...up to this many defs deep
+INLINE_LOOP_NODES = 120   # (into the body of a loop over items: one of at most this many)
 
 
 def inlinable(functions: dict) -> dict:
     """The defs whose bodies generated code writes where they are called instead of calling
     them (a Python call with its budget and depth checks costs more than a small body): small
-    ones that neither are kept (``derived``) nor call themselves, directly or through others.
-    Each with the Python names of the variables its body binds (:meth:`Codegen.inline`)."""
+    ones that neither are kept (``derived``) nor call themselves, directly or through others;
+    in the body of a loop over items, which calls once an item, larger ones too. Each with the
+    Python names of the variables its body binds and its size (:meth:`Codegen.inline`)."""
     calls = {name: {x.name for x in n.walk(d.expr) if isinstance(x, n.Call) and x.name in functions}
              for name, d in functions.items()}
 
@@ -80,9 +82,10 @@ def inlinable(functions: dict) -> dict:
                 seen.add(name)
                 todo.extend(calls[name])
         return False
-    return {name: {f"v_{x.var}" for x in n.walk(d.expr) if isinstance(x, _BINDS)}
+    sizes = {name: sum(1 for _ in n.walk(d.expr)) for name, d in functions.items()}
+    return {name: ({f"v_{x.var}" for x in n.walk(d.expr) if isinstance(x, _BINDS)}, sizes[name])
             for name, d in functions.items() if not d.derived and not recursive(name)
-            and sum(1 for _ in n.walk(d.expr)) <= INLINE_NODES}
+            and sizes[name] <= INLINE_LOOP_NODES}
 
 
 class Codegen:
@@ -100,6 +103,7 @@ class Codegen:
         self.space = space  # the ruleset's namespace, shared by all its generated code
         self.checked = checked
         self.inlining = 0   # how many defs deep the code being written is inlined
+        self.looping = 0    # how many loops over items deep it is (their bodies')
         # the proven types (compile/proven.py), none in checked mode, which assumes nothing;
         # ``known``: a comprehension variable's or a temporary's type, by its Python name
         self.types = None if checked else types_for(names)
@@ -219,7 +223,7 @@ class Codegen:
         if source is not None:
             self.known[bound[var]] = self._item(source, {})
         try:
-            tests = [t for c in conds for t in self.tests(c, bound)]
+            tests = self._looping(lambda: [t for c in conds for t in self.tests(c, bound)])
         except _Unsupported:
             return None
         # a loop, not a comprehension: the tests' temporaries stay plain locals (see _loop)
@@ -296,6 +300,14 @@ class Codegen:
             return write()
         finally:
             self.known[name] = before
+
+    def _looping(self, write):
+        """``write()`` in the body of a loop over items."""
+        self.looping += 1
+        try:
+            return write()
+        finally:
+            self.looping -= 1
 
     def gen(self, e, bound: dict, walrus: bool) -> str:
         """``bound``: comprehension and lambda variables -> their Python names. ``walrus``:
@@ -397,9 +409,9 @@ class Codegen:
         items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
         inner = {**bound, e.var: var}
-        item, where = self._knowing(var, self._item(e.source, bound), lambda: (
+        item, where = self._knowing(var, self._item(e.source, bound), lambda: self._looping(lambda: (
             f"add({self.gen(e.expr, inner, True)})",
-            self.tests(e.where, inner) if e.where is not None else []))
+            self.tests(e.where, inner) if e.where is not None else [])))
 
         def body(w):
             w.lines(["out = []", "add = out.append", f"for {var} in xs:"])
@@ -418,9 +430,9 @@ class Codegen:
         var, start = f"v_{c.var}", self.temps
         inner = {**bound, c.var: var}
         key, value = c.expr.items
-        k, v, where = self._knowing(var, self._item(c.source, bound), lambda: (
+        k, v, where = self._knowing(var, self._item(c.source, bound), lambda: self._looping(lambda: (
             self.gen(key, inner, True), self.gen(value, inner, True),
-            self.tests(c.where, inner) if c.where is not None else []))
+            self.tests(c.where, inner) if c.where is not None else [])))
         texts = _TEXT.fullmatch(self._knowing(var, self._item(c.source, bound), lambda: self.proven(key, inner)))
         if texts:   # keys proven texts, or none: the checked code words a none key
             put = [f"out[{k}] = {v}"]
@@ -448,7 +460,8 @@ class Codegen:
                     f"_items(run, {self.gen(e.source, bound, False)}, {e.var!r}, 'exists'))")
         items = self.gen(e.source, bound, walrus=False)
         var, start = f"v_{e.var}", self.temps
-        cond = self._knowing(var, self._item(e.source, bound), lambda: self.tests(e.cond, {**bound, e.var: var}))
+        cond = self._knowing(var, self._item(e.source, bound),
+                             lambda: self._looping(lambda: self.tests(e.cond, {**bound, e.var: var})))
 
         def body(w):
             w.line(f"for {var} in xs:")
@@ -737,8 +750,11 @@ class Codegen:
         # (nothing is inlined before the rules are compiled: a constant cannot call a def)
         if self.inlining >= INLINE_DEPTH or d.name not in self.space.get("_inlinable", ()):
             return None
+        # the Python names of the variables the body binds, and its size
+        hidden, size = self.space["_inlinable"][d.name]
+        if size > INLINE_NODES and not self.looping:
+            return None
         params, first = {}, []
-        hidden = self.space["_inlinable"][d.name]   # the Python names of the variables the body binds
         for p, a, known in zip(d.params, args, [self.proven(x, bound) for x in nodes]):
             if _LOCAL.fullmatch(a) or _INT.fullmatch(a) or (_PLAIN.fullmatch(a) and a not in hidden):
                 params[p] = a   # (the same value, so the same type, as the caller's)
