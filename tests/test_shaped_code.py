@@ -3,6 +3,8 @@ compile/hoist.py): a test takes a condition's truth as Python does, and computes
 the checked mode, which takes every step through its helpers."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from railrules.interpreter import RulesRuntimeError, load_ruleset
@@ -12,6 +14,9 @@ from railrules.tools.author.generated import generated
 from test_language import write_ruleset
 
 COMPONENTS = """\
+constants:
+  favourites: [red]
+  bonus: {"1": 10, "3": 30, "7": 70}
 variables:
   flag: true
   shut: false
@@ -38,6 +43,11 @@ def ranked() = sort(tokens, t => 0 - t.value)
 def floored(t) = max(0, t.value - 5)
 def floors() = [floored(t) for t in tokens]
 def over() = [t for t in tokens where t.value > limit and red.value > 0]
+def refusal(t) = "{t} is too low at {limit}" if t.value < 4 else "{t.value} is too high" if t.value > 100 else none
+def allowed() = [t for t in tokens where refusal(t) == none]
+def refused() = [t for t in tokens where refusal(t) != none]
+def liked() = [t for t in tokens where t in favourites]
+def bonuses() = [bonus[t.value] for t in tokens]
 def best() = max_by([t for t in tokens where t.value > 0], t => t.value * 2)
 
 score p = p.cash
@@ -47,7 +57,9 @@ EXPRESSIONS = [
     ("tested(red)", "no"), ("tested(green)", "yes"), ("loose(red)", "no"), ("loose(green)", "yes"),
     ("either(red)", ["green"]), ("either(green)", []), ("not (flag and shut)", True),
     ("not flag and shut", False), ("flag and (shut or not none_yet)", True), ("[red.open or 3]", [True]),
-    ("floored(red)", 0), ("floors()", [0, 2]), ("over()", ["red", "green"]), ("min(red.value, 2)", 2), ("max(green.value - 1, 3)", 6),
+    ("floored(red)", 0), ("floors()", [0, 2]), ("over()", ["red", "green"]),
+    ("allowed()", ["green"]), ("refused()", ["red"]), ("refusal(red)", "Red is too low at 1"),
+    ("liked()", ["red"]), ("bonuses()", [30, 70]), ("min(red.value, 2)", 2), ("max(green.value - 1, 3)", 6),
     ("ranked()", ["green", "red"]), ("best()", "green"), ("min_by(tokens, t => t.value)", "red"),
 ]
 
@@ -125,3 +137,18 @@ def test_a_larger_def_is_written_in_place_in_a_loop_and_faults_as_when_called(tm
             game.evaluate("risks()")
         faults.append([(d.code, d.message) for d in err.value.diagnostics])
     assert faults[0] == faults[1] == faults[2] and "division by zero" in faults[0][0][1]
+
+
+def test_a_refusal_compared_with_none_makes_no_text_it_can_do_without(folder):
+    """``refusal(t) == none`` where refusal gives a text or none: the comparison is taken into
+    its branches, and a text that shows only names that cannot fault is not made (one that
+    shows a field still is: reading it could fault, as the checked code would say)."""
+    [loop, *_] = [s for _, s in generated(folder, "def allowed") if "def loop(" in s and "_tracked" not in s]
+    assert "is too low" not in loop and "is too high" in loop and "(False" in loop
+
+
+def test_a_constant_short_list_and_a_map_by_a_number_are_read_at_once(folder):
+    [liked, *_] = [s for _, s in generated(folder, "def liked") if "def loop(" in s and "_tracked" not in s]
+    assert re.search(r"\(v_t in _k\d+\)", liked) and "< 16" not in liked
+    [bonuses, *_] = [s for _, s in generated(folder, "def bonuses") if "def loop(" in s and "_tracked" not in s]
+    assert re.search(r"_k\d+\[str\(_E\[v_t\]\['value'\]\)\]", bonuses) and "__class__" not in bonuses

@@ -104,6 +104,7 @@ class Codegen:
         self.checked = checked
         self.inlining = 0   # how many defs deep the code being written is inlined
         self.looping = 0    # how many loops over items deep it is (their bodies')
+        self.wrote = False  # whether a def was written in place as asked (g_Call's ``write``)
         # the proven types (compile/proven.py), none in checked mode, which assumes nothing;
         # ``known``: a comprehension variable's or a temporary's type, by its Python name
         self.types = None if checked else types_for(names)
@@ -389,6 +390,8 @@ class Codegen:
         if of == "map" and (by == "str" or by.startswith("entity:")) or \
                 of == "list" and (by == "int" or _INT.fullmatch(key)):   # proven: no test
             return f"{obj}[{key}]"
+        if of == "map" and (by == "int" or _INT.fullmatch(key)):   # a map's keys are texts
+            return f"{obj}[str({key})]" if not _INT.fullmatch(key) else f"{obj}[{str(key)!r}]"
         if _INT.fullmatch(key):   # a whole number written in the rules (a pair's item): a list's
             o = self.temp()
             return f"({o}[{key}] if ({o} := {obj}).__class__ is list else _get_index({o}, {key}))"
@@ -529,11 +532,12 @@ class Codegen:
         name = add(self.space, "_c", self._define(w, "loop", pos))
         return f"{name}(run, L, {items}{args})"
 
-    def g_LetIn(self, e, bound, walrus):
+    def g_LetIn(self, e, bound, walrus, write=None):
+        """``write``: how its body is written (:meth:`none_test`), else as a value."""
         value, known = self.gen(e.value, bound, walrus), self.proven(e.value, bound)
         if walrus:  # the local in a temporary: no function call
             t = self.temp()
-            body = self._knowing(t, known, lambda: self.gen(e.body, {**bound, e.var: t}, walrus))
+            body = self._knowing(t, known, lambda: (write or self.gen)(e.body, {**bound, e.var: t}, walrus))
             return _after([(t, value)], body)
         var = f"v_{e.var}"
         body = self._knowing(var, known, lambda: self.gen(e.body, {**bound, e.var: var}, walrus))
@@ -558,6 +562,9 @@ class Codegen:
         return f"{_CHECKED_ARITH[e.op]}({a}, {b})"
 
     def g_Compare(self, e, bound, walrus):
+        if e.op in ("==", "!=") and walrus and not self.checked and e.right.__class__ is n.Const and \
+                e.right.value is None and e.left.__class__ in (n.Conditional, n.LetIn, n.Call):
+            return self.none_test(e.left, e.op, bound, walrus)
         a, b = self.gen(e.left, bound, walrus), self.gen(e.right, bound, walrus)
         if e.op in ("in", "not in"):
             member = self._member(e, a, b, bound, walrus)
@@ -583,14 +590,27 @@ class Codegen:
         t = b if _PLAIN.fullmatch(b) else self.temp()
         got = b if t == b else f"({t} := {b})"
         tests = [] if x == a else [f"(({x} := {a}) is {x})"]   # (a, then b: the order they are read in)
-        if listed:
+        short = self._constant(e.right, bound)
+        if short.__class__ is list and len(short) < 16:   # a short list written in the YAML
+            pass
+        elif listed:
             self.partial = True   # (a proven list may still be none: len raises)
             tests.append(f"len({got}) < 16")
         else:
             tests.append(f"{got}.__class__ is list and len({t}) < 16")
         if not scalar:
             tests.append(f"{x}.__class__ is str")
+        if not tests:
+            return f"({a} in {b})"
         return f"(({x} in {t}) if {' and '.join(tests)} else _member(run, {x}, {t}))"
+
+    def _constant(self, e, bound):
+        """The value of ``e`` when it is a constant of the ruleset or a kind's list (the same at
+        every run), else None."""
+        if e.__class__ is not n.Var or e.name in bound:
+            return None
+        kind, v = resolve(self.names, e.name, self.locals)
+        return v if kind in (Kind.CONSTANT, Kind.KIND) else None
 
     def _equality(self, e, a: str, b: str, bound, walrus) -> str:
         """``a == b`` (or ``!=``): inline when a side is a number or a text, written or proven
@@ -639,7 +659,42 @@ class Codegen:
             return "(" + f" {e.op} ".join(f"({self.truth(x, bound, walrus)})" for x in e.items) + ")"
         if e.__class__ is n.Not:
             return f"(not {self.truth(e.expr, bound, walrus)})"
+        if e.__class__ is n.Call:   # (a def written in place: its body's truth)
+            return self.g_Call(e, bound, walrus, self.truth)
         return self.gen(e, bound, walrus)
+
+    def none_test(self, e, op: str, bound, walrus) -> str:
+        """``e == none`` (``op`` ``==``) or ``e != none``, taken into ``e`` where it chooses (a
+        conditional, a ``let ... in``, a def written in place), so that a text it would give
+        and compare is not made when nothing in it can fault: ``"{n} ..." if c else none``
+        compared with none is ``False if c else True``."""
+        t = e.__class__
+        if t is n.Conditional:
+            return (f"({self.none_test(e.then, op, bound, walrus)} if {self.truth(e.cond, bound, walrus)} "
+                    f"else {self.none_test(e.otherwise, op, bound, walrus)})")
+        if t is n.LetIn and walrus:
+            return self.g_LetIn(e, bound, walrus, lambda x, b, w: self.none_test(x, op, b, w))
+        if t is n.Const and e.value is None or t is n.Str and all(self._shown(p, bound) for p in e.parts):
+            return repr((t is n.Const) == (op == "=="))
+        if t is n.Call:
+            self.wrote = False
+            source = self.g_Call(e, bound, walrus, lambda x, b, w: self.none_test(x, op, b, w))
+            if self.wrote:
+                return source
+            return f"({source} {op} None)"
+        return f"({self.gen(e, bound, walrus)} {op} None)"
+
+    def _shown(self, part, bound) -> bool:
+        """Whether a part of a text (its words, or a value shown in it) is shown without a
+        fault or a charge: a whole number, a truth or an entity that a name always holds."""
+        if part.__class__ is str or part.__class__ is n.Int:
+            return True
+        if part.__class__ is not n.Var or part.name in bound and bound[part.name] in self.unit:
+            return False   # (a unit's local may not be set)
+        if part.name not in bound and resolve(self.names, part.name, self.locals)[0] is Kind.LOCAL:
+            return False
+        t = self.proven(part, bound)
+        return t in ("int", "bool") or t.startswith("entity:")
 
     def g_BoolOp(self, e, bound, walrus):
         return f"(True if {self.truth(e, bound, walrus)} else False)"
@@ -654,7 +709,9 @@ class Codegen:
         return (f"({self.gen(e.then, bound, walrus)} if {self.truth(e.cond, bound, walrus)} "
                 f"else {self.gen(e.otherwise, bound, walrus)})")
 
-    def g_Call(self, e, bound, walrus):
+    def g_Call(self, e, bound, walrus, write=None):
+        """``write``: how the body of a def written in place is written (:meth:`truth`,
+        :meth:`none_test`; ``self.wrote`` says it was), else as a value (:meth:`gen`)."""
         name = e.name
         local = name in bound or name in self.locals   # (no set of all the names made per call)
         kind, d = resolve_call(self.names, name, (name,) if local else ())  # d: a def or a builtin
@@ -676,7 +733,7 @@ class Codegen:
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
             if not self.tracking and not self.checked:  # the def as a Python function (define);
-                inline = self.inline(d, args, walrus, e.args, bound)  # none while constants are computed: refused
+                inline = self.inline(d, args, walrus, e.args, bound, write)  # none while constants are computed: refused
                 if inline:
                     return inline
                 fn = self.typed(d, tuple(self.proven(x, bound) for x in e.args))
@@ -737,7 +794,7 @@ class Codegen:
             return "None"
         raise _Unsupported
 
-    def inline(self, d, args: list, walrus: bool, nodes: list, bound: dict) -> str | None:
+    def inline(self, d, args: list, walrus: bool, nodes: list, bound: dict, write=None) -> str | None:
         """Def ``d``'s body written in place for a call with ``args`` (Python sources), or None
         when it is not to be inlined. An argument that is more than a literal, a rule local or
         a helper's name is computed once, into a temporary, before the body runs; so is a
@@ -746,7 +803,7 @@ class Codegen:
         ruleset's global names, never the caller's locals, and knows their proven types (of the
         argument ``nodes``, computed where ``bound`` holds). Where ``walrus`` is False (a
         comprehension's iterable) there are no temporaries: only a call whose arguments need
-        none is inlined."""
+        none is inlined. ``write``: how the body is written (see :meth:`g_Call`)."""
         # (nothing is inlined before the rules are compiled: a constant cannot call a def)
         if self.inlining >= INLINE_DEPTH or d.name not in self.space.get("_inlinable", ()):
             return None
@@ -767,12 +824,13 @@ class Codegen:
         outer, self.locals = self.locals, set()
         self.inlining += 1
         try:
-            body = self.gen(d.expr, params, walrus)
+            body = (write or self.gen)(d.expr, params, walrus)
         except _Unsupported:
             return None
         finally:
             self.locals = outer
             self.inlining -= 1
+        self.wrote = True
         return _after(first, body)
 
 
