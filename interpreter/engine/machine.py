@@ -85,11 +85,12 @@ class _Records(dict):
     old: dict
 
     def __missing__(self, eid) -> dict:
-        old = self.ent.get(eid)
+        ent = self.ent
+        old = self.old[eid] = ent.get(eid)
         if old is None:
+            del self.old[eid]
             raise RuleFault(f"{word(eid)} is not an entity")
-        rec = self[eid] = self.ent[eid] = dict(old)
-        self.old[eid] = old
+        rec = self[eid] = ent[eid] = old.copy()
         return rec
 
 
@@ -106,6 +107,8 @@ class _Shows:
 
     def show(self, value) -> str:
         c = value.__class__
+        if c is int:   # (the commonest, at once)
+            return str(value)
         if c is list or c is dict:  # charged by the values shown; refused past the governor's limits
             self.steps += text_size(self.ent, value)
         elif c is str and len(value) > MAX_TEXT:  # a text inside a list is not measured when stored
@@ -172,6 +175,7 @@ class Machine(_Shows):
         self.decisions_max = ruleset.decision_budget
         self.counts = None
         self.chance: Callable[[int], int] | None = None  # draws decided outside (Game.new's chance)
+        self.undoing = True   # False: decide keeps no undo (a playout's); a failing rule still rolls back
         self._records = _Records()
         self.record = self._records.__getitem__
         self.bind(state)
@@ -510,7 +514,7 @@ class Machine(_Shows):
         st = self.state
         if not st["waiting"]:
             return []
-        frame = st["stack"][-1]
+        frame = self._stack[-1]
         instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
         lister = instr.lister
         if lister is None:
@@ -695,15 +699,15 @@ class Machine(_Shows):
         frame["pc"] = instr.reveal
         self.run()
 
-    def decide(self, action: Action, seat: str | None = None) -> tuple:
+    def decide(self, action: Action, seat: str | None = None) -> tuple | None:
         """One decision as one transaction: apply the legal ``action`` (the caller has checked
         it), run on to the next choice or the end, and return the undo of it (:meth:`restore`).
         A failing rule, or Ctrl-C, puts the state back as it was and raises; so does a game
         that has used up its decisions (RR303), before anything changes. :meth:`begin`, the
         resumption of the paused choice, :meth:`run` and :meth:`commit`, written out: this runs
         at every decision (a choice is pending: the game waits, and has no result), and what
-        the undo keeps is in locals until the end. In a round of secret choices, ``seat`` (by
-        default the one asked) commits."""
+        the undo keeps is in locals until the end; None when no undo is kept (:attr:`undoing`).
+        In a round of secret choices, ``seat`` (by default the one asked) commits."""
         st = self.state
         history = st["history"]
         made = len(history)
@@ -759,11 +763,14 @@ class Machine(_Shows):
             self.rollback()
             raise
         records = self._records
-        undo = (records.old, self._old_glob, saved, rng, True, turn, None, made, said)
         records.clear()
-        records.old = {}
-        self._old_glob = None
-        return undo
+        self._old_glob, old_glob = None, self._old_glob
+        if self.undoing:
+            undo = (records.old, old_glob, saved, rng, True, turn, None, made, said)
+            records.old = {}
+            return undo
+        records.old.clear()     # (what the decision replaced is freed at once)
+        return None
 
     def _endless(self) -> RulesRuntimeError:
         """RR303 for a game that has used up its decisions: at the game block, with what to look
