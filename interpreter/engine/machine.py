@@ -280,7 +280,7 @@ class Machine(_Shows):
         if stack:  # own_top, written out: a return to a frame the transaction shares
             caller = stack[-1] = stack[-1].copy()
             L = caller["L"] = caller["L"].copy()
-            self._shared = len(stack) - 1
+            self._shared -= 1   # (the top frame is always the transaction's: len(stack) was _shared)
             if dest is not None:
                 L[dest] = check_storable(value)
 
@@ -733,8 +733,8 @@ class Machine(_Shows):
                     spec = instr.by_name[name]
                 except TypeError:   # (no option asked for yet)
                     spec = instr.option(name)
-                st["waiting"] = False
-                st["turn"] = None
+                # (no "waiting" or "turn" set here: nothing reads them while the rules run, and
+                # the choice they pause at, or end_game, sets both)
                 if spec.action:
                     frame["pc"] = instr.end
                     self.push(spec.action, [turn, *args], None)
