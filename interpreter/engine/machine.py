@@ -85,12 +85,11 @@ class _Records(dict):
     old: dict
 
     def __missing__(self, eid) -> dict:
-        ent = self.ent
-        old = self.old[eid] = ent.get(eid)
+        old = self.ent.get(eid)
         if old is None:
-            del self.old[eid]
             raise RuleFault(f"{word(eid)} is not an entity")
-        rec = self[eid] = ent[eid] = old.copy()
+        rec = self[eid] = self.ent[eid] = dict(old)
+        self.old[eid] = old
         return rec
 
 
