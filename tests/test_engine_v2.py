@@ -179,7 +179,9 @@ def test_a_clone_and_its_original_never_see_each_others_moves():
     assert copy.is_over and copy.to_json() != game.to_json()
 
 
-def test_a_failing_rule_leaves_the_state_byte_identical(tmp_path):
+@pytest.mark.parametrize("undo", [True, False])
+def test_a_failing_rule_leaves_the_state_byte_identical(tmp_path, undo):
+    """Also in a game that keeps no undo (a playout's): the decision still rolls back."""
     rules = """\
     game:
         while true:
@@ -197,14 +199,18 @@ def test_a_failing_rule_leaves_the_state_byte_identical(tmp_path):
     """
     with_bank = COMPONENTS_YAML + "  banks:\n    entities:\n      bank: {name: Bank, cash: 0}\n"
     ruleset = load_ruleset(str(write_ruleset(tmp_path, rules, with_bank)))
-    game = ruleset.new_game(players=1, seed=0)
+    game = ruleset.new_game(players=1, seed=0, undo=undo)
     game.apply("spend 2")
     before, messages = game.to_json(), list(game.messages)
     with pytest.raises(RulesRuntimeError):
         game.apply("spend 8")               # the pay fails after three changes
     assert game.to_json() == before and game.messages == messages
-    game.undo()
-    assert game.evaluate("[counter, red.value, trace, players[0].cash]") == [0, 3, [], 5]
+    if undo:
+        game.undo()
+        assert game.evaluate("[counter, red.value, trace, players[0].cash]") == [0, 3, [], 5]
+    else:
+        game.apply("spend 1")               # and goes on from there
+        assert game.evaluate("[counter, red.value, trace, players[0].cash]") == [3, 6, [2, 1], 2]
 
 
 # ------------------------------------------------------------------ bounds

@@ -50,17 +50,23 @@ def _played(name: str, decisions: int, seed: int = 3):
 
 @pytest.mark.parametrize("name", shipped_rulesets())
 def test_the_generated_lister_lists_what_the_machine_lists_one_option_at_a_time(name):
-    listed = 0
+    listed = several = 0
     for game in _played(name, 150):
         machine = game.machine
         frame = game.state["stack"][-1]
         instr = machine.question()
         fast = machine.legal()
+        charged = machine.steps
         assert instr.lister is not None   # asked for once, then kept (False: the machine's way)
         listed += bool(instr.lister)
+        several += bool(instr.lister) and any(len(spec.domains) > 1 for spec in instr.options)
         machine.steps = 0
         assert fast == machine._listed(instr, frame)
+        assert charged == machine.steps   # the same steps charged: the limits hit at the same points
     assert listed   # the shipped games' choices have listers
+    if any(len(spec.domains) > 1 for code in game.ruleset.program.codes.values()
+           for instr in code.instrs if hasattr(instr, "options") for spec in instr.options):
+        assert several   # an option of several parameters is listed by generated code too
 
 
 @pytest.mark.parametrize("name", shipped_rulesets())

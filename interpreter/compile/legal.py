@@ -1,13 +1,16 @@
 """The legal actions of a choice point, listed by one generated function: ``lister(run, L, player)``.
 
 For each option of the choice, in order, the function tests its requires (an option without
-parameters) or lists the values of its one parameter that pass them (the option's generated
-``choices``, :meth:`.expressions.Codegen.choices`), charging each value listed to the step
-budget, as :meth:`interpreter.engine.machine.Machine.legal` does one option at a time. It has no
+parameters) or lists the values of its parameters that pass them: a loop for each parameter but
+the last, testing the requires that read no later one, and the option's generated ``choices``
+for the last (:meth:`.expressions.Codegen.choices`), charging each value listed to the step
+budget, as :meth:`interpreter.engine.machine.Machine.legal` does one option at a time
+(``Machine._enumerate``: the same calls, on the same locals, in the same order). It has no
 fallback of its own and words no fault: when anything in it raises, the machine lists the
 actions again its own way, which says what is wrong (a domain that is not a list, a rule fault,
-the budget spent). A choice with an option it cannot list (several parameters, or no generated
-``choices``) has no lister (None): the machine lists it.
+the budget spent, a list among the values before the last, which has no key in ``made``). A
+choice with an option that has no generated ``choices`` has no lister (None): the machine
+lists it.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from .writer import Writer
 
 def write(instr, program):
     """The lister of choice ``instr`` of ``program``, or None (see the module)."""
-    if any(spec.domains and (len(spec.domains) > 1 or spec.choices is None) for spec in instr.options):
+    if any(spec.domains and spec.choices is None for spec in instr.options):
         return None
     space = program.space
     w = Writer()
@@ -39,21 +42,45 @@ def write(instr, program):
                 else:
                     w.line(bare)
                 continue
-            _, source = spec.domains[0]
-            w.line(f"_v = {add(space, '_q', source)}(run, {loc})")
-            w.line("if _v.__class__ is not list:")
-            with w.indent():
-                w.line("raise TypeError()")   # (the machine says what is wrong)
-            w.line("run.steps = _s = run.steps + len(_v)")
-            w.line("if _s > run.budget:")
-            with w.indent():
-                w.line("raise _OverBudget()")
-            made = add(space, "_q", spec.made)
-            w.line(f"_m = {made}.get(())")
-            w.line("if _m is None:")
-            with w.indent():
-                w.line(f"_m = {made}[()] = {{}}")
-            w.line(f"out += {add(space, '_q', spec.choices)}(run, {loc}, _v, {spec.name!r}, (), _m)")
+            _values(w, space, spec, 0, loc, ())
         w.line("return out")
     define(space, w.source()[0], f"<rules {instr.pos.file}:{instr.pos.line}>")
     return space.pop("lister")
+
+
+def _values(w: Writer, space: dict, spec, i: int, loc: str, head: tuple) -> None:
+    """The lines that list the actions of ``spec`` from its parameter ``i`` on, the values
+    before it being the Python names ``head`` and set in the locals ``loc``."""
+    _, source = spec.domains[i]
+    w.line(f"_v{i} = {add(space, '_q', source)}(run, {loc})")
+    w.line(f"if _v{i}.__class__ is not list:")
+    with w.indent():
+        w.line("raise TypeError()")   # (the machine says what is wrong)
+    w.line(f"run.steps = _s = run.steps + len(_v{i})")
+    w.line("if _s > run.budget:")
+    with w.indent():
+        w.line("raise _OverBudget()")
+    if i + 1 == len(spec.domains):   # the last parameter: its generated choices
+        made = add(space, "_q", spec.made)
+        key = f"({''.join(x + ', ' for x in head)})"
+        w.line(f"_m = {made}.get({key})")   # (a list among the values: no key, TypeError)
+        w.line("if _m is None:")
+        with w.indent():
+            w.line(f"if len({made}) >= 4096:")
+            with w.indent():
+                w.line(f"{made}.clear()")
+            w.line(f"_m = {made}[{key}] = {{}}")
+        w.line(f"out += {add(space, '_q', spec.choices)}(run, {loc}, _v{i}, {spec.name!r}, {key}, _m)")
+        return
+    var = spec.domains[i][0]
+    w.line(f"_d{i} = dict({loc})")
+    w.line(f"for _x{i} in _v{i}:")
+    with w.indent():
+        w.line(f"_d{i}[{var!r}] = _x{i}")
+        tests = " and ".join(f"{add(space, '_q', cond)}(run, _d{i})" for cond in spec.tests_at[i])
+        if tests:
+            w.line(f"if {tests}:")
+            with w.indent():
+                _values(w, space, spec, i + 1, f"_d{i}", (*head, f"_x{i}"))
+        else:
+            _values(w, space, spec, i + 1, f"_d{i}", (*head, f"_x{i}"))

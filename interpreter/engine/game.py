@@ -83,7 +83,8 @@ class Game:
         }
         game = cls(ruleset, state, messages)
         if not undo:
-            game._undo = deque(maxlen=0)  # each decision's undo goes nowhere, at C speed
+            game._undo = deque(maxlen=0)  # each decision's undo (None) goes nowhere, at C speed
+            game.machine.undoing = False
         if count_rules:
             game.machine.counts = Counter()
         game.machine.chance = chance

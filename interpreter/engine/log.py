@@ -19,11 +19,13 @@ def show(ent: dict, value) -> str:
     keys with their values ("Alpha 2, Beta 0"), yes/no, none; a :class:`Secret` as its value
     (who may read it is :mod:`.secrecy`'s to say)."""
     c = value.__class__
+    if c is int:   # (the commonest, at once)
+        return str(value)
     if c is Secret:
         value = value.value
         c = value.__class__
-    if c is int:   # (the commonest, at once)
-        return str(value)
+        if c is int:
+            return str(value)
     if isinstance(value, str):
         rec = ent.get(value)
         name = rec.get("name") if rec else None

@@ -106,6 +106,8 @@ class _Shows:
 
     def show(self, value) -> str:
         c = value.__class__
+        if c is int:   # (the commonest, at once)
+            return str(value)
         if c is list or c is dict:  # charged by the values shown; refused past the governor's limits
             self.steps += text_size(self.ent, value)
         elif c is str and len(value) > MAX_TEXT:  # a text inside a list is not measured when stored
@@ -172,6 +174,7 @@ class Machine(_Shows):
         self.decisions_max = ruleset.decision_budget
         self.counts = None
         self.chance: Callable[[int], int] | None = None  # draws decided outside (Game.new's chance)
+        self.undoing = True   # False: decide keeps no undo (a playout's); a failing rule still rolls back
         self._records = _Records()
         self.record = self._records.__getitem__
         self.bind(state)
@@ -188,6 +191,7 @@ class Machine(_Shows):
 
     def bind(self, state: dict) -> None:
         self.state = state
+        self._stack = state["stack"]    # the state's stack list (restore puts another in both)
         self.ent = self._records.ent = state["entities"]
         self.glob = state["globals"]
         self.begin()
@@ -237,7 +241,8 @@ class Machine(_Shows):
         self.ent.update(old)
         if old_glob is not None:
             self.glob = st["globals"] = old_glob
-        st["stack"], st["rng"], st["waiting"], st["turn"], st["result"] = stack, rng, waiting, turn, result
+        st["stack"] = self._stack = stack
+        st["rng"], st["waiting"], st["turn"], st["result"] = rng, waiting, turn, result
         del st["history"][history:]
         del self.messages[messages:]
 
@@ -254,28 +259,29 @@ class Machine(_Shows):
         code = self.program.codes[key]
         if key in self.program.resets:
             self.globals_w().update(self.program.resets[key])
-        self.state["stack"].append({"c": key, "pc": 0, "L": dict(zip(code.params, args)), "r": dest})
+        self._stack.append({"c": key, "pc": 0, "L": dict(zip(code.params, args)), "r": dest})
 
     def own_top(self) -> dict:
         """The top frame, ready to be changed in this transaction (see :meth:`begin`)."""
-        stack = self.state["stack"]
+        stack = self._stack
         if len(stack) <= self._shared:
             stack[-1] = copy_frame(stack[-1])
             self._shared = len(stack) - 1
         return stack[-1]
 
     def pop(self, value) -> None:
-        stack = self.state["stack"]
+        stack = self._stack
         dest = stack.pop()["r"]
-        n = len(stack)
-        if n <= self._shared:  # own_top, written out: a return to a frame the transaction shares
-            if not n:
-                return
+        if len(stack) > self._shared:   # a return to a frame this transaction pushed (its own)
+            if dest is not None:
+                stack[-1]["L"][dest] = check_storable(value)
+            return
+        if stack:  # own_top, written out: a return to a frame the transaction shares
             caller = stack[-1] = stack[-1].copy()
-            caller["L"] = caller["L"].copy()
-            self._shared = n - 1
-        if dest is not None:
-            stack[-1]["L"][dest] = check_storable(value)
+            L = caller["L"] = caller["L"].copy()
+            self._shared -= 1   # (the top frame is always the transaction's: len(stack) was _shared)
+            if dest is not None:
+                L[dest] = check_storable(value)
 
     def _whole_numbers(self, fn, players: list, what: str) -> dict:
         out = {}
@@ -433,13 +439,13 @@ class Machine(_Shows):
     def run(self) -> None:
         """Execute until a choice is pending or the game is over: the top frame's unit runs
         until it calls, returns or pauses (:mod:`interpreter.compile.units`)."""
-        stack = self.state["stack"]
+        stack = self._stack
         if stack and len(stack) <= self._shared:
             self.own_top()
         self._resume(stack)
 
     def _resume(self, stack: list) -> None:
-        """:meth:`run`, the top frame owned by the transaction already (as :meth:`decide` makes it)."""
+        """:meth:`run`, the top frame owned by the transaction already."""
         units = self._units
         self.steps = 0
         try:
@@ -447,14 +453,28 @@ class Machine(_Shows):
                 frame = stack[-1]
                 if units[frame["c"]](self, frame) == PAUSE:
                     return
-        except OverBudget as err:
-            raise self._over_budget(fault_site(err)[1]) from None
-        except _FAULTS as err:
-            where, pos = fault_site(err)
-            raise self._fault(err, pos, where) from None
+        except Exception as err:
+            failure = self._failure(err)
+            if failure is err:
+                raise
+            raise failure from None
+        self._ended()
+
+    def _ended(self) -> None:
+        """The rules have run to the bottom of the stack: the game must be over (RR302)."""
         if self.state["result"] is None:
             raise RulesRuntimeError(Diagnostic("RR302", "the game block finished without end_game",
                                                self.program.codes["game"].pos))
+
+    def _failure(self, err: Exception) -> Exception:
+        """What a rule's ``err`` is raised as: RR303 for the budget spent, RR302 (or RR312) for
+        a fault, worded at the line of the rules that raised it; any other error as it is."""
+        if isinstance(err, OverBudget):
+            return self._over_budget(fault_site(err)[1])
+        if isinstance(err, _FAULTS):
+            where, pos = fault_site(err)
+            return self._fault(err, pos, where)
+        return err
 
     def _over_budget(self, pos) -> RulesRuntimeError:
         return RulesRuntimeError(Diagnostic(
@@ -493,7 +513,7 @@ class Machine(_Shows):
         st = self.state
         if not st["waiting"]:
             return []
-        frame = st["stack"][-1]
+        frame = self._stack[-1]
         instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
         lister = instr.lister
         if lister is None:
@@ -678,54 +698,78 @@ class Machine(_Shows):
         frame["pc"] = instr.reveal
         self.run()
 
-    def decide(self, action: Action, seat: str | None = None) -> tuple:
+    def decide(self, action: Action, seat: str | None = None) -> tuple | None:
         """One decision as one transaction: apply the legal ``action`` (the caller has checked
         it), run on to the next choice or the end, and return the undo of it (:meth:`restore`).
         A failing rule, or Ctrl-C, puts the state back as it was and raises; so does a game
         that has used up its decisions (RR303), before anything changes. :meth:`begin`, the
-        resumption of the paused choice and :meth:`commit`, written out: this runs at every
-        decision (a choice is pending: the game waits, and has no result). In a round of secret
-        choices, ``seat`` (by default the one asked) commits."""
+        resumption of the paused choice, :meth:`run` and :meth:`commit`, written out: this runs
+        at every decision (a choice is pending: the game waits, and has no result), and what
+        the undo keeps is in locals until the end; None when no undo is kept (:attr:`undoing`).
+        In a round of secret choices, ``seat`` (by default the one asked) commits."""
         st = self.state
-        stack = st["stack"]
         history = st["history"]
-        records = self._records
-        old = records.old   # (empty: begin and commit leave a transaction with nothing changed)
-        control = (list(stack), st["rng"], True, st["turn"], None, len(history), len(self.messages))
-        if control[5] >= self.decisions_max:
+        made = len(history)
+        if made >= self.decisions_max:
             raise self._endless()
-        self._control = control
+        stack = self._stack
+        saved = stack[:]    # the undo's stack: it holds the frames as they are now
+        turn = st["turn"]
+        rng = st["rng"]
+        said = len(self.messages)
+        top = stack[-1]     # so the top frame is copied before it changes (copy_frame, written out)
+        frame = stack[-1] = top.copy()
+        L = frame["L"] = top["L"].copy()
+        self._shared = len(saved) - 1
         try:
-            top = stack[-1]  # the undo's copy of the stack holds it: copied (copy_frame, written out)
-            frame = stack[-1] = top.copy()
-            L = frame["L"] = top["L"].copy()
-            self._shared = len(stack) - 1
-            instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
+            instr = self.program.codes[top["c"]].instrs[top["pc"]]
             if instr.secret:
-                self._commit(instr, frame, seat or st["turn"], action)
+                self._commit(instr, frame, seat or turn, action)
             else:
                 name, args = action
                 history.append([name, *args])  # Action.to_json, written out
-                spec = instr.option(name)
-                st["waiting"] = False
+                try:
+                    spec = instr.by_name[name]
+                except TypeError:   # (no option asked for yet)
+                    spec = instr.option(name)
+                # (no "waiting" or "turn" set here: nothing reads them while the rules run, and
+                # the choice they pause at, or end_game, sets both)
                 if spec.action:
                     frame["pc"] = instr.end
-                    self.push(spec.action, [st["turn"], *args], None)
+                    self.push(spec.action, [turn, *args], None)
+                    frame = stack[-1]
                 else:
                     if len(args) == 1:
                         L[spec.names[0]] = args[0]
                     elif args:
                         L.update(zip(spec.names, args))
                     frame["pc"] = spec.target
-                st["turn"] = None
-                self._resume(stack)
+                units = self._units
+                self.steps = 0
+                try:    # :meth:`run`, written out: the top frame's unit runs until it pauses
+                    while units[frame["c"]](self, frame) != PAUSE:
+                        if not stack:
+                            self._ended()
+                            break
+                        frame = stack[-1]
+                except Exception as err:
+                    failure = self._failure(err)
+                    if failure is err:
+                        raise
+                    raise failure from None
         except BaseException:
+            self._control = (saved, rng, True, turn, None, made, said)
             self.rollback()
             raise
-        undo = (old, self._old_glob, *control)
+        records = self._records
         records.clear()
-        records.old, self._old_glob = {}, None
-        return undo
+        self._old_glob, old_glob = None, self._old_glob
+        if self.undoing:
+            undo = (records.old, old_glob, saved, rng, True, turn, None, made, said)
+            records.old = {}
+            return undo
+        records.old.clear()     # (what the decision replaced is freed at once)
+        return None
 
     def _endless(self) -> RulesRuntimeError:
         """RR303 for a game that has used up its decisions: at the game block, with what to look

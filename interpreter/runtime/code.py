@@ -93,22 +93,22 @@ class OptionSpec:
 class Choice(Instr):
     """A choice point: whose turn it is (``player``, an expression), its options, and the pc
     after them (``end``)."""
-    __slots__ = ("player", "options", "end", "_by_name", "lister")
+    __slots__ = ("player", "options", "end", "by_name", "lister")
     ends = True
     secret = False   # a SecretChoice: every seat of a list commits (Machine.decide)
 
     def __init__(self, pos, player, options, end=None):
         self.pos, self.player, self.options, self.end = pos, player, options, end
-        self._by_name = None
+        self.by_name: dict | None = None   # option name -> its spec, made by the first option()
         # its legal actions listed by generated code (compile/legal.py), written the first time
         # they are asked for (``program.lister``); False: none, the machine lists them
         self.lister = None
 
     def option(self, name: str) -> OptionSpec:
         """The option called ``name`` (a legal action's)."""
-        if self._by_name is None:
-            self._by_name = {s.name: s for s in self.options}
-        return self._by_name[name]
+        if self.by_name is None:
+            self.by_name = {s.name: s for s in self.options}
+        return self.by_name[name]
 
 
 class SecretChoice(Choice):
