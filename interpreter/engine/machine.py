@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
-from ..runtime.code import PAUSE, Choice as Choose, fault_site
-from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, check_text, text_size
+from ..runtime.code import PAUSE, Choice as Choose, Signal, fault_site
+from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_text, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from . import commitments
 from .log import Entry, LogLine, show
@@ -274,8 +274,8 @@ class Machine(_Shows):
             caller = stack[-1] = stack[-1].copy()
             caller["L"] = caller["L"].copy()
             self._shared = n - 1
-        if dest is not None:
-            stack[-1]["L"][dest] = check_storable(value)
+        if dest is not None:   # (measured by the rule's return)
+            stack[-1]["L"][dest] = value
 
     def _whole_numbers(self, fn, players: list, what: str) -> dict:
         out = {}
@@ -445,7 +445,10 @@ class Machine(_Shows):
         try:
             while stack:
                 frame = stack[-1]
-                if units[frame["c"]](self, frame) == PAUSE:
+                r = units[frame["c"]](self, frame)
+                if r.__class__ is not Signal:   # a return: the frame popped, the value to its caller
+                    self.pop(r)
+                elif r is PAUSE:
                     return
         except OverBudget as err:
             raise self._over_budget(fault_site(err)[1]) from None
