@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
-from ..runtime.code import PAUSE, Choice as Choose, Signal, fault_site
+from ..runtime.code import GO_ON, PAUSE, Choice as Choose, fault_site
 from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_text, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from . import commitments
@@ -446,10 +446,10 @@ class Machine(_Shows):
             while stack:
                 frame = stack[-1]
                 r = units[frame["c"]](self, frame)
-                if r.__class__ is not Signal:   # a return: the frame popped, the value to its caller
-                    self.pop(r)
-                elif r is PAUSE:
+                if r is PAUSE:
                     return
+                if r is not GO_ON:   # a return: the frame popped, the value to its caller
+                    self.pop(r)
         except OverBudget as err:
             raise self._over_budget(fault_site(err)[1]) from None
         except _FAULTS as err:
