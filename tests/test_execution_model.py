@@ -11,6 +11,7 @@ from railrules.interpreter import load_ruleset
 from railrules.interpreter.compile.instructions import CallProc, Emit, Return
 from railrules.interpreter.compile.units import acyclic
 from railrules.interpreter.engine.game import Game
+from railrules.interpreter.engine.machine import Machine
 from railrules.interpreter.errors import Pos
 from railrules.interpreter.paths import shipped_rulesets
 from railrules.interpreter.runtime.code import Code
@@ -86,3 +87,71 @@ def test_a_save_taken_at_any_choice_goes_on_as_the_game_would(name):
         twin.apply(action)
         assert loaded.digest() == twin.digest()
     assert first is not None
+
+
+_TWICE = """\
+game:
+    cite "c"
+    let y = call twice(N)
+    choose by players[0]:
+        option go:
+            log "y is {y}"
+    end_game "done"
+
+procedure twice(n):
+    cite "c"
+    if n > 5:
+        choose by players[0]:
+            option stop:
+                pass
+    return n * 2
+
+score p = p.cash
+"""
+
+
+def _twice(tmp_path, monkeypatch, n: int):
+    """A game whose block keeps what a procedure that may pause returns for ``n``, and the
+    values the machine popped (handed from a returning frame to the one below)."""
+    from test_hostile import ruleset
+    popped: list = []
+    pop = Machine.pop
+    monkeypatch.setattr(Machine, "pop", lambda self, value: (popped.append(value), pop(self, value))[1])
+    game = load_ruleset(str(ruleset(tmp_path, rules=_TWICE.replace("N", str(n))))).new_game(1, 0)
+    return game, popped
+
+
+def test_a_call_that_may_pause_but_returns_is_popped_by_its_caller_with_its_locals_unwritten(tmp_path, monkeypatch):
+    game, popped = _twice(tmp_path, monkeypatch, 3)
+    assert popped == []   # returned to its caller's function: no frame for the machine to pop
+    [frame] = game.state["stack"]
+    assert frame["c"] == "game" and frame["L"] == {"y": 6}   # written back at the choice only
+    game.apply(game.legal_actions()[0])
+    assert "y is 6" in game.messages and game.is_over
+
+
+def test_a_call_that_paused_returns_its_value_through_the_machine(tmp_path, monkeypatch):
+    game, popped = _twice(tmp_path, monkeypatch, 7)
+    assert [f["c"] for f in game.state["stack"]] == ["game", "proc:twice"]
+    assert game.state["stack"][0]["L"] == {} and game.state["stack"][1]["L"] == {"n": 7}
+    loaded = Game.from_json(game.ruleset, game.to_json())
+    for g in (game, loaded):
+        g.apply(g.legal_actions()[0])
+        g.apply(g.legal_actions()[0])
+        assert "y is 14" in g.messages and g.is_over
+    assert popped == [14, 14]
+
+
+def test_a_value_returned_past_the_limits_is_refused_at_the_return(tmp_path):
+    """Measured where the rule returns it (RR312 at the procedure's return), not where the
+    caller keeps it."""
+    from test_hostile import ruleset
+    from railrules.interpreter import RulesRuntimeError
+    from railrules.interpreter.runtime.governor import MAX_DEPTH
+    rules = _TWICE.replace("N", "3").replace("return n * 2", "let xs = [n]\n"
+                                             f"    repeat {MAX_DEPTH - 2} times:\n        set xs = [xs]\n"
+                                             "    return [[xs]]")
+    with pytest.raises(RulesRuntimeError) as info:
+        load_ruleset(str(ruleset(tmp_path, rules=rules))).new_game(1, 0)
+    diag = info.value.diagnostics[0]
+    assert (diag.code, diag.pos.line) == ("RR312", 18) and "in procedure twice" in diag.message

@@ -10,7 +10,7 @@ control goes from pc ``i`` and which locals each way sets or drops (:mod:`.flow`
 """
 from __future__ import annotations
 
-from ..runtime.code import GO_ON, PAUSE, RETURNED, Choice, Instr, SecretChoice
+from ..runtime.code import Choice, Instr, SecretChoice
 from ..runtime.values import RuleFault, word
 
 _NONE: frozenset = frozenset()
@@ -141,20 +141,22 @@ class CallProc(Instr):
             if self.dest is not None:
                 g.assign(self.dest, "_store(_v)")
             return  # on at i + 1, in the same block
-        g.pause(i)
         if g.resumes(self.proc):  # its function called here; when it returns, on at i + 1
             g.push(self.proc, self.dest, "_f")
-            g.line(f"_r = {g.obj(g.program.counted_units if g.counting else g.program.units)}"
+            g.line(f"_v = {g.obj(g.program.counted_units if g.counting else g.program.units)}"
                    f"[{self.proc!r}](run, _f)")
-            g.line("if _r:")
-            with g.indent():
-                g.line("return _r")
-            if self.dest is not None:  # (the frame holds it already)
-                g.line(f"{g.local(self.dest)} = L[{self.dest!r}]")
+            g.line("if _v.__class__ is _Signal:")  # it left the rules under way: this one too,
+            with g.indent():                       # to go on at i + 1 later
+                g.pause(i)
+                g.line("return _v")
+            g.line("run.state['stack'].pop()")    # its frame (it returned its value)
+            if self.dest is not None:  # (measured by its return)
+                g.assign(self.dest, "_v")
             g.goto(i + 1)
             return
+        g.pause(i)
         g.push(self.proc, self.dest)
-        g.line(f"return {GO_ON}")
+        g.line("return _GO_ON")
 
     def leaves(self, g) -> bool:
         return not g.straight([self.proc]) and not g.resumes(self.proc)
@@ -171,11 +173,15 @@ class Return(Instr):
         self.pos, self.expr = pos, expr
 
     def write(self, g, i):
-        if self.expr:
-            g.value(self.expr, "_v")
-        else:
-            g.line("_v = None")
-        g.lines(["return _v"] if g.direct else ["run.pop(_v)", f"return {RETURNED}"])
+        if not self.expr:
+            g.line("return None")
+            return
+        g.value(self.expr, "_v")
+        if not g.direct:  # a value kept by the caller is measured here, where the rule returns it
+            g.line("if F['r'] is not None:")
+            with g.indent():
+                g.line("_v = _store(_v)")
+        g.line("return _v")
 
     def flow(self, i):
         return []
@@ -198,7 +204,7 @@ class Emit(Instr):
         g.pause(i)
         for key in reversed(handlers):
             g.push(key, None)
-        g.line(f"return {GO_ON}")
+        g.line("return _GO_ON")
 
     def leaves(self, g) -> bool:
         return not g.straight(g.program.handlers.get(self.event, []))
@@ -236,7 +242,7 @@ class EndGame(Instr):
         reason = "run.secret(_v, None)" if self.hidden else "_v"
         g.value(self.reason, "_v")
         g.line(f"run.end_game([{reason}])")
-        g.line(f"return {PAUSE}")
+        g.line("return _PAUSE")
 
     def flow(self, i):
         return []
@@ -249,7 +255,7 @@ class CheckEnd(Instr):
     def write(self, g, i):
         g.line("if run.check_end():")
         with g.indent():
-            g.line(f"return {PAUSE}")
+            g.line("return _PAUSE")
 
     def flow(self, i):
         return _on(i)
@@ -263,7 +269,7 @@ class Choose(Choice):
         g.line("run.state['turn'] = _v")
         g.line("run.state['waiting'] = True")
         g.pause(i, here=True)
-        g.line(f"return {PAUSE}")
+        g.line("return _PAUSE")
 
     def leaves(self, g) -> bool:
         return True
@@ -308,8 +314,8 @@ class SecretChoose(SecretChoice):
             g.line(f"L[{var!r}] = run.state['turn'] = _v[0]")
             g.line("run.state['waiting'] = True")
             g.line(f"F['pc'] = {i}")
-            g.line(f"return {PAUSE}")
-        g.line(f"return {GO_ON}")
+            g.line("return _PAUSE")
+        g.line("return _GO_ON")
 
     def leaves(self, g) -> bool:
         return True

@@ -19,7 +19,7 @@ from ..dsl import functions as _functions, nodes as n, turns as _turns
 from ..dsl.resolver import Resolver, assigned, leading_requires, strip_requires
 from ..dsl.scope import Kind, Names, resolve, resolve_procedure
 from ..errors import Sink
-from ..runtime.code import GO_ON, SECRET_SLOT, Code, OptionSpec
+from ..runtime.code import SECRET_SLOT, Code, OptionSpec
 from ..runtime.values import MAX_STORED, RuleFault, describe, map_key
 from . import instructions as ins, legal as _legal
 from .expressions import Checked, Codegen, inlinable, namespace
@@ -729,7 +729,7 @@ class _CallValue(ins.Instr):
         g.line(f"_u = {g.obj(_functions.procedure_key)}(run, _v, {self.name!r}, {len(self.args)})")
         g.pause(i)
         g.line(f"run.push(_u, [{values}], {self.dest!r})")
-        g.line(f"return {GO_ON}")
+        g.line("return _GO_ON")
 
     def leaves(self, g) -> bool:
         return True

@@ -1,13 +1,15 @@
 """A code unit's instructions written as ONE Python function ``unit(run, F)``.
 
 The function runs frame ``F`` from ``F["pc"]`` until control leaves the unit: a call or an
-event (a frame pushed, ``F["pc"]`` set to where it goes on: returns 0), a return (the frame
-popped: 0), a choice or the end of the game (1, the machine pauses). Inside, the unit's basic
-blocks are picked by ``pc`` in a ``while`` loop, so jumps and loops stay in Python; each block
-counts its instructions against the step budget when it starts. Expressions are inlined as
-their generated source (:mod:`.expressions`), each with its checked code as the fallback where
-it may raise what that code words (:meth:`.expressions.Codegen.total`). Every line is written
-through the one writer (:mod:`.writer`), which records the instruction each line is for.
+event that the machine runs (a frame pushed, ``F["pc"]`` set to where it goes on: returns
+``GO_ON``), a return (returns the value), a choice or the end of the game (``PAUSE``: the
+machine pauses). Inside, the unit's basic blocks are picked by ``pc`` in a ``while`` loop, so
+jumps and loops stay in Python; each block counts its instructions against the step budget when
+it starts. Expressions are inlined as their generated source (:mod:`.expressions`), each with
+its checked code as the fallback where it may raise what that code words
+(:meth:`.expressions.Codegen.total`). Every line is written through the one writer
+(:mod:`.writer`), which records the instruction each line is for; ``_E`` (the entities) is read
+at the top only by a unit that reads or writes one.
 
 A rule's locals are Python locals of the function while it runs: ``v_NAME`` for a local
 ``NAME`` (the prefix keeps every name a ruleset writes apart from Python's and the helpers'),
@@ -36,12 +38,18 @@ pause can never find it under way, so where the rules are paused, and every save
 either way.
 
 A call of a unit that may pause but is in no cycle of calls (``Program.acyclic``) pushes the
-callee's frame as any call does, after writing back the caller's locals as a pause would, and
-then runs the callee's function itself: when that returns (``RETURNED``: its frame popped) the
-caller goes on at the next instruction in the same Python call, reading the result from its
-frame; when it pauses or leaves the rest to the machine (``PAUSE``, ``GO_ON``) the caller returns
-the same, and the machine resumes the caller at the next instruction later, as before. Python's
-stack never grows with the rules' recursion: a unit in a cycle keeps its calls on the machine's.
+callee's frame as any call does and then runs the callee's function itself. When that returns
+a value (its ``return``), the caller pops the frame and goes on at the next instruction in the
+same Python call, the value in a Python local: its own locals were never written back to its
+frame. When it returns a :class:`~interpreter.runtime.code.Signal` (``PAUSE``: a choice or the
+end; ``GO_ON``: frames pushed for the machine to run) the caller writes back its locals and where
+it goes on, as a pause does, and returns the same: only the chain of calls that reached the
+pause writes its state to the frames, and the machine resumes the caller at the next
+instruction later, as before. A unit that the machine runs (its frame on top of the stack)
+returns its value to the machine, which pops the frame and hands the value to the frame below
+(``Machine.pop``). A value kept by the caller is measured (``_store``) at the ``return`` that
+gives it, whichever way it is returned. Python's stack never grows with the rules' recursion: a
+unit in a cycle keeps its calls on the machine's.
 
 Blocks are picked by ``pc`` only where control may jump or come back from outside: a call of a
 straight unit does not end its block, and an ``if``-test that skips forward to a leader that
@@ -55,13 +63,18 @@ instruction.
 """
 from __future__ import annotations
 
+import re
+
 from ..dsl import nodes as n
 from ..dsl.turns import SLOT
+from ..runtime.code import GO_ON, PAUSE, Signal
 from . import flow
 from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, JumpIfNot, Return
 from .sources import add, define
 from .writer import Writer
 
+
+_SIGNALS = {"_PAUSE": PAUSE, "_GO_ON": GO_ON, "_Signal": Signal}   # what a unit returns when it leaves
 
 
 class Units(dict):
@@ -153,6 +166,7 @@ def write(code, program, counting: bool = False, direct: bool = False):
     module's note)."""
     source, owners = _UnitWriter(code, program, counting, direct).function()
     space = code.space
+    space.update(_SIGNALS)
     define(space, source, f"<unit {code.key}>")
     fn = space.pop("unit")
     # for position(): the namespace knows its units' code objects, their Code and line owners
@@ -500,6 +514,7 @@ class _UnitWriter(Writer):
         self.at = 0
         self.line(f"def unit(run{params}):")
         with self.indent():
+            entities = len(self._items)
             self.line("_E = run.ent")
             self.line("_B = run.budget")
             count = self.counting and not self.code.guarded
@@ -524,7 +539,12 @@ class _UnitWriter(Writer):
             if not self.jumps:  # one block that never jumps: no loop around it
                 del self._items[loop]
                 self._items[loop:] = [(depth - 1, item, at) for depth, item, at in self._items[loop:]]
+            if not any(item.__class__ is str and _ENTITIES.search(item) for _, item, _ in self._items[entities + 1:]):
+                del self._items[entities]   # no entity read or written here
         return self.source()
+
+
+_ENTITIES = re.compile(r"\b_E\b")
 
 
 def _is_loop(key: str) -> bool:

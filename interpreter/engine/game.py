@@ -416,11 +416,10 @@ class Game:
         from ..runtime.code import function_of as write
         where = where or Pos("<statement>", 1, 1)
         code, program = self.ruleset.setup_statements(self._names(), text, where)
-        frame = {"c": code.key, "pc": 0, "L": {}, "r": None}
+        frame = {"c": code.key, "pc": 0, "L": {}, "r": None}   # (never on the stack: it cannot pause)
         self.machine.begin()
         self.machine.steps = 0
         try:
-            self.state["stack"].append(frame)  # popped by the Return
             write(code, program)(self.machine, frame)
             misfit = self.ruleset.misfit(self.state)   # types the fast code trusts: checked here
         except Exception as err:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import Diagnostic, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
-from ..runtime.code import PAUSE, Choice as Choose, fault_site
-from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_storable, check_text, text_size
+from ..runtime.code import GO_ON, PAUSE, Choice as Choose, fault_site
+from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_text, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from . import commitments
 from .log import Entry, LogLine, show
@@ -273,15 +273,15 @@ class Machine(_Shows):
         stack = self._stack
         dest = stack.pop()["r"]
         if len(stack) > self._shared:   # a return to a frame this transaction pushed (its own)
-            if dest is not None:
-                stack[-1]["L"][dest] = check_storable(value)
+            if dest is not None:   # (measured by the rule's return)
+                stack[-1]["L"][dest] = value
             return
         if stack:  # own_top, written out: a return to a frame the transaction shares
             caller = stack[-1] = stack[-1].copy()
             L = caller["L"] = caller["L"].copy()
             self._shared -= 1   # (the top frame is always the transaction's: len(stack) was _shared)
-            if dest is not None:
-                L[dest] = check_storable(value)
+            if dest is not None:   # (measured by the rule's return)
+                L[dest] = value
 
     def _whole_numbers(self, fn, players: list, what: str) -> dict:
         out = {}
@@ -451,8 +451,11 @@ class Machine(_Shows):
         try:
             while stack:
                 frame = stack[-1]
-                if units[frame["c"]](self, frame) == PAUSE:
+                r = units[frame["c"]](self, frame)
+                if r is PAUSE:
                     return
+                if r is not GO_ON:   # a return: the frame popped, the value to its caller
+                    self.pop(r)
         except Exception as err:
             failure = self._failure(err)
             if failure is err:
@@ -747,7 +750,9 @@ class Machine(_Shows):
                 units = self._units
                 self.steps = 0
                 try:    # :meth:`run`, written out: the top frame's unit runs until it pauses
-                    while units[frame["c"]](self, frame) != PAUSE:
+                    while (r := units[frame["c"]](self, frame)) is not PAUSE:
+                        if r is not GO_ON:   # a return: the frame popped, the value to its caller
+                            self.pop(r)
                         if not stack:
                             self._ended()
                             break

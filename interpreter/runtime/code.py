@@ -15,10 +15,23 @@ from functools import cached_property
 from ..errors import Pos
 from .values import Action
 
-# What a unit's function returns: RETURNED, its frame popped (a return: its caller goes on);
-# PAUSE, the machine stops (a choice, the end); GO_ON, the machine runs the top frame next (a
-# frame pushed for a call or an event, or the unit goes on in another call of itself).
-RETURNED, PAUSE, GO_ON = 0, 1, 2
+
+class Signal:
+    """What a unit's function returns when it leaves the rules under way (anything else it
+    returns is the value of its ``return``): :data:`PAUSE`, the machine stops (a choice, the
+    end); :data:`GO_ON`, the machine runs the top frame next (a frame pushed for a call or an
+    event, or the unit goes on in another call of itself). Either way the frames of the calls
+    left under way that are not on the stack yet are in the machine's ``chain``."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+PAUSE, GO_ON = Signal("PAUSE"), Signal("GO_ON")
 SECRET_SLOT = "$secret"  # the hidden local of a secret choice's round: "$secret3@12"
 
 

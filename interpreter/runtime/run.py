@@ -91,9 +91,6 @@ class Run(ExpressionRun, Protocol):
         """Call code unit ``key`` with ``args``: a frame on the stack (``dest``: the local its
         result goes to)."""
 
-    def pop(self, value: Any) -> None:
-        """Return ``value`` from the top frame to the caller's ``dest``."""
-
     def say(self, text: Any, reveals: tuple | None = None) -> None:
         """Log a text (``reveals``: the secret field the entry gives away)."""
 
