@@ -101,7 +101,7 @@ class _Shapes:
     """The shape of an expression's value: of its proven type, or where the type is not
     proven, of the list literal, comprehension, def call, ``let ... in`` or unpacking it is."""
 
-    def __init__(self, types: Types, locals_: dict):
+    def __init__(self, types: Types, locals_: dict | tuple):
         self.types, self.locals = types, locals_
 
     def of(self, e, env: dict, deep: int):

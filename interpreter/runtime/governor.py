@@ -360,7 +360,7 @@ def _measure(shape):
         def lists(value):
             if value is None:
                 return 0, 1
-            if value.__class__ is not list:
+            if value.__class__ is not list or not _NESTED.issuperset(map(type, value)):
                 raise _Misfit
             if inner == "ints" and value:   # (their numbers read together)
                 kinds = set(map(type, value))
@@ -409,7 +409,10 @@ def _rows(shapes: tuple):
         if loose and not _bounded(list(loose(value))):
             raise _Misfit
         if flat:
-            depth, nodes = 3, nodes + sum(map(len, flat(value)))
+            lists = list(flat(value))
+            if not _NESTED.issuperset(map(type, lists)):
+                raise _Misfit
+            depth, nodes = 3, nodes + sum(map(len, lists))
         for row in value if parts else ():
             for i, m in parts:
                 d, k = m(row[i])
