@@ -41,11 +41,13 @@ FUNCTION = "a function (x => ...) cannot be stored"
     # a def's list literal, a part of no proven shape in it
     (["let xs = pair(x => x)"], 3, "RR302", FUNCTION),
     (["let xs = pair(1 / 2)"], 3, "RR302", "1/2 is not a whole number"),
+    # a text measured where it is stored, whatever else the expression may give
+    (["let xs = range(0, 30000)", "let s = \"{xs}\" if x > 0 else 1"], 4, "RR312", "a text longer than"),
     # a loop's variable taken apart is no checked local: its items are checked
     (["for (a, b) in [[x => x, 1]]:", "    pass"], 3, "RR302", FUNCTION),
     (["add (x => x) to xs"], 3, "RR302", FUNCTION),
 ], ids=["set-whole", "let-whole", "+=-whole", "-=-whole", "+=-function", "+=-fraction", "+=-shared",
-        "rows", "items", "lists", "def-function", "def-fraction", "unpacked-loop", "add"])
+        "rows", "items", "lists", "text-or-number", "def-function", "def-fraction", "unpacked-loop", "add"])
 def test_what_the_governor_refuses_is_still_refused_at_its_statement(tmp_path, body, line, code, words):
     rules = game_rules(*body) + "\ndef pair(v) = [1, v]\n"
     diag, _ = failure(tmp_path, rules)

@@ -48,17 +48,15 @@ def plan(types: Types, e, locals_: dict, kept: frozenset):
     its locals that hold checked values ``kept``): :data:`AS_IT_IS`, :data:`WHOLE` (a whole
     number, tested against the bounds), :data:`CHECKED` (the governor's whole check), or a
     shaped check (a function of the value)."""
-    if _kept(e, kept):
+    if _kept(e, kept) or e.__class__ is n.Str and len(e.parts) == 1 and isinstance(e.parts[0], str) \
+            and len(e.parts[0]) <= MAX_TEXT:
         return AS_IT_IS
-    if types.of(e, {}, locals_) == "str":   # a text is measured where it is stored
-        return AS_IT_IS if e.__class__ is n.Str and len(e.parts) == 1 and isinstance(e.parts[0], str) \
-            and len(e.parts[0]) <= MAX_TEXT else CHECKED
     shape = _Shapes(types, locals_).of(e, {}, 0)
     if shape in ("safe", "flat"):
         return AS_IT_IS
     if shape == "int":
         return WHOLE
-    if shape == ANY:
+    if shape == ANY or shape == "text":   # (a text is measured where it is stored)
         return CHECKED
     return shaped(shape)
 
@@ -75,14 +73,15 @@ def _kept(e, kept: frozenset) -> bool:
 
 def of_type(t: str):
     """The shape (:func:`interpreter.runtime.governor.shaped`) of a value of proven type ``t``
-    inside a list or map (``safe``: stored as it is there)."""
-    if t in ("none", "bool", "str") or t.startswith("entity:"):
+    (``safe``: stored as it is; ``text``: stored as it is inside a list or map, measured
+    where it is stored itself)."""
+    if t in ("none", "bool") or t.startswith("entity:"):
         return "safe"
-    if t == "int":
-        return "int"
+    if t == "int" or t == "str":
+        return "int" if t == "int" else "text"
     head, _, item = t.partition(":")
     if head in ("list", "map") and item:
-        inner = of_type(item)
+        inner = _in_list(of_type(item))
         if inner in ("safe", "int"):
             return "flat" if inner == "safe" else "ints"
         if head == "list" and inner != ANY:
@@ -90,8 +89,14 @@ def of_type(t: str):
     return ANY
 
 
+def _in_list(shape):
+    """``shape`` as the shape of an item of a list: a text is stored as it is there."""
+    return "safe" if shape == "text" else shape
+
+
 def _listed(item):
     """The shape of a list of items of shape ``item``."""
+    item = _in_list(item)
     if item == "safe" or item == "int":
         return "flat" if item == "safe" else "ints"
     return ANY if item == ANY else ("list", item)
@@ -112,7 +117,7 @@ class _Shapes:
         if shape != ANY or deep > _DEEPEST:
             return shape
         if c is n.ListLit:
-            items = tuple(self.of(x, env, deep + 1) for x in e.items)
+            items = tuple(_in_list(self.of(x, env, deep + 1)) for x in e.items)
             return "flat" if all(s == "safe" for s in items) else ("items", items)
         if c is n.Comprehension:
             source = self.types.of(e.source, env, self.locals)

@@ -23,8 +23,11 @@ only the step budget bounds it.
 
 A stored value is checked once (:func:`check_storable`): one of more than 64 values is
 remembered with its depth and size, so a value built from checked ones (``[xs, xs]``,
-``xs + ys``: :func:`joined`) is checked for what is new in it; values are never changed in
-place, so a checked list stays checked.
+``xs + ys``: :func:`joined`, ``set xs += ys``: :func:`extended`) is checked for what is new in
+it; values are never changed in place, so a checked list stays checked. What is remembered only
+saves work: a walk counts the same values either way. A store site whose value the generator
+proved to be of some shape checks only what the proof leaves open (:func:`shaped`,
+compile/storing.py), or nothing.
 """
 from __future__ import annotations
 
