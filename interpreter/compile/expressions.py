@@ -838,16 +838,14 @@ class Checked:
     """Expression ``e`` in checked mode as ``fn(run, L)``: its Python is written the first time
     it is called (a fault of its fast code, or a run with no fast code: lint, the all-checked
     mode), so that a load does not write every expression twice. ``source``: the fast source a
-    code unit inlines (:mod:`.units`), falling back on this; None if none. ``stored``: its
-    value is stored as it is (statements._stored)."""
-    __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source", "total", "stored")
+    code unit inlines (:mod:`.units`), falling back on this; None if none."""
+    __slots__ = ("names", "tracking", "space", "e", "locals", "around", "fn", "source", "total")
 
     def __init__(self, names, tracking: bool, space: dict, e, locals_, around: str | None = None):
         self.names, self.tracking, self.space, self.e = names, tracking, space, e
         self.locals, self.around, self.fn = frozenset(locals_), around, None
         self.source: str | None = None
         self.total: frozenset | None = None   # see Codegen.total
-        self.stored = False
 
     def __call__(self, run, L):
         return (self.fn or self.function())(run, L)

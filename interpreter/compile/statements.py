@@ -10,8 +10,6 @@ never meets an undefined name at run time, and the compiler only writes code.
 """
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -23,6 +21,8 @@ from ..runtime.code import SECRET_SLOT, Code, OptionSpec
 from ..runtime.values import MAX_STORED, RuleFault, describe, map_key
 from . import instructions as ins, legal as _legal
 from .expressions import Checked, Codegen, inlinable, namespace
+from .proven import types_for
+from .storing import AS_IT_IS, CHECKED, WHOLE, checked_locals, plan
 from .units import Units, acyclic, first_pause, straight
 
 
@@ -77,18 +77,26 @@ class Program:
         return acyclic(self.codes, self.handlers)
 
 
-_STORED_AS_IT_IS = re.compile(r"none|bool|entity:.*")   # proven types _store never changes
+_WHOLE_NUMBERS = range(-MAX_STORED, MAX_STORED + 1)   # the whole numbers a rule may store
 
 
-def _stored(fn) -> str:
-    """The value ``_v`` of expression ``fn`` as a rule stores it: through the governor's check
-    (``_store``), unless its proven type is one the check gives back as it is."""
-    return "_v" if fn.stored else "_store(_v)"
+def _stored(how, g) -> str:
+    """The value ``_v`` as a rule stores it, ``how`` the store site's plan (compile/storing.py):
+    as it is, a whole number tested against the bounds, through a shaped check, or through the
+    governor's whole check (``_store``), which words every fault."""
+    if how == AS_IT_IS:
+        return "_v"
+    if how == CHECKED:
+        return "_store(_v)"
+    if how == WHOLE:
+        return f"(_v if _v.__class__ is int and _v in {g.obj(_WHOLE_NUMBERS)} else _store(_v))"
+    return f"{g.obj(how)}(_v)"
 
 
 class _Scope:
-    def __init__(self, locals_: set | dict, loops: list | None = None):
+    def __init__(self, locals_: set | dict, loops: list | None = None, kept: frozenset = frozenset()):
         self.locals = locals_   # the names, or a unit's names -> their proven types (_typed)
+        self.kept = kept        # the locals that hold only checked values (storing.checked_locals)
         self.loops = loops if loops is not None else []
         self.turns: list = []   # the enclosing `each ... in turn` loops: (hidden slot, end)
         self.counter = 0
@@ -190,7 +198,7 @@ class Compiler:
         return {x: proven.get(x, "any") for x in locals_}
 
     def _code(self, key, params, body, pos, when=None):
-        scope = _Scope(self._typed(key, set(params) | assigned(body)))
+        scope = _Scope(self._typed(key, set(params) | assigned(body)), kept=checked_locals(params, body))
         code = Code(key, list(params), pos, space=self.space)
         self.program.codes[key] = code
         out = code.instrs
@@ -216,11 +224,21 @@ class Compiler:
 
     def s_Let(self, s, scope, out):
         fn, name = self.value(s.expr, scope), s.name
+        how = self._storing(s.expr, fn, scope)
 
         def lines(g):
             g.value(fn, "_v")
-            g.assign(name, _stored(fn))
+            g.assign(name, _stored(how, g))
         out.append(ins.Exec(s.pos, lines, sets=(name,)))
+
+    def _storing(self, e, fn, scope):
+        """How a unit stores the value of ``e`` (compiled to ``fn``): its plan
+        (compile/storing.py), the governor's whole check in checked mode or where no fast
+        code computes it."""
+        types = types_for(self.names)
+        if self.checked or not self.generate or fn.source is None or types is None:
+            return CHECKED
+        return plan(types, e, scope.locals if isinstance(scope.locals, dict) else {}, scope.kept)
 
     def s_LetCall(self, s, scope, out):
         self._call(s, scope, out, s.name)
@@ -240,12 +258,14 @@ class Compiler:
     def s_Set(self, s, scope, out):
         target, fn, op, name = self.target(s.target, scope), self.value(s.expr, scope), s.op, s.target.name
         local = not s.target.path and resolve(self.names, name, scope.locals).kind is Kind.LOCAL
-        if op == "=":  # the new value of what ({}) is changed
-            new = _stored(fn)
-        else:  # two whole numbers inline; the rest (lists, faults) in a helper
-            new = f"_o {op[0]} _v if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(run, _o, _v, {op!r})"
+        how = self._storing(s.expr, fn, scope) if op == "=" else None
 
         def lines(g):
+            if op == "=":  # the new value of what ({}) is changed
+                new = _stored(how, g)
+            else:  # two whole numbers inline, the result within the bounds; the rest (lists, faults) in a helper
+                new = (f"(_n if (_n := _o {op[0]} _v) in {g.obj(_WHOLE_NUMBERS)} else _store(_n)) "
+                       f"if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(run, _o, _v, {op!r})")
             g.value(fn, "_v")
             if local and (op == "=" or g.set_here(name)):  # a Python local, set directly
                 g.assign(name, new.format(g.local(name, read=op != "=")))
@@ -270,10 +290,11 @@ class Compiler:
 
     def _list_edit(self, s, scope, out, add):
         target, item = self.target(s.target, scope), self.value(s.item, scope)
+        check = ", False" if self._storing(s.item, item, scope) == AS_IT_IS else ""
 
         def lines(g):
             g.value(item, "_v")
-            target(g, f"_edit(run, _c, _k, _v, {add})")
+            target(g, f"_edit(run, _c, _k, _v, {add}{check})")
         out.append(ins.Exec(s.pos, lines, sets=(s.target.name,) if self._local_root(s.target, scope) else ()))
 
     def s_Return(self, s, scope, out):
@@ -669,11 +690,6 @@ class Compiler:
             source = codegen.source(e, scope.locals, bound, unit=True)
             slow.source = f"{around}({source})" if around and source else source
             slow.total = codegen.total()
-            # a value stored as it is (_store gives it back unchanged): none, a truth, an
-            # entity, a whole number written in the rules within the limit
-            slow.stored = source is not None and around is None and (
-                _STORED_AS_IT_IS.fullmatch(codegen.proven(e, bound)) is not None
-                or e.__class__ is n.Int and -MAX_STORED <= e.value <= MAX_STORED)
         return slow
 
     def _checked(self, e, scope, tracking: bool, around: str | None = None) -> Checked:

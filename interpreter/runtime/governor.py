@@ -23,19 +23,23 @@ only the step budget bounds it.
 
 A stored value is checked once (:func:`check_storable`): one of more than 64 values is
 remembered with its depth and size, so a value built from checked ones (``[xs, xs]``,
-``xs + ys``: :func:`joined`) is checked for what is new in it; values are never changed in
-place, so a checked list stays checked.
+``xs + ys``: :func:`joined`, ``set xs += ys``: :func:`extended`) is checked for what is new in
+it; values are never changed in place, so a checked list stays checked. What is remembered only
+saves work: a walk counts the same values either way. A store site whose value the generator
+proved to be of some shape checks only what the proof leaves open (:func:`shaped`,
+compile/storing.py), or nothing.
 """
 from __future__ import annotations
 
-from itertools import compress
+from itertools import chain, compress
+from operator import itemgetter
 
 from .rationals import Fraction
 from .values import MAX_LIST, MAX_STORED, RuleFault
 
 __all__ = ["MAX_LIST", "MAX_TEXT", "MAX_DEPTH", "MAX_NODES", "OverLimit", "check_storable",
            "text_size", "charge", "check_text", "joined", "walked", "compared",
-           "charge_walk", "charge_inside"]
+           "charge_walk", "charge_inside", "extended", "shaped"]
 
 MAX_TEXT = 100_000      # characters of a text a rule makes
 MAX_DEPTH = 32          # lists and maps inside one another (a save allows 64, with the state's own)
@@ -61,22 +65,23 @@ _FLAT = frozenset({int, str, bool, type(None), Fraction})   # values a walk does
 def walked(value, cap: int) -> int:
     """How many values comparing, hashing or searching ``value`` may walk: 1 for a number or a
     text, and for a list or map its items and, in each list or map among them, theirs (a list
-    counted each time it appears: two equal copies of a shared list compare item by item). A
-    stored value's count is known (:func:`check_storable` remembered it). It counts no further
-    once past ``cap`` (what is left of the budget), so the count costs no more than the work it
-    stands for."""
+    counted each time it appears: two equal copies of a shared list compare item by item): the
+    values :func:`check_storable` counts, known at once for a value it remembered, so that what
+    is charged never depends on what the governor remembers. It counts no further once past
+    ``cap`` (what is left of the budget), so the count costs no more than the work it stands
+    for."""
     if value.__class__ is not list and value.__class__ is not dict:
         return 1
-    total, todo = 0, [value]
+    total, todo = 1, [value]   # (each list or map counted once, as an item or as the value)
     while todo and total <= cap:
         items = todo.pop()
         kept = _CHECKED.get(id(items))
         if kept is not None and kept[0] is items:
-            total += kept[2]
+            total += kept[2] - 1
             continue
         if items.__class__ is dict:
             items = list(items.values())
-        total += 1 + len(items)
+        total += len(items)
         if not _FLAT.issuperset(map(type, items)):   # (at C speed, for a list of numbers or texts)
             todo.extend(x for x in items if x.__class__ is list or x.__class__ is dict)
     return total
@@ -84,11 +89,12 @@ def walked(value, cap: int) -> int:
 
 def compared(x, y, cap: int) -> int:
     """What comparing ``x`` and ``y`` may walk: the smaller walk (known at once for a stored
-    value, which is then the only one walked)."""
-    known = [kept[2] for v in (x, y) if (kept := _CHECKED.get(id(v))) is not None and kept[0] is v]
-    if known:
-        return min(known)
-    return min(walked(x, cap), walked(y, cap))
+    value, and the other walked no further than it)."""
+    kept = _CHECKED.get(id(y))
+    if kept is not None and kept[0] is y:
+        x, y = y, x
+    a = walked(x, cap)
+    return min(a, walked(y, a))
 
 
 def charge_walk(run, value, times: int = 1) -> None:
@@ -135,6 +141,8 @@ def check_storable(value):
     if t is str:
         return value if len(value) <= MAX_TEXT else check_text(value)
     if t is bool or value is None:
+        return value
+    if t is list and len(value) < _KEEP and _bounded(value):   # (short and flat: never remembered)
         return value
     if t is list or t is dict:
         return _container(value, 1)[0]
@@ -245,6 +253,203 @@ def _copied(value, level: int) -> tuple:
 def _too_big():
     return OverLimit(f"a value of more than {MAX_NODES} items, counting a list again each time "
                      "it appears in it (what a save writes)")
+
+
+def extended(x: list, y: list) -> list:
+    """``set xs += ys``: ``x + y`` as stored, ``x`` a stored list (checked again only where the
+    governor does not remember it) and ``y`` checked as what it adds; the two counted together."""
+    if len(x) + len(y) > MAX_LIST:
+        raise OverLimit(f"a list longer than {MAX_LIST} items")
+    if _bounded(x) and _bounded(y):   # (the common case, read at C speed: two flat lists)
+        out = x + y
+        if len(out) >= _KEEP:
+            _remember(out, 1, 1 + len(out))
+        return out
+    x, a, m = _container(x, 1)
+    y, b, k = _container(y, 1)
+    nodes = m + k - 1
+    if nodes > MAX_NODES:
+        raise _too_big()
+    out = x + y
+    if nodes > _KEEP:
+        _remember(out, max(a, b), nodes)
+    return out
+
+
+# ------------------------------------------------------------------ proven shapes
+class _Misfit(Exception):
+    """A value not of the shape its store site proved."""
+
+
+def shaped(shape):
+    """:func:`check_storable` for a store site whose value the generator proved to be of
+    ``shape`` (compile/statements.py): the check reads only what the proof leaves open (a whole
+    number's bounds, a list's length, a part of no proven shape). A shape is ``"int"`` (a whole
+    number), ``"flat"`` (a list or map of none, truths, texts and entities), ``"ints"`` (one of
+    whole numbers), ``("list", shape)``, ``("items", (shape, ...))`` (a list literal's items,
+    ``"safe"``: a value stored as it is) or ``"any"`` (anything: checked as any value); each may
+    also be none. A value that does not fit its shape, or one past a limit, is checked as any
+    value is, which words the fault."""
+    measure = _measure(shape)
+
+    def check(value):
+        try:
+            depth, nodes = measure(value)
+        except (_Misfit, TypeError, RuleFault):
+            return check_storable(value)
+        if depth > MAX_DEPTH or nodes > MAX_NODES:
+            return check_storable(value)
+        if nodes > _KEEP:
+            _remember(value, depth, nodes)
+        return value
+    return check
+
+
+def _bounded(xs) -> bool:
+    """Whether ``xs`` (a list) holds only values stored as they are in a list: whole numbers
+    within the bounds, texts, truths, none (read at C speed)."""
+    return _PLAIN.issuperset(map(type, xs)) and max(map(abs, filter(_IS_INT, xs)), default=0) <= MAX_STORED
+
+
+def _flat(value) -> tuple:
+    if value is None:
+        return 0, 1
+    if value.__class__ is not list and value.__class__ is not dict:
+        raise _Misfit
+    return 1, 1 + len(value)
+
+
+def _ints(value) -> tuple:
+    if value is None:
+        return 0, 1
+    c = value.__class__
+    if not (c is list and _bounded(value) or c is dict and _bounded(list(value.values()))):
+        raise _Misfit
+    return 1, 1 + len(value)
+
+
+def _int(value) -> tuple:
+    if value is not None and not (value.__class__ is int and -MAX_STORED <= value <= MAX_STORED):
+        raise _Misfit
+    return 0, 1
+
+
+def _anything(value) -> tuple:
+    if value.__class__ is list or value.__class__ is dict:
+        w, depth, nodes = _container(value, 1)
+        if w is not value:
+            raise _Misfit
+        return depth, nodes
+    if value.__class__ is not str and _scalar(value) is not value:
+        raise _Misfit
+    return 0, 1
+
+
+def _measure(shape):
+    """``fn(value) -> (its depth, its values)`` for a value of ``shape`` (:func:`shaped`)."""
+    if shape in _LEAVES:
+        return _LEAVES[shape]
+    head, inner = shape
+    if head == "items":
+        return _items(inner)
+    if inner.__class__ is tuple and inner[0] == "items":
+        return _rows(inner[1])
+    if inner == "safe":
+        return _flat
+    if inner == "int":
+        return _ints
+    if inner in ("flat", "ints"):   # a list of flat lists or maps: counted at C speed
+
+        def lists(value):
+            if value is None:
+                return 0, 1
+            if value.__class__ is not list or not _NESTED.issuperset(map(type, value)):
+                raise _Misfit
+            if inner == "ints" and value:   # (their numbers read together)
+                kinds = set(map(type, value))
+                if kinds != _LISTS and kinds != _MAPS or not _bounded(
+                        list(chain.from_iterable(value if kinds == _LISTS else map(dict.values, value)))):
+                    raise _Misfit
+            return (2 if value else 1), 1 + len(value) + sum(map(len, value))
+        return lists
+    item = _measure(inner)
+
+    def listed(value):
+        if value is None:
+            return 0, 1
+        if value.__class__ is not list:
+            raise _Misfit
+        depth, nodes = 1, 1 + len(value)
+        for x in value:
+            d, k = item(x)
+            if d >= depth:
+                depth = d + 1
+            nodes += k - 1
+        return depth, nodes
+    return listed
+
+
+def _rows(shapes: tuple):
+    """The measure of a list of list literals of ``shapes`` (a comprehension's), its rows read
+    together at C speed: their lengths, their whole numbers and parts of no proven shape (one
+    that is not a plain value: a misfit), the lengths of their flat lists; any other part
+    measured row by row."""
+    size = len(shapes)
+    loose = _column([i for i, s in enumerate(shapes) if s in ("int", "any")])
+    flat = _column([i for i, s in enumerate(shapes) if s == "flat"])   # (none there: a misfit)
+    parts = [(i, _measure(s)) for i, s in enumerate(shapes) if s not in ("safe", "int", "any", "flat")]
+
+    def rows(value):
+        if value is None:
+            return 0, 1
+        if value.__class__ is not list:
+            raise _Misfit
+        if not value:
+            return 1, 1
+        if not _LISTS.issuperset(map(type, value)) or min(map(len, value)) != size or max(map(len, value)) != size:
+            raise _Misfit
+        depth, nodes = 2, 1 + len(value) * (1 + size)
+        if loose and not _bounded(list(loose(value))):
+            raise _Misfit
+        if flat:
+            lists = list(flat(value))
+            if not _NESTED.issuperset(map(type, lists)):
+                raise _Misfit
+            depth, nodes = 3, nodes + sum(map(len, lists))
+        for row in value if parts else ():
+            for i, m in parts:
+                d, k = m(row[i])
+                if d + 2 > depth:
+                    depth = d + 2
+                nodes += k - 1
+        return depth, nodes
+    return rows
+
+
+def _items(shapes: tuple):
+    """A list literal's measure: the one row of :func:`_rows`."""
+    rows = _rows(shapes)
+
+    def items(value):
+        depth, nodes = rows([value])
+        return depth - 1, nodes - 1
+    return items
+
+
+def _column(at: list):
+    """``fn(rows)``: the items at places ``at`` of each row, one after another; None if none."""
+    if not at:
+        return None
+    if len(at) == 1:
+        one = itemgetter(at[0])
+        return lambda rows: map(one, rows)
+    some = itemgetter(*at)
+    return lambda rows: chain.from_iterable(map(some, rows))
+
+
+_LISTS, _MAPS = frozenset({list}), frozenset({dict})
+
+_LEAVES = {"int": _int, "flat": _flat, "ints": _ints, "any": _anything}
 
 
 def joined(x: list, y: list) -> list:

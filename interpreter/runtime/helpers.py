@@ -9,7 +9,7 @@ import operator
 
 from ..errors import RailrulesError
 from .rationals import Fraction
-from .governor import MAX_LIST, OverLimit, charge, charge_walk, check_storable, check_text, compared, joined
+from .governor import MAX_LIST, OverLimit, charge, charge_walk, check_storable, check_text, compared, extended, joined
 from .values import (Action, BuiltinError, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
                      run_body)
 
@@ -206,12 +206,13 @@ def _neg(x):
 
 # ------------------------------------------------------------------ helpers statements call
 def _augment(run, old, value, op):
-    """``set x += value`` / ``-=`` when they are not two whole numbers (those are inline)."""
+    """``set x += value`` / ``-=`` when they are not two whole numbers (those are inline): the
+    new value as stored (the items added checked)."""
     if isinstance(old, list) and isinstance(value, list) and op == "+=":
         charge(run, len(old) + len(value))   # the copy
-        return joined(old, value)
+        return extended(old, value)
     if isinstance(old, int) and isinstance(value, int) and not isinstance(value, bool):
-        return old + value if op == "+=" else old - value
+        return check_storable(old + value if op == "+=" else old - value)
     raise RuleFault(f"cannot apply {op} to {describe(old)} and {describe(value)}")
 
 
@@ -227,11 +228,13 @@ def _pay(run, x, a, b):
     run.record(b)["cash"] += x
 
 
-def _edit(run, container, key, value, add):
+def _edit(run, container, key, value, add, check=True):
     """``add value to ...`` / ``remove value from ...``: the list is replaced, never changed
-    (a copy charged a step an item; a removal also each value of ``value`` compared)."""
+    (a copy charged a step an item; a removal also each value of ``value`` compared). ``check``
+    False: ``value`` is proven to be stored as it is (compile/statements.py)."""
     xs = container[key]
-    value = check_storable(value)
+    if check:
+        value = check_storable(value)
     if not isinstance(xs, list):
         raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
     run.steps += len(xs)   # (charge, written out: add and remove are common)
