@@ -461,13 +461,16 @@ class Mcts:
         return node.open
 
     def _order(self, game, legal: list, seat: str) -> list:
-        """The legal actions, best first for ``seat`` by a one-decision look-ahead (ties in
-        random order)."""
+        """The legal actions, best first for ``seat`` by a one-decision look-ahead, through the
+        seat's own decisions that come right after (up to ``follow`` of them, as greedy rates
+        them: :func:`followed`); ties in random order."""
         order = self.rng.sample(legal, len(legal))
 
         def rate(action):
             after = game.clone()
             after.apply(action)
+            if self.follow:
+                return followed(after, seat, self.follow, self.values)[0]
             return rating(after, seat, self.values)
         rated = {a: rate(a) for a in order}
         return sorted(order, key=rated.__getitem__, reverse=True)
