@@ -323,6 +323,8 @@ class Mcts:
 
     reuse = True   # keep the games at nodes when nothing is secret (False: replay every walk)
     follow = 0     # at a new node, the decisions of the seat that moved into it taken greedily first
+    runs = False   # below the root, a seat's decisions that follow its own: the best rated only
+    answers = False  # below the root, the other seats' decisions: the best rated only
     rank = 1       # nodes fewer decisions than this below the root are ordered by look-ahead
     values = None  # seat values of a game instead of the ruleset's estimate (:func:`estimates`)
 
@@ -398,8 +400,12 @@ class Mcts:
             legal = here.legal_actions()
             seat = here.current_player
             # fewer than rank decisions below the root (whoever decides), and the seat's next one
-            planning = len(path) < self.rank or (seat == me and len(path) < 2)
-            candidates = self._candidates(node, here, legal, seat, planning)
+            planning = len(path) < self.rank or (seat == me and (len(path) < 2 or self.answers))
+            # below the root, a seat that goes on with a run of its own decisions (the hexes of a
+            # build it has begun; runs), or any other seat (answers), takes the action it rates
+            # best one decision ahead
+            run = bool(path) and ((self.runs and path[-1][0] == seat) or (self.answers and seat != me))
+            candidates = self._candidates(node, here, legal, seat, planning, run)
             children = node.children
             kids = _kids(node, candidates, len(legal) == 1)
             fresh = candidates[len(kids)] if len(kids) < len(candidates) else None
@@ -440,11 +446,12 @@ class Mcts:
         """Whether positions of ``game`` have an estimate (the ruleset's, or ``values``)."""
         return self.values is not None or game.ruleset.program.estimate is not None
 
-    def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool) -> list:
-        """The actions of this copy the node may try now: its order, cut to its width."""
+    def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool, run: bool) -> list:
+        """The actions of this copy the node may try now: its order, cut to its width (one in
+        a ``run``)."""
         if node.order is None:
-            node.ranked = planning and self.widen > 0 and len(legal) > 1 and self._estimated(game)
-            node.order = (self._order(game, legal, seat) if node.ranked
+            node.ranked = (planning or run) and self.widen > 0 and len(legal) > 1 and self._estimated(game)
+            node.order = (self._order(game, legal, seat, 0 if run else self.follow) if node.ranked
                           else self.rng.sample(legal, len(legal)))
         elif len(legal) > 1 and legal != node.legal:
             known = set(node.order)
@@ -457,10 +464,10 @@ class Mcts:
             node.legal = legal
             node.kids = []
         if node.ranked:
-            return node.open[:math.ceil(self.widen * math.sqrt(node.visits + 1))]
+            return node.open[:1 if run else math.ceil(self.widen * math.sqrt(node.visits + 1))]
         return node.open
 
-    def _order(self, game, legal: list, seat: str) -> list:
+    def _order(self, game, legal: list, seat: str, follow: int) -> list:
         """The legal actions, best first for ``seat`` by a one-decision look-ahead, through the
         seat's own decisions that come right after (up to ``follow`` of them, as greedy rates
         them: :func:`followed`); ties in random order."""
@@ -469,8 +476,8 @@ class Mcts:
         def rate(action):
             after = game.clone()
             after.apply(action)
-            if self.follow:
-                return followed(after, seat, self.follow, self.values)[0]
+            if follow:
+                return followed(after, seat, follow, self.values)[0]
             return rating(after, seat, self.values)
         rated = {a: rate(a) for a in order}
         return sorted(order, key=rated.__getitem__, reverse=True)
