@@ -205,7 +205,8 @@ class MctsBot(RandomBot, Estimating):
 BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": MctsBot}
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
-            "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0:rank=1); "
+            "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0:rank=1"
+            ":follow=0:runs=0:answers=0); "
             "mcts stands by estimate=auto (the ruleset's estimate, else one learned by self-play: "
             "railrules learn), greedy by estimate=rules (without one: random playouts); either "
             "takes estimate=rules, learned or auto; "

@@ -300,7 +300,12 @@ class Mcts:
     are tried in random order, each once before any twice: where another seat answers with
     many actions (an auction's bids), a short search tries each answer about once, and so
     credits an action as if that seat answered at random; with ``rank`` 2 or more its first
-    answers are the ones it rates best. Once every allowed action has a child, the walk goes on
+    answers are the ones it rates best. With ``answers``, below the root every other seat has
+    one child, the answer it rates best (the search branches on its own seat's choices alone,
+    ordered at every depth); with ``runs``, so has a seat deciding again right after its own
+    decision (the next hex of a build it has begun), instead of having the explored follow-ups
+    averaged into the action that began the run. With ``follow``, the order looks through the
+    seat's own next decisions, as greedy does. Once every allowed action has a child, the walk goes on
     to the child with the best upper confidence bound for the seat deciding there (among the
     actions legal in this copy). From the new node it plays on at random for ``depth`` decisions
     (to the end when the ruleset has no estimate) and credits every node on the way with what
