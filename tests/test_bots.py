@@ -338,7 +338,8 @@ def test_with_one_iteration_mcts_plays_as_greedy_rates(name):
 
 def test_mcts_is_the_same_for_the_same_seed_with_every_setting():
     game = _mid_game("baltimore_ohio", 3, 40)
-    for spec in ("mcts:iterations=40", "mcts:iterations=40:depth=4:lead=0:widen=0"):
+    for spec in ("mcts:iterations=40", "mcts:iterations=40:depth=4:lead=0:widen=0",
+                 "mcts:iterations=40:follow=2:runs=1:answers=1"):
         assert len({make_bot(spec, 5).choose(game) for _ in range(3)}) == 1
 
 
