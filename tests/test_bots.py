@@ -338,7 +338,8 @@ def test_with_one_iteration_mcts_plays_as_greedy_rates(name):
 
 def test_mcts_is_the_same_for_the_same_seed_with_every_setting():
     game = _mid_game("baltimore_ohio", 3, 40)
-    for spec in ("mcts:iterations=40", "mcts:iterations=40:depth=4:lead=0:widen=0"):
+    for spec in ("mcts:iterations=40", "mcts:iterations=40:depth=4:lead=0:widen=0",
+                 "mcts:iterations=40:follow=2:runs=1:answers=1"):
         assert len({make_bot(spec, 5).choose(game) for _ in range(3)}) == 1
 
 
@@ -418,6 +419,68 @@ def test_rank_orders_the_other_seats_answers_below_the_root(tmp_path):
             ratings = [rated(a) for a in node.order]
             assert sorted(node.order) == sorted(after.legal_actions())
             assert ratings == sorted(ratings, reverse=True) and ratings[0] > ratings[1]
+
+
+def test_answers_takes_the_other_seats_best_rated_answer_only(tmp_path):
+    # Tried in random order (rank=1), the other seat's answers credit the bold opening as if it
+    # answered at random; with answers=1 the other seat takes the answer it rates best, the
+    # punishment, alone, and the search takes the safe opening.
+    from railrules.tools.bots.search import Mcts
+    game = _trap(tmp_path)
+    for seed in range(8):
+        assert make_bot("mcts:iterations=30:answers=1", seed).choose(game).label == "safe"
+    bold = next(a for a in game.legal_actions() if a.label == "bold")
+    for answers, width in ((False, 21), (True, 1)):
+        search = Mcts(random.Random(1), 60, 0, 0.7, 0.0, 0.5, 1.0, keep=1.0)  # keep: the tree stays
+        search.widen, search.answers = 30.0, answers   # wide enough to try every answer
+        search.best(game, game.legal_actions())
+        node = search.trees[game.current_player][2].children[bold][1]
+        assert len(node.children) == width
+        if answers:
+            assert [a.label for a in node.children] == ["punish"]
+
+
+_GRAB = """# A test: open the safe and then grab from one of ten drawers (one holds three coins), or take one.
+
+game:
+    cite "Test rules: players take turns until one reaches the goal."
+    each p in turn:
+        call turn(p)
+
+procedure turn(p):
+    cite "Test rules: take a coin, or open the safe and grab from a drawer."
+    choose by p:
+        option take:
+            pay 1 from bank to p
+        option open_safe:
+            choose by p:
+                option drawer(n in range(0, 10)):
+                    if n == 7:
+                        pay 3 from bank to p
+    if p.cash >= goal:
+        end_game "{p} reached {goal}"
+
+score p = p.cash
+estimate p = p.cash
+"""
+
+
+def test_runs_takes_a_seats_best_rated_decision_after_its_own(tmp_path):
+    # Below the root, a seat deciding again right after its own decision (the drawer after
+    # opening the safe) takes the action it rates best alone with runs=1; else the drawers
+    # widen, and the empty ones' credits are averaged into opening the safe.
+    from railrules.tools.bots.search import Mcts
+    root = _coin_race(tmp_path)
+    (root / "rules" / "game.rules").write_text(_GRAB, encoding="utf-8")
+    game = load_ruleset(str(root)).new_game(2, 1)
+    opened = next(a for a in game.legal_actions() if a.name == "open_safe")
+    for runs in (False, True):
+        search = Mcts(random.Random(1), 40, 0, 0.7, 0.0, 0.5, 1.0, keep=1.0)
+        search.runs = runs
+        search.best(game, game.legal_actions())
+        node = search.trees[game.current_player][2].children[opened][1]
+        labels = [a.label for a in node.children]
+        assert labels == ["drawer 7"] if runs else len(labels) > 1
 
 
 def test_lead_and_keep_must_be_weights():

@@ -179,3 +179,15 @@ def test_mcts_with_follow_credits_an_action_by_where_its_own_next_decisions_lead
         game.execute(f"set {seat}.cash = 4")
     assert {make_bot("mcts:iterations=2:follow=2", s).choose(game).name for s in range(4)} == {"open_safe"}
     assert {make_bot("mcts:iterations=2", s).choose(game).name for s in range(4)} == {"take"}
+
+
+def test_mcts_with_follow_tries_first_what_greedy_rates_best(tmp_path):
+    """One iteration tries only the root's first action: ordered through the seat's own next
+    decision (follow), that is opening the safe (+3 next), as greedy rates it; ordered one
+    decision ahead alone, taking the coin (+1)."""
+    root = tmp_path / "safe"
+    shutil.copytree(load_ruleset("chicago_express").root.parent / "templates" / "coin_race", root)
+    (root / "rules" / "game.rules").write_text(TWO_STEP, encoding="utf-8")
+    game = load_ruleset(str(root)).new_game(2, 1)
+    assert {make_bot("mcts:iterations=1:follow=2", s).choose(game).name for s in range(4)} == {"open_safe"}
+    assert {make_bot("mcts:iterations=1:follow=0", s).choose(game).name for s in range(4)} == {"take"}

@@ -178,11 +178,11 @@ class MctsBot(RandomBot, Estimating):
     each iteration imagines the hidden part afresh); with ``keep`` > 0, the part of the tree the
     game went on to is kept for the seat's next decision. See tools/bots/search.py."""
     settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
-                "widen": 1.0, "keep": 0.0, "follow": 0, "rank": 1, "estimate": "auto"}
+                "widen": 1.0, "keep": 0.0, "follow": 0, "rank": 1, "runs": 0, "answers": 0, "estimate": "auto"}
 
     def __init__(self, seed: int, iterations: int = 200, depth: int = 0, explore: float = 0.7,
                  seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0, keep: float = 0.0,
-                 follow: int = 0, rank: int = 1, estimate="auto"):
+                 follow: int = 0, rank: int = 1, runs: int = 0, answers: int = 0, estimate="auto"):
         super().__init__(seed)
         self._estimate_setting(estimate)
         for name, value in (("lead", lead), ("keep", keep)):
@@ -191,6 +191,8 @@ class MctsBot(RandomBot, Estimating):
         self.search = Mcts(self.rng, iterations, depth, explore, seconds, lead, widen, keep)
         self.search.follow = follow
         self.search.rank = rank
+        self.search.runs = bool(runs)
+        self.search.answers = bool(answers)
 
     def choose(self, game):
         legal = game.legal_actions()
@@ -203,7 +205,8 @@ class MctsBot(RandomBot, Estimating):
 BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": MctsBot}
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
-            "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0:rank=1); "
+            "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0:rank=1"
+            ":follow=0:runs=0:answers=0); "
             "mcts stands by estimate=auto (the ruleset's estimate, else one learned by self-play: "
             "railrules learn), greedy by estimate=rules (without one: random playouts); either "
             "takes estimate=rules, learned or auto; "
@@ -227,7 +230,7 @@ def make_bot(spec: str, seed: int):
         default = cls.settings[name]
         if isinstance(default, str):
             continue
-        if value < 0 or (isinstance(default, int) and name not in ("depth", "follow") and value < 1):
+        if value < 0 or (isinstance(default, int) and name not in ("depth", "follow", "runs", "answers") and value < 1):
             raise BotSpecError(f"{kind}: {name} must be {'at least 1' if isinstance(default, int) else '>= 0'}, not {texts[name]}")
     return cls(seed, **values)
 

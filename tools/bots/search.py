@@ -300,7 +300,12 @@ class Mcts:
     are tried in random order, each once before any twice: where another seat answers with
     many actions (an auction's bids), a short search tries each answer about once, and so
     credits an action as if that seat answered at random; with ``rank`` 2 or more its first
-    answers are the ones it rates best. Once every allowed action has a child, the walk goes on
+    answers are the ones it rates best. With ``answers``, below the root every other seat has
+    one child, the answer it rates best (the search branches on its own seat's choices alone,
+    ordered at every depth); with ``runs``, so has a seat deciding again right after its own
+    decision (the next hex of a build it has begun), instead of having the explored follow-ups
+    averaged into the action that began the run. With ``follow``, the order looks through the
+    seat's own next decisions, as greedy does. Once every allowed action has a child, the walk goes on
     to the child with the best upper confidence bound for the seat deciding there (among the
     actions legal in this copy). From the new node it plays on at random for ``depth`` decisions
     (to the end when the ruleset has no estimate) and credits every node on the way with what
@@ -323,6 +328,8 @@ class Mcts:
 
     reuse = True   # keep the games at nodes when nothing is secret (False: replay every walk)
     follow = 0     # at a new node, the decisions of the seat that moved into it taken greedily first
+    runs = False   # below the root, a seat's decisions that follow its own: the best rated only
+    answers = False  # below the root, the other seats' decisions: the best rated only
     rank = 1       # nodes fewer decisions than this below the root are ordered by look-ahead
     values = None  # seat values of a game instead of the ruleset's estimate (:func:`estimates`)
 
@@ -398,8 +405,12 @@ class Mcts:
             legal = here.legal_actions()
             seat = here.current_player
             # fewer than rank decisions below the root (whoever decides), and the seat's next one
-            planning = len(path) < self.rank or (seat == me and len(path) < 2)
-            candidates = self._candidates(node, here, legal, seat, planning)
+            planning = len(path) < self.rank or (seat == me and (len(path) < 2 or self.answers))
+            # below the root, a seat that goes on with a run of its own decisions (the hexes of a
+            # build it has begun; runs), or any other seat (answers), takes the action it rates
+            # best one decision ahead
+            run = bool(path) and ((self.runs and path[-1][0] == seat) or (self.answers and seat != me))
+            candidates = self._candidates(node, here, legal, seat, planning, run)
             children = node.children
             kids = _kids(node, candidates, len(legal) == 1)
             fresh = candidates[len(kids)] if len(kids) < len(candidates) else None
@@ -440,11 +451,12 @@ class Mcts:
         """Whether positions of ``game`` have an estimate (the ruleset's, or ``values``)."""
         return self.values is not None or game.ruleset.program.estimate is not None
 
-    def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool) -> list:
-        """The actions of this copy the node may try now: its order, cut to its width."""
+    def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool, run: bool) -> list:
+        """The actions of this copy the node may try now: its order, cut to its width (one in
+        a ``run``)."""
         if node.order is None:
-            node.ranked = planning and self.widen > 0 and len(legal) > 1 and self._estimated(game)
-            node.order = (self._order(game, legal, seat) if node.ranked
+            node.ranked = (planning or run) and self.widen > 0 and len(legal) > 1 and self._estimated(game)
+            node.order = (self._order(game, legal, seat, 0 if run else self.follow) if node.ranked
                           else self.rng.sample(legal, len(legal)))
         elif len(legal) > 1 and legal != node.legal:
             known = set(node.order)
@@ -457,17 +469,20 @@ class Mcts:
             node.legal = legal
             node.kids = []
         if node.ranked:
-            return node.open[:math.ceil(self.widen * math.sqrt(node.visits + 1))]
+            return node.open[:1 if run else math.ceil(self.widen * math.sqrt(node.visits + 1))]
         return node.open
 
-    def _order(self, game, legal: list, seat: str) -> list:
-        """The legal actions, best first for ``seat`` by a one-decision look-ahead (ties in
-        random order)."""
+    def _order(self, game, legal: list, seat: str, follow: int) -> list:
+        """The legal actions, best first for ``seat`` by a one-decision look-ahead, through the
+        seat's own decisions that come right after (up to ``follow`` of them, as greedy rates
+        them: :func:`followed`); ties in random order."""
         order = self.rng.sample(legal, len(legal))
 
         def rate(action):
             after = game.clone()
             after.apply(action)
+            if follow:
+                return followed(after, seat, follow, self.values)[0]
             return rating(after, seat, self.values)
         rated = {a: rate(a) for a in order}
         return sorted(order, key=rated.__getitem__, reverse=True)
