@@ -4,10 +4,13 @@
 running game (:class:`interpreter.engine.machine.Run`) as first argument: those whose work
 grows with their lists are context builtins, to charge it to the run's step budget (one step
 an item built, hashed or searched, a sort n + n·log2(n)/16, one step a call of a key or cost
-function; :mod:`interpreter.runtime.governor`). ``count``, ``len``, ``min`` and ``max`` read a
-list once at C speed (the list was charged when it was built) and are pure. Each entry is a
-:class:`Builtin`, the one place a builtin is declared: the compiler checks arity from it, the
-type checker its arguments and result, `railrules doc` and LANGUAGE.md's test its help.
+function; :mod:`interpreter.runtime.governor`). ``count`` and ``len`` read a list's length (the
+list was charged when it was built) and are pure. The common case of each builtin the games call
+most (lists, whole numbers, hexes of a grid) is served in one Python call, its charge written
+out; what else may come (a fault, lists among the items) takes the general path, which answers,
+refuses and charges the same. Each entry is a :class:`Builtin`, the one place a builtin is
+declared: the compiler checks arity from it, the type checker its arguments and result,
+`railrules doc` and LANGUAGE.md's test its help.
 """
 from __future__ import annotations
 
@@ -234,21 +237,11 @@ def _key(x):
     return x
 
 
-def _hashed(run, xs, fname) -> list:
-    """The list of a builtin that hashes its items, charged a step an item (``charge`` written
-    out; each value inside items that are lists is charged where hashing them fails)."""
-    if xs.__class__ is list:
-        run.steps += len(xs)
-        if run.steps > run.budget:
-            run.tick(0)
-        return xs
-    return _as_list(xs, fname)
-
-
 def _unique(run, xs):
-    """The list without repeats, first occurrences kept."""
+    """The list without repeats, first occurrences kept: charged a step an item, and each value
+    inside items that are lists (found when hashing them fails)."""
     if xs.__class__ is list:
-        run.steps += len(xs)   # (_hashed, written out: unique is common)
+        run.steps += len(xs)   # (charge, written out)
         if run.steps > run.budget:
             run.tick(0)
     else:
@@ -334,8 +327,13 @@ def _charged_flatten(run, xss):
 
 
 def _duplicates(run, xs):
-    """The values that occur more than once in a list, each once."""
-    xs = _hashed(run, xs, "duplicates")
+    """The values that occur more than once in a list, each once: charged as unique."""
+    if xs.__class__ is list:
+        run.steps += len(xs)   # (charge, written out)
+        if run.steps > run.budget:
+            run.tick(0)
+    else:
+        xs = _as_list(xs, "duplicates")
     try:
         counts = Counter(xs)
         return list(compress(counts, map((1).__lt__, counts.values())))   # (at C speed)
