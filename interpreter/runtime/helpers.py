@@ -234,20 +234,21 @@ def _edit(run, container, key, value, add):
     (a copy charged a step an item; a removal also each value of ``value`` compared)."""
     xs = container[key]
     value = check_storable(value)
-    if not isinstance(xs, list):
+    if xs.__class__ is not list and not isinstance(xs, list):
         raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
     run.steps += len(xs)   # (charge, written out: add and remove are common)
     if run.steps > run.budget:
         run.tick(0)
-    if not add and (value.__class__ is list or value.__class__ is dict):
-        charge_walk(run, value, len(xs))
     if add:
         container[key] = joined(xs, [value])   # refused past MAX_LIST
-    elif value in xs:
+        return
+    if value.__class__ is list or value.__class__ is dict:
+        charge_walk(run, value, len(xs))
+    try:
         i = xs.index(value)
-        container[key] = xs[:i] + xs[i + 1:]
-    else:
-        raise RuleFault(f"cannot remove {describe(value)}: it is not in the list")
+    except ValueError:
+        raise RuleFault(f"cannot remove {describe(value)}: it is not in the list") from None
+    container[key] = xs[:i] + xs[i + 1:]
 
 
 def _draw(run, items):
