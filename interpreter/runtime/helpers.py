@@ -120,7 +120,7 @@ def sized_map(out: dict) -> dict:
 
 def unpack(value, count: int):
     """``let (a, b) = value``: a list of exactly ``count`` items."""
-    if not isinstance(value, list) or len(value) != count:
+    if value.__class__ is not list and not isinstance(value, list) or len(value) != count:
         raise RuleFault(f"cannot take {count} names from {describe(value)}: it needs a list of {count} items")
     return value
 
@@ -217,15 +217,17 @@ def _augment(run, old, value, op):
 
 
 def _pay(run, x, a, b):
-    if not isinstance(x, int) or isinstance(x, bool) or x < 0:
+    if x.__class__ is not int and (not isinstance(x, int) or isinstance(x, bool)) or x < 0:
         raise RuleFault(f"cannot pay {describe(x)}: an amount is a whole number >= 0")
-    ra, rb = run.ent.get(a), run.ent.get(b)
+    ent = run.ent
+    ra, rb = ent.get(a), ent.get(b)
     if ra is None or rb is None or "cash" not in ra or "cash" not in rb:
         raise RuleFault(f"pay needs two entities with cash, got {describe(a)} and {describe(b)}")
     if ra["cash"] < x and not ra.get("unlimited"):
         raise RuleFault(f"{a} cannot pay {x}: it has {ra['cash']}")
-    run.record(a)["cash"] -= x
-    run.record(b)["cash"] += x
+    record = run.record
+    record(a)["cash"] -= x
+    record(b)["cash"] += x
 
 
 def _edit(run, container, key, value, add, check=True):
@@ -235,20 +237,21 @@ def _edit(run, container, key, value, add, check=True):
     xs = container[key]
     if check:
         value = check_storable(value)
-    if not isinstance(xs, list):
+    if xs.__class__ is not list and not isinstance(xs, list):
         raise RuleFault(f"{'add to' if add else 'remove from'} needs a list, got {describe(xs)}")
     run.steps += len(xs)   # (charge, written out: add and remove are common)
     if run.steps > run.budget:
         run.tick(0)
-    if not add and (value.__class__ is list or value.__class__ is dict):
-        charge_walk(run, value, len(xs))
     if add:
         container[key] = joined(xs, [value])   # refused past MAX_LIST
-    elif value in xs:
+        return
+    if value.__class__ is list or value.__class__ is dict:
+        charge_walk(run, value, len(xs))
+    try:
         i = xs.index(value)
-        container[key] = xs[:i] + xs[i + 1:]
-    else:
-        raise RuleFault(f"cannot remove {describe(value)}: it is not in the list")
+    except ValueError:
+        raise RuleFault(f"cannot remove {describe(value)}: it is not in the list") from None
+    container[key] = xs[:i] + xs[i + 1:]
 
 
 def _draw(run, items):
@@ -260,6 +263,8 @@ def _draw(run, items):
 def _loop_items(items):
     """What a loop walks, kept in its hidden local as it is: a list (never changed in place), or
     for ``repeat N`` the count N, its numbers 0..N-1 made one at a time (IterNext)."""
+    if items.__class__ is list:
+        return items
     if isinstance(items, int) and not isinstance(items, bool):
         return max(items, 0)
     if not isinstance(items, list):
