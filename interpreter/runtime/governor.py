@@ -107,7 +107,9 @@ def charge_inside(run, xs: list) -> None:
     """Charge the values inside the items of ``xs`` that are lists or maps (a builtin that
     compares or hashes its items; the items themselves are charged already)."""
     if not _FLAT.issuperset(map(type, xs)):
-        charge(run, walked(xs, run.budget - run.steps + 1) - 1 - len(xs))
+        # (walked no further than a count that runs the budget out: past what is left of it, the
+        # list itself and its items, charged already)
+        charge(run, walked(xs, run.budget - run.steps + 1 + len(xs)) - 1 - len(xs))
 
 
 def check_text(text: str) -> str:
