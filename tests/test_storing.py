@@ -10,6 +10,7 @@ import re
 import pytest
 
 from railrules.interpreter import load_ruleset
+from railrules.interpreter.errors import RulesRuntimeError
 from railrules.interpreter.runtime import governor
 from railrules.interpreter.runtime.governor import MAX_NODES, OverLimit, check_storable, shaped, walked
 from railrules.interpreter.runtime.rationals import Fraction
@@ -46,12 +47,31 @@ FUNCTION = "a function (x => ...) cannot be stored"
     # a loop's variable taken apart is no checked local: its items are checked
     (["for (a, b) in [[x => x, 1]]:", "    pass"], 3, "RR302", FUNCTION),
     (["add (x => x) to xs"], 3, "RR302", FUNCTION),
+    # a drawn item, of any list
+    (["draw f from [x => x]"], 3, "RR302", FUNCTION),
 ], ids=["set-whole", "let-whole", "+=-whole", "-=-whole", "+=-function", "+=-fraction", "+=-shared",
-        "rows", "items", "lists", "text-or-number", "def-function", "def-fraction", "unpacked-loop", "add"])
+        "rows", "items", "lists", "text-or-number", "def-function", "def-fraction", "unpacked-loop", "add", "draw"])
 def test_what_the_governor_refuses_is_still_refused_at_its_statement(tmp_path, body, line, code, words):
     rules = game_rules(*body) + "\ndef pair(v) = [1, v]\n"
     diag, _ = failure(tmp_path, rules)
     assert (diag.code, diag.pos.line) == (code, line) and words in diag.message
+
+
+def test_pay_refuses_cash_past_the_bounds_on_either_side(tmp_path):
+    """An unlimited payer pays any amount: the payee's cash past the bounds is refused at the
+    pay, and so is the payer's below them."""
+    components = ("constants: {base: 10}\nvariables: {x: 2, xs: [1]}\nplayer: {cash: 0}\n"
+                  "kinds:\n  banks:\n    entities:\n      bank: {cash: 0, unlimited: true}\n")
+    big = "100000000 * 10000000000"   # (the most a rule may store)
+    for k, second in enumerate(["pay 1 from bank to players[0]", "pay 1 from bank to players[1]"]):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        rs = load_ruleset(str(ruleset(folder, rules=game_rules(f"pay {big} from bank to players[0]", second),
+                                      components=components, meta=META % 100_000)))
+        with pytest.raises(RulesRuntimeError) as info:
+            rs.new_game(2, 0)
+        diag = info.value.diagnostics[0]
+        assert (diag.code, diag.pos.line) == ("RR302", 4) and BEYOND in diag.message
 
 
 def test_a_whole_number_fraction_added_to_a_list_is_stored_as_an_integer(tmp_path):

@@ -18,7 +18,8 @@ from ..dsl.resolver import Resolver, assigned, leading_requires, strip_requires
 from ..dsl.scope import Kind, Names, resolve, resolve_procedure
 from ..errors import Sink
 from ..runtime.code import SECRET_SLOT, Code, OptionSpec
-from ..runtime.values import MAX_STORED, RuleFault, describe, map_key
+from ..runtime.governor import WHOLE_NUMBERS
+from ..runtime.values import RuleFault, describe, map_key
 from . import instructions as ins, legal as _legal
 from .expressions import Checked, Codegen, inlinable, namespace
 from .proven import types_for
@@ -77,9 +78,6 @@ class Program:
         return acyclic(self.codes, self.handlers)
 
 
-_WHOLE_NUMBERS = range(-MAX_STORED, MAX_STORED + 1)   # the whole numbers a rule may store
-
-
 def _stored(how, g) -> str:
     """The value ``_v`` as a rule stores it, ``how`` the store site's plan (compile/storing.py):
     as it is, a whole number tested against the bounds, through a shaped check, or through the
@@ -89,7 +87,7 @@ def _stored(how, g) -> str:
     if how == CHECKED:
         return "_store(_v)"
     if how == WHOLE:
-        return f"(_v if _v.__class__ is int and _v in {g.obj(_WHOLE_NUMBERS)} else _store(_v))"
+        return f"(_v if _v.__class__ is int and _v in {g.obj(WHOLE_NUMBERS)} else _store(_v))"
     return f"{g.obj(how)}(_v)"
 
 
@@ -264,7 +262,7 @@ class Compiler:
             if op == "=":  # the new value of what ({}) is changed
                 new = _stored(how, g)
             else:  # two whole numbers inline, the result within the bounds; the rest (lists, faults) in a helper
-                new = (f"(_n if (_n := _o {op[0]} _v) in {g.obj(_WHOLE_NUMBERS)} else _store(_n)) "
+                new = (f"(_n if (_n := _o {op[0]} _v) in {g.obj(WHOLE_NUMBERS)} else _store(_n)) "
                        f"if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(run, _o, _v, {op!r})")
             g.value(fn, "_v")
             if local and (op == "=" or g.set_here(name)):  # a Python local, set directly
@@ -335,7 +333,7 @@ class Compiler:
 
         def lines(g):
             g.value(source, "_v")
-            g.assign(name, "_draw(run, _v)")
+            g.assign(name, "_store(_draw(run, _v))")   # (an item of any list: checked)
         out.append(ins.Exec(s.pos, lines, sets=(name,)))
 
     def s_EndGame(self, s, scope, out):

@@ -119,7 +119,7 @@ def check_text(text: str) -> str:
 
 
 # ------------------------------------------------------------------ storing
-_STORED_INTS = range(-MAX_STORED, MAX_STORED + 1)   # (an int's test at C speed)
+WHOLE_NUMBERS = range(-MAX_STORED, MAX_STORED + 1)   # the whole numbers a rule may store (tested at C speed)
 _CHECKED: dict = {}  # id(list or map) -> (it, its depth, its values): kept alive with its entry
 _held = 0
 
@@ -139,7 +139,7 @@ def check_storable(value):
     is made only where a whole-number fraction must become an integer."""
     t = value.__class__
     if t is int:
-        return value if value in _STORED_INTS else _scalar(value)
+        return value if value in WHOLE_NUMBERS else _scalar(value)
     if t is str:
         return value if len(value) <= MAX_TEXT else check_text(value)
     if t is bool or value is None:

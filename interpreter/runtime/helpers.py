@@ -9,7 +9,7 @@ import operator
 
 from ..errors import RailrulesError
 from .rationals import Fraction
-from .governor import MAX_LIST, OverLimit, charge, charge_walk, check_storable, check_text, compared, extended, joined
+from .governor import MAX_LIST, WHOLE_NUMBERS, OverLimit, charge, charge_walk, check_storable, check_text, compared, extended, joined
 from .values import (Action, BuiltinError, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
                      run_body)
 
@@ -226,8 +226,14 @@ def _pay(run, x, a, b):
     if ra["cash"] < x and not ra.get("unlimited"):
         raise RuleFault(f"{a} cannot pay {x}: it has {ra['cash']}")
     record = run.record
-    record(a)["cash"] -= x
-    record(b)["cash"] += x
+    r = record(a)
+    if (cash := r["cash"] - x) not in WHOLE_NUMBERS:   # (an unlimited payer goes below 0)
+        check_storable(cash)
+    r["cash"] = cash
+    r = record(b)
+    if (cash := r["cash"] + x) not in WHOLE_NUMBERS:
+        check_storable(cash)
+    r["cash"] = cash
 
 
 def _edit(run, container, key, value, add, check=True):
