@@ -52,17 +52,30 @@ def _alarm(seconds: float | None):
             or not hasattr(signal, "setitimer"):
         return None
 
+    off = []
+
     def ring(signum, frame):
+        if off:
+            return
+        # Rung again soon until cancelled: an exception raised while Python runs a gc callback
+        # or a __del__ is printed and dropped ("Exception ignored"), and the run went on for ever.
+        signal.setitimer(signal.ITIMER_REAL, _RING_AGAIN)
         raise _TimeUp()
     old = signal.signal(signal.SIGALRM, ring)
     signal.setitimer(signal.ITIMER_REAL, seconds)
 
-    def cancel():
+    def cancel():   # (once or more: the second does nothing)
+        if off:
+            return
+        off.append(True)
         try:
             signal.setitimer(signal.ITIMER_REAL, 0)
         finally:  # even if it rang just now: the handler is put back
             signal.signal(signal.SIGALRM, old)
     return cancel
+
+
+_RING_AGAIN = 0.05   # seconds
 
 
 # ------------------------------------------------------------------ stopping
@@ -269,11 +282,12 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
                         if deadline and time.monotonic() > deadline and len(done) < len(tasks):
                             break
             finally:
-                _STOP["raise"] = False
                 if cancel is not None:
                     cancel()
+                _STOP["raise"] = False
         except (KeyboardInterrupt, _TimeUp):
-            pass
+            if cancel is not None:   # (a ring again, in the finally above before its cancel)
+                cancel()
         finally:
             if results is not None and hasattr(results, "close"):
                 results.close()   # the workers are killed
