@@ -52,7 +52,7 @@ def _alarm(seconds: float | None):
             or not hasattr(signal, "setitimer"):
         return None
 
-    off = []
+    off: list[bool] = []   # (cancelled: no more rings)
 
     def ring(signum, frame):
         if off:
