@@ -199,14 +199,10 @@ def _container(value, level: int) -> tuple:
     depth, nodes = 1, 1 + len(items)
     if not kinds.isdisjoint(_NESTED):
         for v in compress(items, map(_NESTED.__contains__, map(type, items))):
-            w, d, k = _container(v, level + 1)
-            if w is not v:
+            counted = _inside(v, level, depth, nodes)
+            if counted is None:
                 return _copied(value, level)
-            if d >= depth:
-                depth = d + 1
-            nodes += k - 1
-            if nodes > MAX_NODES:
-                raise _too_big()
+            depth, nodes = counted
     if nodes > _KEEP:  # worth remembering: a long list, or one that holds many
         _remember(value, depth, nodes)
     return value, depth, nodes
@@ -222,19 +218,27 @@ def _each(value, level: int, items) -> tuple:
         elif c is int and -MAX_STORED <= v <= MAX_STORED:
             pass
         elif c is list or c is dict:
-            w, d, k = _container(v, level + 1)
-            if w is not v:
+            counted = _inside(v, level, depth, nodes)
+            if counted is None:
                 return _copied(value, level)
-            if d >= depth:
-                depth = d + 1
-            nodes += k - 1
-            if nodes > MAX_NODES:
-                raise _too_big()
+            depth, nodes = counted
         elif _scalar(v) is not v:
             return _copied(value, level)
     if nodes > _KEEP:
         _remember(value, depth, nodes)
     return value, depth, nodes
+
+
+def _inside(v, level: int, depth: int, nodes: int) -> tuple | None:
+    """A list or map ``v`` inside a container at ``level`` that has ``depth`` and ``nodes`` so
+    far: both with ``v`` counted, or None when ``v`` has to be copied (so the container too)."""
+    w, d, k = _container(v, level + 1)
+    if w is not v:
+        return None
+    nodes += k - 1
+    if nodes > MAX_NODES:
+        raise _too_big()
+    return max(depth, d + 1), nodes
 
 
 def _copied(value, level: int) -> tuple:
