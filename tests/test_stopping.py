@@ -159,3 +159,51 @@ def test_a_hung_worker_is_ended_and_its_game_played_again(tmp_path, monkeypatch)
     done, stopped = runner.run(_hangs, shared, list(range(1, 7)), jobs=2)
     here, _ = runner.run(simulate._one, shared[:-1], list(range(1, 7)))
     assert (tmp_path / "hung").exists() and not stopped and _same(done, here)
+
+
+def _double(shared, task):
+    return task * 2
+
+
+def _stop_at_call(k: int):
+    """A profile function that stops the run (as SIGTERM does: runner._asked) at the ``k``-th
+    call the runner's code makes, or at the first one after it where SIGTERM is not held back.
+    Python runs a signal's handler at such moments (a call, a return, a loop's jump back), and
+    the kernel delivers a held signal once it is let through."""
+    seen = [0]
+
+    def profile(frame, event, arg):
+        caller = frame.f_back if event == "call" else frame
+        if event in ("call", "c_call") and caller is not None \
+                and caller.f_code.co_filename == runner.__file__:
+            seen[0] += 1
+            if seen[0] >= k and signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, []):
+                sys.setprofile(None)
+                runner._asked(signal.SIGTERM, None)
+    return profile, seen
+
+
+def test_a_stop_at_any_moment_of_a_run_leaves_no_worker_alive():
+    """The stop comes at each call a run with two worker processes makes in turn, from the first
+    to past the last: whenever it comes, the run returns and every worker is ended (a worker
+    ignores SIGTERM, so one left alive would hang Python's exit for ever)."""
+    import faulthandler
+    import multiprocessing
+    faulthandler.dump_traceback_later(300, exit=True)   # a hang: where, then the test fails
+    calls = None
+    k = 1
+    while calls is None or k <= calls + 1:
+        profile, seen = _stop_at_call(k)
+        with runner.stoppable():
+            sys.setprofile(profile)
+            try:
+                done, stopped = runner.run(_double, None, [1, 2, 3, 4, 5], jobs=2)
+            finally:
+                sys.setprofile(None)
+        assert not multiprocessing.active_children(), f"a worker left alive by a stop at call {k}"
+        assert all(done[t] == 2 * t for t in done) and stopped == (len(done) < 5)
+        if seen[0] < k:      # the run ended before the k-th call: every moment has been tried
+            calls = seen[0]
+        k += 1
+    faulthandler.cancel_dump_traceback_later()
+    assert calls and calls > 50

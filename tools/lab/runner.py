@@ -152,10 +152,10 @@ def _work(conn, fn, shared) -> None:
 
 @contextlib.contextmanager
 def _signals_held():
-    """SIGINT and SIGTERM held back while the block runs, then delivered: a worker is started
-    and listed as one step, and the workers are all ended, so that a stop never leaves one alive
-    (it ignores SIGTERM, and Python's exit would wait on it forever)."""
-    held = {signal.SIGINT, signal.SIGTERM}
+    """SIGINT, SIGTERM and the time limit's SIGALRM held back while the block runs, then
+    delivered: a worker is started and listed as one step, so that a stop never leaves one alive
+    that nobody ends (it ignores SIGTERM, and Python's exit would wait on it forever)."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
     signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
         yield
@@ -185,58 +185,55 @@ class _Worker:
         self.conn.close()
 
 
-def _in_workers(fn, shared, tasks: list, jobs: int, lost: list):
+def _in_workers(fn, shared, tasks: list, jobs: int, lost: list, workers: list):
     """(task, result, its process time) as worker processes finish them. A worker that dies, or plays one game
     for too long (hangs), is ended and replaced; its game is played again once, then it is
-    ``lost``. Every worker is killed when the generator closes (Ctrl-C, a time limit)."""
+    ``lost``. The live workers are in ``workers``: the caller ends them when the run ends, however
+    it ends (a stop can come while this generator's own clean-up begins, and cut it short)."""
     import multiprocessing   # only for --jobs: a command that plays one game needs none
     from multiprocessing.connection import wait
     context = multiprocessing.get_context()
     todo, tries = list(reversed(tasks)), dict.fromkeys(tasks, 0)
-    workers: list = []
     longest = 0.0
-    try:
-        while todo or any(w.task is not None for w in workers):
-            while todo and len(workers) < jobs:
-                with _signals_held():   # a stop between its start and the list would leave it alive
-                    workers.append(_Worker(context, fn, shared))
-            for w in workers:
-                if w.task is None and todo:
-                    task = todo.pop()
-                    tries[task] += 1
-                    w.give(task)
-            busy = [w for w in workers if w.task is not None]
-            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
-            now = time.monotonic()
-            for w in busy:
-                answered = w.conn in ready or w.process.sentinel in ready
-                if answered and w.conn.poll():
-                    try:
-                        task, result, seconds, err = w.conn.recv()
-                    except (EOFError, OSError):
-                        pass   # it died while it wrote: as below
-                    else:
-                        if err is not None:
-                            raise err
-                        longest = max(longest, now - w.since)
-                        w.task = None
-                        yield task, result, seconds
-                        continue
-                if answered or now - w.since > max(_HANG_SECONDS, 20 * longest):
-                    task, why = w.task, ("hung" if not answered else
-                                         f"died (exit code {w.process.exitcode})")
-                    w.end()
-                    workers.remove(w)
-                    if tries[task] < _TRIES:
-                        todo.append(task)
-                    else:
-                        lost.append(task)
-                        print(f"railrules: game {tasks.index(task) + 1} of {len(tasks)} lost: its "
-                              f"worker {why}, twice", file=sys.stderr, flush=True)
-    finally:
-        with _signals_held():   # a stop in the middle would leave the rest alive
-            for w in workers:
+    while todo or any(w.task is not None for w in workers):
+        while todo and len(workers) < jobs:
+            with _signals_held():   # a stop between its start and the list would leave it alive
+                workers.append(_Worker(context, fn, shared))
+        for w in workers:
+            if w.task is None and todo:
+                task = todo.pop()
+                tries[task] += 1
+                w.give(task)
+        busy = [w for w in workers if w.task is not None]
+        ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=1.0)
+        if _STOP["asked"]:   # (see run: a stop whose KeyboardInterrupt was dropped)
+            return
+        now = time.monotonic()
+        for w in busy:
+            answered = w.conn in ready or w.process.sentinel in ready
+            if answered and w.conn.poll():
+                try:
+                    task, result, seconds, err = w.conn.recv()
+                except (EOFError, OSError):
+                    pass   # it died while it wrote: as below
+                else:
+                    if err is not None:
+                        raise err
+                    longest = max(longest, now - w.since)
+                    w.task = None
+                    yield task, result, seconds
+                    continue
+            if answered or now - w.since > max(_HANG_SECONDS, 20 * longest):
+                task, why = w.task, ("hung" if not answered else
+                                     f"died (exit code {w.process.exitcode})")
                 w.end()
+                workers.remove(w)
+                if tries[task] < _TRIES:
+                    todo.append(task)
+                else:
+                    lost.append(task)
+                    print(f"railrules: game {tasks.index(task) + 1} of {len(tasks)} lost: its "
+                          f"worker {why}, twice", file=sys.stderr, flush=True)
 
 
 def _run_batch(fn, shared, tasks: list) -> list:
@@ -255,6 +252,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
     ``cluster``: a Dask scheduler's address, or "local" to start one here (one worker a core)."""
     done: dict = {}
     lost: list = []
+    workers: list = []   # worker processes (--jobs), each ended when the run ends
     results = None
     on_cluster = None
     started, cpu = time.perf_counter(), 0.0
@@ -270,7 +268,7 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
                     on_cluster = _Cluster(cluster)
                     results = on_cluster.results(fn, shared, tasks)
                 elif jobs > 1:
-                    results = _in_workers(fn, shared, tasks, jobs, lost)
+                    results = _in_workers(fn, shared, tasks, jobs, lost, workers)
                 else:
                     results = (_timed(fn, shared, t) for t in tasks)
                 with settled_heap():
@@ -281,6 +279,8 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
                             progress_bar(len(done), len(tasks))
                         if deadline and time.monotonic() > deadline and len(done) < len(tasks):
                             break
+                        if _STOP["asked"]:   # a stop whose KeyboardInterrupt Python dropped (it
+                            break            # came in a finalizer or a gc callback)
             finally:
                 if cancel is not None:
                     cancel()
@@ -290,7 +290,9 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
                 cancel()
         finally:
             if results is not None and hasattr(results, "close"):
-                results.close()   # the workers are killed
+                results.close()
+            for w in workers:   # (no stop can interrupt this: _STOP["raise"] is off by now)
+                w.end()
             if on_cluster:
                 on_cluster.close()
             if progress:
