@@ -298,8 +298,8 @@ def run(fn, shared, tasks: list, jobs: int = 1, time_limit: float | None = None,
             if progress:
                 print(file=sys.stderr)
             if clock is not None:
-                workers = 1 if on_cluster or jobs <= 1 else min(jobs, max(len(tasks), 1))
-                clock.update(timing(time.perf_counter() - started, cpu, workers))
+                cores = 1 if on_cluster or jobs <= 1 else min(jobs, max(len(tasks), 1))
+                clock.update(timing(time.perf_counter() - started, cpu, cores))
     return done, len(done) < len(tasks)
 
 
