@@ -235,15 +235,6 @@ class Codegen:
         w = Writer()
         w.line("def choices(run, L, items, name, head, made):")
         with w.indent():
-            if not tests and _TEXT.fullmatch(item) is not None:
-                # every value listed, each a key no other value equals: once every Action is
-                # made, the list is the values' Actions, looked up at C speed
-                w.line("try:")
-                with w.indent():
-                    w.line("return list(map(made.__getitem__, items))")
-                w.line("except KeyError:")
-                with w.indent():
-                    w.line("pass")
             if any(_READS_E.search(test) for test in tests):
                 w.line("_E = run.ent")
             w.lines(["out = []", "add = out.append", "get = made.get"])
