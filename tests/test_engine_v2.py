@@ -529,3 +529,43 @@ def test_an_action_listed_again_is_the_same_one_and_equal_values_keep_their_own(
     assert [type(a.args[0]) for a in again[:2]] == [int, bool]
     game.apply(again[1])  # pick true, not pick 1
     assert game.state["history"][-1] == ["pick", True] and game.evaluate("counter") == 113
+
+
+KEPT_ENTITY_RULES = """\
+game:
+    while true:
+        choose by players[0]:
+            option pick(t in trace):
+                set counter += 1
+            option grow(t in tokens):
+                add t to trace
+            option stop:
+                break
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+def test_the_actions_of_entities_kept_or_not_are_listed_in_the_domains_order(tmp_path):
+    """An option without requires over entities lists its kept Actions all at once when every
+    value has one, else value by value: new values among kept ones, and a value listed twice,
+    come in the domain's order, each kept Action the very same one."""
+    game = load_ruleset(str(write_ruleset(tmp_path, KEPT_ENTITY_RULES))).new_game(players=1, seed=0)
+    grows = ["grow red", "grow green", "grow blue"]
+    first = game.legal_actions()
+    assert [a.label for a in first] == grows + ["stop"]
+    game.apply(first[1])   # grow green
+    second = game.legal_actions()
+    assert [a.label for a in second] == ["pick green", *grows, "stop"]
+    assert all(a is b for a, b in zip(second[1:4], first[:3]))
+    game.apply(second[1])  # grow red: green is kept, red is new
+    third = game.legal_actions()
+    assert [a.label for a in third] == ["pick green", "pick red", *grows, "stop"]
+    assert third[0] is second[0]
+    game.apply(third[3])   # grow green again: every value kept, green twice
+    fourth = game.legal_actions()
+    assert [a.label for a in fourth] == ["pick green", "pick red", "pick green", *grows, "stop"]
+    assert fourth[0] is third[0] and fourth[1] is third[1] and fourth[2] is third[0]
+    game.apply(fourth[2])
+    assert game.evaluate("counter") == 1 and game.state["history"][-1] == ["pick", "green"]
