@@ -103,6 +103,27 @@ def test_components_and_connected_are_networkx_on_random_groups():
     assert game.evaluate("components([])") == [] and game.evaluate(f"connected([], {a}, {a})") is False
 
 
+@pytest.mark.parametrize("name", ["chicago_express", "stephensons_rocket", "german_railways", "baltimore_ohio"])
+def test_a_groups_neighbours_and_hexes_read_two_bytes_at_a_time_are_those_hex_by_hex(name):
+    """`Board.around` and `Board.hexes_in` read a big group two bytes at a time, each pair's answer
+    made of its bytes' answers and kept: on each shipped board (hexes not a multiple of 16, so a
+    last pair half empty), groups of every size give the or of their hexes' neighbours and their
+    hexes in board order, asked twice (the second time from what was kept)."""
+    board, rng = load_ruleset(name).board, random.Random(7)
+    hexes = list(board.order)
+    for size in (0, 1, 9, 10, 11, 12, 30, 90, len(hexes) - 1, len(hexes)):
+        for _ in range(20):
+            group = rng.sample(hexes, size)
+            bits = sum(board.bits[h] for h in group)
+            near = 0
+            for h in group:
+                near |= board.near_bits[h]
+            listed = sorted(group, key=board.order.__getitem__)
+            for _ in range(2):
+                assert board.around(bits) == near
+                assert board.hexes_in(bits) == listed
+
+
 def test_step_and_direction_are_the_grid_steps_across_open_edges():
     """`step` reads the board's table of grid steps: the grid's neighbour in that direction when
     the board joins them (else none), and `direction` is its inverse."""

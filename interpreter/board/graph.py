@@ -3,6 +3,7 @@ which the builtins' searches read, and a networkx graph of them made when first 
 the Python API: networkx takes about 0.1 s to import, and no game needs it)."""
 from __future__ import annotations
 
+import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -37,8 +38,13 @@ class Board:
         self.near_bits = {h: sum(self.bits[x] for x in near) for h, near in self.adj.items()}
         self._ids = list(order)
         self._width = (len(order) + 7) // 8
+        # A group read two bytes at a time (as 16-bit numbers, in the machine's byte order), each
+        # pair's answer made of its two bytes' answers and kept
+        self._pairs = (self._width + 1) // 2
         self._by_byte: list = [{} for _ in range(self._width)]  # byte index -> byte -> its hexes
         self._near_byte: list = [{} for _ in range(self._width)]  # byte index -> byte -> near bits
+        self._by_pair: list = [{} for _ in range(self._pairs)]    # pair index -> pair -> its hexes
+        self._near_pair: list = [{} for _ in range(self._pairs)]  # pair index -> pair -> near bits
         self._near_list = [self.near_bits[h] for h in order]      # index -> near bits
 
     def __getstate__(self) -> dict:
@@ -48,7 +54,8 @@ class Board:
         state = dict(vars(self))
         state.pop("graph", None)
         state.update(_distances={}, frontiers={}, distances={}, reaches={},
-                     _by_byte=[{} for _ in range(self._width)], _near_byte=[{} for _ in range(self._width)])
+                     _by_byte=[{} for _ in range(self._width)], _near_byte=[{} for _ in range(self._width)],
+                     _by_pair=[{} for _ in range(self._pairs)], _near_pair=[{} for _ in range(self._pairs)])
         return state
 
     @cached_property
@@ -61,8 +68,8 @@ class Board:
         return graph
 
     def hexes_in(self, bits: int) -> list:
-        """The hexes of the bits set in ``bits``, in board order: a few one by one, more a byte
-        at a time, each byte's hexes kept."""
+        """The hexes of the bits set in ``bits``, in board order: a few one by one, more two bytes
+        at a time, each pair's hexes kept."""
         out: list = []
         if bits.bit_count() <= 8:
             ids = self._ids
@@ -71,18 +78,19 @@ class Board:
                 out.append(ids[low.bit_length() - 1])
                 bits ^= low
             return out
-        for i, byte in enumerate(bits.to_bytes(self._width, "little")):
-            if byte:
-                names = self._by_byte[i].get(byte)
+        tables = self._by_pair
+        for i, pair in enumerate(self._pairs_of(bits)):
+            if pair:
+                names = tables[i].get(pair)
                 if names is None:
-                    names = self._by_byte[i][byte] = tuple(
-                        self._ids[8 * i + k] for k in range(8) if byte >> k & 1)
+                    low, high = _bytes_of(pair)
+                    names = tables[i][pair] = self._hexes_of_byte(2 * i, low) + self._hexes_of_byte(2 * i + 1, high)
                 out += names
         return out
 
     def around(self, bits: int) -> int:
         """The hexes next to those of ``bits`` (an or of their ``near_bits``), as bits: a few
-        hexes one by one, more a byte at a time, each byte's answer kept."""
+        hexes one by one, more two bytes at a time, each pair's answer kept."""
         out = 0
         if bits.bit_count() <= 10:
             near = self._near_list
@@ -91,17 +99,42 @@ class Board:
                 out |= near[low.bit_length() - 1]
                 bits ^= low
             return out
-        for i, byte in enumerate(bits.to_bytes(self._width, "little")):
-            if byte:
-                found = self._near_byte[i].get(byte)
+        tables = self._near_pair
+        for i, pair in enumerate(self._pairs_of(bits)):
+            if pair:
+                found = tables[i].get(pair)
                 if found is None:
-                    found = 0
-                    for k in range(8):
-                        if byte >> k & 1:
-                            found |= self._near_list[8 * i + k]
-                    self._near_byte[i][byte] = found
+                    low, high = _bytes_of(pair)
+                    found = tables[i][pair] = self._near_of_byte(2 * i, low) | self._near_of_byte(2 * i + 1, high)
                 out |= found
         return out
+
+    def _pairs_of(self, bits: int) -> memoryview:
+        """The bits two bytes at a time, lowest first (each pair a 16-bit number in the machine's
+        byte order: :func:`_bytes_of` takes it apart)."""
+        return memoryview(bits.to_bytes(2 * self._pairs, "little")).cast("H")
+
+    def _hexes_of_byte(self, i: int, byte: int) -> tuple:
+        """The hexes of byte ``i`` of a group, kept."""
+        if i >= self._width or not byte:
+            return ()
+        names = self._by_byte[i].get(byte)
+        if names is None:
+            names = self._by_byte[i][byte] = tuple(self._ids[8 * i + k] for k in range(8) if byte >> k & 1)
+        return names
+
+    def _near_of_byte(self, i: int, byte: int) -> int:
+        """The hexes next to those of byte ``i`` of a group, as bits, kept."""
+        if i >= self._width or not byte:
+            return 0
+        found = self._near_byte[i].get(byte)
+        if found is None:
+            found = 0
+            for k in range(8):
+                if byte >> k & 1:
+                    found |= self._near_list[8 * i + k]
+            self._near_byte[i][byte] = found
+        return found
 
     @cached_property
     def ways(self) -> dict:
@@ -140,6 +173,16 @@ class Board:
                             reached.append(y)
                 ring = reached
         return found
+
+
+def _bytes_of(pair: int) -> tuple[int, int]:
+    """A pair of :meth:`Board._pairs_of` as its lower and higher byte."""
+    if _BIG:
+        return pair >> 8, pair & 255
+    return pair & 255, pair >> 8
+
+
+_BIG = sys.byteorder == "big"
 
 
 def build_board(hexes: dict, offset: str | None,
