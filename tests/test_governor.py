@@ -50,6 +50,8 @@ NESTING = game_rules("let xs = [1]", "repeat 5000 times:", "    set xs = [xs]")
 HUGE_REPEAT = game_rules("repeat 10000000 times:", "    pass")
 SORTS = game_rules("let xs = range(0, 100000)", "repeat 1000 times:", "    let ys = sort(xs, x => 0 - x)")
 BIG_LOG = game_rules("let xs = range(0, 100000)", 'log "{[xs, xs, xs, xs, xs, xs, xs, xs]}"')
+# a template's values are measured as the entry is stored, a list among numbers and words too
+BIG_ENTRY = game_rules("let xs = range(0, 100000)", 'log "{1} and {[xs, xs, xs, xs, xs, xs, xs, xs]}"')
 
 
 @pytest.mark.parametrize("rules, code, line, words", [
@@ -57,9 +59,10 @@ BIG_LOG = game_rules("let xs = range(0, 100000)", 'log "{[xs, xs, xs, xs, xs, xs
     (DOUBLING_LIST, "RR312", 5, f"more than {MAX_NODES} items"),
     (NESTING, "RR312", 5, f"nested more than {MAX_DEPTH} deep"),
     (BIG_LOG, "RR312", 4, f"a text longer than {MAX_TEXT} characters"),
+    (BIG_ENTRY, "RR312", 4, f"a text longer than {MAX_TEXT} characters"),
     (SORTS, "RR303", 5, "steps without a decision"),
     (HUGE_REPEAT, "RR303", 3, "steps without a decision"),
-], ids=["interpolation", "shared-list", "nesting", "log-line", "sorts", "repeat"])
+], ids=["interpolation", "shared-list", "nesting", "log-line", "log-entry", "sorts", "repeat"])
 def test_each_growth_path_of_the_issue_is_an_rr_error_at_its_rule(tmp_path, rules, code, line, words):
     diag, peak = failure(tmp_path, rules)
     assert (diag.code, diag.pos.line) == (code, line) and words in diag.message

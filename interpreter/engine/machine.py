@@ -18,7 +18,6 @@ from . import commitments
 from .log import Entry, LogLine, show
 
 _MASK = (1 << 64) - 1
-_CONTAINERS = frozenset((list, dict))  # the values a log entry measures
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call
 _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
            ZeroDivisionError, RecursionError, AttributeError)
@@ -88,7 +87,7 @@ class _Records(dict):
         old = self.ent.get(eid)
         if old is None:
             raise RuleFault(f"{word(eid)} is not an entity")
-        rec = self[eid] = self.ent[eid] = dict(old)
+        rec = self[eid] = self.ent[eid] = old.copy()
         self.old[eid] = old
         return rec
 
@@ -362,10 +361,9 @@ class Machine(_Shows):
     def say_entry(self, parts: tuple, values: tuple, reveals: tuple | None = None) -> None:
         """Log a template with its values, written out only when read (:mod:`.log`); measured
         now, whether or not the log is kept."""
-        if not _CONTAINERS.isdisjoint(map(type, values)):  # (most entries hold none: tested in C)
-            for v in values:
-                if v.__class__ is list or v.__class__ is dict:
-                    self.steps += text_size(self.ent, v)
+        for v in values:
+            if v.__class__ is list or v.__class__ is dict:
+                self.steps += text_size(self.ent, v)
         self._say(_new(Entry, (parts, values, reveals, self.ent)))
 
     @staticmethod
