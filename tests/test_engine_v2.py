@@ -548,9 +548,9 @@ score p = p.cash
 
 
 def test_the_actions_of_entities_kept_or_not_are_listed_in_the_domains_order(tmp_path):
-    """An option without requires over entities lists its kept Actions all at once when every
-    value has one, else value by value: new values among kept ones, and a value listed twice,
-    come in the domain's order, each kept Action the very same one."""
+    """An option without requires over entities lists an Action for each value, in the domain's
+    order: new values among values already listed, and a value listed twice, too; an Action
+    listed before is listed again as the very same one."""
     game = load_ruleset(str(write_ruleset(tmp_path, KEPT_ENTITY_RULES))).new_game(players=1, seed=0)
     grows = ["grow red", "grow green", "grow blue"]
     first = game.legal_actions()

@@ -46,7 +46,7 @@ def _ruleset(variant, texts):
 
 
 def _play(ruleset, seed: int, players: int = 4):
-    """A seeded random game: the game after each action, with the action chosen."""
+    """A seeded random game: the game before each action, with the action chosen then."""
     game = ruleset.new_game(players, seed, undo=False)
     rng = random.Random(seed)
     while not game.is_over:
