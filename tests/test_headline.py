@@ -13,7 +13,7 @@ from railrules.interpreter.paths import rulesets_dir
 from railrules.tools.cli import main
 from railrules.tools.lab import stats
 from railrules.tools.lab.compare import position_name
-from railrules.tools.lab.headline import MinEffectError, headline, parse_min_effect
+from railrules.tools.lab.headline import MinEffectError, end_words, headline, parse_min_effect
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -57,6 +57,19 @@ def test_the_changes_that_matter_come_first_in_the_games_words_largest_first():
     unfolded = headline(result, parse_min_effect(["share=70"]), asked=["action"])
     assert any(line.startswith("  action bid 25 % fewer (40 -> 30)") for line in unfolded)
     assert not any("bank_broken" in line for line in unfolded)
+    # an end condition with words of its own is told in them
+    said = headline({**result, "ends": {"bank_broken": "the bank ran out at …"}})
+    assert said[1].startswith('  end "the bank ran out at …" (bank_broken): 87 % of games (was 18 %)')
+
+
+def test_an_end_condition_is_said_in_its_own_words_what_it_reads_elided(coin_race):
+    from pathlib import Path
+
+    from railrules.interpreter import load_ruleset
+    rules = Path(coin_race) / "rules" / "game.rules"
+    rules.write_text(rules.read_text() + '\nend_condition never as "nobody took {goal} at {bank.cash} left": false\n'
+                     'end_condition unsaid: false\n')
+    assert end_words([load_ruleset(coin_race)]) == {"never": "nobody took … at … left"}
 
 
 def test_primary_metrics_are_told_first_and_the_others_as_exploratory():

@@ -536,7 +536,7 @@ def run(args) -> int:
     from railrules.tools.common.outputs import OutputError, write
     from railrules.tools.lab import sequential
     from railrules.tools.lab.arms import Arms
-    from railrules.tools.lab.headline import MinEffectError, headline, parse_min_effect
+    from railrules.tools.lab.headline import MinEffectError, end_words, headline, parse_min_effect
     from railrules.tools.lab.report import to_html
     verbs.check_outputs({"--csv": args.csv, "--html": args.html}, args.force)
     try:
@@ -556,6 +556,7 @@ def run(args) -> int:
                                progress=sys.stderr.isatty() and not args.json, cluster=args.cluster,
                                correction="fdr" if args.fdr else "holm",
                                only=args.metrics and args.metrics + primary, primary=primary)
+            result["ends"] = end_words([a.ruleset for a in arms])
     except (ArmError, MinEffectError) as err:
         raise verbs.Usage(str(err)) from None
     result["headline"] = headline(result, min_effect, args.metrics)

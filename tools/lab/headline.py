@@ -72,13 +72,16 @@ def _more(name: str, rising: bool) -> str:
     return "more" if rising else "fewer"
 
 
-def words(name: str, row: dict, base: str, arm: str) -> str:
-    """A change as a designer says it: "end reason X: 87 % of games (was 18 %)", "games 10 %
-    shorter (257 -> 234 decisions)"."""
+def words(name: str, row: dict, base: str, arm: str, ends: dict | None = None) -> str:
+    """A change as a designer says it: "end "Detroit reached …" (detroit_at_8): 87 % of games
+    (was 18 %)" (``ends``: an end condition's name -> its own words, :func:`end_words`), "end
+    reason X: ..." for one that has none, "games 10 % shorter (257 -> 234 decisions)"."""
     old, new, d = row[base]["mean"], row[arm]["mean"], row[arm]["change"]
     if row.get("kind") == "share":
         if name.startswith("end: "):
-            said = f"end reason {name[5:]}: {_pct(new)} of games (was {_pct(old)})"
+            about = (ends or {}).get(name[5:])
+            reason = f'end "{about}" ({name[5:]})' if about else f"end reason {name[5:]}"
+            said = f"{reason}: {_pct(new)} of games (was {_pct(old)})"
         elif name.startswith("ladder: "):
             strong, _, weak = name[8:].partition(" beats ")
             said = f"{strong} outscores {weak} in {_pct(new)} of pairings (was {_pct(old)})"
@@ -98,6 +101,19 @@ def words(name: str, row: dict, base: str, arm: str) -> str:
         size = f"{_more(name, new > old)} (none in the base)"
     return (f"{subject} {size} ({old:.3g} -> {new:.3g}{unit}); change {d['low']:+.3g} to "
             f"{d['high']:+.3g} (95 %)")
+
+
+def end_words(rulesets) -> dict:
+    """Each end condition's name -> the words it is said in (``as "..."``), what it reads from
+    the game shown as "…" (the words of a game are not those of all games): the first ruleset's
+    where two say it differently."""
+    from railrules.interpreter.dsl import nodes
+    out: dict = {}
+    for ruleset in rulesets:
+        for d in ruleset.definitions:
+            if isinstance(d, nodes.EndDef) and d.about is not None and d.name not in out:
+                out[d.name] = "".join(p if isinstance(p, str) else "…" for p in d.about.parts)
+    return out
 
 
 def _balance(result: dict, arm: str, margin: float) -> str | None:
@@ -129,6 +145,7 @@ def headline(result: dict, min_effect: dict | None = None, asked: list | None = 
     min_effect = min_effect or dict(DEFAULT_MIN_EFFECT)
     labels, metrics = result["arms"], result["metrics"]
     primary = result.get("primary") or []
+    ends = result.get("ends")
     base = labels[0]
     unfolded = {n for n in metrics if any(n == a or n.startswith(a + " ") for a in (asked or []) + primary)}
     out: list[str] = []
@@ -153,11 +170,11 @@ def headline(result: dict, min_effect: dict | None = None, asked: list | None = 
             if name.startswith(FOLDED) and name not in unfolded:
                 folded.append((size, name, d["mean"] > 0))
             else:
-                matters.append((size, words(name, row, base, arm)))
+                matters.append((size, words(name, row, base, arm, ends)))
         for name in primary:
             if name in metrics and "change" in metrics[name][arm]:
                 d = metrics[name][arm]["change"]
-                said = words(name, metrics[name], base, arm)
+                said = words(name, metrics[name], base, arm, ends)
                 out.append(f"  primary: {said}" + ("" if d["significant"] else " -- no verdict"))
         if folded:
             folded.sort(reverse=True)
