@@ -73,7 +73,7 @@ def _more(name: str, rising: bool) -> str:
 
 
 def words(name: str, row: dict, base: str, arm: str, ends: dict | None = None) -> str:
-    """A change as a designer says it: "end "Detroit reached …" (detroit_at_8): 87 % of games
+    """A change as a designer says it: "end "the bank ran out at …" (bank_broken): 87 % of games
     (was 18 %)" (``ends``: an end condition's name -> its own words, :func:`end_words`), "end
     reason X: ..." for one that has none, "games 10 % shorter (257 -> 234 decisions)"."""
     old, new, d = row[base]["mean"], row[arm]["mean"], row[arm]["change"]
@@ -111,7 +111,7 @@ def end_words(rulesets) -> dict:
     out: dict = {}
     for ruleset in rulesets:
         for d in ruleset.definitions:
-            if isinstance(d, nodes.EndDef) and d.about is not None and d.name not in out:
+            if isinstance(d, nodes.EndDef) and isinstance(d.about, nodes.Str) and d.name not in out:
                 out[d.name] = "".join(p if isinstance(p, str) else "…" for p in d.about.parts)
     return out
 
