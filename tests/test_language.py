@@ -1454,6 +1454,72 @@ def test_a_frontier_on_a_large_board_is_every_neighbour_outside_the_group_in_boa
     assert len(hexes) > 8 * 30
 
 
+class _Run:
+    """What a context builtin reads of a run: the board and the step count against a budget."""
+    def __init__(self, board):
+        self.board, self.steps, self.budget = board, 0, 10 ** 9
+
+
+def test_without_frontier_in_one_step_is_the_three_builtins_same_list_same_charge():
+    """without(xs, flatten(parts + [frontier(group)])), which the compiler writes as one call, on a
+    board of 265 hexes: the same list and the same steps charged as the three builtins, for
+    lists in any order, with repeats and with items that are no hex; their faults in their words."""
+    import random as _random
+    from railrules.interpreter.dsl import builtins
+    from railrules.interpreter.runtime.values import BuiltinError
+    board = load_ruleset("stephensons_rocket").new_game(3, 1).ruleset.board
+
+    def three(run, xs, parts, group):
+        near = builtins.ALL["frontier"].fn(run, group)
+        return builtins.ALL["without"].fn(run, xs, builtins.ALL["flatten"].fn(run, [*parts, near]))
+    hexes = list(board.order)
+    rng = _random.Random(5)
+    removed = 0
+    for _ in range(200):
+        xs = rng.sample(hexes, rng.randint(0, 200)) + rng.choices(hexes, k=3) + [7, None]
+        parts = [rng.sample(hexes, rng.randint(0, 20)) for _ in range(rng.randint(0, 2))]
+        group = rng.choices(hexes, k=rng.randint(0, 30))
+        one, apart = _Run(board), _Run(board)
+        kept = builtins.without_frontier(one, xs, parts, group)
+        assert kept == three(apart, xs, parts, group) and one.steps == apart.steps
+        removed += len(xs) - len(kept)
+    assert removed > 200 * 20   # (groups with neighbours among the items)
+    # lists among the items: compared by value, as without() does
+    assert builtins.without_frontier(_Run(board), [["A1"], "A1", "B1"], [[["A1"]]], ["A1"]) == \
+        three(_Run(board), [["A1"], "A1", "B1"], [[["A1"]]], ["A1"])
+    for parts, group in (([], ["A1", 7]), ([], "A1"), (["A1"], ["A1"])):
+        with pytest.raises(BuiltinError) as fused:
+            builtins.without_frontier(_Run(board), ["A1"], parts, group)
+        with pytest.raises(BuiltinError) as apart:
+            three(_Run(board), ["A1"], parts, group)
+        assert str(fused.value) == str(apart.value)
+
+
+def test_the_compiler_writes_without_of_a_flattened_frontier_as_one_call(tmp_path, monkeypatch):
+    from railrules.interpreter.dsl import builtins
+    calls = []
+    fused = builtins.without_frontier
+    monkeypatch.setattr(builtins, "without_frontier", lambda *args: calls.append(args) or fused(*args))
+    rules = WAITING_RULES + "def around(g) = frontier(g)\n"
+    root = write_ruleset(tmp_path / "grid", rules, ruleset=RULESET_YAML + "board: board.yaml\n")
+    (root / "board.yaml").write_text(GRID_BOARD, encoding="utf-8")
+    game = load_ruleset(str(root)).new_game(2, 1)
+    everything = "[A1, A2, A3, B1, B2, A1]"
+    assert game.evaluate(f"without({everything}, flatten([[A3], frontier([A2])]))") == ["A1", "A2", "A1"]
+    assert len(calls) == 1
+    # the frontier not last, or not the builtin: three calls, the same answers
+    assert game.evaluate(f"without({everything}, flatten([frontier([A2]), [A3]]))") == ["A1", "A2", "A1"]
+    assert game.evaluate(f"without({everything}, flatten([[A3], around([A2])]))") == ["A1", "A2", "A1"]
+    assert len(calls) == 1
+    # a fault: the checked code's words, as for three calls
+    with pytest.raises(RulesRuntimeError) as fused_fault:
+        game.evaluate("without([A1], flatten([[A3], frontier([A2, 7])]))")
+    with pytest.raises(RulesRuntimeError) as apart_fault:
+        game.evaluate("without([A1], flatten([[A3], around([A2, 7])]))")
+    assert str(fused_fault.value).split("': ")[1] == str(apart_fault.value).split("': ")[1] \
+        == "frontier() needs a hex, got a number"
+
+
 # ---------------------------------------------------------------- tiebreak
 TIE_RULES = """\
 game:

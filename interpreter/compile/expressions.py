@@ -721,6 +721,9 @@ class Codegen:
             a, b = (self.gen(x, bound, walrus) for x in (e.args[0].left, e.args[0].right))
             whole = "-(-{x} // {y})" if name == "ceil" else "{x} // {y}"
             return self._ints(a, b, name, f"_{name}_of_div", whole, self._whole(e.args[0], bound))
+        fused = self.without_frontier(e, bound, walrus) if name == "without" and kind is Kind.BUILTIN else None
+        if fused:
+            return fused
         if kind is Kind.BUILTIN and name in _KEYED and len(e.args) == 2 and e.args[1].__class__ is n.Lambda:
             # a key called with each item of the list: its variable has the items' proven type
             item = self._item(e.args[0], bound)
@@ -769,6 +772,28 @@ class Codegen:
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
+
+    def without_frontier(self, e, bound, walrus) -> str | None:
+        """``without(xs, flatten([a, ..., frontier(group)]))`` as one call that never lists the
+        frontier (:func:`builtins.without_frontier`), its arguments computed in the same order;
+        None for any other call (and in checked mode, which words the faults)."""
+        inner = e.args[1] if len(e.args) == 2 else None
+        if self.checked or inner.__class__ is not n.Call or not self._builtin(inner, "flatten") \
+                or inner.args[0].__class__ is not n.ListLit or not inner.args[0].items:
+            return None
+        *parts, last = inner.args[0].items
+        if last.__class__ is not n.Call or not self._builtin(last, "frontier"):
+            return None
+        xs = self.gen(e.args[0], bound, walrus)   # (written in the rules' order)
+        listed = ", ".join(self.gen(x, bound, walrus) for x in parts)
+        group = self.gen(last.args[0], bound, walrus)
+        self.space.setdefault("_without_frontier", builtins.without_frontier)   # (named where used)
+        return f"_without_frontier(run, {xs}, [{listed}], {group})"
+
+    def _builtin(self, e, name: str) -> bool:
+        """True when call ``e`` calls builtin ``name`` (no def of that name in the way) with one
+        argument."""
+        return e.name == name and len(e.args) == 1 and resolve_call(self.names, name, ()).kind is Kind.BUILTIN
 
     def typed(self, d, types: tuple) -> str:
         """The Python name of def ``d``'s function for arguments of the proven ``types``

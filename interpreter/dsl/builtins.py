@@ -432,6 +432,27 @@ def _frontier(run, hexes):
     return list(found)
 
 
+def without_frontier(run, xs, parts, group):
+    """``without(xs, flatten(parts + [frontier(group)]))`` in one step, as the compiler writes
+    that expression (the frontier last): the same list, charged the same, with the frontier a set
+    of the group's neighbours, never listed in board order. Anything but lists of hexes takes
+    the three builtins' own way, and their words for a fault."""
+    if xs.__class__ is list and group.__class__ is list and _LIST.issuperset(map(type, parts)):
+        try:
+            away = set(chain.from_iterable(map(run.board.adj.__getitem__, group)))
+            away.difference_update(group)
+            n = len(away) + sum(map(len, parts))
+            if n <= MAX_LIST:
+                away.update(chain.from_iterable(parts))
+                kept = list(filterfalse(away.__contains__, xs))   # (at C speed)
+                charge(run, n + len(parts) + 1)   # flatten's charge, then without's
+                charge(run, len(xs) + n)
+                return kept
+        except (KeyError, TypeError):   # an item that is no hex, or a list among the items
+            pass
+    return ALL["without"].fn(run, xs, _charged_flatten(run, [*parts, _frontier(run, group)]))
+
+
 def _adjacent(run, a, b):
     return b in run.board.adj[_hex(run, a, "adjacent")]
 
