@@ -17,8 +17,9 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, deque
-from itertools import chain, compress, filterfalse
-from operator import itemgetter
+from functools import reduce
+from itertools import chain, compress, filterfalse, repeat
+from operator import itemgetter, or_
 from typing import Callable, NamedTuple
 
 
@@ -521,10 +522,7 @@ def _bits_of(board, hexes) -> int:
         entry = _BITS.get(id(hexes))
         if entry is not None and entry[0] is hexes:
             return entry[1]
-    bits = board.bits
-    found = 0
-    for h in hexes:
-        found |= bits.get(h, 0)
+    found = reduce(or_, map(board.bits.get, hexes, repeat(0)), 0)
     if hexes.__class__ is list:
         if len(_BITS) >= 256:
             _BITS.clear()
