@@ -43,9 +43,10 @@ def _fresh_beside(name: str, kept_on: str, monkeypatch) -> dict:
         charged = run.steps - steps
         seen["calls"] += 1
         seen["kept"] += len(getattr(board, kept_on)) == before   # nothing new: a kept answer
-        kept, known = getattr(board, kept_on), dict(builtins._SEEN)
+        kept, known, searched = getattr(board, kept_on), dict(builtins._SEEN), dict(builtins._SEARCHED)
         setattr(board, kept_on, {})
-        builtins._SEEN.clear()   # (distance also knows the very lists asked last)
+        builtins._SEEN.clear()   # (distance also knows the very lists asked last,
+        builtins._SEARCHED.clear()   # and reach its last search of each group and limit)
         try:
             steps = run.steps
             assert real(run, *args) == found, (name, args)
@@ -54,6 +55,8 @@ def _fresh_beside(name: str, kept_on: str, monkeypatch) -> dict:
         finally:
             setattr(board, kept_on, kept)
             builtins._SEEN.update(known)
+            builtins._SEARCHED.clear()
+            builtins._SEARCHED.update(searched)
         return found
     monkeypatch.setitem(expressions._BASE, f"_b_{name}", compared)
     return seen
@@ -81,6 +84,40 @@ def test_a_kept_reach_is_not_one_of_alike_but_different_arguments():
     assert game.evaluate(f"reach([{h}], 1)") != []
     with pytest.raises(RulesRuntimeError, match="needs a number"):
         game.evaluate(f"reach([{h}], true)")
+
+
+def test_a_search_by_steps_taken_again_through_changed_hexes_equals_a_fresh_one(monkeypatch):
+    """reach by steps through a list of enterable hexes takes the answer of its last search from
+    the same group within the same limit when no hex that search reached is barred now and no
+    hex opened now is next to one (builtins._same_reach): on random groups, limits and hexes
+    barred or opened a few at a time, the answer of a fresh search (and so its work, which is
+    the count of hexes reached; the test above compares the work in play)."""
+    game = load_ruleset("german_railways").new_game(4, 1)
+    board, rng = game.ruleset.board, random.Random(7)
+    hexes = list(board.adj)
+    taken = {True: 0, False: 0}
+    real = builtins._same_reach
+
+    def counted(*args):
+        same = real(*args)
+        taken[same] += 1
+        return same
+    monkeypatch.setattr(builtins, "_same_reach", counted)
+    for _ in range(60):
+        group, limit = ", ".join(rng.sample(hexes, rng.randint(1, 3))), rng.randint(1, 9)
+        enterable = set(rng.sample(hexes, len(hexes) * 3 // 4))
+        for _ in range(5):
+            enterable ^= set(rng.sample(hexes, rng.randint(1, 4)))   # some barred, some opened
+            text = f"reach([{group}], {limit}, [{', '.join(sorted(enterable))}])"
+            board.reaches.clear()   # (the exact arguments' answer is kept apart)
+            found = game.evaluate(text)
+            searched = dict(builtins._SEARCHED)
+            builtins._SEARCHED.clear()
+            board.reaches.clear()
+            assert game.evaluate(text) == found, text
+            builtins._SEARCHED.clear()
+            builtins._SEARCHED.update(searched)
+    assert taken[True] > 20 and taken[False] > 20, taken
 
 
 def test_components_and_connected_are_networkx_on_random_groups():

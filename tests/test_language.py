@@ -1830,6 +1830,26 @@ def test_a_def_is_a_function_value_and_a_procedure_a_callable_name(tmp_path):
     assert game.evaluate("trace")[:5] == [["red", "blue", "green"], "green", "red", 5, 7]
 
 
+# ---------------------------------------------------------------- what a derived value notes
+NOTED_RULES = WAITING_RULES.replace("set counter += x", "set red.value = x") + """
+derived dear() = [t.name for t in tokens where t.value > 4]
+"""
+
+
+def test_a_derived_value_notes_only_fields_something_may_write(tmp_path):
+    game = load_ruleset(str(write_ruleset(tmp_path, NOTED_RULES))).new_game(players=1, seed=0)
+    assert game.evaluate("dear()") == ["Green", "Blue"]
+    # value is set by a rule: each token's is noted; name is set by nothing: not noted
+    [(_, noted, _)] = game.machine.cache.values()
+    assert sorted((e, f) for e, f, _ in noted) == [("blue", "value"), ("green", "value"), ("red", "value")]
+    game.apply(game.legal_actions()[2])   # go(3): red's value is 3 again
+    game.execute("set red.value = 6")
+    assert game.evaluate("dear()") == ["Red", "Green", "Blue"]
+    # a position set up by statements may write any field: what was kept is dropped
+    game.execute('set blue.name = "Cobalt"')
+    assert game.evaluate("dear()") == ["Red", "Green", "Cobalt"]
+
+
 @pytest.mark.parametrize("expression,words", [
     ("apply2(worth, 1, 2)", "'worth' takes 1 argument(s), 2 given"),
     ("apply2(x => x, 1, 2)", "'f' holds a function of one value (x => ...), called with 2"),

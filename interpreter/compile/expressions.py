@@ -364,8 +364,8 @@ class Codegen:
 
     def g_Attr(self, e, bound, walrus):
         obj = self.gen(e.obj, bound, walrus)
-        if self.tracking:
-            return f"_tracked_attr(run, {obj}, {e.name!r})"
+        if self.tracking and (self.names.written is None or e.name in self.names.written):
+            return f"_tracked_attr(run, {obj}, {e.name!r})"   # (a field nothing writes: not noted)
         if self.checked:
             return f"_get_attr(run, {obj}, {e.name!r})"
         t = self.proven(e.obj, bound)

@@ -118,6 +118,7 @@ class Compiler:
     def compile(self, definitions: list) -> Program:
         p = self.program
         self.resolver.definitions(definitions)
+        self.names.written = fields_written(definitions)
         if self.generate:  # from now on generated code writes small defs in place (codegen.inline)
             self.space["_inlinable"] = inlinable(self.names.functions)
         game = [d for d in definitions if isinstance(d, n.GameDef)]
@@ -712,6 +713,14 @@ class Compiler:
                 out.append({name: Codegen(self.names, tracking, self.space).function(
                     defs[name].expr, set(defs[name].params), body) or body for name, body in bodies.items()})
         return out[0], out[1]
+
+
+def fields_written(definitions: list) -> frozenset:
+    """The entity fields the rules or the engine may ever write: every field an assignment,
+    ``add`` or ``remove`` names on its way to what it changes (an entity's fields are written
+    only by name: Compiler._resolver), and the cash ``pay`` moves (helpers._pay)."""
+    return frozenset({"cash"} | {x for node in n.walk(definitions) if node.__class__ is n.Target
+                                 for kind, x in node.path if kind == "attr"})
 
 
 class _Bodies(dict):

@@ -17,8 +17,9 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, deque
-from itertools import chain, compress, filterfalse
-from operator import itemgetter
+from functools import reduce
+from itertools import chain, compress, filterfalse, repeat
+from operator import itemgetter, or_
 from typing import Callable, NamedTuple
 
 
@@ -542,10 +543,7 @@ def _bits_of(board, hexes) -> int:
         entry = _BITS.get(id(hexes))
         if entry is not None and entry[0] is hexes:
             return entry[1]
-    bits = board.bits
-    found = 0
-    for h in hexes:
-        found |= bits.get(h, 0)
+    found = reduce(or_, map(board.bits.get, hexes, repeat(0)), 0)
     if hexes.__class__ is list:
         if len(_BITS) >= 256:
             _BITS.clear()
@@ -616,13 +614,20 @@ def _reached(run, board, sources: set, limit, cost) -> tuple:
     if cost is None or cost.__class__ is list:
         # every step costs 1: breadth-first, on whole numbers with a bit per hex (Board.bits)
         allowed = -1 if cost is None else _bits_of(board, cost)
-        seen = ring = _bits_of(board, sources)
-        steps = 0
-        while ring and steps < limit:
-            steps += 1
-            ring = board.around(ring) & allowed & ~seen
-            seen |= ring
-        reached = board.hexes_in(seen)
+        start = seen = ring = _bits_of(board, sources)
+        last = _SEARCHED.get((start, limit))
+        if last is not None and last[0] is board and _same_reach(board, last[1], allowed, last[2]):
+            seen, reached = last[2], last[3]
+        else:
+            steps = 0
+            while ring and steps < limit:
+                steps += 1
+                ring = board.around(ring) & allowed & ~seen
+                seen |= ring
+            reached = board.hexes_in(seen)
+        if len(_SEARCHED) >= _REACHED:
+            _SEARCHED.clear()
+        _SEARCHED[start, limit] = (board, allowed, seen, reached)
         return reached, len(reached), 0   # each hex reached was searched from once
     if cost.__class__ is dict:   # a map of prices, charged when it was made
         levels = _price_levels(board.bits, cost, limit)
@@ -634,6 +639,20 @@ def _reached(run, board, sources: set, limit, cost) -> tuple:
         return _cheapest(run, sources, limit, {}, cost)
     raise BuiltinError(f"reach() needs a list of hexes, a map of prices or a function (h => ...) "
                        f"as its cost, got {_kind(cost)}")
+
+
+_SEARCHED: dict = {}   # (group's bits, limit) -> (board, enterable bits, bits reached, hexes reached): the last search
+
+
+def _same_reach(board, was: int, now: int, seen: int) -> bool:
+    """Whether a step-by-step search that reached ``seen`` through the enterable hexes ``was``
+    reaches the same hexes through ``now`` (from the same group, within the same limit): so
+    when no hex it reached is barred now and no hex opened now is next to one it reached (a
+    shortest way there stays open; a way out would first step on an opened hex next to one)."""
+    if was & ~now & seen:
+        return False
+    opened = now & ~was
+    return not opened or not opened & board.around(seen)
 
 
 def _price(x, w):

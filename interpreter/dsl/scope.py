@@ -36,6 +36,9 @@ class Names:
     broken: set = field(default_factory=set)        # names whose definition did not parse
     proven: dict = field(default_factory=dict)      # the proven types (compile/proven.py)
     secrecy: dict = field(default_factory=dict)     # what the engine hides (checks/check_secrets.py)
+    # the entity fields something may write (compile/statements.py fields_written); None: any.
+    # A derived value notes no read of another field: none can change under it.
+    written: frozenset | None = None
 
 
 class Kind(Enum):

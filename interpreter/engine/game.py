@@ -430,6 +430,7 @@ class Game:
             raise RulesRuntimeError(Diagnostic("RR314", f"'{text}': {misfit}", where,
                                                hint="set it to a value of the type the rules store there (or none)"))
         self.machine.commit()
+        self.machine.cache.clear()   # a derived value notes no read of a field no rule writes
         self._legal = None
 
     # ------------------------------------------------------------------ saving
