@@ -182,6 +182,28 @@ def _secret_coin_race(tmp_path, guess: str = ""):
     return load_ruleset(str(root))
 
 
+def test_a_derived_value_over_a_secret_field_no_rule_writes_follows_the_imagined_draw(tmp_path):
+    """A derived value notes no read of a field nothing writes; a secret one the imagined copies
+    draw afresh, so its reads are noted (else a copy would give the truth's kept value)."""
+    root = _coin_race(tmp_path, extra="\nderived held() = sum([p.hand for p in players])\n")
+    comps = root / "components.yaml"
+    comps.write_text(comps.read_text(encoding="utf-8").replace("  cash: 0\n", "  cash: 0\n  hand: 3\n"),
+                     encoding="utf-8")
+    meta = root / "ruleset.yaml"
+    meta.write_text(meta.read_text(encoding="utf-8") + "secret: {players: [hand]}\n", encoding="utf-8")
+    game = load_ruleset(str(root)).new_game(3, 1)
+    assert game.evaluate("held()") == 9   # now kept
+    rng = random.Random(3)
+    sums = set()
+    for _ in range(20):
+        world = imagine(game, "p1", rng)
+        drawn = sum(world.state["entities"][p]["hand"] for p in world.players)
+        assert world.evaluate("held()") == drawn
+        world.check_derived()
+        sums.add(drawn)
+    assert len(sums) > 1   # the draws differed, so a kept truth would have shown
+
+
 def _sampled(game, seat, draws=30):
     """``draws`` imagined copies of ``game`` for ``seat``; each shows the seat its own view."""
     rng = random.Random(7)

@@ -115,10 +115,12 @@ class Compiler:
         self.tracking = False
 
     # ------------------------------------------------------------------ entry
-    def compile(self, definitions: list) -> Program:
+    def compile(self, definitions: list, drawn: frozenset = frozenset()) -> Program:
+        """The program of the definitions. ``drawn``: the fields something besides the rules
+        writes (a bot's imagined copy draws the secret ones afresh: tools/bots/search.imagine)."""
         p = self.program
         self.resolver.definitions(definitions)
-        self.names.written = fields_written(definitions)
+        self.names.written = fields_written(definitions) | drawn
         if self.generate:  # from now on generated code writes small defs in place (codegen.inline)
             self.space["_inlinable"] = inlinable(self.names.functions)
         game = [d for d in definitions if isinstance(d, n.GameDef)]

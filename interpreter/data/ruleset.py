@@ -439,7 +439,7 @@ class _Loader:
         self.constants(defs, names, compiler, ConstantRun(entities, board, meta.get(
             "limits", {}).get("steps", DEFAULT_STEPS)))
         names.proven = prove(defs, names, entities, kinds, comps.get("variables", {}), comps.get("player", {}))
-        program = compiler.compile(defs)
+        program = compiler.compile(defs, _secret_fields(meta))
         program.resets = self.resets(scoped, names, cpos)
         functions, tracked = compiler.functions()
         check_contracts(self.files, defs, self.sink)   # after every body is compiled: see its doc
@@ -762,3 +762,13 @@ def _unalias(value, aliases: dict):
     if isinstance(value, dict):
         return {k: _unalias(v, aliases) for k, v in value.items()}
     return value
+
+
+def _secret_fields(meta: dict) -> frozenset:
+    """The fields ruleset.yaml's ``secret`` names (of any kind): a bot's imagined copy of a game
+    draws them afresh, so a derived value notes their reads though no rule writes them (a
+    malformed ``secret``, which the schema refuses, names none)."""
+    secret = meta.get("secret")
+    if not isinstance(secret, dict):
+        return frozenset()
+    return frozenset(f for fields in secret.values() if isinstance(fields, list) for f in fields if isinstance(f, str))
