@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
+import json
 import re
 from pathlib import Path
 
 from railrules.interpreter import RulesetError, check_ruleset, load_ruleset
+from railrules.interpreter.data import kept
 from railrules.interpreter.data.ruleset import resolve_ruleset_path, ruleset_around
 from railrules.interpreter.data.yaml_source import load_yaml, utf8_text
 from railrules.interpreter.dsl.parser import parse_rules
@@ -37,9 +41,25 @@ def lint_paths(paths: list[str], play: int = 0, variants: list[str] | tuple[()] 
     ends with ``# lint: ignore[CODE, ...]`` (or ``# lint: ignore``: every code) is left out.
     An error with which the ruleset does not load is reported whatever silences it (its hint
     says so): a ruleset that lint passes is one that play, test and simulate accept.
+
+    Without ``play``, what lint finds is kept in the user cache (:func:`kept.remembered`) and
+    read back while every answer the file system gave it is the same: each file read, and the
+    ruleset files in each folder it linted (one added, removed or edited is linted afresh).
     """
     with settled_heap():
-        return _lint_paths(paths, play, variants, select, ignore)
+        if play:
+            return _lint_paths(paths, play, variants, select, ignore)
+        stored = kept.entry("lint", _own_source(), json.dumps([list(paths), list(variants), select, ignore]),
+                            here=True)
+        return kept.remembered(stored, lambda: _lint_paths(paths, play, variants, select, ignore),
+                               keep=lambda found: not any(d.code == "RR311" for d in found))
+
+
+@functools.cache
+def _own_source() -> str:
+    """A hash of the code of lint beyond the interpreter's (this module and the scenarios')."""
+    here = Path(__file__).parent
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in ("lint.py", "scenario_lint.py"))).hexdigest()
 
 
 def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
@@ -48,6 +68,7 @@ def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
 
     def whole(root: Path) -> list[Diagnostic]:
         if root not in done:
+            kept.files_under(root)
             found = lint_ruleset(str(root), play)
             for variant in variants:
                 _, vd = check_ruleset(str(root), variant)
@@ -57,14 +78,15 @@ def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
                                    config["ignore"] if ignore is None else ignore)
         return done[root]
 
-    for path in paths or shipped_rulesets():
+    for path in paths or kept.shipped():
         named = Path(path)
         users = library_users(named) if named.suffix == ".rules" and named.is_file() else None
         if users:
             diags += [d for root in users for d in whole(root) if _in_file(d, named)]
             continue
-        root = ruleset_around(path)
+        root = kept.around(path)
         if root is None:
+            kept.files_under(named)
             diags += unsuppressed(chosen(_lint_loose(path), select or [], ignore or []))
             continue
         if named.is_file() and named.resolve() != root / "ruleset.yaml":
@@ -181,6 +203,7 @@ def library_users(path: Path) -> list[Path]:
     p = path.resolve()
     if not p.is_relative_to(library):
         return []
+    kept.files_under(rulesets_dir())   # (while a lint is kept) the rulesets that list it
     rel = "library/" + p.relative_to(library).as_posix()
     roots = [rulesets_dir() / name for name in shipped_rulesets()]
     return [root for root in roots if rel in (listed_rules(root) or ())]
@@ -198,6 +221,8 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
             for f in sorted(unlisted_rules(Path(root)))]
     variants: dict = {}
     if ruleset is not None:
+        for folder in ruleset.layers:   # (while a lint is kept) their variants/ folders
+            kept.files_under(folder)
         if play:
             from railrules.interpreter.checks.play_check import play_check
             out += play_check(ruleset, play)
@@ -242,7 +267,7 @@ def _lint_loose(path: str) -> list[Diagnostic]:
     p = Path(path)
     if not p.exists():
         return [Diagnostic("RR206", f"no ruleset or file '{path}'", Pos(path, 0, 0),
-                           hint=f"shipped rulesets: {', '.join(shipped_rulesets())}")]
+                           hint=f"shipped rulesets: {', '.join(kept.shipped())}")]
     if p.suffix != ".rules":
         hint = (f"to lint a variant file, name its ruleset: railrules lint RULESET --variant {path}"
                 if p.suffix in (".yaml", ".yml") else None)
