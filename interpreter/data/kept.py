@@ -42,9 +42,8 @@ def remembered(stored, make, whole: tuple = (), keep=lambda made: True):
     adds the answers it depends on to the other's, read from its entry or found anew."""
     found = _thawed(cache.load(stored))
     if found is not None:
-        seen, made = found
-        _note_all(seen)
-        return made
+        _note_all(found[0])
+        return found[1]
     seen: dict = {}
     token = _SEEN.set(seen)
     try:
@@ -60,7 +59,7 @@ def remembered(stored, make, whole: tuple = (), keep=lambda made: True):
     return made
 
 
-def entry(kind: str, *content: str, here: bool = False):
+def entry(kind: str, *content: str, here: bool = False) -> Path | None:
     """The entry of ``kind`` for ``content`` (texts that name what is made) by this interpreter
     and shipped rulesets' folder (and, ``here``, working folder); None when there is no cache
     or no working folder."""
