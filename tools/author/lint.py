@@ -49,7 +49,7 @@ def lint_paths(paths: list[str], play: int = 0, variants: list[str] | tuple[()] 
     with settled_heap():
         if play:
             return _lint_paths(paths, play, variants, select, ignore)
-        stored = kept.entry("lint", _own_source(), json.dumps([list(paths), list(variants), select, ignore]),
+        stored = kept.entry("lint", _own_source(), json.dumps([list(paths), list(variants), select, ignore], default=str),
                             here=True)
         return kept.remembered(stored, lambda: _lint_paths(paths, play, variants, select, ignore),
                                keep=lambda found: not any(d.code == "RR311" for d in found))
