@@ -110,8 +110,9 @@ def test_lint_reports_a_broken_scenario_with_file_line_and_column(capsys, base):
     assert "scenarios/s.yaml:4:16: error RR208 no option or action 'bid' in the rules" in out
 
 
-def test_lint_of_the_shipped_rulesets_covers_their_scenarios(capsys, monkeypatch):
+def test_lint_of_the_shipped_rulesets_covers_their_scenarios(capsys, monkeypatch, tmp_path):
     from railrules.tools.author import lint, scenario_lint
+    monkeypatch.setenv("RAILRULES_CACHE_DIR", str(tmp_path / "cache"))   # not a lint kept from before
     seen = []
     real = scenario_lint.lint_scenario
     monkeypatch.setattr(scenario_lint, "lint_scenario",
