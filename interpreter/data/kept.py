@@ -15,7 +15,6 @@ from pathlib import Path
 
 from .. import cache
 from ..compile import sources
-from ..compile.expressions import namespace
 from ..paths import rulesets_dir, shipped_rulesets
 
 LIMIT = 5_000_000   # the largest file a ruleset may have (RR007)
@@ -102,9 +101,12 @@ def _thawed(kept: bytes | None) -> tuple | None:
     except Exception:   # an entry that does not load is no entry
         return None
     sources.restore(texts)
-    base = namespace()
-    for space in _spaces(made):   # the helpers and builtins as this process has them, as a load takes them
-        space.update((name, value) for name, value in base.items() if name in space)
+    spaces = _spaces(made)
+    if spaces:   # the helpers and builtins as this process has them, as a load takes them
+        from ..compile.expressions import namespace   # (not imported for what holds no code: a lint's)
+        base = namespace()
+        for space in spaces:
+            space.update((name, value) for name, value in base.items() if name in space)
     return seen, made
 
 
@@ -182,10 +184,13 @@ def _files_now(named: str) -> tuple | None:
 
 def around(path: str) -> Path | None:
     """The ruleset folder of ``path`` (:func:`.ruleset.ruleset_around`), noted while a make is
-    kept."""
-    from .ruleset import ruleset_around
-    found = ruleset_around(path)
-    _noted("around", path, str(found))
+    kept: a ruleset's name or folder by the questions that find it (the loader's, asked through
+    :func:`is_file` and :func:`resolved`), any other path by the folder found above it."""
+    from .ruleset import resolve_ruleset_path, ruleset_around
+    found = resolve_ruleset_path(path)
+    if found is None:
+        found = ruleset_around(path)
+        _noted("around", path, str(found))
     return found
 
 

@@ -8,20 +8,23 @@ import json
 import re
 from pathlib import Path
 
-from railrules.interpreter import RulesetError, check_ruleset, load_ruleset
 from railrules.interpreter.data import kept
-from railrules.interpreter.data.ruleset import resolve_ruleset_path, ruleset_around
-from railrules.interpreter.data.yaml_source import load_yaml, utf8_text
-from railrules.interpreter.dsl.parser import parse_rules
-from railrules.interpreter.errors import Diagnostic, Pos, Sink
+from railrules.interpreter.errors import Diagnostic, Pos, RulesetError, Sink
 from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 
 from railrules.tools.common.heap import settled_heap
 
+# The loader, the YAML reader and the parser are imported where they are used: a lint read back
+# from the user cache needs none of them (most of the time of its command).
+
 
 def missing_paths(paths: list[str]) -> list[str]:
     """The paths named that are neither a file or folder nor a shipped ruleset's name."""
-    return [p for p in paths if not Path(p).exists() and resolve_ruleset_path(p) is None]
+    absent = [p for p in paths if not Path(p).exists()]
+    if not absent:
+        return []
+    from railrules.interpreter.data.ruleset import resolve_ruleset_path
+    return [p for p in absent if resolve_ruleset_path(p) is None]
 
 
 def lint_paths(paths: list[str], play: int = 0, variants: list[str] | tuple[()] = (),
@@ -63,6 +66,7 @@ def _own_source() -> str:
 
 
 def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
+    from railrules.interpreter.data.ruleset import check_ruleset
     diags: list[Diagnostic] = []
     done: dict[Path, list[Diagnostic]] = {}
 
@@ -113,6 +117,7 @@ def still_blocking(root: Path, silenced: list[Diagnostic], texts: dict | None = 
     silenced = [d for d in silenced if d.severity == "error"]
     if not silenced:
         return []
+    from railrules.interpreter.data.ruleset import load_ruleset
     stops: list[Diagnostic] = []
     for variant in [None, *sorted(p.stem for p in (root / "variants").glob("*.yaml"))]:
         try:
@@ -126,6 +131,7 @@ def still_blocking(root: Path, silenced: list[Diagnostic], texts: dict | None = 
 
 def lint_config(root: Path) -> dict:
     """The ``lint:`` section of a ruleset's ruleset.yaml: {"select": [...], "ignore": [...]}."""
+    from railrules.interpreter.data.yaml_source import load_yaml
     try:
         data, _ = load_yaml((root / "ruleset.yaml").read_text(encoding="utf-8"), "ruleset.yaml", Sink())
     except (OSError, UnicodeDecodeError):
@@ -212,6 +218,7 @@ def library_users(path: Path) -> list[Path]:
 def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
     """Everything lint says about one ruleset folder: rules, YAML, variants, scenarios, and
     .rules files that nothing lists."""
+    from railrules.interpreter.data.ruleset import check_ruleset
     from railrules.tools.author.scenario_lint import display, lint_scenario
     ruleset, diags = check_ruleset(root)
     out = list(diags)
@@ -237,6 +244,7 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
 def listed_rules(root: Path) -> set[str] | None:
     """The rules files ruleset.yaml and the variants list, as written there (None when
     ruleset.yaml cannot be read)."""
+    from railrules.interpreter.data.yaml_source import load_yaml
     listed: set[str] = set()
     for meta in [root / "ruleset.yaml", *sorted((root / "variants").glob("*.yaml"))]:
         try:
@@ -264,6 +272,8 @@ def unlisted_rules(root: Path) -> set[Path]:
 
 
 def _lint_loose(path: str) -> list[Diagnostic]:
+    from railrules.interpreter.data.yaml_source import utf8_text
+    from railrules.interpreter.dsl.parser import parse_rules
     p = Path(path)
     if not p.exists():
         return [Diagnostic("RR206", f"no ruleset or file '{path}'", Pos(path, 0, 0),
@@ -285,6 +295,7 @@ def _lint_loose(path: str) -> list[Diagnostic]:
 def watched_files(paths: list[str]) -> dict[Path, float]:
     """Every file lint reads for ``paths`` (the rulesets' folders, the shared library, loose
     files), with its modification time."""
+    from railrules.interpreter.data.ruleset import ruleset_around
     folders = {ruleset_around(p) or Path(p) for p in paths or shipped_rulesets()} | {rulesets_dir() / "library"}
     out: dict[Path, float] = {}
     for folder in folders:
