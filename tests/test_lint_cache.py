@@ -147,6 +147,18 @@ def test_a_loose_file_created_or_given_a_ruleset_is_linted_afresh(folder, tmp_pa
     assert said(str(loose)) != alone and len(linted) == 3
 
 
+def test_a_variant_file_given_is_linted_afresh_once_made_or_edited(folder, base, tmp_path, linted):
+    variant = tmp_path / "mine.yaml"
+    assert any("no variant file" in d for d in said(str(base), variants=[str(variant)]))
+    variant.write_text("description: fewer rounds\nset:\n  constants: {max_rounds: 2}\n", encoding="utf-8")
+    made = said(str(base), variants=[str(variant)])
+    assert not any("no variant file" in d for d in made) and any("unknown key 'set'" in d for d in made)
+    variant.write_text("description: fewer rounds\nadd:\n  constants: {nothing: 2}\n", encoding="utf-8")
+    edited = said(str(base), variants=[str(variant)])
+    assert edited and not any("unknown key" in d for d in edited)
+    assert len(linted) == 3
+
+
 def test_an_edited_library_file_is_linted_afresh(folder, base, tmp_path, linted, monkeypatch):
     shipped = tmp_path / "rulesets"
     (shipped / "library").mkdir(parents=True)
