@@ -3,8 +3,10 @@ instead of built again: it is a function of the files the load read and of the i
 source alone. An entry is named by the interpreter (:func:`..cache.source_digest`), the kind of
 load, its arguments and what gives them their meaning (the working folder, the shipped rulesets'
 folder); it holds every answer the file system gave the load (each file read, by the content it
-had where its path led; each file looked for, there or not) and is used only while each is the
-same. An entry that does not load is no entry; a cache switched off keeps nothing."""
+had where its path led; each file looked for, there or not; the ruleset files in a folder) and
+is used only while each is the same. A whole lint is kept the same way (:func:`remembered`): the
+answers of the loads within it are its own. An entry that does not load is no entry; a cache
+switched off keeps nothing."""
 from __future__ import annotations
 
 import contextvars
