@@ -62,7 +62,8 @@ def said(*paths: str, **options) -> list[str]:
 def test_a_warm_lint_checks_nothing_and_says_what_an_uncached_one_says(folder, base, linted, monkeypatch):
     cold = said(str(base))
     assert any("RR208" in d for d in cold) and any("RR201" in d for d in cold) and any("RR102" in d for d in cold)
-    assert len(linted) == 1 and len(list(folder.glob("lint-*"))) == 1
+    assert len(linted) == 1
+    assert sorted(e.name.rsplit("-", 1)[0] for e in folder.glob("lint-*")) == ["lint", "lint-ruleset"]
     assert said(str(base)) == cold and len(linted) == 1
     monkeypatch.setenv("RAILRULES_CACHE_DIR", "")
     assert said(str(base)) == cold and len(linted) == 2
@@ -104,6 +105,21 @@ def test_an_edited_file_is_linted_afresh(folder, base, linted, edit, seen):
     edit(base)
     warm = said(str(base))
     assert len(linted) == 2 and all(seen(d) for d in warm)
+
+
+def test_of_several_rulesets_only_the_one_edited_is_linted_afresh(folder, base, tmp_path, monkeypatch):
+    other = tmp_path / "other"
+    shutil.copytree(base, other)
+    roots: list = []
+    fresh = lint._lint_root
+    monkeypatch.setattr(lint, "_lint_root", lambda root, *args: roots.append(root) or fresh(root, *args))
+    cold = said(str(base), str(other))
+    assert sorted(roots) == sorted([base.resolve(), other.resolve()])
+    _edited(other / "scenarios" / "faults.yaml", "Rde", "Red")
+    warm = said(str(base), str(other))
+    assert roots[2:] == [other.resolve()] and warm != cold
+    monkeypatch.setenv("RAILRULES_CACHE_DIR", "")
+    assert said(str(base), str(other)) == warm
 
 
 def test_an_added_file_is_linted_afresh(folder, base, linted):

@@ -45,17 +45,24 @@ def lint_paths(paths: list[str], play: int = 0, variants: list[str] | tuple[()] 
     An error with which the ruleset does not load is reported whatever silences it (its hint
     says so): a ruleset that lint passes is one that play, test and simulate accept.
 
-    Without ``play``, what lint finds is kept in the user cache (:func:`kept.remembered`) and
-    read back while every answer the file system gave it is the same: each file read, and the
-    ruleset files in each folder it linted (one added, removed or edited is linted afresh).
+    Without ``play``, what lint finds is kept in the user cache, and what it finds in each
+    ruleset folder too (:func:`_kept`): an edited ruleset is linted afresh, the others read back.
     """
     with settled_heap():
-        if play:
-            return _lint_paths(paths, play, variants, select, ignore)
-        stored = kept.entry("lint", _own_source(), json.dumps([list(paths), list(variants), select, ignore], default=str),
-                            here=True)
-        return kept.remembered(stored, lambda: _lint_paths(paths, play, variants, select, ignore),
-                               keep=lambda found: not any(d.code == "RR311" for d in found))
+        return _kept("lint", [list(paths), list(variants), select, ignore], play,
+                     lambda: _lint_paths(paths, play, variants, select, ignore))
+
+
+def _kept(kind: str, key: list, play: int, make) -> list[Diagnostic]:
+    """What ``make()`` finds, kept in the user cache as an entry of ``kind`` for ``key`` (with
+    the working folder: the paths shown depend on it) and read back while every answer the file
+    system gave it is the same (:func:`kept.remembered`): each file read, and the ruleset files
+    in each folder linted (one added, removed or edited is linted afresh). A lint that plays
+    (``play`` games) is not kept, nor one that reached a limit of Python (RR311)."""
+    if play:
+        return make()
+    stored = kept.entry(kind, _own_source(), json.dumps(key, default=str), here=True)
+    return kept.remembered(stored, make, keep=lambda found: not any(d.code == "RR311" for d in found))
 
 
 @functools.cache
@@ -66,20 +73,13 @@ def _own_source() -> str:
 
 
 def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
-    from railrules.interpreter.data.ruleset import check_ruleset
     diags: list[Diagnostic] = []
     done: dict[Path, list[Diagnostic]] = {}
 
     def whole(root: Path) -> list[Diagnostic]:
         if root not in done:
-            kept.files_under(root)
-            found = lint_ruleset(str(root), play)
-            for variant in variants:
-                _, vd = check_ruleset(str(root), variant)
-                found += [d for d in vd if d not in found]
-            config = lint_config(root)
-            done[root] = _reported(root, found, config["select"] if select is None else select,
-                                   config["ignore"] if ignore is None else ignore)
+            done[root] = _kept("lint-ruleset", [str(root), list(variants), select, ignore], play,
+                               lambda: _lint_root(root, play, variants, select, ignore))
         return done[root]
 
     for path in paths or kept.shipped():
@@ -100,6 +100,19 @@ def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
         if named.suffix == ".rules" and named.is_file() and named.resolve() in unlisted_rules(root):
             diags += unsuppressed(_lint_loose(path))
     return _unique(diags)
+
+
+def _lint_root(root: Path, play: int, variants, select, ignore) -> list[Diagnostic]:
+    """What lint reports of one ruleset folder (its files, ``variants`` over it)."""
+    from railrules.interpreter.data.ruleset import check_ruleset
+    kept.files_under(root)
+    found = lint_ruleset(str(root), play)
+    for variant in variants:
+        _, vd = check_ruleset(str(root), variant)
+        found += [d for d in vd if d not in found]
+    config = lint_config(root)
+    return _reported(root, found, config["select"] if select is None else select,
+                     config["ignore"] if ignore is None else ignore)
 
 
 def _reported(root: Path, found: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:
