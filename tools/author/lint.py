@@ -84,7 +84,7 @@ def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
 
     for path in paths or kept.shipped():
         named = Path(path)
-        users = library_users(named) if named.suffix == ".rules" and named.is_file() else None
+        users = library_users(named) if named.suffix == ".rules" and kept.is_file(named) else None
         if users:
             diags += [d for root in users for d in whole(root) if _in_file(d, named)]
             continue
@@ -93,11 +93,11 @@ def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
             kept.files_under(named)
             diags += unsuppressed(chosen(_lint_loose(path), select or [], ignore or []))
             continue
-        if named.is_file() and named.resolve() != root / "ruleset.yaml":
+        if kept.is_file(named) and kept.resolved(named) != root / "ruleset.yaml":
             diags += [d for d in whole(root) if _in_file(d, named) or d.severity == "error"]
         else:
             diags += whole(root)
-        if named.suffix == ".rules" and named.is_file() and named.resolve() in unlisted_rules(root):
+        if named.suffix == ".rules" and kept.is_file(named) and kept.resolved(named) in unlisted_rules(root):
             diags += unsuppressed(_lint_loose(path))
     return _unique(diags)
 
