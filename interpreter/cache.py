@@ -1,6 +1,6 @@
 """A user cache of what every start would otherwise rebuild (the rules grammar's parser tables,
-which YAML data its schema already accepted, a loaded ruleset and lint's check of one:
-:mod:`.data.kept`), so that a command starts quickly.
+which YAML data its schema already accepted, a loaded ruleset, lint's check of one and what a
+whole lint found: :mod:`.data.kept`), so that a command starts quickly.
 
 Nothing depends on it for correctness: every entry is named by a hash of everything its content
 depends on, and holds its own name and the hash of what it keeps, checked in the one file opened

@@ -110,14 +110,16 @@ def test_lint_reports_a_broken_scenario_with_file_line_and_column(capsys, base):
     assert "scenarios/s.yaml:4:16: error RR208 no option or action 'bid' in the rules" in out
 
 
-def test_lint_of_the_shipped_rulesets_covers_their_scenarios(capsys, monkeypatch):
+def test_lint_of_the_shipped_rulesets_covers_their_scenarios(capsys, monkeypatch, tmp_path):
+    from railrules.interpreter.data.ruleset import resolve_ruleset_path
     from railrules.tools.author import lint, scenario_lint
+    monkeypatch.setenv("RAILRULES_CACHE_DIR", str(tmp_path / "cache"))   # not a lint kept from before
     seen = []
     real = scenario_lint.lint_scenario
     monkeypatch.setattr(scenario_lint, "lint_scenario",
                         lambda path, *a: seen.append(path) or real(path, *a))
     assert [str(d) for d in lint.lint_paths(["german_railways"])] == []
-    assert len(seen) == len(list((lint.resolve_ruleset_path("german_railways") / "scenarios").glob("*.yaml")))
+    assert len(seen) == len(list((resolve_ruleset_path("german_railways") / "scenarios").glob("*.yaml")))
 
 
 def test_lint_of_a_path_that_does_not_exist_exits_2_and_says_so(capsys, tmp_path, base):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from railrules.interpreter import cache, load_ruleset
+from railrules.interpreter import cache, check_ruleset, load_ruleset
 from railrules.interpreter.compile import sources
 from railrules.interpreter.compile.statements import Compiler
 from railrules.interpreter.data import ruleset as ruleset_module
@@ -108,6 +108,14 @@ def test_an_edited_library_file_is_loaded_again(folder, compiles, tmp_path, monk
     (shipped / "library" / "extra.rules").write_text("def extra(x) = x\n\ndef more(x) = x\n")
     assert "more" in load_ruleset("corpus").functions
     assert len(compiles) == 2
+
+
+def test_a_variant_file_made_after_it_was_missing_is_checked(folder, base, tmp_path):
+    variant = tmp_path / "mine.yaml"
+    assert [d.code for d in check_ruleset(str(base), str(variant))[1]] == ["RR205"]
+    variant.write_text("description: fewer rounds\nadd:\n  constants: {fewer: 2}\n", encoding="utf-8")
+    ruleset, diags = check_ruleset(str(base), str(variant))
+    assert ruleset is not None and ruleset.constants["fewer"] == 2 and "RR205" not in [d.code for d in diags]
 
 
 def test_an_overlay_loads_again_when_its_base_or_a_file_it_looked_for_changes(folder, compiles, base, tmp_path):

@@ -542,7 +542,7 @@ class _Loader:
         home = len(chain) - 1
         if vfile is not None:      # a variant file of the user's, anywhere: a path always wins
             var_base = vfile.parent
-            if not vfile.is_file():
+            if not is_file(vfile):
                 self.sink.add("RR205", f"no variant file '{variant}'", Pos(variant, 0, 0),
                               hint="give the path of a variant YAML file, or the name of one "
                               "of the ruleset's variants")

@@ -2,22 +2,29 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
+import json
 import re
 from pathlib import Path
 
-from railrules.interpreter import RulesetError, check_ruleset, load_ruleset
-from railrules.interpreter.data.ruleset import resolve_ruleset_path, ruleset_around
-from railrules.interpreter.data.yaml_source import load_yaml, utf8_text
-from railrules.interpreter.dsl.parser import parse_rules
-from railrules.interpreter.errors import Diagnostic, Pos, Sink
+from railrules.interpreter.data import kept
+from railrules.interpreter.errors import Diagnostic, Pos, RulesetError, Sink
 from railrules.interpreter.paths import rulesets_dir, shipped_rulesets
 
 from railrules.tools.common.heap import settled_heap
 
+# The loader, the YAML reader and the parser are imported where they are used: a lint read back
+# from the user cache needs none of them (most of the time of its command).
+
 
 def missing_paths(paths: list[str]) -> list[str]:
     """The paths named that are neither a file or folder nor a shipped ruleset's name."""
-    return [p for p in paths if not Path(p).exists() and resolve_ruleset_path(p) is None]
+    absent = [p for p in paths if not Path(p).exists()]
+    if not absent:
+        return []
+    from railrules.interpreter.data.ruleset import resolve_ruleset_path
+    return [p for p in absent if resolve_ruleset_path(p) is None]
 
 
 def lint_paths(paths: list[str], play: int = 0, variants: list[str] | tuple[()] = (),
@@ -37,9 +44,32 @@ def lint_paths(paths: list[str], play: int = 0, variants: list[str] | tuple[()] 
     ends with ``# lint: ignore[CODE, ...]`` (or ``# lint: ignore``: every code) is left out.
     An error with which the ruleset does not load is reported whatever silences it (its hint
     says so): a ruleset that lint passes is one that play, test and simulate accept.
+
+    Without ``play``, what lint finds is kept in the user cache, and what it finds in each
+    ruleset folder too (:func:`_kept`): an edited ruleset is linted afresh, the others read back.
     """
     with settled_heap():
-        return _lint_paths(paths, play, variants, select, ignore)
+        return _kept("lint", [list(paths), list(variants), select, ignore], play,
+                     lambda: _lint_paths(paths, play, variants, select, ignore))
+
+
+def _kept(kind: str, key: list, play: int, make) -> list[Diagnostic]:
+    """What ``make()`` finds, kept in the user cache as an entry of ``kind`` for ``key`` (with
+    the working folder: the paths shown depend on it) and read back while every answer the file
+    system gave it is the same (:func:`kept.remembered`): each file read, and the ruleset files
+    in each folder linted (one added, removed or edited is linted afresh). A lint that plays
+    (``play`` games) is not kept, nor one that reached a limit of Python (RR311)."""
+    if play:
+        return make()
+    stored = kept.entry(kind, _own_source(), json.dumps(key, default=str), here=True)
+    return kept.remembered(stored, make, keep=lambda found: not any(d.code == "RR311" for d in found))
+
+
+@functools.cache
+def _own_source() -> str:
+    """A hash of the code of lint beyond the interpreter's (this module and the scenarios')."""
+    here = Path(__file__).parent
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in ("lint.py", "scenario_lint.py"))).hexdigest()
 
 
 def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
@@ -48,32 +78,41 @@ def _lint_paths(paths, play, variants, select, ignore) -> list[Diagnostic]:
 
     def whole(root: Path) -> list[Diagnostic]:
         if root not in done:
-            found = lint_ruleset(str(root), play)
-            for variant in variants:
-                _, vd = check_ruleset(str(root), variant)
-                found += [d for d in vd if d not in found]
-            config = lint_config(root)
-            done[root] = _reported(root, found, config["select"] if select is None else select,
-                                   config["ignore"] if ignore is None else ignore)
+            done[root] = _kept("lint-ruleset", [str(root), list(variants), select, ignore], play,
+                               lambda: _lint_root(root, play, variants, select, ignore))
         return done[root]
 
-    for path in paths or shipped_rulesets():
+    for path in paths or kept.shipped():
         named = Path(path)
-        users = library_users(named) if named.suffix == ".rules" and named.is_file() else None
+        users = library_users(named) if named.suffix == ".rules" and kept.is_file(named) else None
         if users:
             diags += [d for root in users for d in whole(root) if _in_file(d, named)]
             continue
-        root = ruleset_around(path)
+        root = kept.around(path)
         if root is None:
+            kept.files_under(named)
             diags += unsuppressed(chosen(_lint_loose(path), select or [], ignore or []))
             continue
-        if named.is_file() and named.resolve() != root / "ruleset.yaml":
+        if kept.is_file(named) and kept.resolved(named) != root / "ruleset.yaml":
             diags += [d for d in whole(root) if _in_file(d, named) or d.severity == "error"]
         else:
             diags += whole(root)
-        if named.suffix == ".rules" and named.is_file() and named.resolve() in unlisted_rules(root):
+        if named.suffix == ".rules" and kept.is_file(named) and kept.resolved(named) in unlisted_rules(root):
             diags += unsuppressed(_lint_loose(path))
     return _unique(diags)
+
+
+def _lint_root(root: Path, play: int, variants, select, ignore) -> list[Diagnostic]:
+    """What lint reports of one ruleset folder (its files, ``variants`` over it)."""
+    from railrules.interpreter.data.ruleset import check_ruleset
+    kept.files_under(root)
+    found = lint_ruleset(str(root), play)
+    for variant in variants:
+        _, vd = check_ruleset(str(root), variant)
+        found += [d for d in vd if d not in found]
+    config = lint_config(root)
+    return _reported(root, found, config["select"] if select is None else select,
+                     config["ignore"] if ignore is None else ignore)
 
 
 def _reported(root: Path, found: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:
@@ -91,6 +130,7 @@ def still_blocking(root: Path, silenced: list[Diagnostic], texts: dict | None = 
     silenced = [d for d in silenced if d.severity == "error"]
     if not silenced:
         return []
+    from railrules.interpreter.data.ruleset import load_ruleset
     stops: list[Diagnostic] = []
     for variant in [None, *sorted(p.stem for p in (root / "variants").glob("*.yaml"))]:
         try:
@@ -104,6 +144,7 @@ def still_blocking(root: Path, silenced: list[Diagnostic], texts: dict | None = 
 
 def lint_config(root: Path) -> dict:
     """The ``lint:`` section of a ruleset's ruleset.yaml: {"select": [...], "ignore": [...]}."""
+    from railrules.interpreter.data.yaml_source import load_yaml
     try:
         data, _ = load_yaml((root / "ruleset.yaml").read_text(encoding="utf-8"), "ruleset.yaml", Sink())
     except (OSError, UnicodeDecodeError):
@@ -181,6 +222,7 @@ def library_users(path: Path) -> list[Path]:
     p = path.resolve()
     if not p.is_relative_to(library):
         return []
+    kept.files_under(rulesets_dir())   # (while a lint is kept) the rulesets that list it
     rel = "library/" + p.relative_to(library).as_posix()
     roots = [rulesets_dir() / name for name in shipped_rulesets()]
     return [root for root in roots if rel in (listed_rules(root) or ())]
@@ -189,6 +231,7 @@ def library_users(path: Path) -> list[Path]:
 def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
     """Everything lint says about one ruleset folder: rules, YAML, variants, scenarios, and
     .rules files that nothing lists."""
+    from railrules.interpreter.data.ruleset import check_ruleset
     from railrules.tools.author.scenario_lint import display, lint_scenario
     ruleset, diags = check_ruleset(root)
     out = list(diags)
@@ -198,6 +241,8 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
             for f in sorted(unlisted_rules(Path(root)))]
     variants: dict = {}
     if ruleset is not None:
+        for folder in ruleset.layers:   # (while a lint is kept) their variants/ folders
+            kept.files_under(folder)
         if play:
             from railrules.interpreter.checks.play_check import play_check
             out += play_check(ruleset, play)
@@ -212,6 +257,7 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
 def listed_rules(root: Path) -> set[str] | None:
     """The rules files ruleset.yaml and the variants list, as written there (None when
     ruleset.yaml cannot be read)."""
+    from railrules.interpreter.data.yaml_source import load_yaml
     listed: set[str] = set()
     for meta in [root / "ruleset.yaml", *sorted((root / "variants").glob("*.yaml"))]:
         try:
@@ -239,10 +285,12 @@ def unlisted_rules(root: Path) -> set[Path]:
 
 
 def _lint_loose(path: str) -> list[Diagnostic]:
+    from railrules.interpreter.data.yaml_source import utf8_text
+    from railrules.interpreter.dsl.parser import parse_rules
     p = Path(path)
     if not p.exists():
         return [Diagnostic("RR206", f"no ruleset or file '{path}'", Pos(path, 0, 0),
-                           hint=f"shipped rulesets: {', '.join(shipped_rulesets())}")]
+                           hint=f"shipped rulesets: {', '.join(kept.shipped())}")]
     if p.suffix != ".rules":
         hint = (f"to lint a variant file, name its ruleset: railrules lint RULESET --variant {path}"
                 if p.suffix in (".yaml", ".yml") else None)
@@ -260,6 +308,7 @@ def _lint_loose(path: str) -> list[Diagnostic]:
 def watched_files(paths: list[str]) -> dict[Path, float]:
     """Every file lint reads for ``paths`` (the rulesets' folders, the shared library, loose
     files), with its modification time."""
+    from railrules.interpreter.data.ruleset import ruleset_around
     folders = {ruleset_around(p) or Path(p) for p in paths or shipped_rulesets()} | {rulesets_dir() / "library"}
     out: dict[Path, float] = {}
     for folder in folders:
