@@ -33,9 +33,9 @@ def compiles(monkeypatch) -> list:
     done: list = []
     compile_ = Compiler.compile
 
-    def counted(self, definitions):
+    def counted(self, *args):
         done.append(self)
-        return compile_(self, definitions)
+        return compile_(self, *args)
     monkeypatch.setattr(Compiler, "compile", counted)
     return done
 
