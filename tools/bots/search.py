@@ -128,7 +128,7 @@ def estimates(game, values=None) -> dict:
     """Seat -> its estimate: by ``values(game)`` (seat -> value: a learned estimate) if given
     and the game is not over, else by the ruleset's (the score once the game is over)."""
     if values is None or game.is_over:
-        return {p: game.estimate(p) for p in game.players}
+        return game.estimates()
     return values(game)
 
 
