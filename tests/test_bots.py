@@ -646,19 +646,20 @@ def test_a_search_that_keeps_a_few_games_searches_as_one_that_keeps_many(monkeyp
 
 
 def test_standings_and_leads_are_their_definitions_for_any_values():
-    """Standings compare each pair of seats once, and a seat's lead looks for the best of the
-    others in one pass: for random values (whole numbers and fractions, many ties, 2 to 6
+    """Standings compare each pair of seats once, and the seats' leads look for the best and the
+    runner-up in one pass: for random values (whole numbers and fractions, many ties, 2 to 6
     seats) they are the share of the others a seat is ahead of (a tie half) and its value less
-    the others' best, exactly."""
-    from railrules.tools.bots.search import _ahead, _standings
+    the others' best, exactly (with one seat: 0)."""
+    from railrules.tools.bots.search import _leads, _standings
     rng = random.Random(4)
     for _ in range(500):
         seats = [f"p{i}" for i in range(rng.randint(2, 6))]
         values = {p: rng.choice([rng.randint(-3, 3), Fraction(rng.randint(-9, 9), rng.randint(1, 3))])
                   for p in seats}
-        standings = _standings(seats, values)
+        standings, leads = _standings(seats, values), _leads(values)
         for p in seats:
             others = [v for q, v in values.items() if q != p]
             share = sum(1.0 if values[p] > v else 0.5 if values[p] == v else 0.0 for v in others)
             assert standings[p] == share / len(others)
-            assert _ahead(values, p) == values[p] - max(others)
+            assert leads[p] == values[p] - max(others)
+    assert _leads({"p1": Fraction(7, 2)}) == {"p1": 0}
