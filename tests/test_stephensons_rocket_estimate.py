@@ -1,10 +1,9 @@
 """Stephenson's Rocket's estimate gives the values of its first formulation.
 
-The estimate (rules/end.rules) works out what its parts divide by — all players' tokens,
-passengers, shares and stations — once for all seats (the derived values ``goods_held`` and
-``lines_held``). Its first formulation summed them again for each seat: it is kept here as
-rules text (``old_*``), added to the ruleset, and both are asked on the states of seeded random
-games, for every seat.
+The estimate (rules/end.rules) lists all players' tokens and stations once for all seats (the
+derived values ``goods_all`` and ``lines_all``). Its first formulation listed them again for
+each seat: it is kept here as rules text (``old_*``), added to the ruleset, and both are asked
+on the states of seeded random games, for every seat.
 """
 from __future__ import annotations
 
