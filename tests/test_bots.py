@@ -47,6 +47,42 @@ def test_every_shipped_ruleset_has_an_estimate_that_is_a_number(name):
         assert value >= game.state["entities"][p]["cash"]  # cash plus what holdings will bring
 
 
+@pytest.mark.parametrize("name", ["chicago_express", "german_railways", "stephensons_rocket", "baltimore_ohio"])
+def test_the_estimates_of_all_seats_are_each_seats_estimate(name):
+    """One pass over the seats (Game.estimates) gives what each seat's estimate alone gives, on
+    the game and on a clone, and keeps nothing once it is done."""
+    game = _mid_game(name, 3, 60)
+    for g in (game, game.clone()):
+        assert g.estimates() == {p: g.estimate(p) for p in g.players}
+        assert g.estimates(g.players[1:]) == {p: g.estimate(p) for p in g.players[1:]}
+        assert g.machine.memo is None
+
+
+def test_a_derived_value_the_estimates_read_is_worked_out_once_a_pass(tmp_path, monkeypatch):
+    """A derived value read by every seat's estimate is computed once for all of them, afresh
+    on the next pass (an action may have changed what it read)."""
+    from railrules.interpreter.engine.machine import Machine
+    ruleset = load_ruleset(str(_coin_race(tmp_path, "estimate p = p.cash * 100 // max(1, total())",
+                                          "derived total() = sum([q.cash for q in players])\n")))
+    game = ruleset.new_game(3, 1)
+    computed = []
+    untracked = Machine._untracked
+    monkeypatch.setattr(Machine, "_untracked", lambda run, key, args: computed.append(key) or untracked(run, key, args))
+    for _ in range(4):
+        cash = {p: game.state["entities"][p]["cash"] for p in game.players}
+        assert game.estimates() == {p: cash[p] * 100 // max(1, sum(cash.values())) for p in game.players}
+        game.apply(game.legal_actions()[-1])
+    assert computed == ["total"] * 4
+
+
+def test_an_estimate_asked_for_no_player_says_so(tmp_path):
+    game = load_ruleset(str(_coin_race(tmp_path))).new_game(2, 1)
+    with pytest.raises(RulesRuntimeError) as err:
+        game.estimate("p3")
+    d = err.value.diagnostics[0]
+    assert d.code == "RR302" and "p3 is not a player" in d.message and d.pos.file.endswith("game.rules")
+
+
 def test_estimate_is_none_without_one_and_the_score_once_over(tmp_path):
     game = load_ruleset(str(_coin_race(tmp_path, None))).new_game(2, 1)
     assert game.estimate("p1") is None
@@ -632,19 +668,20 @@ def test_a_search_that_keeps_a_few_games_searches_as_one_that_keeps_many(monkeyp
 
 
 def test_standings_and_leads_are_their_definitions_for_any_values():
-    """Standings compare each pair of seats once, and a seat's lead looks for the best of the
-    others in one pass: for random values (whole numbers and fractions, many ties, 2 to 6
+    """Standings compare each pair of seats once, and the seats' leads look for the best and the
+    runner-up in one pass: for random values (whole numbers and fractions, many ties, 2 to 6
     seats) they are the share of the others a seat is ahead of (a tie half) and its value less
-    the others' best, exactly."""
-    from railrules.tools.bots.search import _ahead, _standings
+    the others' best, exactly (with one seat: 0)."""
+    from railrules.tools.bots.search import _leads, _standings
     rng = random.Random(4)
     for _ in range(500):
         seats = [f"p{i}" for i in range(rng.randint(2, 6))]
         values = {p: rng.choice([rng.randint(-3, 3), Fraction(rng.randint(-9, 9), rng.randint(1, 3))])
                   for p in seats}
-        standings = _standings(seats, values)
+        standings, leads = _standings(seats, values), _leads(values)
         for p in seats:
             others = [v for q, v in values.items() if q != p]
             share = sum(1.0 if values[p] > v else 0.5 if values[p] == v else 0.0 for v in others)
             assert standings[p] == share / len(others)
-            assert _ahead(values, p) == values[p] - max(others)
+            assert leads[p] == values[p] - max(others)
+    assert _leads({"p1": Fraction(7, 2)}) == {"p1": 0}

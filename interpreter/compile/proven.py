@@ -300,8 +300,8 @@ def _units(defs: list, names):
     """``(key, definition, {local: its type, fixed}, its nodes that write, bind or call)`` of
     each definition with locals, keyed as the compiler keys its code (statements.py). A parameter has the type every call passes
     (:func:`_calls`), unless a procedure is called through a local that names it (then any
-    procedure may get anything); an action's player and a score's or tiebreak's are players
-    (the engine passes them)."""
+    procedure may get anything); an action's player and a score's, tiebreak's or estimate's are
+    players (the engine passes them)."""
     nodes = {id(d): [x for x in n.walk(d) if x.__class__ in _BINDS] for d in defs
              if isinstance(d, (n.ProcDef, n.HandlerDef, n.ActionDef, n.GameDef, n.ScoreDef))}
     dynamic = any(x.__class__ in (n.CallStmt, n.LetCall) and x.proc not in names.procedures
@@ -319,9 +319,8 @@ def _units(defs: list, names):
         elif isinstance(d, n.GameDef) and game:
             game = False
             yield "game", d, {}, nodes[id(d)]
-        elif isinstance(d, n.ScoreDef):   # (Game.estimate passes what its caller gives)
-            kind = n.DEFINITION_KINDS[type(d)]
-            yield kind, d, {d.player: ANY if kind == "estimate" else "entity:players"}, nodes[id(d)]
+        elif isinstance(d, n.ScoreDef):   # (Game.estimates refuses any other player)
+            yield n.DEFINITION_KINDS[type(d)], d, {d.player: "entity:players"}, nodes[id(d)]
 
 
 _PLAYERS = "list:entity:players"   # what a turn loop takes its players from when it names none

@@ -9,6 +9,7 @@ from collections import Counter, deque
 from ..errors import BadSave, Diagnostic, IllegalAction, Pos, RulesRuntimeError
 from ..runtime.rationals import Fraction
 from ..runtime.strict_json import read_json
+from ..runtime.values import word
 from . import commitments, secrecy
 from .log import Messages
 from .machine import Action, Machine
@@ -376,18 +377,38 @@ class Game:
     def estimate(self, player: str):
         """How well ``player`` stands, by the ruleset's ``estimate p = ...`` (a number, higher
         is better; None when the ruleset has none). On a finished game, the player's score."""
+        return self.estimates([player])[player]
+
+    def estimates(self, players: list | None = None) -> dict:
+        """Player -> :meth:`estimate`, for ``players`` (default: all), in one pass: a ``derived``
+        value their estimates read is worked out once for all of them (the rules cannot change
+        the state while they are evaluated), and kept only until the pass ends."""
+        if players is None:
+            players = self.players
+        else:   # (the estimate's code takes its player for a player)
+            for p in players:
+                if p not in self.state["kinds"]["players"]:
+                    raise RulesRuntimeError(Diagnostic("RR302", f"in estimate: {word(p)} is not a player",
+                                                       self.ruleset.program.estimate_pos))
         if self.state["result"] is not None:
-            return self.state["result"]["scores"][player]
+            scores = self.state["result"]["scores"]
+            return {p: scores[p] for p in players}
         fn = self.ruleset.program.estimate
         if fn is None:
-            return None
+            return dict.fromkeys(players)
         machine = self.machine
-        machine.steps = 0
+        machine.memo = {}
+        out = {}
         try:
-            return fn(machine, player)
+            for p in players:
+                machine.steps = 0
+                out[p] = fn(machine, p)
         except Exception as err:  # rules faults become diagnostics
             raise RulesRuntimeError(Diagnostic("RR302", f"in estimate: {err}",
                                                self.ruleset.program.estimate_pos)) from None
+        finally:
+            machine.memo = None
+        return out
 
     def metrics(self) -> dict:
         """The ruleset's figures (``metric NAME = expr``) of the game as it stands: name -> a

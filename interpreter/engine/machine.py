@@ -165,6 +165,7 @@ class Machine(_Shows):
         self.deps: list | None = None    # while a derived value is computed: what it reads
         self.gdeps: list | None = None
         self.from_scratch = False       # True: derived values are recomputed, never cached
+        self.memo: dict | None = None   # while Game.estimates runs: (name, args) -> value
         self.messages: list = messages if messages is not None else []
         self._say = self.messages.append
         self.depth = 0
@@ -377,7 +378,16 @@ class Machine(_Shows):
         (stored values are never changed in place, so "the same object" means "unchanged"),
         else computed again, noting every entity field and variable it reads."""
         if self.from_scratch:
-            return run_body(self, self.program_functions[key], key, dict(zip(self.ruleset.names.functions[key].params, args)))
+            return self._untracked(key, args)
+        memo = self.memo
+        if memo is not None:   # one pass over the seats' estimates: the state stays as it is
+            try:
+                return memo[key, args]
+            except KeyError:
+                memo[key, args] = value = self._untracked(key, args)
+                return value
+            except TypeError:  # a list among the arguments: not kept
+                pass
         ck: tuple | None = (key, args)
         try:
             entry = self.cache.get(ck)
@@ -405,6 +415,10 @@ class Machine(_Shows):
         if ck is not None:
             self.cache[ck] = (value, tuple((e, f, v) for (e, f), v in deps), gdeps)
         return value
+
+    def _untracked(self, key: str, args: tuple):
+        """``derived key(args)`` computed afresh, noting nothing and keeping nothing."""
+        return run_body(self, self.program_functions[key], key, dict(zip(self.ruleset.names.functions[key].params, args)))
 
     def _holds(self, entry) -> bool:
         ent, glob = self.ent, self.glob

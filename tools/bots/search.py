@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import time
+from itertools import repeat
+from operator import is_, itemgetter
 from fractions import Fraction
 
 from railrules.interpreter.runtime.values import Action
@@ -128,7 +130,7 @@ def estimates(game, values=None) -> dict:
     """Seat -> its estimate: by ``values(game)`` (seat -> value: a learned estimate) if given
     and the game is not over, else by the ruleset's (the score once the game is over)."""
     if values is None or game.is_over:
-        return {p: game.estimate(p) for p in game.players}
+        return game.estimates()
     return values(game)
 
 
@@ -141,7 +143,7 @@ def standings(game, values=None) -> dict:
 
 def _unknown(values: dict) -> bool:
     """Whether a value is None (asked by identity: a fraction compared with None is slow)."""
-    return any(v is None for v in values.values())
+    return any(map(is_, values.values(), repeat(None)))
 
 
 def _standings(players, values: dict) -> dict:
@@ -177,19 +179,17 @@ def credits(game, weight: float, values=None) -> dict:
     stand = _standings(players, values)
     if weight <= 0 or len(players) < 2 or _unknown(values):
         return stand
-    scale = float(sum(abs(v) for v in values.values())) / len(players) or 1.0
-    return {p: (1 - weight) * stand[p] + weight * (1 + math.tanh(_ahead(values, p) / scale)) / 2
+    scale = float(sum(map(abs, values.values()))) / len(players) or 1.0
+    leads = _leads(values)
+    return {p: (1 - weight) * stand[p] + weight * (1 + math.tanh(leads[p] / scale)) / 2
             for p in players}
 
 
-def _ahead(values: dict, seat: str):
-    """How far ``seat``'s value is above the best of the others' (below: < 0)."""
-    mine = best = values[seat]
-    first = True
-    for p, v in values.items():
-        if p != seat and (first or v > best):
-            best, first = v, False
-    return mine - best
+def _leads(values: dict) -> dict:
+    """Seat -> how far its value is above the best of the others' (below: < 0)."""
+    top, best = max(values.items(), key=itemgetter(1))   # (the first of the highest)
+    runner = max((v for p, v in values.items() if p != top), default=best)
+    return {p: v - (runner if p == top else best) for p, v in values.items()}
 
 
 def standing(game, seat: str) -> float:
@@ -201,7 +201,7 @@ def rating(game, seat: str, values=None) -> tuple:
     results of its actions, and the order in which the search tries them. ``values``: as
     :func:`estimates`."""
     values = estimates(game, values)
-    ahead = 0 if values[seat] is None else _ahead(values, seat)
+    ahead = 0 if values[seat] is None else _leads(values)[seat]
     return _standings(game.players, values)[seat], ahead
 
 
