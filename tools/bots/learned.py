@@ -65,7 +65,7 @@ class Model:
     def value(self, game) -> dict:
         """Seat -> predicted standing; on a finished game, the scores (as ``game.estimate``)."""
         if game.is_over:
-            return {p: game.estimate(p) for p in game.players}
+            return game.estimates()
         items = list(self.weights.items())
         out = {}
         for seat, x in self._features.of(game).items():

@@ -97,7 +97,7 @@ def turn_order(players: list, deciders: list, start: str | None) -> list:
 
 
 def _leader(game):
-    values = {p: game.estimate(p) for p in game.players}
+    values = game.estimates()
     best = max(values.values())
     first = [p for p, v in values.items() if v == best]
     return first[0] if len(first) == 1 else None
