@@ -84,6 +84,14 @@ def play_random(ruleset, players: int, seed: int, snapshots: int = 3) -> Playthr
     return run
 
 
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """The user cache (RAILRULES_CACHE_DIR), a folder of the test's own, not made yet."""
+    where = tmp_path / "cache"
+    monkeypatch.setenv("RAILRULES_CACHE_DIR", str(where))
+    return where
+
+
 @pytest.fixture(scope="session")
 def chicago():
     """The shipped Chicago Express ruleset, loaded once per session."""

@@ -16,13 +16,6 @@ from railrules.interpreter.paths import rulesets_dir
 RULES = sorted((rulesets_dir()).glob("*/rules/*.rules"))[:3]
 
 
-@pytest.fixture
-def folder(tmp_path, monkeypatch) -> Path:
-    where = tmp_path / "cache"
-    monkeypatch.setenv("RAILRULES_CACHE_DIR", str(where))
-    return where
-
-
 def _trees(lark) -> list:
     """The parse trees of the first definition of a few shipped rules files."""
     out = []

@@ -25,14 +25,6 @@ steps:
 
 
 @pytest.fixture
-def folder(tmp_path, monkeypatch) -> Path:
-    """The user cache, a folder of its own."""
-    where = tmp_path / "cache"
-    monkeypatch.setenv("RAILRULES_CACHE_DIR", str(where))
-    return where
-
-
-@pytest.fixture
 def base(tmp_path) -> Path:
     """The lint corpus' base ruleset with a scenario that lint finds fault with."""
     root = tmp_path / "base"

@@ -21,13 +21,6 @@ CORPUS = Path(__file__).parent / "lint_corpus" / "base"
 
 
 @pytest.fixture
-def folder(tmp_path, monkeypatch) -> Path:
-    where = tmp_path / "cache"
-    monkeypatch.setenv("RAILRULES_CACHE_DIR", str(where))
-    return where
-
-
-@pytest.fixture
 def compiles(monkeypatch) -> list:
     """The rulesets the code generator compiled (one item per compile)."""
     done: list = []
