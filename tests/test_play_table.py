@@ -293,7 +293,7 @@ def test_a_write_from_the_page_itself_is_answered(tmp_path):
 def test_links_on_every_address_say_which_name_they_use(tmp_path, monkeypatch):
     import railrules.tools.play.serve as serve
     import uvicorn
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda *a, **k: None)
     out = io.StringIO()
     t, _ = served(tmp_path)
     with socket.socket() as probe:

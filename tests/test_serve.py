@@ -644,7 +644,7 @@ def test_links_of_a_server_on_every_address_name_this_machine(tmp_path, monkeypa
 
     import railrules.tools.play.serve as serve
     import uvicorn
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda *a, **k: None)
     out = io.StringIO()
     serve.serve_table(table(tmp=tmp_path), "0.0.0.0", free_port(), out)
     assert f"http://{socket.gethostname()}:" in out.getvalue() and "http://0.0.0.0" not in out.getvalue()

@@ -190,6 +190,18 @@ def test_a_restarted_table_answers_at_the_links_sent_before(tmp_path):
     assert restart_command(out) == command
 
 
+def test_a_ctrl_c_at_any_moment_after_the_links_saves_and_says_how_to_go_on(tmp_path):
+    """Before uvicorn takes the signal, a Ctrl-C made it exit with status 3 and no save line,
+    or, raised inside a finalizer and dropped, left the server running for ever."""
+    for k in range(12):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        server = Server(folder, "chicago_express", "--players", "3", "--port", str(free_port()))
+        time.sleep(k % 3 / 1000)
+        out = server.stop()
+        assert server.proc.returncode == 0 and "continue with: railrules serve --resume" in out, out
+
+
 def test_an_old_save_without_links_gets_new_ones_said_once(tmp_path):
     port = str(free_port())
     first = Server(tmp_path, "chicago_express", "--players", "3", "--port", port, "--save", "old.save.json")

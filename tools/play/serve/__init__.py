@@ -32,15 +32,25 @@ def serve_lobby(lobby: Lobby, host: str, port: int, out=None) -> None:
     from railrules.tools.play.serve.app import hosts_of, make_app
     out = out or sys.stdout
     _port_free(host, port)
-    # uvicorn shuts down on Ctrl-C or SIGTERM, then raises the signal again: here it ends run()
-    previous = signal.signal(signal.SIGTERM, _stop)
+    # (uvicorn's Server, not uvicorn.run: that exits with status 3, skipping the save, when a
+    # Ctrl-C comes before it listens)
+    server = uvicorn.Server(uvicorn.Config(make_app(lobby, hosts_of(host)), host=host, port=port,
+                                           log_level="warning"))
+
+    def stop(signum, frame):
+        """Ctrl-C or SIGTERM before uvicorn takes them (and once it gives them back): the server
+        is told to stop too, for a KeyboardInterrupt raised inside a finalizer is dropped."""
+        server.should_exit = True
+        raise KeyboardInterrupt
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         _print_links(lobby, host, port, out)
-        uvicorn.run(make_app(lobby, hosts_of(host)), host=host, port=port, log_level="warning")
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _print_links(lobby: Lobby, host: str, port: int, out) -> None:
@@ -76,10 +86,6 @@ def _port_free(host: str, port: int) -> None:
         except OSError as err:
             raise Refused(0, f"port {port} is in use; try --port {port + 1}" if err.errno == errno.EADDRINUSE
                           else f"cannot listen on {host} port {port}: {err.strerror or err}") from None
-
-
-def _stop(signum, frame):
-    raise KeyboardInterrupt
 
 
 # ------------------------------------------------------------------ the verb: railrules serve
