@@ -47,6 +47,15 @@ def linted(monkeypatch) -> list:
     return runs
 
 
+SHORT_SCENARIO = SCENARIO.replace("steps:", "variant: short\nsteps:")   # a scenario of the variant below
+
+
+def _add_short_variant(root: Path) -> None:
+    (root / "variants").mkdir()
+    (root / "variants" / "short.yaml").write_text("description: fewer rounds\nset:\n  constants: {max_rounds: 2}\n",
+                                                  encoding="utf-8")
+
+
 def said(*paths: str, **options) -> list[str]:
     return [f"{d} [{d.hint}]" for d in lint.lint_paths(list(paths), **options)]
 
@@ -120,12 +129,9 @@ def test_an_added_file_is_linted_afresh(folder, base, linted):
     assert any("more.yaml" in d and "Ble" in d for d in said(str(base)))
     (base / "rules" / "stray.rules").write_text("const stray = 1\n", encoding="utf-8")
     assert any("RR207" in d and "stray.rules" in d for d in said(str(base)))
-    (base / "scenarios" / "variant.yaml").write_text(SCENARIO.replace("steps:", "variant: short\nsteps:"),
-                                                     encoding="utf-8")
+    (base / "scenarios" / "variant.yaml").write_text(SHORT_SCENARIO, encoding="utf-8")
     assert any("no variant 'short'" in d for d in said(str(base)))
-    (base / "variants").mkdir()
-    (base / "variants" / "short.yaml").write_text("description: fewer rounds\nset:\n  constants: {max_rounds: 2}\n",
-                                                  encoding="utf-8")
+    _add_short_variant(base)
     assert not any("no variant 'short'" in d for d in said(str(base)))
     assert len(linted) == 5
 
@@ -134,12 +140,9 @@ def test_a_variant_added_to_the_ruleset_extended_is_linted_afresh(folder, base, 
     mine = tmp_path / "mine"
     (mine / "scenarios").mkdir(parents=True)
     (mine / "ruleset.yaml").write_text("name: mine\nextends: ../base\n", encoding="utf-8")
-    (mine / "scenarios" / "short.yaml").write_text(
-        SCENARIO.replace("steps:", "variant: short\nsteps:"), encoding="utf-8")
+    (mine / "scenarios" / "short.yaml").write_text(SHORT_SCENARIO, encoding="utf-8")
     assert any("no variant 'short'" in d for d in said(str(mine)))
-    (base / "variants").mkdir()
-    (base / "variants" / "short.yaml").write_text("description: fewer rounds\nset:\n  constants: {max_rounds: 2}\n",
-                                                  encoding="utf-8")
+    _add_short_variant(base)
     assert not any("no variant 'short'" in d for d in said(str(mine)))
     assert len(linted) == 2
 
