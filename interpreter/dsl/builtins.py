@@ -555,21 +555,25 @@ _REACHED = 1024   # the reach answers a board keeps (the last thousand or so)
 _WHOLE = frozenset({int, type(None)})
 
 
-def _reach_key(group: list, limit, cost):
-    """What a reach answer depends on besides the board, as a key of ``Board.reaches``: the
-    group, the limit and the cost, each by value (a number with its kind: ``1`` and ``true``, or
-    ``2`` and a fraction 2, are equal but not alike); None when the cost is a function, or a
-    map with a price that is not a whole number or none (then its prices are checked, or asked,
-    each time)."""
+def _reach_key(board, group: list, limit, cost) -> tuple:
+    """What a reach answer depends on besides the board, as a key of ``Board.reaches``, and the
+    cost as the search reads it: the group, the limit and the cost, each by value (a number with
+    its kind: ``1`` and ``true``, or ``2`` and a fraction 2, are equal but not alike), a list of
+    enterable hexes as their bits (the search's own reading of it: items that are no hex enter
+    nothing); the key None when the cost is a function, or a map with a price that is not a
+    whole number or none (then its prices are checked, or asked, each time)."""
     if cost is None:
         priced: tuple = ()
+        enterable = -1
     elif cost.__class__ is list:
-        priced = (1, *cost)
+        enterable = _bits_of(board, cost)
+        priced = (1, enterable)
     elif cost.__class__ is dict and _WHOLE.issuperset(map(type, cost.values())):
         priced = (2, tuple(cost), tuple(cost.values()))   # (no pair made or hashed)
+        enterable = None
     else:
-        return None
-    return (limit.__class__, limit, *group), priced
+        return None, None
+    return ((limit.__class__, limit, *group), priced), enterable
 
 
 def _reach(run, group, limit, cost=None):
@@ -582,61 +586,79 @@ def _reach(run, group, limit, cost=None):
     The answer depends on the board, which never changes, and on the arguments alone: the board
     keeps the answers of the last thousand or so by their arguments' values (the same company's
     network, trains and prices come back decision after decision), each with the work it was
-    charged, charged again when it is read (the budget runs out where it would without them)."""
+    charged, charged again when it is read (the budget runs out where it would without them).
+    The list given back knows its bits (:func:`_bits_of`): a later search through it reads them
+    at once."""
     if group.__class__ is not list:
         group = _as_list(group, "reach")
     board = run.board
     try:   # (a kept answer's arguments were checked when it was found)
-        key = _reach_key(group, limit, cost)
+        key, enterable = _reach_key(board, group, limit, cost)
         kept = board.reaches.get(key) if key is not None else None
     except TypeError:   # lists among the items: refused below, in their words
-        key = kept = None
+        key = kept = enterable = None
     if kept is not None:
         charge(run, kept[1])
-        return list(kept[0])
+        return _knowing_bits(list(kept[0]), kept[2])
     sources = {_hex(run, h, "reach") for h in group}
     limit = _number(limit, "reach")
     if not sources or limit < 0:
         return []
-    reached, searched, read = _reached(run, board, sources, limit, cost)
+    reached, seen, searched, read = _reached(run, board, sources, limit, cost, enterable)
     work = _sort_work(searched, read)
     if key is not None:
         if len(board.reaches) >= _REACHED:
             board.reaches.clear()
-        board.reaches[key] = (reached, work)
+        board.reaches[key] = (reached, work, seen)
     charge(run, work)
-    return list(reached)
+    return _knowing_bits(list(reached), seen)
 
 
-def _reached(run, board, sources: set, limit, cost) -> tuple:
-    """reach's search: the hexes reached in board order, how many were searched and how many
-    prices were read or asked (what it is charged)."""
+def _knowing_bits(hexes: list, bits) -> list:
+    """``hexes``, its bits (None: not known) kept for :func:`_bits_of`."""
+    if bits is not None:
+        if len(_BITS) >= 256:
+            _BITS.clear()
+        _BITS[id(hexes)] = (hexes, bits)
+    return hexes
+
+
+def _reached(run, board, sources: set, limit, cost, enterable=None) -> tuple:
+    """reach's search: the hexes reached in board order, as bits (None from a search on a heap),
+    how many were searched and how many prices were read or asked (what it is charged).
+    ``enterable``: a list cost's bits, when known."""
     if cost is None or cost.__class__ is list:
         # every step costs 1: breadth-first, on whole numbers with a bit per hex (Board.bits)
-        allowed = -1 if cost is None else _bits_of(board, cost)
+        if enterable is None:
+            enterable = -1 if cost is None else _bits_of(board, cost)
+        allowed = enterable
         start = seen = ring = _bits_of(board, sources)
         last = _SEARCHED.get((start, limit))
         if last is not None and last[0] is board and _same_reach(board, last[1], allowed, last[2]):
             seen, reached = last[2], last[3]
         else:
             steps = 0
+            around = board.around
             while ring and steps < limit:
                 steps += 1
-                ring = board.around(ring) & allowed & ~seen
+                ring = around(ring) & allowed & ~seen
                 seen |= ring
             reached = board.hexes_in(seen)
         if len(_SEARCHED) >= _REACHED:
             _SEARCHED.clear()
         _SEARCHED[start, limit] = (board, allowed, seen, reached)
-        return reached, len(reached), 0   # each hex reached was searched from once
+        return reached, seen, len(reached), 0   # each hex reached was searched from once
     if cost.__class__ is dict:   # a map of prices, charged when it was made
         levels = _price_levels(board.bits, cost, limit)
         if levels is not None:
-            reached = board.hexes_in(_reach_by_levels(board, _bits_of(board, sources), limit, levels))
-            return reached, len(reached), len(cost)   # each hex reached, each price read
-        return _cheapest(run, sources, limit, cost, None)
+            seen = _reach_by_levels(board, _bits_of(board, sources), limit, levels)
+            reached = board.hexes_in(seen)
+            return reached, seen, len(reached), len(cost)   # each hex reached, each price read
+        found, searched, read = _cheapest(run, sources, limit, cost, None)
+        return found, None, searched, read
     if callable(cost):
-        return _cheapest(run, sources, limit, {}, cost)
+        found, searched, read = _cheapest(run, sources, limit, {}, cost)
+        return found, None, searched, read
     raise BuiltinError(f"reach() needs a list of hexes, a map of prices or a function (h => ...) "
                        f"as its cost, got {_kind(cost)}")
 
@@ -682,12 +704,12 @@ def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
     """Dijkstra by whole prices (Dial's buckets, each a set of bits): ``rings[d]``, the hexes
     next to those first reached for exactly d, gives the hexes of price w first reached for
     d + w; a hex of price 0 is reached for what its neighbour was. ``seen``: the group."""
-    free = levels.pop(0, 0)
-    priced = sorted(levels.items())
+    free = levels.get(0, 0)
+    priced = sorted(item for item in levels.items() if item[0])
     top = priced[-1][0] if priced else 0
     around = board.around
 
-    def ring_of(new: int) -> int:
+    def with_free(new: int) -> int:
         """The hexes next to ``new``, just reached, once the free hexes it leads to are in."""
         nonlocal seen
         near = around(new)
@@ -698,6 +720,7 @@ def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
             near |= more
             ring = more & free & ~seen
         return near
+    ring_of = with_free if free else around
     rings = [ring_of(seen)]
     d = last = 0
     limit = int(limit // 1)
