@@ -100,7 +100,7 @@ class Board:
                 bits ^= low
             return out
         tables = self._near_pair
-        for i, pair in enumerate(self._pairs_of(bits)):
+        for i, pair in enumerate(memoryview(bits.to_bytes(2 * self._pairs, "little")).cast("H")):   # (_pairs_of)
             if pair:
                 found = tables[i].get(pair)
                 if found is None:
