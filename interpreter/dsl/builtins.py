@@ -722,10 +722,9 @@ def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
         return near
     ring_of = with_free if free else around
     rings = [ring_of(seen)]
-    enterable = reduce(or_, (group for _, group in priced), free)
     d = last = 0
     limit = int(limit // 1)
-    while d < limit and d - last < top and enterable & ~seen:   # (all reached: no more to find)
+    while d < limit and d - last < top:
         d += 1
         new = 0
         for w, group in priced:
