@@ -703,10 +703,12 @@ def _price_levels(bits: dict, prices: dict, limit) -> dict | None:
 def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
     """Dijkstra by whole prices (Dial's buckets, each a set of bits): ``rings[d]``, the hexes
     next to those first reached for exactly d, gives the hexes of price w first reached for
-    d + w; a hex of price 0 is reached for what its neighbour was. ``seen``: the group."""
+    d + w; a hex of price 0 is reached for what its neighbour was. ``seen``: the group. (A
+    ring that no price within the limit reaches past is not worked out.)"""
     free = levels.get(0, 0)
     priced = sorted(item for item in levels.items() if item[0])
     top = priced[-1][0] if priced else 0
+    last_ring = int(limit // 1) - priced[0][0] if priced and not free else limit
     around = board.around
 
     def with_free(new: int) -> int:
@@ -734,7 +736,7 @@ def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
         new &= ~seen
         if new:
             seen |= new
-            rings.append(ring_of(new))
+            rings.append(ring_of(new) if d <= last_ring else 0)
             last = d
         else:
             rings.append(0)
