@@ -72,6 +72,24 @@ def test_a_kept_answer_equals_a_fresh_search_over_random_games(ruleset, name, ke
     assert seen["calls"] > 50 and 0 < seen["kept"] < seen["calls"], seen
 
 
+def test_the_hexes_reach_gives_back_know_their_own_bits(monkeypatch):
+    """The list reach gives back comes with its bits, which a later search through it reads at once
+    (builtins._bits_of): over seeded random games, kept answers and fresh ones, they are the
+    bits of the hexes in it."""
+    real = builtins.ALL["reach"].fn
+    calls = []
+
+    def checked(run, *args):
+        found = real(run, *args)
+        board = run.board
+        assert builtins._bits_of(board, found) == sum(board.bits[h] for h in found), args
+        calls.append(len(found))
+        return found
+    monkeypatch.setitem(expressions._BASE, "_b_reach", checked)
+    _play(load_ruleset("german_railways"), 3, 4)
+    assert len(calls) > 50 and max(calls) > 20, calls
+
+
 def test_a_kept_reach_is_not_one_of_alike_but_different_arguments():
     """Arguments that are equal but not alike (a price 1 and true, a limit 2 and a fraction 2)
     are not one key: the second is checked, and refused, or searched, in its own right."""
