@@ -105,22 +105,23 @@ def test_a_kept_reach_is_not_one_of_alike_but_different_arguments():
 
 
 def test_a_search_by_steps_taken_again_through_changed_hexes_equals_a_fresh_one(monkeypatch):
-    """reach by steps through a list of enterable hexes takes the answer of its last search from
-    the same group within the same limit when no hex that search reached is barred now and no
-    hex opened now is next to one (builtins._same_reach): on random groups, limits and hexes
-    barred or opened a few at a time, the answer of a fresh search (and so its work, which is
-    the count of hexes reached; the test above compares the work in play)."""
+    """reach by steps through a list of enterable hexes takes its last search from the same group
+    within the same limit as far as it stands: its layers (the hexes first reached at each step) up
+    to the first one next to a hex barred or opened since, all of it when none is
+    (builtins._layers_kept). On random groups, limits and hexes barred or opened a few at a time,
+    the answer of a fresh search (and so its work, which is the count of hexes reached; the test
+    above compares the work in play), whether the last search stood whole, in part or not at all."""
     game = load_ruleset("german_railways").new_game(4, 1)
     board, rng = game.ruleset.board, random.Random(7)
     hexes = list(board.adj)
-    taken = {True: 0, False: 0}
-    real = builtins._same_reach
+    taken = {"whole": 0, "in part": 0, "not at all": 0}
+    real = builtins._layers_kept
 
     def counted(*args):
-        same = real(*args)
-        taken[same] += 1
-        return same
-    monkeypatch.setattr(builtins, "_same_reach", counted)
+        stands = real(*args)
+        taken["whole" if stands is None else "in part" if stands else "not at all"] += 1
+        return stands
+    monkeypatch.setattr(builtins, "_layers_kept", counted)
     for _ in range(60):
         group, limit = ", ".join(rng.sample(hexes, rng.randint(1, 3))), rng.randint(1, 9)
         enterable = set(rng.sample(hexes, len(hexes) * 3 // 4))
@@ -135,7 +136,7 @@ def test_a_search_by_steps_taken_again_through_changed_hexes_equals_a_fresh_one(
             assert game.evaluate(text) == found, text
             builtins._SEARCHED.clear()
             builtins._SEARCHED.update(searched)
-    assert taken[True] > 20 and taken[False] > 20, taken
+    assert min(taken.values()) > 20, taken
 
 
 def test_components_and_connected_are_networkx_on_random_groups():

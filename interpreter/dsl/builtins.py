@@ -632,21 +632,25 @@ def _reached(run, board, sources: set, limit, cost, enterable=None) -> tuple:
         if enterable is None:
             enterable = -1 if cost is None else _bits_of(board, cost)
         allowed = enterable
-        start = seen = ring = _bits_of(board, sources)
+        start = _bits_of(board, sources)
         last = _SEARCHED.get((start, limit))
-        if last is not None and last[0] is board and _same_reach(board, last[1], allowed, last[2]):
-            seen, reached = last[2], last[3]
-        else:
-            steps = 0
+        stands = _layers_kept(board, last[2], last[1] ^ allowed) if last is not None and last[0] is board else 0
+        if stands is None:   # the whole last search
+            layers, seen, reached = last[2], last[3], last[4]
+        else:   # on from the last layer that stands
+            layers = last[2][:stands + 1] if stands else [start]
+            seen, ring, steps = reduce(or_, layers), layers[-1], len(layers) - 1
             around = board.around
             while ring and steps < limit:
                 steps += 1
                 ring = around(ring) & allowed & ~seen
-                seen |= ring
+                if ring:
+                    seen |= ring
+                    layers.append(ring)
             reached = board.hexes_in(seen)
         if len(_SEARCHED) >= _REACHED:
             _SEARCHED.clear()
-        _SEARCHED[start, limit] = (board, allowed, seen, reached)
+        _SEARCHED[start, limit] = (board, allowed, layers, seen, reached)
         return reached, seen, len(reached), 0   # each hex reached was searched from once
     if cost.__class__ is dict:   # a map of prices, charged when it was made
         levels = _price_levels(board.bits, cost, limit)
@@ -663,18 +667,24 @@ def _reached(run, board, sources: set, limit, cost, enterable=None) -> tuple:
                        f"as its cost, got {_kind(cost)}")
 
 
-_SEARCHED: dict = {}   # (group's bits, limit) -> (board, enterable bits, bits reached, hexes reached): the last search
+_SEARCHED: dict = {}   # (group's bits, limit) -> (board, enterable bits, layers, bits reached, hexes reached): the last search
 
 
-def _same_reach(board, was: int, now: int, seen: int) -> bool:
-    """Whether a step-by-step search that reached ``seen`` through the enterable hexes ``was``
-    reaches the same hexes through ``now`` (from the same group, within the same limit): so
-    when no hex it reached is barred now and no hex opened now is next to one it reached (a
-    shortest way there stays open; a way out would first step on an opened hex next to one)."""
-    if was & ~now & seen:
-        return False
-    opened = now & ~was
-    return not opened or not opened & board.around(seen)
+def _layers_kept(board, layers: list, changed: int) -> int | None:
+    """How much of a step-by-step search stands when the hexes of ``changed`` become enterable
+    or stop being (from the same group, within the same limit): its ``layers``, the group and
+    then the hexes first reached at each step, stand up to the first one next to a changed hex
+    (the next layer is made of hexes next to it), and the whole search when none is. The index
+    of that layer, or None. (A changed hex in a layer is next to the layer before it.)"""
+    if not changed:
+        return None
+    if changed < 0:   # (every hex enterable on one side only)
+        return 0
+    near = board.around(changed)
+    for i, layer in enumerate(layers):
+        if near & layer:
+            return i
+    return None
 
 
 def _price(x, w):
