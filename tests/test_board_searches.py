@@ -43,10 +43,12 @@ def _fresh_beside(name: str, kept_on: str, monkeypatch) -> dict:
         charged = run.steps - steps
         seen["calls"] += 1
         seen["kept"] += len(getattr(board, kept_on)) == before   # nothing new: a kept answer
-        kept, known, searched = getattr(board, kept_on), dict(builtins._SEEN), dict(builtins._SEARCHED)
+        kept, known = getattr(board, kept_on), dict(builtins._SEEN)
+        searched, priced = dict(builtins._SEARCHED), dict(builtins._PRICED)
         setattr(board, kept_on, {})
         builtins._SEEN.clear()   # (distance also knows the very lists asked last,
-        builtins._SEARCHED.clear()   # and reach its last search of each group and limit)
+        builtins._SEARCHED.clear()   # and reach its last search of each group and limit,
+        builtins._PRICED.clear()   # and by prices of each group)
         try:
             steps = run.steps
             assert real(run, *args) == found, (name, args)
@@ -55,8 +57,9 @@ def _fresh_beside(name: str, kept_on: str, monkeypatch) -> dict:
         finally:
             setattr(board, kept_on, kept)
             builtins._SEEN.update(known)
-            builtins._SEARCHED.clear()
-            builtins._SEARCHED.update(searched)
+            for last, was in ((builtins._SEARCHED, searched), (builtins._PRICED, priced)):
+                last.clear()
+                last.update(was)
         return found
     monkeypatch.setitem(expressions._BASE, f"_b_{name}", compared)
     return seen
@@ -136,6 +139,44 @@ def test_a_search_by_steps_taken_again_through_changed_hexes_equals_a_fresh_one(
             assert game.evaluate(text) == found, text
             builtins._SEARCHED.clear()
             builtins._SEARCHED.update(searched)
+    assert min(taken.values()) > 20, taken
+
+
+def test_a_search_by_prices_taken_again_through_changed_prices_equals_a_fresh_one(monkeypatch):
+    """reach by a map of whole prices, none free, takes its last search from the same group as far
+    as it stands: the hexes first reached for each cost below the first at which a hex whose price
+    changed since could be reached (builtins._costs_kept), within any limit. On random groups,
+    limits and prices changed, given or taken away a few at a time, the answer of a fresh search,
+    whether the last search stood whole, in part or not at all."""
+    game = load_ruleset("german_railways").new_game(4, 1)
+    board, rng = game.ruleset.board, random.Random(11)
+    hexes = list(board.adj)
+    taken = {"whole": 0, "in part": 0, "not at all": 0}
+    real = builtins._costs_kept
+
+    def counted(board, was, now, news):
+        stands = real(board, was, now, news)
+        taken["whole" if stands == len(news) else "in part" if stands > 1 else "not at all"] += 1
+        return stands
+    monkeypatch.setattr(builtins, "_costs_kept", counted)
+    for _ in range(60):
+        group = ", ".join(rng.sample(hexes, rng.randint(1, 3)))
+        prices = {h: rng.randint(1, 5) for h in rng.sample(hexes, len(hexes) * 3 // 4)}
+        for _ in range(5):
+            for h in rng.sample(hexes, rng.randint(0, 4)):   # some dearer, cheaper, given, taken
+                if h in prices and rng.random() < 0.3:
+                    del prices[h]
+                else:
+                    prices[h] = rng.randint(1, 5)
+            text = f"reach([{group}], {rng.randint(0, 16)}, {{{', '.join(f'{h}: {w}' for h, w in prices.items())}}})"
+            board.reaches.clear()   # (the exact arguments' answer is kept apart)
+            found = game.evaluate(text)
+            priced = dict(builtins._PRICED)
+            builtins._PRICED.clear()
+            board.reaches.clear()
+            assert game.evaluate(text) == found, text
+            builtins._PRICED.clear()
+            builtins._PRICED.update(priced)
     assert min(taken.values()) > 20, taken
 
 

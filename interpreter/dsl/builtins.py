@@ -712,13 +712,16 @@ def _price_levels(bits: dict, prices: dict, limit) -> dict | None:
 
 def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
     """Dijkstra by whole prices (Dial's buckets, each a set of bits): ``rings[d]``, the hexes
-    next to those first reached for exactly d, gives the hexes of price w first reached for
-    d + w; a hex of price 0 is reached for what its neighbour was. ``seen``: the group. (A
-    ring that no price within the limit reaches past is not worked out.)"""
+    next to ``news[d]``, those first reached for exactly d, gives the hexes of price w first
+    reached for d + w; a hex of price 0 is reached for what its neighbour was. ``seen``: the
+    group. (A ring that no price within the limit reaches past is not worked out.) Where no
+    hex is free, the last search from the same group stands up to the first cost at which a
+    hex whose price changed since could be reached (:func:`_costs_kept`), and goes on from there."""
     free = levels.get(0, 0)
     priced = sorted(item for item in levels.items() if item[0])
     top = priced[-1][0] if priced else 0
-    last_ring = int(limit // 1) - priced[0][0] if priced and not free else limit
+    limit = int(limit // 1)
+    last_ring = limit - priced[0][0] if priced and not free else limit
     around = board.around
 
     def with_free(new: int) -> int:
@@ -733,24 +736,59 @@ def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
             ring = more & free & ~seen
         return near
     ring_of = with_free if free else around
-    rings = [ring_of(seen)]
-    d = last = 0
-    limit = int(limit // 1)
+    group = seen
+    kept = None if free else _PRICED.get(group)
+    if kept is not None and kept[0] is board:
+        stands = min(_costs_kept(board, kept[1], levels, kept[2]), kept[4] + 1, limit + 1)
+        news, rings = kept[2][:stands], kept[3][:stands]
+        seen = reduce(or_, news)
+        last = max(d for d, new in enumerate(news) if new)
+    else:
+        news, rings = [seen], [ring_of(seen)]
+        last = 0
+    d = len(news) - 1
     while d < limit and d - last < top:
         d += 1
         new = 0
-        for w, group in priced:
+        for w, hexes in priced:
             if w > d:
                 break
-            new |= rings[d - w] & group
+            new |= rings[d - w] & hexes
         new &= ~seen
+        news.append(new)
         if new:
             seen |= new
             rings.append(ring_of(new) if d <= last_ring else 0)
             last = d
         else:
             rings.append(0)
+    if not free:
+        if len(_PRICED) >= _REACHED:
+            _PRICED.clear()
+        _PRICED[group] = (board, levels, news, rings, last_ring)
     return seen
+
+
+_PRICED: dict = {}   # group's bits -> (board, levels, news, rings, last ring worked out): the last search by prices (no hex free)
+
+
+def _costs_kept(board, was: dict, now: dict, news: list) -> int:
+    """How many of a search by prices' first costs stand (``news[d]``: the hexes first reached
+    for d, from 0) when its prices change from ``was`` to ``now`` (price levels, none free): the
+    costs below the first at which a hex whose price changed could be reached, that of a hex
+    next to it and the lower of its prices (a hex whose price did not change is a candidate
+    for the same cost as before until then)."""
+    changed = 0
+    for w in was.keys() | now.keys():
+        changed |= was.get(w, 0) ^ now.get(w, 0)
+    if not changed:
+        return len(news)
+    near = board.around(changed)
+    cheapest = min(w for w in was.keys() | now.keys() if (was.get(w, 0) | now.get(w, 0)) & changed)
+    for d, new in enumerate(news):
+        if near & new:
+            return min(d + cheapest, len(news))
+    return len(news)
 
 
 def _cheapest(run, sources: set, limit, price: dict, ask) -> tuple:
