@@ -634,11 +634,13 @@ def _reached(run, board, sources: set, limit, cost, enterable=None) -> tuple:
         allowed = enterable
         start = _bits_of(board, sources)
         last = _SEARCHED.get((start, limit))
-        stands = _layers_kept(board, last[2], last[1] ^ allowed) if last is not None and last[0] is board else 0
-        if stands is None:   # the whole last search
-            layers, seen, reached = last[2], last[3], last[4]
-        else:   # on from the last layer that stands
-            layers = last[2][:stands + 1] if stands else [start]
+        layers: list = [start]
+        stands: int | None = 0
+        if last is not None and last[0] is board:
+            _, was, layers, seen, reached = last
+            stands = _layers_kept(board, layers, was ^ allowed)
+        if stands is not None:   # on from the last layer that stands (None: the whole last search)
+            layers = layers[:stands + 1]
             seen, ring, steps = reduce(or_, layers), layers[-1], len(layers) - 1
             around = board.around
             while ring and steps < limit:
