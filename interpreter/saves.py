@@ -87,13 +87,17 @@ def read_save(text: str, where: str = "<save>") -> SaveFile:
                     data.get("replayable") is not False, state)
 
 
-def game_of_save(save: SaveFile, ruleset, where: str = "<save>", set_up: bool = False):
+def game_of_save(save: SaveFile, ruleset, where: str = "<save>", set_up: bool = False, tell=None):
     """The game of a save read, with ``ruleset`` (the one it names, or one given): BadSave
     saying which rules changed if the ruleset is no longer the one the game was saved with;
     the state checked (:meth:`Game.from_json`) and replayed (:func:`replayed`). A save that says
     its position was set up outside its history (``"replayable": false``) cannot be checked so:
     it is loaded only with ``set_up`` (by a caller who trusts the file: anyone can write that
-    word into an edited save)."""
+    word into an edited save).
+
+    ``tell``: a function given what loading did. With it, a save whose rules changed since it
+    was made is loaded as its history gives under today's rules (:func:`replayed_under`), and
+    ``tell`` is told which rules changed and whether the game came out as the save has it."""
     from .engine.game import Game
     state = save.state
     if isinstance(state, dict) and state.get("hash") not in (None, ruleset.hash) \
@@ -102,10 +106,12 @@ def game_of_save(save: SaveFile, ruleset, where: str = "<save>", set_up: bool = 
             raise BadSave(Diagnostic(
                 "RR304", f"the save is a game of {save.ruleset}, not of {ruleset.name}", Pos(where, 1, 1),
                 hint=f"load it with the rules of {save.ruleset}, or name none: the save says where they are"))
-        changed = ruleset.changed_since(save.fingerprints)
-        raise BadSave(Diagnostic(
-            "RR304", f"the rules changed since this game was saved: {describe_changes(changed)}",
-            Pos(where, 1, 1), hint="load it with the rules it was saved with: name their folder"))
+        changed = describe_changes(ruleset.changed_since(save.fingerprints))
+        if tell is None or not save.replayable:
+            raise BadSave(Diagnostic(
+                "RR304", f"the rules changed since this game was saved: {changed}",
+                Pos(where, 1, 1), hint="load it with the rules it was saved with: name their folder"))
+        return replayed_under(ruleset, state, where, changed, tell)
     if not save.replayable and not set_up:
         raise BadSave(Diagnostic(
             "RR304", "the save holds a position set up outside its history (\"replayable\": false), "
@@ -120,23 +126,24 @@ def game_of_save(save: SaveFile, ruleset, where: str = "<save>", set_up: bool = 
                        for d in err.diagnostics]) from None
 
 
-def load_save(path, ruleset_path: str | None = None, set_up: bool = False):
-    """The game of a save file, with its ruleset (:func:`find_ruleset`); ``set_up`` as
-    :func:`game_of_save`. BadSave (RR304) when the file cannot be read or is no sound save."""
+def load_save(path, ruleset_path: str | None = None, set_up: bool = False, tell=None):
+    """The game of a save file, with its ruleset (:func:`find_ruleset`); ``set_up`` and ``tell``
+    as :func:`game_of_save`. BadSave (RR304) when the file cannot be read or is no sound save."""
     from pathlib import Path
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise BadSave(Diagnostic("RR304", f"cannot use the save: {err}", Pos(str(path), 1, 1))) from None
-    return load_save_text(text, str(path), ruleset_path, set_up)
+    return load_save_text(text, str(path), ruleset_path, set_up, tell)
 
 
-def load_save_text(text: str, where: str, ruleset_path: str | None = None, set_up: bool = False):
+def load_save_text(text: str, where: str, ruleset_path: str | None = None, set_up: bool = False,
+                   tell=None):
     """The game of a save file's text (``where``: what to call it in messages), with the ruleset
-    :func:`find_ruleset` finds; ``set_up`` as :func:`game_of_save`."""
+    :func:`find_ruleset` finds; ``set_up`` and ``tell`` as :func:`game_of_save`."""
     saved = read_save(text, where)
     return game_of_save(saved, find_ruleset(saved.ruleset, saved.path, saved.variant, ruleset_path), where,
-                        set_up)
+                        set_up, tell)
 
 
 def find_ruleset(name: str, saved_in, variant, given: str | None = None):
@@ -340,23 +347,70 @@ def replayed(game, where: str = "<save>"):
     open round of secret choices, the commitments made so far (not in the history until the
     reveal) are made again after it, in the order they were made."""
     from .engine.commitments import open_round
-    from .errors import RailrulesError
     state = game.state
-    fresh = game.ruleset.new_game(state["players"], state["seed"])
     found = open_round(game.ruleset.program, state)
-    committed = [(f"the commitment of {seat}", action, seat) for seat, action in found[1]["commits"].items()] \
-        if found is not None else []
-    for at, action, seat in [(f"history[{i}]", a, None) for i, a in enumerate(state["history"])] + committed:
+    fresh = _replay(game.ruleset, state, found[1]["commits"] if found is not None else {}, where)
+    _same_state(state, fresh.state, where)
+    return fresh.clone()
+
+
+def replayed_under(ruleset, state, where: str, changed: str, tell):
+    """The game a save's history gives under ``ruleset``, rules that changed since the save was
+    made (``changed`` says how): BadSave (RR304) at the first action no longer legal; else the
+    game, and ``tell`` is told it was replayed and whether it came out as the save has it. The
+    commitments made so far in an open round of secret choices are made again after it."""
+    if not (isinstance(state, dict) and isinstance(state.get("history"), list)
+            and all(isinstance(state.get(k), int) for k in ("players", "seed"))):
+        raise refuse("the save's 'history', 'players' or 'seed' is missing or damaged", where)
+    stack = state.get("stack")
+    top = stack[-1].get("locals") if isinstance(stack, list) and stack and isinstance(stack[-1], dict) else None
+    top = top if isinstance(top, dict) else {}
+    commits: dict = next((v["commits"] for v in top.values() if isinstance(v, dict)
+                    and isinstance(v.get("commits"), dict) and isinstance(v.get("seats"), list)), {})
+    try:
+        fresh = _replay(ruleset, state, commits, where)
+    except BadSave as err:
+        raise BadSave(Diagnostic(
+            "RR304", f"the rules changed since this game was saved ({changed}), and its history no "
+            f"longer replays under them: {err.diagnostics[0].message}", Pos(where, 1, 1),
+            hint="load it with the rules it was saved with: name their folder")) from None
+    try:
+        _same_state(state, fresh.state, where, ("stack", "hash", "format"))
+        outcome = "the game is the same as the save's"
+    except BadSave as err:
+        outcome = f"the game differs from the save's: {err.diagnostics[0].message}"
+    made = len(state["history"])
+    tell(f"{where}: the rules changed since this game was saved ({changed}), so it was replayed "
+         f"under today's rules ({made} decision{'' if made == 1 else 's'}), and {outcome}")
+    return fresh.clone()
+
+
+def _replay(ruleset, state: dict, commits: dict, where: str):
+    """A new game of ``ruleset`` with the players and seed of ``state``, its history applied and
+    then ``commits`` (seat -> action, an open round's, in the order made); BadSave (RR304) at the
+    first that is not legal."""
+    from .errors import RailrulesError
+    actions = [(f"history[{i}]", a, None) for i, a in enumerate(state["history"])] \
+        + [(f"the commitment of {seat}", action, seat) for seat, action in commits.items()]
+    try:
+        fresh = ruleset.new_game(state["players"], state["seed"])
+    except RailrulesError as err:
+        raise refuse(f"cannot start its game again: {err.diagnostics[0].message}", where) from None
+    for at, action, seat in actions:
         try:
             fresh.apply(action, player=seat)
         except RailrulesError as err:
             raise refuse(f"{at}: {_short(action)} is not legal when the game is replayed from its "
                          f"seed: {err.diagnostics[0].message}", where) from None
-    now = json.loads(json.dumps(fresh.state))
-    for key, value in state.items():
-        if key != "stack":
+    return fresh
+
+
+def _same_state(saved: dict, state: dict, where: str, besides=("stack",)) -> None:
+    """BadSave naming the first value of ``saved`` (all but ``besides``) that ``state`` differs in."""
+    now = json.loads(json.dumps(state))
+    for key, value in saved.items():
+        if key not in besides:
             _same(value, now.get(key), key, where)
-    return fresh.clone()
 
 
 def replays(game) -> bool:

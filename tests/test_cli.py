@@ -856,6 +856,58 @@ def test_resume_takes_the_ruleset_given_beside_the_save(capsys, tmp_path, own_co
     assert "RR304" in str(err.value) and "changed procedure develop_turn" in str(err.value)
 
 
+def _saved_after_one_bid(tmp_path, own_copy) -> Path:
+    from railrules.interpreter import load_ruleset
+    from railrules.tools.play.table import save
+    game = load_ruleset(str(own_copy)).new_game(3, 5)
+    game.apply(game.legal_actions()[0])            # Player 1 bids 7 for the PRR's share
+    saved = tmp_path / "g.save.json"
+    save(game, saved)
+    return saved
+
+
+def _edit(own_copy, name: str, old: str, new: str) -> None:
+    path = own_copy / name
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, new))
+
+
+def test_a_save_made_before_the_rules_changed_is_replayed_under_them_when_the_caller_listens(tmp_path, own_copy):
+    from railrules.interpreter.saves import load_save
+    saved = _saved_after_one_bid(tmp_path, own_copy)
+    _edit(own_copy, "rules/develop.rules", 'log "{p} declines to develop"', 'log "{p} passes"')
+    told: list[str] = []
+    game = load_save(saved, tell=told.append)
+    assert game.state["history"] == [["bid", 7]] and game.state["hash"] == game.ruleset.hash
+    assert len(told) == 1 and "changed procedure develop_turn" in told[0] and "replayed under today's rules (1 decision)" in told[0]
+    assert "the game is the same as the save's" in told[0]
+    _edit(own_copy, "components.yaml", "houses: 20 ", "houses: 21 ")   # the same bid, another state
+    told.clear()
+    assert load_save(saved, tell=told.append).state["globals"]["houses"] == 21
+    assert "the game differs from the save's: globals.houses: the save holds 20, but its history gives 21" in told[0]
+
+
+def test_a_save_whose_history_the_changed_rules_refuse_is_not_loaded_and_says_where(tmp_path, own_copy):
+    from railrules.interpreter.errors import BadSave
+    from railrules.interpreter.saves import load_save
+    saved = _saved_after_one_bid(tmp_path, own_copy)
+    _edit(own_copy, "components.yaml", "income: 7, opening_bid: 7}", "income: 7, opening_bid: 8}")
+    told: list[str] = []
+    with pytest.raises(BadSave) as err:
+        load_save(saved, tell=told.append)
+    message = err.value.diagnostics[0].message
+    assert "no longer replays under them: history[0]: [\"bid\", 7] is not legal" in message
+    assert "changed entity PRR" in message and told == [] and saved.exists()
+
+
+def test_play_resumes_a_save_made_before_the_rules_changed_and_says_so(capsys, tmp_path, own_copy):
+    saved = _saved_after_one_bid(tmp_path, own_copy)
+    _edit(own_copy, "rules/develop.rules", 'log "{p} declines to develop"', 'log "{p} passes"')
+    code, out, err = run(capsys, "play", "--resume", str(saved), "--bots", "random")
+    assert code == 0 and "the rules changed since this game was saved (changed procedure develop_turn)" in err
+    assert "game over" in out.lower() or "wins" in out.lower()
+
+
 def test_a_save_resumed_with_another_games_rules_says_so_in_one_line(capsys, tmp_path):
     from railrules.interpreter import load_ruleset
     from railrules.tools.play.table import save

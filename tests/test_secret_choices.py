@@ -371,3 +371,19 @@ def test_the_parallel_env_steps_a_round_of_secret_choices_at_once(sealed):
     assert env.game.state["history"] == [["bid", 2], ["bid", 5], ["pass"]]
     assert env.game.evaluate("p2.pot == 1")
     parallel_api_test(RulesParallelEnv(sealed, 3), num_cycles=40)
+
+
+def test_a_save_in_a_round_made_before_the_rules_changed_keeps_its_commitments(tmp_path):
+    from railrules.interpreter.saves import load_save, save_text
+    root = write(tmp_path / "sealed", SEALED_RULES)
+    game = load_ruleset(str(root)).new_game(players=3, seed=2)
+    game.apply("bid 4", player="p3")
+    saved = tmp_path / "g.save.json"
+    saved.write_text(save_text(game, replayable=True), encoding="utf-8")
+    write(root, SEALED_RULES.replace('log "{p} passes"', 'log "{p} declines"'))
+    told: list[str] = []
+    loaded = load_save(saved, tell=told.append)
+    assert "the game is the same as the save's" in told[0]
+    assert loaded.deciding == ["p1", "p2"] and loaded.legal_actions("p3") == []
+    commit_all(loaded, {"p1": "bid 5", "p2": "pass"}, ["p1", "p2"])
+    assert loaded.state["entities"]["p1"]["pot"] == 1

@@ -72,7 +72,7 @@ class Lobby:
         """The table of the game saved at ``save`` (``game``: that game, loaded already), with the
         links, people and bots its links file keeps (``people``, ``bots``: given instead), saved
         from now on at ``to`` (default ``save``); RailrulesError if the save cannot be loaded."""
-        game = game or load_save(save)
+        game = game or load_save(save, tell=self.say)
         kept, note = read_links(save)
         if note:
             self.say(note)

@@ -472,7 +472,8 @@ class Table:
                 if (saved.ruleset, saved.variant) != (ruleset.name, ruleset.variant):
                     raise Refused(422, f"cannot load: the save is a game of {_called(saved.ruleset, saved.variant)}; "
                                   f"this table plays {_called(ruleset.name, ruleset.variant)}")
-                game = game_of_save(saved, ruleset, where)
+                told: list[str] = []
+                game = game_of_save(saved, ruleset, where, tell=told.append)
             except RailrulesError as err:
                 raise Refused(422, f"cannot load: {err.diagnostics[0].message}") from None
             if game.players != self.game.players:
@@ -484,7 +485,8 @@ class Table:
             self.mine, self.last = [], None
             self.version += 1
             self._kept()
-            return {"done": f"loaded a game at decision {game.decisions}", "version": self.version}
+            return {"done": "; ".join([f"loaded a game at decision {game.decisions}", *told]),
+                    "version": self.version}
 
 
 def _called(name: str, variant) -> str:

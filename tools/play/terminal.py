@@ -278,7 +278,8 @@ def open_game(args, verb: str, players: int | None = None, seed: int = 1) -> Gam
     ``render`` draws a save set up outside its history: it continues no game."""
     from railrules.interpreter import load_ruleset
     if args.resume:  # a ruleset named beside --resume is where the save's rules are
-        return load_save(Path(args.resume), args.ruleset, set_up=verb == "render")
+        return load_save(Path(args.resume), args.ruleset, set_up=verb == "render",
+                         tell=lambda text: print(text, file=sys.stderr))
     if not args.ruleset:
         print(f"railrules {verb}: give a ruleset, or --resume FILE", file=sys.stderr)
         return None
