@@ -15,7 +15,7 @@ from ..runtime.code import GO_ON, PAUSE, Choice as Choose, fault_site
 from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_text, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from . import commitments
-from .log import Entry, LogLine, show
+from .log import LogLine, show
 
 _MASK = (1 << 64) - 1
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call
@@ -270,18 +270,26 @@ class Machine(_Shows):
         return stack[-1]
 
     def pop(self, value) -> None:
+        """The top frame returns ``value``: the frame popped, the value to its caller's local."""
         stack = self._stack
         dest = stack.pop()["r"]
         if len(stack) > self._shared:   # a return to a frame this transaction pushed (its own)
             if dest is not None:   # (measured by the rule's return)
                 stack[-1]["L"][dest] = value
-            return
-        if stack:  # own_top, written out: a return to a frame the transaction shares
-            caller = stack[-1] = stack[-1].copy()
-            L = caller["L"] = caller["L"].copy()
-            self._shared -= 1   # (the top frame is always the transaction's: len(stack) was _shared)
-            if dest is not None:   # (measured by the rule's return)
-                L[dest] = value
+        elif stack:
+            self._returned_to(dest, value)
+
+    def _returned_to(self, dest: str | None, value) -> dict:
+        """A return to the top frame, which the transaction shares (:meth:`own_top`, written
+        out: the top frame is always the transaction's, so ``len(stack)`` was ``_shared``):
+        the frame copied, ``value`` in its local ``dest``; returns the copy."""
+        stack = self._stack
+        caller = stack[-1] = stack[-1].copy()
+        L = caller["L"] = caller["L"].copy()
+        self._shared -= 1
+        if dest is not None:   # (measured by the rule's return)
+            L[dest] = value
+        return caller
 
     def _whole_numbers(self, fn, players: list, what: str) -> dict:
         out = {}
@@ -365,7 +373,7 @@ class Machine(_Shows):
         for v in values:
             if v.__class__ is list or v.__class__ is dict:
                 self.steps += text_size(self.ent, v)
-        self._say(_new(Entry, (parts, values, reveals, self.ent)))
+        self._say((parts, values, reveals, self.ent))   # an Entry's fields (log.entry_of)
 
     @staticmethod
     def secret(value, owner: str | None) -> Secret:
@@ -764,10 +772,17 @@ class Machine(_Shows):
                 try:    # :meth:`run`, written out: the top frame's unit runs until it pauses
                     while (r := units[frame["c"]](self, frame)) is not PAUSE:
                         if r is not GO_ON:   # a return: the frame popped, the value to its caller
-                            self.pop(r)
-                        if not stack:
-                            self._ended()
-                            break
+                            dest = stack.pop()["r"]
+                            if not stack:
+                                self._ended()
+                                break
+                            if len(stack) > self._shared:   # :meth:`pop`, written out
+                                frame = stack[-1]
+                                if dest is not None:
+                                    frame["L"][dest] = r
+                                continue
+                            frame = self._returned_to(dest, r)
+                            continue
                         frame = stack[-1]
                 except Exception as err:
                     failure = self._failure(err)
