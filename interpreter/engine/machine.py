@@ -19,6 +19,7 @@ from .log import LogLine, show
 
 _MASK = (1 << 64) - 1
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call
+_MEASURED = frozenset((list, dict))  # the values a log line is charged for (by their text's size)
 _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
            ZeroDivisionError, RecursionError, AttributeError)
 
@@ -371,7 +372,7 @@ class Machine(_Shows):
         """Log a template with its values, written out only when read (:mod:`.log`); measured
         now, whether or not the log is kept."""
         for v in values:
-            if v.__class__ is list or v.__class__ is dict:
+            if v.__class__ in _MEASURED:
                 self.steps += text_size(self.ent, v)
         self._say((parts, values, reveals, self.ent))   # an Entry's fields (log.entry_of)
 
