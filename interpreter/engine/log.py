@@ -116,5 +116,5 @@ class Messages(Sequence):
 
     @property
     def entries(self) -> list:
-        """The log's items as stored: :class:`Entry` records, or plain text."""
+        """The log's items: :class:`Entry` records (made as they are read), or plain text."""
         return [entry_of(x) for x in self._items]
