@@ -271,26 +271,18 @@ class Machine(_Shows):
         return stack[-1]
 
     def pop(self, value) -> None:
-        """The top frame returns ``value``: the frame popped, the value to its caller's local."""
         stack = self._stack
         dest = stack.pop()["r"]
         if len(stack) > self._shared:   # a return to a frame this transaction pushed (its own)
             if dest is not None:   # (measured by the rule's return)
                 stack[-1]["L"][dest] = value
-        elif stack:
-            self._returned_to(dest, value)
-
-    def _returned_to(self, dest: str | None, value) -> dict:
-        """A return to the top frame, which the transaction shares (:meth:`own_top`, written
-        out: the top frame is always the transaction's, so ``len(stack)`` was ``_shared``):
-        the frame copied, ``value`` in its local ``dest``; returns the copy."""
-        stack = self._stack
-        caller = stack[-1] = stack[-1].copy()
-        L = caller["L"] = caller["L"].copy()
-        self._shared -= 1
-        if dest is not None:   # (measured by the rule's return)
-            L[dest] = value
-        return caller
+            return
+        if stack:  # own_top, written out: a return to a frame the transaction shares
+            caller = stack[-1] = stack[-1].copy()
+            L = caller["L"] = caller["L"].copy()
+            self._shared -= 1   # (the top frame is always the transaction's: len(stack) was _shared)
+            if dest is not None:   # (measured by the rule's return)
+                L[dest] = value
 
     def _whole_numbers(self, fn, players: list, what: str) -> dict:
         out = {}
@@ -773,17 +765,10 @@ class Machine(_Shows):
                 try:    # :meth:`run`, written out: the top frame's unit runs until it pauses
                     while (r := units[frame["c"]](self, frame)) is not PAUSE:
                         if r is not GO_ON:   # a return: the frame popped, the value to its caller
-                            dest = stack.pop()["r"]
-                            if not stack:
-                                self._ended()
-                                break
-                            if len(stack) > self._shared:   # :meth:`pop`, written out
-                                frame = stack[-1]
-                                if dest is not None:
-                                    frame["L"][dest] = r
-                                continue
-                            frame = self._returned_to(dest, r)
-                            continue
+                            self.pop(r)
+                        if not stack:
+                            self._ended()
+                            break
                         frame = stack[-1]
                 except Exception as err:
                     failure = self._failure(err)
