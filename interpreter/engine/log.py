@@ -1,10 +1,12 @@
 """The game's log as structured entries, written as text only when someone reads it.
 
-A ``log "..."`` statement stores an :class:`Entry`: the template's text parts and the values
-of its ``{...}`` parts as they were when it ran (stored values are never changed in place, so
-keeping them costs nothing), and, for ``log ... reveals p.cash``, the field it gives away. The
-text is made when a line is read (:class:`Messages`, ``Game.messages``): a bot's imagined
-games, which nobody reads, never pay for it. An entity reads as its name (:func:`show`).
+A ``log "..."`` statement stores an entry: the template's text parts and the values of its
+``{...}`` parts as they were when it ran (stored values are never changed in place, so keeping
+them costs nothing), and, for ``log ... reveals p.cash``, the field it gives away. The log keeps
+it as a plain tuple of an :class:`Entry`'s fields (made at every decision, at C speed); the
+:class:`Entry` and its text are made when it is read (:class:`Messages`, ``Game.messages``): a
+bot's imagined games, which nobody reads, never pay for them. An entity reads as its name
+(:func:`show`).
 """
 from __future__ import annotations
 
@@ -55,8 +57,8 @@ class LogLine(str):
 
 class Entry(NamedTuple):
     """One ``log`` line as data: ``parts`` (text, and None where a value goes), ``values``,
-    ``reveals`` (entity, field) or None, and the game's entities to name entities by. A named
-    tuple: the machine makes one at C speed for most decisions (``tuple.__new__``)."""
+    ``reveals`` (entity, field) or None, and the game's entities to name entities by. The log
+    keeps its fields as a plain tuple (:func:`entry_of` makes the Entry)."""
     parts: tuple
     values: tuple
     reveals: tuple | None
@@ -75,9 +77,15 @@ class Entry(NamedTuple):
         return f"Entry({self.text()!r})"
 
 
+def entry_of(item):
+    """A stored log item as it is read: an :class:`Entry` for an entry's fields (a plain tuple),
+    plain text as itself."""
+    return Entry._make(item) if item.__class__ is tuple else item
+
+
 def text_of(item) -> str:
     """A stored log item as text: entries are written out, plain text is itself."""
-    return item.text() if item.__class__ is Entry else item
+    return Entry._make(item).text() if item.__class__ is tuple else item
 
 
 class Messages(Sequence):
@@ -108,5 +116,5 @@ class Messages(Sequence):
 
     @property
     def entries(self) -> list:
-        """The log's items as stored: :class:`Entry` records, or plain text."""
-        return list(self._items)
+        """The log's items: :class:`Entry` records (made as they are read), or plain text."""
+        return [entry_of(x) for x in self._items]

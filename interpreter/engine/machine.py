@@ -15,10 +15,11 @@ from ..runtime.code import GO_ON, PAUSE, Choice as Choose, fault_site
 from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_text, text_size
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from . import commitments
-from .log import Entry, LogLine, show
+from .log import LogLine, show
 
 _MASK = (1 << 64) - 1
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call
+_MEASURED = frozenset((list, dict))  # the values a log line is charged for (by their text's size)
 _FAULTS = (RuleFault, BuiltinError, KeyError, TypeError, IndexError, ValueError,
            ZeroDivisionError, RecursionError, AttributeError)
 
@@ -363,9 +364,9 @@ class Machine(_Shows):
         """Log a template with its values, written out only when read (:mod:`.log`); measured
         now, whether or not the log is kept."""
         for v in values:
-            if v.__class__ is list or v.__class__ is dict:
+            if v.__class__ in _MEASURED:
                 self.steps += text_size(self.ent, v)
-        self._say(_new(Entry, (parts, values, reveals, self.ent)))
+        self._say((parts, values, reveals, self.ent))   # an Entry's fields (log.entry_of)
 
     @staticmethod
     def secret(value, owner: str | None) -> Secret:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..runtime.values import Secret
 from .commitments import as_read_by
-from .log import Entry, show
+from .log import Entry, entry_of, show
 
 HIDDEN = "hidden"
 
@@ -56,6 +56,7 @@ def hide_in_view(view: dict, secret: dict, secrecy: dict, player: str | None, st
 def line_for(item, player: str | None, state: dict, secret: dict) -> str | None:
     """A stored log item as ``player`` reads it: None when it ``reveals`` a field hidden from
     them, its text with ``hidden`` for each value another seat's secret (a :class:`Secret`)."""
+    item = entry_of(item)
     reveals = item.reveals if item.__class__ is Entry else getattr(item, "reveals", None)
     if reveals is not None and hidden(state, secret, reveals[0], reveals[1], player):
         return None
