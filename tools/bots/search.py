@@ -383,7 +383,7 @@ class Mcts:
             return child.visits, child.value / max(child.visits, 1), -rank.get(a, len(rank))
         chosen = max(tried, key=merit)
         first = root.order[0] if self.sure > 0 and root.ranked and root.order else None
-        if first in root.children and root.children[chosen][1].visits < self.sure * root.children[first][1].visits:
+        if first in tried and root.children[chosen][1].visits < self.sure * root.children[first][1].visits:
             return first   # not visited clearly more often than the look-ahead's choice
         return chosen
 
