@@ -397,7 +397,7 @@ def test_with_one_iteration_mcts_plays_as_greedy_rates(name):
 def test_mcts_is_the_same_for_the_same_seed_with_every_setting():
     game = _mid_game("baltimore_ohio", 3, 40)
     for spec in ("mcts:iterations=40", "mcts:iterations=40:depth=4:lead=0:widen=0",
-                 "mcts:iterations=40:follow=2:runs=1:answers=1"):
+                 "mcts:iterations=40:follow=2:runs=1:answers=1", "mcts:iterations=40:sure=1.5"):
         assert len({make_bot(spec, 5).choose(game) for _ in range(3)}) == 1
 
 
@@ -539,6 +539,39 @@ def test_runs_takes_a_seats_best_rated_decision_after_its_own(tmp_path):
         node = search.trees[game.current_player][2].children[opened][1]
         labels = [a.label for a in node.children]
         assert labels == ["drawer 7"] if runs else len(labels) > 1
+
+
+def test_sure_keeps_the_look_aheads_choice_where_a_trailing_seats_credits_hardly_differ(tmp_path):
+    # The seat to move trails far behind, so whatever it does moves its credit by a hair (a
+    # bounded lead): against the exploration term, opening the safe (three coins a decision
+    # later, in drawer 7) looks no better than taking one coin, most visited is a draw, and the
+    # search mostly takes the coin (about 105 visits of 200 against 95). With sure, the root is
+    # ordered as greedy rates (through the seat's own next decision: the safe, then drawer 7), and
+    # the search keeps that choice unless another action has clearly more visits; with the seats
+    # level both find the safe.
+    root = _coin_race(tmp_path)
+    (root / "rules" / "game.rules").write_text(_GRAB, encoding="utf-8")
+    game = load_ruleset(str(root)).new_game(2, 1)
+    game.execute("set p2.cash = 9")
+    assert make_bot("greedy", 1).choose(game).label == "open_safe"
+    picks = [make_bot("mcts", seed).choose(game).label for seed in range(8)]
+    assert picks.count("take") >= 6
+    for seed in range(8):
+        assert make_bot("mcts:sure=1.5", seed).choose(game).label == "open_safe"
+    game.execute("set p2.cash = 0")
+    for seed in range(4):
+        assert make_bot("mcts:sure=1.5", seed).choose(game).label == "open_safe"
+        assert make_bot("mcts", seed).choose(game).label == "open_safe"
+
+
+def test_sure_takes_another_action_when_its_credit_is_clearly_higher(tmp_path):
+    # One decision ahead the bold opening looks best (greedy takes it), but the other seat's
+    # best answer punishes it: with the answers ordered (rank=2) the search visits the safe
+    # opening four times as often (24 of 30), and overrules the look-ahead.
+    game = _trap(tmp_path)
+    assert make_bot("greedy", 1).choose(game).label == "bold"
+    for seed in range(8):
+        assert make_bot("mcts:iterations=30:rank=2:sure=1.5", seed).choose(game).label == "safe"
 
 
 def test_lead_and_keep_must_be_weights():

@@ -35,7 +35,7 @@ from typing import Any, Callable
 from railrules.interpreter.errors import Diagnostic, RailrulesError
 
 from railrules.tools.bots import learned
-from railrules.tools.bots.search import Mcts, estimates, followed, imagine, standing
+from railrules.tools.bots.search import FOLLOW, Mcts, estimates, followed, imagine, standing
 
 
 class BotSpecError(ValueError):
@@ -111,7 +111,7 @@ class GreedyBot(RandomBot, Estimating):
     ``estimate`` (or the score once the game is over); a ruleset without an estimate has each
     action's result played out to the end ``playouts`` times by random players instead."""
     settings = {"playouts": 4, "estimate": "rules"}
-    FOLLOW = 6   # the seat's own decisions followed after the one rated (see _follow)
+    FOLLOW = FOLLOW   # the seat's own decisions followed after the one rated (see _follow)
 
     def __init__(self, seed: int, playouts: int = 4, estimate="rules"):
         super().__init__(seed)
@@ -178,11 +178,13 @@ class MctsBot(RandomBot, Estimating):
     each iteration imagines the hidden part afresh); with ``keep`` > 0, the part of the tree the
     game went on to is kept for the seat's next decision. See tools/bots/search.py."""
     settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
-                "widen": 1.0, "keep": 0.0, "follow": 0, "rank": 1, "runs": 0, "answers": 0, "estimate": "auto"}
+                "widen": 1.0, "keep": 0.0, "follow": 0, "rank": 1, "runs": 0, "answers": 0, "sure": 0.0,
+                "estimate": "auto"}
 
     def __init__(self, seed: int, iterations: int = 200, depth: int = 0, explore: float = 0.7,
                  seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0, keep: float = 0.0,
-                 follow: int = 0, rank: int = 1, runs: int = 0, answers: int = 0, estimate="auto"):
+                 follow: int = 0, rank: int = 1, runs: int = 0, answers: int = 0, sure: float = 0.0,
+                 estimate="auto"):
         super().__init__(seed)
         self._estimate_setting(estimate)
         for name, value in (("lead", lead), ("keep", keep)):
@@ -193,6 +195,7 @@ class MctsBot(RandomBot, Estimating):
         self.search.rank = rank
         self.search.runs = bool(runs)
         self.search.answers = bool(answers)
+        self.search.sure = sure
 
     def choose(self, game):
         legal = game.legal_actions()
@@ -206,7 +209,7 @@ BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": 
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
             "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0:rank=1"
-            ":follow=0:runs=0:answers=0); "
+            ":follow=0:runs=0:answers=0:sure=0); "
             "mcts stands by estimate=auto (the ruleset's estimate, else one learned by self-play: "
             "railrules learn), greedy by estimate=rules (without one: random playouts); either "
             "takes estimate=rules, learned or auto; "

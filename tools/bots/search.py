@@ -264,6 +264,9 @@ def _scale(node: _Node, factor: float) -> None:
         stack.extend(child for _, child in n.children.values())
 
 
+FOLLOW = 6   # the seat's own decisions greedy follows after the one it rates (:func:`followed`)
+
+
 def followed(game, seat: str, steps: int, values=None) -> tuple:
     """(rating, game) once ``seat``'s own decisions that come next (the hexes of a build it has
     begun, the first bid of an auction it has opened) are taken, up to ``steps`` of them, each
@@ -310,7 +313,13 @@ class Mcts:
     actions legal in this copy). From the new node it plays on at random for ``depth`` decisions
     (to the end when the ruleset has no estimate) and credits every node on the way with what
     the seat that moved into it gets (:func:`credits`, ``lead`` its weight). The answer is the most visited action
-    (ties: the best credited, then the first in order).
+    (ties: the best credited, then the first in order). With ``sure`` > 0 the root is ordered as
+    the greedy bot rates (through the seat's own next decisions, up to ``FOLLOW``), and the
+    answer is the first in that order unless the most visited action has at least ``sure`` times
+    its visits: where the seat's choice moves its credit by less than the noise of the others'
+    imagined answers (a seat far behind, a build that pays a few hexes on), the search gives
+    every action about as many visits and most visited is a draw among near equals; the search
+    then keeps the look-ahead's choice, and overrules it only where it clearly found better.
     ``seconds`` > 0 stops early when the time is up (then the choice depends on the machine).
 
     With ``keep`` > 0 the tree outlives the decision: at the seat's next decision in the same
@@ -331,6 +340,7 @@ class Mcts:
     runs = False   # below the root, a seat's decisions that follow its own: the best rated only
     answers = False  # below the root, the other seats' decisions: the best rated only
     rank = 1       # nodes fewer decisions than this below the root are ordered by look-ahead
+    sure = 0.0     # how many times the look-ahead's first's visits another needs to be chosen (0: off)
     values = None  # seat values of a game instead of the ruleset's estimate (:func:`estimates`)
 
     def __init__(self, rng, iterations: int, depth: int, explore: float, seconds: float,
@@ -340,10 +350,11 @@ class Mcts:
         self.keep = keep
         self.trees: dict = {}  # seat -> (the game's key, its history at the root, the root)
         self.kept = 0          # the visits the last search's root started with (0: afresh)
+        self._root: _Node | None = None   # the root of the search under way
 
     def best(self, game, legal: list):
         me = game.current_player
-        root = self._kept_root(game, me)
+        root = self._root = self._kept_root(game, me)
         self.kept = root.visits
         deadline = time.perf_counter() + self.seconds if self.seconds else None
         # Nothing secret: every imagined copy is the game with a generator state of its own, and
@@ -370,7 +381,11 @@ class Mcts:
         def merit(a):
             child = root.children[a][1]
             return child.visits, child.value / max(child.visits, 1), -rank.get(a, len(rank))
-        return max(tried, key=merit)
+        chosen = max(tried, key=merit)
+        first = root.order[0] if self.sure > 0 and root.ranked and root.order else None
+        if first in tried and root.children[chosen][1].visits < self.sure * root.children[first][1].visits:
+            return first   # not visited clearly more often than the look-ahead's choice
+        return chosen
 
     def _kept_root(self, game, me: str) -> _Node:
         """The node of the seat's kept tree the actions played since lead to, else a new one."""
@@ -456,7 +471,8 @@ class Mcts:
         a ``run``)."""
         if node.order is None:
             node.ranked = (planning or run) and self.widen > 0 and len(legal) > 1 and self._estimated(game)
-            node.order = (self._order(game, legal, seat, 0 if run else self.follow) if node.ranked
+            follow = 0 if run else FOLLOW if self.sure > 0 and node is self._root else self.follow
+            node.order = (self._order(game, legal, seat, follow) if node.ranked
                           else self.rng.sample(legal, len(legal)))
         elif len(legal) > 1 and legal != node.legal:
             known = set(node.order)
