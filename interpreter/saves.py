@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from .compile.proven import loop_items
+from .compile.proven import is_row, loop_items, row_items
 from .errors import BadSave, Diagnostic, Pos
 from .runtime.governor import check_storable
 from .runtime.strict_json import read_json, refuse
@@ -286,11 +286,16 @@ def first_misfit(state: dict, proven: dict) -> str | None:
         if t.startswith("entity:") and value.__class__ is str and \
                 (entities.get(value) or {}).get("kind") == t[7:]:
             return None
+        if is_row(t) and value.__class__ is list:   # a row: as many items, each of its own type
+            types = row_items(t)
+            if len(value) != len(types):
+                return f"{at}: {_short(value)} is not a list of {len(types)} items, the only kind the rules store there"
+            return next((why for i, (x, y) in enumerate(zip(value, types)) if (why := misfit(x, y, f"{at}[{i}]"))), None)
         if t.startswith("list:") and value.__class__ is list:   # a list, each item of its type
             return next((why for i, x in enumerate(value) if (why := misfit(x, t[5:], f"{at}[{i}]"))), None)
         if t.startswith("map:") and value.__class__ is dict:   # a map, each value of its type
             return next((why for k, x in value.items() if (why := misfit(x, t[4:], f"{at}[{k!r}]"))), None)
-        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else _WORDS[t.split(":", 1)[0]]
+        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else _WORDS[t.split(":", 1)[0][:4]]
         return f"{at}: {_short(value)} is not {what}, the only type the rules store there"
     fields = proven.get("fields", {})
     for e, record in entities.items():

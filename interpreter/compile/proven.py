@@ -3,7 +3,8 @@ code generator can leave out the tests it makes before using a value (``x.__clas
 before arithmetic, ``x.__class__ is str`` before an entity's field).
 
 A type here is a word: ``int``, ``bool``, ``str``, ``entity:KIND`` (the id of an entity of that
-kind), ``list``, ``map``; ``none`` (nothing but none yet, or not known yet while the proof runs:
+kind), ``list``, ``map``; ``list(T1,T2,...)``, a row: a list of that many items, each of its own type (what a
+list written out in the rules gives, ``[h, g]``: taken apart, ``(h, g)``, with no test); ``none`` (nothing but none yet, or not known yet while the proof runs:
 what is computed from it waits for its type) and ``any`` (not known) are never proven. A proven
 field or variable may also hold none: every test left out would have sent none to the checked
 code anyway, and the fast code still does (none in arithmetic, an order, ``len`` or ``_E[...]``
@@ -49,12 +50,55 @@ def join(a: str, b: str) -> str:
         return a
     if a == "none":
         return b
+    if is_row(a) and is_row(b) and len(ra := row_items(a)) == len(rb := row_items(b)):
+        return _row([join(x, y) for x, y in zip(ra, rb)])   # (two rows as long: each item's join)
+    if is_row(a) or is_row(b):   # a row and another list: a list of their items' join
+        return join(plain(a), plain(b))
     if a != ANY and b != ANY and all(t == "str" or t.startswith("entity:") for t in (a, b)):
         return "str"
     for head in ("list", "map"):   # (a list's items, a map's values: their join, or any)
         if a.split(":", 1)[0] == head == b.split(":", 1)[0]:
             return _holding(head, join(_item(a), _item(b)) if head not in (a, b) else ANY)
     return ANY
+
+
+def is_row(t: str) -> bool:
+    """Whether type ``t`` is a row (a list of a known length, each item of its own type)."""
+    return t.startswith("list(")
+
+
+def row_items(t: str) -> list:
+    """The types of the items of row type ``t``, in order."""
+    return t[5:-1].split(",")
+
+
+_ROW_LONGEST = 8   # a list written out with more items than this is a list, not a row
+
+
+def _row(items: list) -> str:
+    """The row type of items of types ``items``: an item that is itself a row, or holds one, is
+    a list of its items' join there (rows never nest)."""
+    return "list(" + ",".join(_flat(t) for t in items) + ")"
+
+
+def plain(t: str) -> str:
+    """Type ``t`` as a list of its items' join if it is a row (a list that may change length,
+    or be reordered, has no row type; its items keep theirs), else ``t``."""
+    return _holding("list", _item(t)) if is_row(t) else t
+
+
+def _flat(t: str) -> str:
+    """Type ``t`` with every row in it a list of its items' join."""
+    if "(" not in t:
+        return t
+    head, _, item = plain(t).partition(":")
+    return _holding(head, _flat(item)) if item else head
+
+
+def list_item(t: str) -> str:
+    """The type of an item of a list of type ``t`` (a row's: its items' join), any when ``t``
+    is not proven a list."""
+    return _item(t) if t.startswith("list") else ANY
 
 
 def _holding(head: str, item: str) -> str:
@@ -118,8 +162,15 @@ class Types:
             return env[e.name] if e.name in env else self._name(e.name, locals_)
         if t is n.Attr:
             return self.field(self.of(e.obj, env, locals_, memo), e.name)
-        if t is n.Index:   # an item of a list, a value of a map
-            return _item(self.of(e.obj, env, locals_, memo))
+        if t is n.Index:   # an item of a list, a value of a map (a row's at a number written)
+            obj = self.of(e.obj, env, locals_, memo)
+            if is_row(obj) and e.key.__class__ is n.Int and 0 <= e.key.value < len(row_items(obj)):
+                return row_items(obj)[e.key.value]
+            return _item(obj)
+        if t is n.Unpack:   # a list taken apart: itself, when it has that many items (else a fault)
+            obj = self.of(e.expr, env, locals_, memo)
+            return obj if obj == "none" or obj.startswith("list") and \
+                (not is_row(obj) or len(row_items(obj)) == e.count) else ANY
         if t is n.BinOp:   # (none: a fault, or a side not known yet while the proof runs)
             a, b = self.of(e.left, env, locals_, memo), self.of(e.right, env, locals_, memo)
             if a == b == "none" and (e.op in _WHOLE or e.op == "+"):
@@ -129,7 +180,7 @@ class Types:
             if e.op == "+" and _all_of("str", a, b):
                 return "str"
             if e.op == "+" and all(x == "none" or x.startswith("list") for x in (a, b)):   # (or a fault)
-                return join(a, b)
+                return join(plain(a), plain(b))
             return ANY
         if t is n.Neg:
             return "int" if _all_of("int", self.of(e.expr, env, locals_, memo)) else ANY
@@ -139,6 +190,8 @@ class Types:
             inner = {**env, e.var: _item(self.of(e.source, env, locals_, memo))}
             return _holding("list", self.of(e.expr, inner, locals_))
         if t is n.ListLit:
+            if 0 < len(e.items) <= _ROW_LONGEST:
+                return _row([self.of(x, env, locals_, memo) for x in e.items])
             item = "none"
             for x in e.items:
                 item = join(item, self.of(x, env, locals_, memo))
@@ -191,10 +244,10 @@ class Types:
             if e.name in _WHOLE_BUILTINS:
                 return "int"
             if e.name in _OF_WHOLE and e.args and \
-                    all(self.of(a, env, locals_) in ("int", "list:int", "none", "list:none") for a in e.args):
+                    all(_flat(self.of(a, env, locals_)) in ("int", "list:int", "none", "list:none") for a in e.args):
                 return "int"
             if e.name in _SAME_ITEMS and e.args:   # items of its first list, or that list itself
-                first = self.of(e.args[0], env, locals_)
+                first = plain(self.of(e.args[0], env, locals_))   # (reordered: no row)
                 if first == "none":
                     return first
                 if not first.startswith("list"):
@@ -243,7 +296,7 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         locals_ = units[key] = {**dict.fromkeys(assigned(d), ANY),
                                 **dict.fromkeys(_locals(d) | bound, "none"), **fixed}
         for x in nodes:
-            if x.__class__ is n.Set or x.__class__ is n.Add:
+            if x.__class__ in _WRITES:
                 writes.append((x, locals_))
             binds += [(locals_, *b, locals_) for b in _binding(x, locals_) if b[0] not in fixed]
             calls += [(locals_, *c) for c in _calls(x, names)]
@@ -257,7 +310,7 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         changed = False
         types = Types(names, table)
         for s, locals_ in writes:   # (a set, or an add: a list's item added)
-            op, value = (s.op, s.expr) if isinstance(s, n.Set) else ("add", s.item)
+            op, value = (s.op, s.expr) if isinstance(s, n.Set) else ("add" if isinstance(s, n.Add) else "remove", s.item)
             for where, key, depth in _written(s.target, names, locals_, kind_of, table):
                 old = where[key]
                 new = _into(old, depth, op, types.of(value, {}, locals_))
@@ -267,6 +320,8 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
             t = ANY if node is None else node if node.__class__ is str else types.of(node, {}, where)
             if how == "items":   # an item of a local list or map set, or one added
                 new = _into(locals_[name], 1, "=", t)
+            elif how == "removed":   # an item removed from it (or from an item of it: ``op`` deep)
+                new = _into(locals_[name], op, "remove", t)
             else:
                 new = _stored(locals_[name], op, _item(t) if how == "item" else t)
             if new != locals_[name]:
@@ -324,7 +379,8 @@ def _units(defs: list, names):
 
 
 _PLAYERS = "list:entity:players"   # what a turn loop takes its players from when it names none
-_BINDS = {n.Set, n.Add, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit,
+_WRITES = (n.Set, n.Add, n.Remove)   # what changes a field's, variable's or local's value
+_BINDS = {n.Set, n.Add, n.Remove, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit,
           n.Choose}
 
 
@@ -343,6 +399,8 @@ def _binding(x, locals_: dict) -> list:
         # (an item of an item set or added to: of any type)
         item = (x.item if isinstance(x, n.Add) else x.expr) if len(x.target.path) == int(isinstance(x, n.Set)) else None
         return [(x.target.name, "items", item, "+=")]
+    if isinstance(x, n.Remove) and x.target.name in locals_ and all(step == "index" for step, _ in x.target.path):
+        return [(x.target.name, "removed", None, len(x.target.path))]   # (a row no more)
     if isinstance(x, n.For):   # (taken from the loop's hidden state, which a save holds: its
         return [(x.var, "item", x.source, "=")]   # check reads it, see loop_slots)
     if isinstance(x, n.Turns):
@@ -375,12 +433,19 @@ def _calls(x, names) -> list:
 
 def _item(t: str) -> str:
     """The type of an item of a list of type ``t`` (or of a value of a map of type ``t``; of
-    nothing but none: none yet, while the proof runs)."""
+    nothing but none: none yet, while the proof runs; of a row: its items' join)."""
+    if is_row(t):
+        item = "none"
+        for x in row_items(t):
+            item = join(item, x)
+        return item
     return t[5:] if t.startswith("list:") else t[4:] if t.startswith("map:") else t if t == "none" else ANY
 
 
 def _final(t: str) -> str:
     """Type ``t`` as the proof gives it: a list or a map of nothing but none is one of any."""
+    if is_row(t):
+        return _row([_final(x) for x in row_items(t)])
     head, _, item = t.partition(":")
     return head if item == "none" else f"{head}:{_final(item)}" if head in ("list", "map") and item else t
 
@@ -391,6 +456,7 @@ def _into(old: str, depth: int, op: str, value: str) -> str:
     (``op`` add): the list or map keeps its type, and its items take ``value``'s type too."""
     if depth == 0:
         return _stored(old, op, value)
+    old = plain(old)   # (an item of a row set: its items' types are one)
     head = old.split(":", 1)[0]
     if head not in ("list", "map"):
         return old   # (a fault, or a list or map of any: the type stays)
@@ -406,10 +472,12 @@ def _stored(old: str, op: str, value: str) -> str:
     ``-=`` keeps a whole number or a list what it is (or faults), and makes anything else any."""
     if op == "=":
         return join(old, value)
+    if op == "remove":   # an item removed from a list (or a fault): the list is no row
+        return plain(old)
     if op == "add":   # an item added to a list (or a fault)
         return join(old, _holding("list", value)) if old.startswith("list") else old
     if op == "+=" and old.startswith("list"):   # items added: of their type too
-        return join(old, value if value.startswith("list") else "list")
+        return join(plain(old), plain(value) if value.startswith("list") else "list")
     return old if old in ("int", "list", "none") or old.startswith("list:") else ANY
 
 

@@ -19,7 +19,7 @@ from ..dsl.resolver import assigned
 from ..dsl.scope import Kind, resolve_call
 from ..runtime.governor import MAX_TEXT, shaped
 from ..runtime.values import MAX_STORED
-from .proven import ANY, Types
+from .proven import ANY, Types, list_item, plain
 
 AS_IT_IS, WHOLE, CHECKED = "as it is", "whole", "checked"   # the plans other than a shaped check
 _DEEPEST = 6   # how many defs, list literals and comprehensions inside one another a shape follows
@@ -79,7 +79,7 @@ def of_type(t: str):
         return "safe"
     if t == "int" or t == "str":
         return "int" if t == "int" else "text"
-    head, _, item = t.partition(":")
+    head, _, item = plain(t).partition(":")   # (a row: as a list of its items' join)
     if head in ("list", "map") and item:
         inner = _in_list(of_type(item))
         if inner in ("safe", "int"):
@@ -121,7 +121,7 @@ class _Shapes:
             return "flat" if all(s == "safe" for s in items) else ("items", items)
         if c is n.Comprehension:
             source = self.types.of(e.source, env, self.locals)
-            inner = {**env, e.var: source[5:] if source.startswith("list:") else ANY}
+            inner = {**env, e.var: list_item(source)}
             return _listed(self.of(e.expr, inner, deep + 1))
         if c is n.LetIn:
             return self.of(e.body, {**env, e.var: self.types.of(e.value, env, self.locals)}, deep)

@@ -1,0 +1,120 @@
+"""Proven rows: a list written out in the rules (``[c, n]``) is proven a list of that many
+items, each of its own type, so that taking it apart (``for (c, n) in pairs``) and reading an
+item at a number written in the rules (``p[0]``) need no test; a row whose length may change
+(an item removed, items added) is a list again; a value from outside the rules that is not
+such a row is refused."""
+from __future__ import annotations
+
+import pytest
+
+from railrules.interpreter import RulesRuntimeError, load_ruleset
+from railrules.tools.author.generated import generated
+from test_language import write_ruleset
+
+COMPONENTS = """\
+variables:
+  pairs: []
+  total: 0
+  cut: []
+  grown: []
+  swapped: []
+player:
+  cash: 5
+kinds:
+  cities:
+    fields: {open: true}
+    entities:
+      a: {name: A}
+      b: {name: B, open: false}
+      c: {name: C}
+"""
+
+RULES = """\
+game:
+    for x in cities:
+        add [x, 2] to pairs
+    set pairs = [[x, k + 1] for (x, k) in pairs where x.open]
+    for (x, k) in pairs:
+        set total += k
+    set cut = [1, a]
+    remove 1 from cut
+    set grown = [1, a]
+    set grown += [a, 1]
+    set swapped = [1, a]
+    set swapped[0] = a
+    call shrink()
+    end_game "done"
+
+procedure shrink():
+    let q = [1, a]
+    remove 1 from q
+    let r = [1, a]
+    log "{q} {r}"
+
+def opened() = [x for (x, k) in pairs where x.open]
+def firsts() = [p[0].open for p in pairs]
+def worth() = sum([k for (x, k) in pairs])
+
+score p = p.cash
+"""
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return str(write_ruleset(tmp_path_factory.mktemp("rows"), RULES, COMPONENTS))
+
+
+@pytest.fixture(scope="module")
+def ruleset(folder):
+    return load_ruleset(folder)
+
+
+def _source(folder, name: str) -> str:
+    found = [s for _, s in generated(folder, name) if s.splitlines()[1].startswith(f"# def {name}() =")]
+    assert found, name
+    return "\n".join(found)
+
+
+def test_a_list_written_out_is_a_row_and_one_that_may_change_length_is_not(ruleset):
+    variables = ruleset.proven["variables"]
+    assert variables["pairs"] == "list:list(entity:cities,int)"
+    # an item removed, items added, an item set: a list of the items' join (a number and a
+    # city: not known)
+    assert variables["cut"] == variables["grown"] == variables["swapped"] == "list"
+    assert ruleset.proven["locals"]["proc:shrink"] == {"q": "list", "r": "list(int,entity:cities)"}
+
+
+def test_a_proven_row_is_taken_apart_and_read_with_no_test(folder):
+    for name in ("opened", "worth"):
+        code = _source(folder, name)
+        assert "_unpack(" not in code and "__class__" not in code, name
+    firsts = _source(folder, "firsts")   # p[0]: a city, read directly
+    assert "_E[v_p[0]]['open']" in firsts and "__class__" not in firsts
+    [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
+    assert "_unpack(" not in unit
+
+
+def test_rows_compute_what_checked_code_does(ruleset):
+    game = ruleset.new_game(players=2, seed=0)
+    assert game.is_over
+    assert game.evaluate("[opened(), firsts(), worth(), total]") == [["a", "c"], [True, True], 6, 6]
+    assert game.evaluate("[cut, grown, swapped]") == [["a"], [1, "a", "a", 1], ["a", "a"]]
+
+
+@pytest.mark.parametrize("statement, where", [
+    ("set pairs = [[a, 1, 2]]", "globals.pairs[0]: [\"a\", 1, 2] is not a list of 2 items"),
+    ("set pairs = [[a, b]]", "globals.pairs[0][1]: \"b\" is not a whole number"),
+    ("set pairs = [a]", "globals.pairs[0]: \"a\" is not a list"),
+])
+def test_a_scenario_set_of_another_row_is_refused(ruleset, statement, where):
+    game = ruleset.new_game(players=2, seed=0)
+    with pytest.raises(RulesRuntimeError) as err:
+        game.execute(statement)
+    d = err.value.diagnostics[0]
+    assert d.code == "RR314" and where in d.message
+
+
+def test_a_fitting_row_is_taken(ruleset):
+    game = ruleset.new_game(players=2, seed=0)
+    game.execute("set pairs = [[b, 7]]")
+    assert game.evaluate("[opened(), firsts(), worth()]") == [[], [False], 7]
