@@ -318,7 +318,11 @@ def first_misfit(state: dict, proven: dict) -> str | None:
             if why:
                 return why
         loops = proven.get("loops", {}).get(frame["c"], {})
+        lists = proven.get("lists", {}).get(frame["c"], ())
         for slot, value in values.items():   # a loop's hidden local: what it gives its variable
+            if slot[:1] == "$" and slot[1:2].isdigit() and slot.rpartition("@")[2] in lists and \
+                    not (value.__class__ is list and len(value) == 2 and value[0].__class__ is list):
+                return f"stack[{i}].locals.{slot}: {_short(value)} is not a loop over a list, the only loop the rules make there"
             var, items = loop_items(slot, value, loops)
             for x in items if var in types else ():
                 why = misfit(x, types[var], f"stack[{i}].locals.{slot}")

@@ -270,7 +270,9 @@ class Types:
 def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, player_fields: dict) -> dict:
     """The proven types of a ruleset's fields (by kind), variables, and the locals of each code
     unit (and of each score): ``{"fields": {kind: {field: type}}, "variables": {name: type},
-    "locals": {unit key: {name: type}}}``, only those that are proven."""
+    "locals": {unit key: {name: type}}, "loops": {unit key: {line: the variable of a loop that
+    starts there, when proven}}, "lists": {unit key: [the lines of the for loops that walk a
+    proven list]}}``, only those that are proven."""
     kind_of = {i: kind for kind, ids in kinds.items() for i in ids}
     fields: dict = {}
     for kind, ids in kinds.items():
@@ -328,10 +330,15 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
                 locals_[name], changed = new, True
     loops = {key: {str(x.pos.line): x.var for x in nodes if x.__class__ in (n.For, n.Turns)
                    and is_proven(units[key][x.var])} for key, _, _, nodes in found}
+    # the for loops that walk a list (proven one: never a count), by the line each starts on
+    types = Types(names, table)
+    lists = {key: sorted({str(x.pos.line) for x in nodes if x.__class__ is n.For
+                          and types.of(x.source, {}, units[key]).startswith("list")}) for key, _, _, nodes in found}
     return {"fields": {k: {f: _final(t) for f, t in fs.items() if is_proven(t)} for k, fs in fields.items()},
             "variables": {k: _final(t) for k, t in table["variables"].items() if is_proven(t)},
             "locals": {k: {x: _final(t) for x, t in ts.items() if is_proven(t)} for k, ts in units.items()},
-            "loops": {k: lines for k, lines in loops.items() if lines}}
+            "loops": {k: lines for k, lines in loops.items() if lines},
+            "lists": {k: lines for k, lines in lists.items() if lines}}
 
 
 def loop_items(slot: str, value, loops: dict) -> tuple:

@@ -92,7 +92,9 @@ def _stored(how, g) -> str:
 
 
 class _Scope:
-    def __init__(self, locals_: set | dict, loops: list | None = None, kept: frozenset = frozenset()):
+    def __init__(self, locals_: set | dict, loops: list | None = None, kept: frozenset = frozenset(),
+                 key: str = ""):
+        self.key = key          # the code unit's key (its for loops that walk a proven list)
         self.locals = locals_   # the names, or a unit's names -> their proven types (_typed)
         self.kept = kept        # the locals that hold only checked values (storing.checked_locals)
         self.loops = loops if loops is not None else []
@@ -199,7 +201,7 @@ class Compiler:
         return {x: proven.get(x, "any") for x in locals_}
 
     def _code(self, key, params, body, pos, when=None):
-        scope = _Scope(self._typed(key, set(params) | assigned(body)), kept=checked_locals(params, body))
+        scope = _Scope(self._typed(key, set(params) | assigned(body)), kept=checked_locals(params, body), key=key)
         code = Code(key, list(params), pos, space=self.space)
         self.program.codes[key] = code
         out = code.instrs
@@ -440,19 +442,22 @@ class Compiler:
             j.target = head
         return len(out)
 
-    def _loop(self, s, scope, out, source, var):
+    def _loop(self, s, scope, out, source, var, listed: bool = False):
+        """``listed``: the loop walks a list, never a count (proven: its hidden local, which a
+        save holds, is checked as the save loads, saves.first_misfit)."""
         scope.counter += 1
         slot = f"${scope.counter}@{s.pos.line}"
         out.append(ins.IterInit(s.pos, slot, source))
         head = len(out)
-        step = ins.IterNext(s.pos, slot, var)
+        step = ins.IterNext(s.pos, slot, var, listed=listed)
         out.append(step)
         # the exit clears the hidden iterator (a break leaves it behind)
         step.target = self._body_and_back(s, scope, out, head)
         out.append(ins.Exec(s.pos, lambda g: g.drop(slot), drops=(slot,)))
 
     def s_For(self, s, scope, out):
-        self._loop(s, scope, out, self.value(s.source, scope), s.var)
+        listed = not self.checked and str(s.pos.line) in self.names.proven.get("lists", {}).get(scope.key, ())
+        self._loop(s, scope, out, self.value(s.source, scope), s.var, listed)
 
     def s_Repeat(self, s, scope, out):
         self._loop(s, scope, out, self.value(s.count, scope, around="_times"), None)

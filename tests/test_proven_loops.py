@@ -1,0 +1,70 @@
+"""A for loop that walks a proven list (never a count) steps through it with no test of
+whether its hidden local holds a count; a save whose hidden local holds anything but a list
+there is refused (RR314)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from railrules.interpreter import BadSave, Game, load_ruleset
+from railrules.tools.author.generated import generated
+from test_language import write_ruleset
+
+COMPONENTS = """\
+variables:
+  counter: 0
+  many: 2
+player:
+  cash: 5
+kinds:
+  tokens:
+    fields: {value: 0}
+    entities:
+      red: {name: Red, value: 3}
+      green: {name: Green, value: 7}
+"""
+
+RULES = """\
+game:
+    for k in tokens:
+        choose by players[0]:
+            option go:
+                set counter += k.value
+    for i in many:
+        set counter += i
+    end_game "done"
+
+score p = p.cash
+"""
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return str(write_ruleset(tmp_path_factory.mktemp("loops"), RULES, COMPONENTS))
+
+
+def test_a_loop_over_a_proven_list_tests_no_count_and_one_over_a_count_does(folder):
+    ruleset = load_ruleset(folder)
+    assert ruleset.proven["lists"] == {"game": ["2"]}   # (many: a whole number, counted)
+    [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
+    assert "if _at1 < len(_each1):" in unit and "v_k = _each1[_at1]" in unit
+    assert "_each1.__class__" not in unit and "_each2.__class__ is int" in unit
+    game = ruleset.new_game(players=2, seed=0)
+    for _ in range(2):
+        game.apply(game.legal_actions()[0])
+    assert game.is_over and game.evaluate("counter") == 3 + 7 + 0 + 1
+
+
+def test_a_save_with_a_count_where_the_rules_walk_a_list_is_refused(folder):
+    ruleset = load_ruleset(folder)
+    game = ruleset.new_game(players=2, seed=0)   # paused in the loop over the tokens
+    saved = json.loads(game.to_json())
+    [slot] = [k for k in saved["stack"][0]["locals"] if k.startswith("$")]
+    assert saved["stack"][0]["locals"][slot] == [["red", "green"], 1]
+    saved["stack"][0]["locals"][slot] = [2, 1]
+    with pytest.raises(BadSave) as err:
+        Game.from_json(ruleset, json.dumps(saved))
+    d = err.value.diagnostics[0]
+    assert d.code == "RR314" and f"locals.{slot}: [2, 1] is not a loop over a list" in d.message
+    assert Game.from_json(ruleset, game.to_json()).digest() == game.digest()
