@@ -1,9 +1,12 @@
-"""A for loop that walks a proven list (never a count) steps through it with no test of
-whether its hidden local holds a count; a save whose hidden local holds anything but a list
-there is refused (RR314)."""
+"""Proven lists and entities in a unit: a for loop that walks a proven list (never a count)
+steps through it with no test of whether its hidden local holds a count (a save whose hidden
+local holds anything but a list there is refused, RR314); a choice's domain proven a list is
+listed with no test that it is one; a field or a map's entry of a proven entity is changed with
+no test that the entity or the key is a text."""
 from __future__ import annotations
 
 import json
+import linecache
 
 import pytest
 
@@ -17,6 +20,7 @@ variables:
   many: 2
 player:
   cash: 5
+  held: {red: 0, green: 0}
 kinds:
   tokens:
     fields: {value: 0}
@@ -29,8 +33,11 @@ RULES = """\
 game:
     for k in tokens:
         choose by players[0]:
-            option go:
+            option go(t in tokens):
                 set counter += k.value
+                let q = players[0]
+                set q.held[t] += 1
+                set t.value -= 1
     for i in many:
         set counter += i
     end_game "done"
@@ -54,6 +61,20 @@ def test_a_loop_over_a_proven_list_tests_no_count_and_one_over_a_count_does(fold
     for _ in range(2):
         game.apply(game.legal_actions()[0])
     assert game.is_over and game.evaluate("counter") == 3 + 7 + 0 + 1
+    assert game.evaluate("[players[0].held, red.value]") == [{"red": 2, "green": 0}, 1]
+
+
+def test_a_proven_domain_and_target_are_not_tested(folder):
+    ruleset = load_ruleset(folder)
+    game = ruleset.new_game(players=2, seed=0)
+    assert [a.label for a in game.legal_actions()] == ["go red", "go green"]
+    space = ruleset.program.space
+    [lister] = [s for s in map(lambda x: "".join(linecache.getlines(x)), space["__sources__"]) if "def lister(" in s]
+    assert "_v0 = " in lister and "__class__" not in lister
+    [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
+    assert "if 'value' in _E.get(_o, ()):" in unit   # t: a token
+    assert "if (_c := _E.get(_o, _EMPTY).get('held')).__class__ is dict and _k in _c:" in unit
+    assert "_o.__class__" not in unit and "_k.__class__" not in unit
 
 
 def test_a_save_with_a_count_where_the_rules_walk_a_list_is_refused(folder):

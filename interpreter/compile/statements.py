@@ -22,7 +22,7 @@ from ..runtime.governor import WHOLE_NUMBERS
 from ..runtime.values import RuleFault, describe, map_key
 from . import instructions as ins, legal as _legal
 from .expressions import Checked, Codegen, inlinable, namespace
-from .proven import types_for
+from .proven import ANY, types_for
 from .storing import AS_IT_IS, CHECKED, WHOLE, checked_locals, plan
 from .units import Units, acyclic, first_pause, straight
 
@@ -186,6 +186,9 @@ class Compiler:
         that test it in fast code, or all of them when none does (in any mode)."""
         params = [d.var for d in domains]
         spec.about = tuple(None if d.about is None else self._expr(d.about, scope) for d in domains)
+        types = None if self.checked else types_for(self.names)
+        if types is not None and isinstance(scope.locals, dict):
+            spec.listed = tuple(types.of(d.source, {}, scope.locals).startswith("list") for d in domains)
         spec.levels = tuple(max((params.index(x.name) for x in n.walk(r.cond)
                                  if isinstance(x, n.Var) and x.name in params), default=0) for r in requires)
         last = [r.cond for r, level in zip(requires, spec.levels) if level == len(domains) - 1]
@@ -602,24 +605,33 @@ class Compiler:
     def _inline_target(self, t: n.Target, scope, base):
         """For the commonest targets, ``fn(g) -> (test, take)``: the test that the target is
         there, and the line that takes it without the resolver (``_c, _k`` set), after the
-        values they use are written; None for any other target."""
+        values they use are written; None for any other target. A root or a key proven a
+        text (an entity's id, or none: not found, the resolver words it) is not tested one."""
+        types = types_for(self.names)
+        locals_ = scope.locals if isinstance(scope.locals, dict) else {}
+
+        def text(e) -> str:   # the test that the value in ``x`` is a text, unless proven
+            t = ANY if types is None else types.of(e, {}, locals_)
+            return "" if t == "str" or t.startswith("entity:") else "{}.__class__ is str and "
+        root = text(n.Var(t.pos, t.name)).format("_o")
         if len(t.path) == 1 and t.path[0][0] == "attr":
             # an entity's field, the common case, inline; anything else through the resolver
             field = t.path[0][1]
 
             def attr(g):
                 g.value(base, "_o")
-                return (f"_o.__class__ is str and {field!r} in _E.get(_o, ())",
+                return (f"{root}{field!r} in _E.get(_o, ())",
                         f"_c, _k = run.record(_o), {field!r}")
             return attr
         if len(t.path) == 2 and t.path[0][0] == "attr" and t.path[1][0] == "index":
             # an entry of an entity's map (p.shares[c]) inline, the map copied into the record
             field, key = t.path[0][1], self.value(t.path[1][1], scope)
+            keyed = text(t.path[1][1]).format("_k")
 
             def entry(g):
                 g.value(base, "_o")
                 g.value(key, "_k")
-                return (f"_o.__class__ is str and _k.__class__ is str and "
+                return (f"{root}{keyed}"
                         f"(_c := _E.get(_o, _EMPTY).get({field!r})).__class__ is dict and _k in _c",
                         f"_c = run.record(_o)[{field!r}] = dict(_c)")
             return entry
