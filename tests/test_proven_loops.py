@@ -2,15 +2,17 @@
 steps through it with no test of whether its hidden local holds a count (a save whose hidden
 local holds anything but a list there is refused, RR314); a choice's domain proven a list is
 listed with no test that it is one; a field or a map's entry of a proven entity is changed with
-no test that the entity or the key is a text."""
+no test that the entity or the key is a text; a whole number proven one (or none) is added
+to or stored with a test that it is not none only, one that is surely a number with none."""
 from __future__ import annotations
 
 import json
 import linecache
+import re
 
 import pytest
 
-from railrules.interpreter import BadSave, Game, load_ruleset
+from railrules.interpreter import BadSave, Game, RulesRuntimeError, load_ruleset
 from railrules.tools.author.generated import generated
 from test_language import write_ruleset
 
@@ -38,6 +40,8 @@ game:
                 let q = players[0]
                 set q.held[t] += 1
                 set t.value -= 1
+                let twice = counter * 2
+                set counter += twice
     for i in many:
         set counter += i
     end_game "done"
@@ -60,7 +64,7 @@ def test_a_loop_over_a_proven_list_tests_no_count_and_one_over_a_count_does(fold
     game = ruleset.new_game(players=2, seed=0)
     for _ in range(2):
         game.apply(game.legal_actions()[0])
-    assert game.is_over and game.evaluate("counter") == 3 + 7 + 0 + 1
+    assert game.is_over and game.evaluate("counter") == (3 * 3 + 7) * 3 + 0 + 1   # (twice: triples it)
     assert game.evaluate("[players[0].held, red.value]") == [{"red": 2, "green": 0}, 1]
 
 
@@ -89,3 +93,31 @@ def test_a_save_with_a_count_where_the_rules_walk_a_list_is_refused(folder):
     d = err.value.diagnostics[0]
     assert d.code == "RR314" and f"locals.{slot}: [2, 1] is not a loop over a list" in d.message
     assert Game.from_json(ruleset, game.to_json()).digest() == game.digest()
+
+
+def test_a_proven_whole_number_is_added_and_stored_with_no_type_test(folder):
+    [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
+    lines = " ".join(unit.split())
+    # t.value -= 1: a whole number (or none) less a number; counter += k.value: two whole
+    # numbers or none; twice: surely a whole number (none in the product faults)
+    assert "_store(_n)) if (_o := _c[_k]) is not None else _augment(run, _o, _v, '-=')" in lines
+    assert "_store(_n)) if (_o := _c[_k]) is not None and _v is not None else _augment(run, _o, _v, '+=')" in lines
+    assert re.search(r"v_twice = \(_v if _v in _o\d+ else _store\(_v\)\)", lines)
+    # (i: a number a count gives, not proven: tested)
+    assert lines.count("_v.__class__ is int") == 1 and "(_o := _c[_k]).__class__" not in lines
+
+
+def test_none_where_a_whole_number_is_proven_faults_in_the_rules_words(folder):
+    ruleset = load_ruleset(folder)
+    game = ruleset.new_game(players=2, seed=0)
+    game.execute("set red.value = none")
+    with pytest.raises(RulesRuntimeError) as err:
+        game.apply(game.legal_actions()[0])   # counter += k.value, k red
+    d = err.value.diagnostics[0]
+    assert d.code == "RR302" and d.message == "in game: cannot apply += to 0 and none" and d.pos.line == 5
+    game = ruleset.new_game(players=2, seed=0)
+    game.execute("set counter = none")
+    with pytest.raises(RulesRuntimeError) as err:
+        game.apply(game.legal_actions()[0])
+    d = err.value.diagnostics[0]
+    assert d.message == "in game: cannot apply += to none and 3" and d.pos.line == 5

@@ -206,6 +206,19 @@ class Types:
             return self._call(e, env, locals_)
         return ANY
 
+    def whole(self, e, locals_) -> bool:
+        """Whether expression ``e`` (of a unit whose locals' types are ``locals_``) surely gives
+        a whole number, never none: a number written in the rules, or arithmetic, a negation,
+        a count of values proven whole numbers (none there faults: no value is given)."""
+        c = e.__class__
+        if c is n.Int:
+            return True
+        if c not in (n.BinOp, n.Neg, n.Call) or self.of(e, {}, locals_) != "int":
+            return False
+        if c is n.Call:
+            return e.name in _WHOLE_BUILTINS and resolve_call(self.names, e.name, set(locals_))[0] is Kind.BUILTIN
+        return c is n.Neg or e.op in _WHOLE
+
     def field(self, obj: str, name: str) -> str:
         """The type of field ``name`` of an entity of type ``obj``: of its kind, or of every kind
         that has the field when the kind is not known (of nothing but none: none yet, while

@@ -23,7 +23,7 @@ from ..runtime.values import RuleFault, describe, map_key
 from . import instructions as ins, legal as _legal
 from .expressions import Checked, Codegen, inlinable, namespace
 from .proven import ANY, types_for
-from .storing import AS_IT_IS, CHECKED, WHOLE, checked_locals, plan
+from .storing import AS_IT_IS, CHECKED, SURE, WHOLE, checked_locals, plan
 from .units import Units, acyclic, first_pause, straight
 
 
@@ -86,8 +86,10 @@ def _stored(how, g) -> str:
         return "_v"
     if how == CHECKED:
         return "_store(_v)"
-    if how == WHOLE:
-        return f"(_v if _v.__class__ is int and _v in {g.obj(WHOLE_NUMBERS)} else _store(_v))"
+    if how == WHOLE:   # (proven a whole number or none: none is stored as it is, by _store)
+        return f"(_v if _v is not None and _v in {g.obj(WHOLE_NUMBERS)} else _store(_v))"
+    if how == SURE:
+        return f"(_v if _v in {g.obj(WHOLE_NUMBERS)} else _store(_v))"
     return f"{g.obj(how)}(_v)"
 
 
@@ -265,13 +267,14 @@ class Compiler:
         target, fn, op, name = self.target(s.target, scope), self.value(s.expr, scope), s.op, s.target.name
         local = not s.target.path and resolve(self.names, name, scope.locals).kind is Kind.LOCAL
         how = self._storing(s.expr, fn, scope) if op == "=" else None
+        tests = self._whole_tests(s, fn, scope) if op != "=" else ""
 
         def lines(g):
             if op == "=":  # the new value of what ({}) is changed
                 new = _stored(how, g)
             else:  # two whole numbers inline, the result within the bounds; the rest (lists, faults) in a helper
                 new = (f"(_n if (_n := _o {op[0]} _v) in {g.obj(WHOLE_NUMBERS)} else _store(_n)) "
-                       f"if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(run, _o, _v, {op!r})")
+                       f"if {tests} else _augment(run, _o, _v, {op!r})")
             g.value(fn, "_v")
             if local and (op == "=" or g.set_here(name)):  # a Python local, set directly
                 g.assign(name, new.format(g.local(name, read=op != "=")))
@@ -279,6 +282,24 @@ class Compiler:
             old = "_local(_c, _k)" if local else "_c[_k]"   # a local set on some ways only: worded
             target(g, "_c[_k] = " + new.format(old))
         out.append(ins.Exec(s.pos, lines, sets=(name,) if self._local_root(s.target, scope) else ()))
+
+    def _whole_tests(self, s, fn, scope) -> str:
+        """The test that ``set target += value`` (or ``-=``) adds two whole numbers, the old
+        value in ``_o`` (set by the test from ``{}``, the target), the value in ``_v``: of each,
+        that it is a whole number, or where it is proven one (or none) that it is not none, or
+        nothing where it is surely one (:meth:`.proven.Types.whole`)."""
+        types = types_for(self.names)
+        if self.checked or not self.generate or fn.source is None or types is None:
+            return "(_o := {}).__class__ is int and _v.__class__ is int"
+        locals_ = scope.locals if isinstance(scope.locals, dict) else {}
+        target = n.Var(s.target.pos, s.target.name)
+        for kind, x in s.target.path:
+            target = n.Attr(s.target.pos, target, x) if kind == "attr" else n.Index(s.target.pos, target, x)
+        old = "(_o := {}) is not None" if types.of(target, {}, locals_) == "int" else "(_o := {}).__class__ is int"
+        if types.whole(s.expr, locals_):
+            return old
+        value = "_v is not None" if types.of(s.expr, {}, locals_) == "int" else "_v.__class__ is int"
+        return f"{old} and {value}"
 
     def s_Pay(self, s, scope, out):
         fns = [self.value(x, scope) for x in (s.amount, s.payer, s.payee)]

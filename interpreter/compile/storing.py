@@ -22,6 +22,7 @@ from ..runtime.values import MAX_STORED
 from .proven import ANY, Types, list_item, plain
 
 AS_IT_IS, WHOLE, CHECKED = "as it is", "whole", "checked"   # the plans other than a shaped check
+SURE = "sure"   # a whole number that is never none (proven.Types.whole): tested against the bounds only
 _DEEPEST = 6   # how many defs, list literals and comprehensions inside one another a shape follows
 
 
@@ -46,7 +47,7 @@ def checked_locals(params, body: list) -> frozenset:
 def plan(types: Types, e, locals_: dict, kept: frozenset):
     """How a unit stores the value of expression ``e`` (its locals' proven types ``locals_``,
     its locals that hold checked values ``kept``): :data:`AS_IT_IS`, :data:`WHOLE` (a whole
-    number, tested against the bounds), :data:`CHECKED` (the governor's whole check), or a
+    number or none, tested against the bounds), :data:`SURE` (the same, never none), :data:`CHECKED` (the governor's whole check), or a
     shaped check (a function of the value)."""
     if _kept(e, kept) or e.__class__ is n.Str and len(e.parts) == 1 and isinstance(e.parts[0], str) \
             and len(e.parts[0]) <= MAX_TEXT:
@@ -55,7 +56,7 @@ def plan(types: Types, e, locals_: dict, kept: frozenset):
     if shape in ("safe", "flat"):
         return AS_IT_IS
     if shape == "int":
-        return WHOLE
+        return SURE if types.whole(e, locals_) else WHOLE
     if shape == ANY or shape == "text":   # (a text is measured where it is stored)
         return CHECKED
     return shaped(shape)
