@@ -2,7 +2,7 @@
 items, each of its own type, so that taking it apart (``for (c, n) in pairs``) and reading an
 item at a number written in the rules (``p[0]``) need no test; a row whose length may change
 (an item removed, items added) is a list again; a value from outside the rules that is not
-such a row is refused."""
+such a row is refused. A procedure's result has the join of the types of what it returns."""
 from __future__ import annotations
 
 import pytest
@@ -43,7 +43,16 @@ game:
     set swapped = [1, a]
     set swapped[0] = a
     call shrink()
+    let (y, j) = call pick()
+    let got = [y]
+    set got += [j]
+    set total += j + count(got)
     end_game "done"
+
+procedure pick():
+    for x in cities where not x.open:
+        return [x, 5]
+    return [a, 1]
 
 procedure shrink():
     let q = [1, a]
@@ -82,6 +91,9 @@ def test_a_list_written_out_is_a_row_and_one_that_may_change_length_is_not(rules
     # city: not known)
     assert variables["cut"] == variables["grown"] == variables["swapped"] == "list"
     assert ruleset.proven["locals"]["proc:shrink"] == {"q": "list", "r": "list(int,entity:cities)"}
+    game = ruleset.proven["locals"]["game"]
+    assert game["__y_j"] == "list(entity:cities,int)" and game["y"] == "entity:cities" and game["j"] == "int"
+    assert game["got"] == "list"   # (a city and a number)
 
 
 def test_a_proven_row_is_taken_apart_and_read_with_no_test(folder):
@@ -91,13 +103,15 @@ def test_a_proven_row_is_taken_apart_and_read_with_no_test(folder):
     firsts = _source(folder, "firsts")   # p[0]: a city, read directly
     assert "_E[v_p[0]]['open']" in firsts and "__class__" not in firsts
     [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
-    assert "_unpack(" not in unit
+    assert "_unpack(" not in unit and "__y_j.__class__" not in unit and "_get_index" not in unit
+    assert "_v = v___y_j[1]" in unit
+    assert "v_got = _augment(run, v_got, _v, '+=')" in unit   # a list: no test for a number
 
 
 def test_rows_compute_what_checked_code_does(ruleset):
     game = ruleset.new_game(players=2, seed=0)
     assert game.is_over
-    assert game.evaluate("[opened(), firsts(), worth(), total]") == [["a", "c"], [True, True], 6, 6]
+    assert game.evaluate("[opened(), firsts(), worth(), total]") == [["a", "c"], [True, True], 6, 6 + 5 + 2]
     assert game.evaluate("[cut, grown, swapped]") == [["a"], [1, "a", "a", 1], ["a", "a"]]
 
 

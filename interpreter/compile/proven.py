@@ -320,10 +320,16 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         if key in units and len(args) == len(params[key]):
             binds += [(units[key], p, "value", a, "=", caller) for p, a in zip(params[key], args)
                       if p in units[key] and units[key][p] != ANY]
+    returns = {key: [x.expr for x in nodes if x.__class__ is n.Return] for key, _, _, nodes in found}
     changed = True
     while changed:   # types only ever grow towards any: this ends
         changed = False
         types = Types(names, table)
+        gives = {}   # a procedure's unit -> the type of what it returns (none: nothing, or none)
+        for key, exprs in returns.items():
+            gives[key] = "none"
+            for e in exprs:
+                gives[key] = join(gives[key], "none" if e is None else types.of(e, {}, units[key]))
         for s, locals_ in writes:   # (a set, or an add: a list's item added)
             op, value = (s.op, s.expr) if isinstance(s, n.Set) else ("add" if isinstance(s, n.Add) else "remove", s.item)
             for where, key, depth in _written(s.target, names, locals_, kind_of, table):
@@ -332,7 +338,10 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
                 if new != old:
                     where[key], changed = new, True
         for locals_, name, how, node, op, where in binds:
-            t = ANY if node is None else node if node.__class__ is str else types.of(node, {}, where)
+            if how == "returns":   # (a local naming a procedure may run any: any)
+                t = gives.get(f"proc:{node}", ANY) if node in names.procedures else ANY
+            else:
+                t = ANY if node is None else node if node.__class__ is str else types.of(node, {}, where)
             if how == "items":   # an item of a local list or map set, or one added
                 new = _into(locals_[name], 1, "=", t)
             elif how == "removed":   # an item removed from it (or from an item of it: ``op`` deep)
@@ -400,17 +409,18 @@ def _units(defs: list, names):
 
 _PLAYERS = "list:entity:players"   # what a turn loop takes its players from when it names none
 _WRITES = (n.Set, n.Add, n.Remove)   # what changes a field's, variable's or local's value
-_BINDS = {n.Set, n.Add, n.Remove, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit,
+_BINDS = {n.Set, n.Add, n.Remove, n.Return, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit,
           n.Choose}
 
 
 def _binding(x, locals_: dict) -> list:
     """How node ``x`` binds a local of its unit: ``(name, how, node, op)``, the local set to
-    the value of ``node`` (how: ``value``) or to an item of it (``item``); node None: any."""
+    the value of ``node`` (how: ``value``) or to an item of it (``item``); node None: any; or
+    to what procedure ``node`` returns (``returns``)."""
     if isinstance(x, n.Let):
         return [(x.name, "value", x.expr, "=")]
-    if isinstance(x, n.LetCall):
-        return [(x.name, "value", None, "=")]
+    if isinstance(x, n.LetCall):   # what the procedure returns (of the unit proc:NAME)
+        return [(x.name, "returns", x.proc, "=")]
     if isinstance(x, n.Set) and not x.target.path and x.target.name in locals_:
         return [(x.target.name, "value", x.expr, x.op)]
     if isinstance(x, (n.Set, n.Add)) and x.target.name in locals_ and \

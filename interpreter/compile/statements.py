@@ -272,6 +272,8 @@ class Compiler:
         def lines(g):
             if op == "=":  # the new value of what ({}) is changed
                 new = _stored(how, g)
+            elif tests is None:   # a list proven one (or none): items added, or a fault, in the helper
+                new = f"_augment(run, {{}}, _v, {op!r})"
             else:  # two whole numbers inline, the result within the bounds; the rest (lists, faults) in a helper
                 new = (f"(_n if (_n := _o {op[0]} _v) in {g.obj(WHOLE_NUMBERS)} else _store(_n)) "
                        f"if {tests} else _augment(run, _o, _v, {op!r})")
@@ -283,11 +285,12 @@ class Compiler:
             target(g, "_c[_k] = " + new.format(old))
         out.append(ins.Exec(s.pos, lines, sets=(name,) if self._local_root(s.target, scope) else ()))
 
-    def _whole_tests(self, s, fn, scope) -> str:
+    def _whole_tests(self, s, fn, scope) -> str | None:
         """The test that ``set target += value`` (or ``-=``) adds two whole numbers, the old
         value in ``_o`` (set by the test from ``{}``, the target), the value in ``_v``: of each,
         that it is a whole number, or where it is proven one (or none) that it is not none, or
-        nothing where it is surely one (:meth:`.proven.Types.whole`)."""
+        nothing where it is surely one (:meth:`.proven.Types.whole`). None where the target is
+        proven a list (never a whole number)."""
         types = types_for(self.names)
         if self.checked or not self.generate or fn.source is None or types is None:
             return "(_o := {}).__class__ is int and _v.__class__ is int"
@@ -295,7 +298,10 @@ class Compiler:
         target = n.Var(s.target.pos, s.target.name)
         for kind, x in s.target.path:
             target = n.Attr(s.target.pos, target, x) if kind == "attr" else n.Index(s.target.pos, target, x)
-        old = "(_o := {}) is not None" if types.of(target, {}, locals_) == "int" else "(_o := {}).__class__ is int"
+        kind = types.of(target, {}, locals_)
+        if kind.startswith("list"):
+            return None
+        old = "(_o := {}) is not None" if kind == "int" else "(_o := {}).__class__ is int"
         if types.whole(s.expr, locals_):
             return old
         value = "_v is not None" if types.of(s.expr, {}, locals_) == "int" else "_v.__class__ is int"
