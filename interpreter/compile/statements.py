@@ -295,13 +295,13 @@ class Compiler:
         if self.checked or not self.generate or fn.source is None or types is None:
             return "(_o := {}).__class__ is int and _v.__class__ is int"
         locals_ = scope.locals if isinstance(scope.locals, dict) else {}
-        target = n.Var(s.target.pos, s.target.name)
+        target: n.Node = n.Var(s.target.pos, s.target.name)
         for kind, x in s.target.path:
             target = n.Attr(s.target.pos, target, x) if kind == "attr" else n.Index(s.target.pos, target, x)
-        kind = types.of(target, {}, locals_)
-        if kind.startswith("list"):
+        held = types.of(target, {}, locals_)
+        if held.startswith("list"):
             return None
-        old = "(_o := {}) is not None" if kind == "int" else "(_o := {}).__class__ is int"
+        old = "(_o := {}) is not None" if held == "int" else "(_o := {}).__class__ is int"
         if types.whole(s.expr, locals_):
             return old
         value = "_v is not None" if types.of(s.expr, {}, locals_) == "int" else "_v.__class__ is int"
