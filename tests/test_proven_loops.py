@@ -23,9 +23,10 @@ variables:
 player:
   cash: 5
   held: {red: 0, green: 0}
+  mark: 0
 kinds:
   tokens:
-    fields: {value: 0}
+    fields: {value: 0, mark: 0}
     entities:
       red: {name: Red, value: 3}
       green: {name: Green, value: 7}
@@ -40,6 +41,7 @@ game:
                 let q = players[0]
                 set q.held[t] += 1
                 set t.value -= 1
+                set t.mark = true
                 let twice = counter * 2
                 set counter += twice
     for i in many:
@@ -53,6 +55,11 @@ score p = p.cash
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     return str(write_ruleset(tmp_path_factory.mktemp("loops"), RULES, COMPONENTS))
+
+
+def test_a_field_set_through_a_proven_entity_is_written_in_its_kind_alone(folder):
+    fields = load_ruleset(folder).proven["fields"]
+    assert "mark" not in fields["tokens"] and fields["players"]["mark"] == "int"   # (t: a token)
 
 
 def test_a_loop_over_a_proven_list_tests_no_count_and_one_over_a_count_does(folder):

@@ -332,7 +332,7 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
                 gives[key] = join(gives[key], "none" if e is None else types.of(e, {}, units[key]))
         for s, locals_ in writes:   # (a set, or an add: a list's item added)
             op, value = (s.op, s.expr) if isinstance(s, n.Set) else ("add" if isinstance(s, n.Add) else "remove", s.item)
-            for where, key, depth in _written(s.target, names, locals_, kind_of, table):
+            for where, key, depth in _written(s.target, types, locals_, table):
                 old = where[key]
                 new = _into(old, depth, op, types.of(value, {}, locals_))
                 if new != old:
@@ -511,20 +511,27 @@ def _stored(old: str, op: str, value: str) -> str:
     return old if old in ("int", "list", "none") or old.startswith("list:") else ANY
 
 
-def _written(target: n.Target, names, locals_, kind_of: dict, table: dict) -> list:
-    """Where a ``set`` (or ``add``) of ``target`` may store its value: ``(table, key, depth)``
-    triples, ``depth`` the ``[...]`` that end the path (an item of the field or variable it
-    changes). A path ending in ``.f`` (then ``[...]``) may change field ``f`` of any kind that
-    has it (of the entity's own kind when the target names it)."""
+def _written(target: n.Target, types: Types, locals_, table: dict) -> list:
+    """Where a ``set`` (or ``add``, ``remove``) of ``target`` may store its value: ``(table,
+    key, depth)`` triples, ``depth`` the ``[...]`` that end the path (an item of the field or
+    variable it changes). A path ending in ``.f`` (then ``[...]``) may change field ``f`` of the
+    entity's own kind where what comes before ``.f`` is proven an entity of that kind (of none
+    where it is only ever none yet: a write through none faults), else of any kind that has it."""
     fields = table["fields"]
     attrs = [i for i, (step, _) in enumerate(target.path) if step == "attr"]
     if not attrs:   # a variable (or a local of the same name: as if it were one)
         depth = len(target.path)
         return [(table["variables"], target.name, depth)] if target.name in table["variables"] else []
     name, depth = target.path[attrs[-1]][1], len(target.path) - 1 - attrs[-1]
-    kind, v = resolve(names, target.name, locals_)
-    if attrs == [0] and kind is Kind.ENTITY and v in kind_of:
-        return [(fields[kind_of[v]], name, depth)] if name in fields[kind_of[v]] else []
+    obj: n.Node = n.Var(target.pos, target.name)
+    for step, x in target.path[:attrs[-1]]:
+        obj = n.Attr(target.pos, obj, x) if step == "attr" else n.Index(target.pos, obj, x)
+    t = types.of(obj, {}, locals_)
+    if t == "none":
+        return []
+    if t.startswith("entity:"):
+        own = fields.get(t[7:], {})
+        return [(own, name, depth)] if name in own else []
     return [(fs, name, depth) for fs in fields.values() if name in fs]
 
 
