@@ -18,6 +18,7 @@ variables:
   cut: []
   grown: []
   swapped: []
+  names: []
 player:
   cash: 5
 kinds:
@@ -42,6 +43,7 @@ game:
     set grown += [a, 1]
     set swapped = [1, a]
     set swapped[0] = a
+    set names = flatten([[x.name] for x in cities])
     call shrink()
     let (y, j) = call pick()
     let got = [y]
@@ -63,6 +65,7 @@ procedure shrink():
 def opened() = [x for (x, k) in pairs where x.open]
 def firsts() = [p[0].open for p in pairs]
 def worth() = sum([k for (x, k) in pairs])
+def most() = max([k for (x, k) in pairs], 0)
 
 score p = p.cash
 """
@@ -87,6 +90,7 @@ def _source(folder, name: str) -> str:
 def test_a_list_written_out_is_a_row_and_one_that_may_change_length_is_not(ruleset):
     variables = ruleset.proven["variables"]
     assert variables["pairs"] == "list:list(entity:cities,int)"
+    assert variables["names"] == "list:str"   # flatten: the items of the lists of its list
     # an item removed, items added, an item set: a list of the items' join (a number and a
     # city: not known)
     assert variables["cut"] == variables["grown"] == variables["swapped"] == "list"
@@ -100,6 +104,8 @@ def test_a_proven_row_is_taken_apart_and_read_with_no_test(folder):
     for name in ("opened", "worth"):
         code = _source(folder, name)
         assert "_unpack(" not in code and "__class__" not in code, name
+    most = _source(folder, "most")   # max of a list and a number: no test for two numbers
+    assert "_b_max(run, " in most and "__class__" not in most
     firsts = _source(folder, "firsts")   # p[0]: a city, read directly
     assert "_E[v_p[0]]['open']" in firsts and "__class__" not in firsts
     [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
@@ -113,6 +119,7 @@ def test_rows_compute_what_checked_code_does(ruleset):
     assert game.is_over
     assert game.evaluate("[opened(), firsts(), worth(), total]") == [["a", "c"], [True, True], 6, 6 + 5 + 2]
     assert game.evaluate("[cut, grown, swapped]") == [["a"], [1, "a", "a", 1], ["a", "a"]]
+    assert game.evaluate("[names, most()]") == [["A", "B", "C"], 3]
 
 
 @pytest.mark.parametrize("statement, where", [

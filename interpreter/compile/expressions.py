@@ -762,6 +762,8 @@ class Codegen:
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()
             return f"(len({t}) if ({t} := {args[0]}).__class__ is list else _b_{name}({t}))"
+        if name in ("min", "max") and len(args) == 2 and any(self._listed(x, bound) for x in e.args):
+            return f"_b_{name}(run, {args[0]}, {args[1]})"   # (a list among them: no whole numbers to compare)
         if name in ("min", "max") and len(args) == 2 and walrus:  # min(a, b) of two whole numbers
             a, b = self.temp(), self.temp()
             keep = ">=" if name == "max" else "<="

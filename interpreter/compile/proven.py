@@ -259,6 +259,9 @@ class Types:
             if e.name in _OF_WHOLE and e.args and \
                     all(_flat(self.of(a, env, locals_)) in ("int", "list:int", "none", "list:none") for a in e.args):
                 return "int"
+            if e.name == "flatten" and len(e.args) == 1:   # the items of the lists of a list
+                lists = _item(self.of(e.args[0], env, locals_))
+                return _holding("list", _item(lists)) if lists == "none" or lists.startswith("list") else ANY
             if e.name in _SAME_ITEMS and e.args:   # items of its first list, or that list itself
                 first = plain(self.of(e.args[0], env, locals_))   # (reordered: no row)
                 if first == "none":
