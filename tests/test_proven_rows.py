@@ -2,7 +2,8 @@
 items, each of its own type, so that taking it apart (``for (c, n) in pairs``) and reading an
 item at a number written in the rules (``p[0]``) need no test; a row whose length may change
 (an item removed, items added) is a list again; a value from outside the rules that is not
-such a row is refused. A procedure's result has the join of the types of what it returns."""
+such a row is refused. A procedure's result has the join of the types of what it returns, a
+def that calls itself the type its body gives (typed again until it stays the same)."""
 from __future__ import annotations
 
 import pytest
@@ -66,6 +67,8 @@ def opened() = [x for (x, k) in pairs where x.open]
 def firsts() = [p[0].open for p in pairs]
 def worth() = sum([k for (x, k) in pairs])
 def most() = max([k for (x, k) in pairs], 0)
+def depth(i) = 0 if i <= 0 else 1 + depth(i - 1)
+def deeper() = depth(3) + 1
 
 score p = p.cash
 """
@@ -112,6 +115,12 @@ def test_a_proven_row_is_taken_apart_and_read_with_no_test(folder):
     assert "_unpack(" not in unit and "__y_j.__class__" not in unit and "_get_index" not in unit
     assert "_v = v___y_j[1]" in unit
     assert "v_got = _augment(run, v_got, _v, '+=')" in unit   # a list: no test for a number
+
+
+def test_a_def_that_calls_itself_gives_what_its_body_gives(folder, ruleset):
+    deeper = _source(folder, "deeper")   # depth(3): a whole number, added with no test
+    assert "__class__" not in deeper and "(_def" in deeper and ") + 1)" in deeper
+    assert ruleset.new_game(players=2, seed=0).evaluate("deeper()") == 4
 
 
 def test_rows_compute_what_checked_code_does(ruleset):

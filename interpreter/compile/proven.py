@@ -72,6 +72,7 @@ def row_items(t: str) -> list:
     return t[5:-1].split(",")
 
 
+_RETYPED = 8      # how many times a def that calls itself is typed before it is any
 _ROW_LONGEST = 8   # a list written out with more items than this is a list, not a row
 
 
@@ -138,6 +139,7 @@ class Types:
         self.variables = table.get("variables", {})
         self.kind_of = {i: kind for kind, ids in names.kinds.items() for i in ids}
         self.results: dict = {}   # (def name, its arguments' types) -> the type of what it gives
+        self.typing: list = []    # the keys of the defs whose bodies are being typed, innermost last
 
     def of(self, e, env: dict, locals_, memo: dict | None = None) -> str:
         """``e``'s type; ``env``: comprehension, lambda and ``let ... in`` variables -> their
@@ -275,11 +277,26 @@ class Types:
         return self.result(d, tuple(self.of(a, env, locals_) for a in e.args))
 
     def result(self, d, args: tuple) -> str:
-        """The type of what def ``d`` gives for arguments of types ``args``."""
+        """The type of what def ``d`` gives for arguments of types ``args``. A def that calls
+        itself (with arguments of the same types) is typed again until what it gives stays the
+        same, its call of itself giving what its body gave so far (none at first: nothing yet);
+        any other call of a def whose body is being typed gives any."""
         key = (d.name, args)
-        if key not in self.results:
-            self.results[key] = ANY   # while its body is typed: a recursive call gives any
-            self.results[key] = self.of(d.expr, dict(zip(d.params, args)), ())
+        found = self.results.get(key)
+        if found is not None:
+            return found if key not in self.typing or self.typing[-1] == key else ANY
+        self.results[key] = "none"
+        self.typing.append(key)
+        try:
+            for _ in range(_RETYPED):
+                t = join(self.results[key], self.of(d.expr, dict(zip(d.params, args)), ()))
+                if t == self.results[key]:
+                    break
+                self.results[key] = t
+            else:
+                self.results[key] = ANY
+        finally:
+            self.typing.pop()
         return self.results[key]
 
 
