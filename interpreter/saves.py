@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from .compile.proven import is_row, loop_items, row_items
+from .compile.proven import is_proven, is_row, loop_items, row_items
 from .errors import BadSave, Diagnostic, Pos
 from .runtime.governor import check_storable
 from .runtime.strict_json import read_json, refuse
@@ -290,7 +290,8 @@ def first_misfit(state: dict, proven: dict) -> str | None:
             types = row_items(t)
             if len(value) != len(types):
                 return f"{at}: {_short(value)} is not a list of {len(types)} items, the only kind the rules store there"
-            return next((why for i, (x, y) in enumerate(zip(value, types)) if (why := misfit(x, y, f"{at}[{i}]"))), None)
+            return next((why for i, (x, y) in enumerate(zip(value, types))   # (an item only none yet: anything)
+                         if is_proven(y) and (why := misfit(x, y, f"{at}[{i}]"))), None)
         if t.startswith("list:") and value.__class__ is list:   # a list, each item of its type
             return next((why for i, x in enumerate(value) if (why := misfit(x, t[5:], f"{at}[{i}]"))), None)
         if t.startswith("map:") and value.__class__ is dict:   # a map, each value of its type

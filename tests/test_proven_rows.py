@@ -20,6 +20,7 @@ variables:
   grown: []
   swapped: []
   names: []
+  blank: null
 player:
   cash: 5
 kinds:
@@ -45,6 +46,7 @@ game:
     set swapped = [1, a]
     set swapped[0] = a
     set names = flatten([[x.name] for x in cities])
+    set blank = [a, none]
     call shrink()
     let (y, j) = call pick()
     let got = [y]
@@ -148,3 +150,13 @@ def test_a_fitting_row_is_taken(ruleset):
     game = ruleset.new_game(players=2, seed=0)
     game.execute("set pairs = [[b, 7]]")
     assert game.evaluate("[opened(), firsts(), worth()]") == [[], [False], 7]
+
+
+def test_a_row_item_only_none_yet_takes_any_value_from_outside(ruleset):
+    assert ruleset.proven["variables"]["blank"] == "list(entity:cities,none)"
+    game = ruleset.new_game(players=2, seed=0)
+    game.execute("set blank = [b, 3]")   # (nothing is proven of its second item)
+    assert game.evaluate("blank") == ["b", 3]
+    with pytest.raises(RulesRuntimeError) as err:
+        game.execute("set blank = [3, 3]")
+    assert err.value.diagnostics[0].code == "RR314" and "globals.blank[0]: 3 is not the id" in err.value.diagnostics[0].message
