@@ -86,9 +86,9 @@ def _stored(how, g) -> str:
         return "_v"
     if how == CHECKED:
         return "_store(_v)"
-    if how == WHOLE:   # (proven a whole number or none: none is stored as it is, by _store)
-        return f"(_v if _v is not None and _v in {g.obj(WHOLE_NUMBERS)} else _store(_v))"
-    if how == SURE:
+    if how == WHOLE:   # (only an int itself is looked up in a range at once: none, or a subclass, walks it)
+        return f"(_v if _v.__class__ is int and _v in {g.obj(WHOLE_NUMBERS)} else _store(_v))"
+    if how == SURE:   # (arithmetic, a count, a number written: an int itself)
         return f"(_v if _v in {g.obj(WHOLE_NUMBERS)} else _store(_v))"
     return f"{g.obj(how)}(_v)"
 

@@ -47,7 +47,8 @@ def checked_locals(params, body: list) -> frozenset:
 def plan(types: Types, e, locals_: dict, kept: frozenset):
     """How a unit stores the value of expression ``e`` (its locals' proven types ``locals_``,
     its locals that hold checked values ``kept``): :data:`AS_IT_IS`, :data:`WHOLE` (a whole
-    number or none, tested against the bounds), :data:`SURE` (the same, never none), :data:`CHECKED` (the governor's whole check), or a
+    number or none, tested against the bounds), :data:`SURE` (an int itself, never none: not tested
+    an int), :data:`CHECKED` (the governor's whole check), or a
     shaped check (a function of the value)."""
     if _kept(e, kept) or e.__class__ is n.Str and len(e.parts) == 1 and isinstance(e.parts[0], str) \
             and len(e.parts[0]) <= MAX_TEXT:
