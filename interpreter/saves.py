@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from .compile.proven import loop_items
+from .compile.proven import is_proven, is_row, loop_items, row_items
 from .errors import BadSave, Diagnostic, Pos
 from .runtime.governor import check_storable
 from .runtime.strict_json import read_json, refuse
@@ -293,11 +293,17 @@ def first_misfit(state: dict, proven: dict) -> str | None:
         if t.startswith("entity:") and value.__class__ is str and \
                 (entities.get(value) or {}).get("kind") == t[7:]:
             return None
+        if is_row(t) and value.__class__ is list:   # a row: as many items, each of its own type
+            types = row_items(t)
+            if len(value) != len(types):
+                return f"{at}: {_short(value)} is not a list of {len(types)} items, the only kind the rules store there"
+            return next((why for i, (x, y) in enumerate(zip(value, types))   # (an item only none yet: anything)
+                         if is_proven(y) and (why := misfit(x, y, f"{at}[{i}]"))), None)
         if t.startswith("list:") and value.__class__ is list:   # a list, each item of its type
             return next((why for i, x in enumerate(value) if (why := misfit(x, t[5:], f"{at}[{i}]"))), None)
         if t.startswith("map:") and value.__class__ is dict:   # a map, each value of its type
             return next((why for k, x in value.items() if (why := misfit(x, t[4:], f"{at}[{k!r}]"))), None)
-        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else _WORDS[t.split(":", 1)[0]]
+        what = f"the id of an entity of kind {t[7:]}" if t.startswith("entity:") else _WORDS[t.split(":", 1)[0][:4]]
         return f"{at}: {_short(value)} is not {what}, the only type the rules store there"
     fields = proven.get("fields", {})
     for e, record in entities.items():
@@ -320,7 +326,11 @@ def first_misfit(state: dict, proven: dict) -> str | None:
             if why:
                 return why
         loops = proven.get("loops", {}).get(frame["c"], {})
+        lists = proven.get("lists", {}).get(frame["c"], ())
         for slot, value in values.items():   # a loop's hidden local: what it gives its variable
+            if slot[:1] == "$" and slot[1:2].isdigit() and slot.rpartition("@")[2] in lists and \
+                    not (value.__class__ is list and len(value) == 2 and value[0].__class__ is list):
+                return f"stack[{i}].locals.{slot}: {_short(value)} is not a loop over a list, the only loop the rules make there"
             var, items = loop_items(slot, value, loops)
             for x in items if var in types else ():
                 why = misfit(x, types[var], f"stack[{i}].locals.{slot}")

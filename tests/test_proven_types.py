@@ -34,7 +34,7 @@ game:
     set counter += 2
     add 1 to trace
     let y = 2
-    set mood = [y, "y"][0]
+    set mood = [y, "y"][y - 2]
     set red.keeper = green
     for k in tokens:
         set counter += k.value
@@ -42,9 +42,9 @@ game:
         option go(t in tokens):
             require t.value < 100 else "too much"
             set t.label = "picked"
-            let x = [t.label, 0][0]
+            let x = [t.label, 0][y - 2]
             set green.label = x
-            set t.owner = [players[0], 0][0]
+            set t.owner = [players[0], 0][y - 2]
             set t.value += 1
         option stop:
             pass
@@ -84,7 +84,8 @@ def test_the_loader_proves_what_every_write_keeps(ruleset):
     assert fields["tokens"]["value"] == "int"            # += keeps a whole number one
     assert fields["tokens"]["keeper"] == "entity:tokens"  # none at first, then only tokens
     assert fields["tokens"]["name"] == "str"
-    # label, owner, mood: written with an item of a list of a text and a number: not known
+    # label, owner, mood: written with an item of a list of a text and a number, at an index
+    # not written in the rules: not known
     assert "label" not in fields["tokens"] and "owner" not in fields["tokens"]
     assert variables == {"counter": "int", "trace": "list:int"}   # trace: a number added
     assert fields["players"]["cash"] == "int"

@@ -87,8 +87,9 @@ def test_values_the_proof_settles_are_stored_without_a_check(tmp_path):
     root = ruleset(tmp_path, rules=rules, meta=META % 100_000)
     [(_, source)] = [f for f in generated(str(root), "game") if f[1].startswith("# unit ")]
     stores = [line.strip() for line in source.splitlines() if "_store(" in line]
-    # k: a whole number, bounded inline; m: a list of lists, measured; the rest as they are
-    assert len(stores) == 1 and stores[0].startswith("v_k = (_v if _v.__class__ is int and _v in _o"), stores
+    # k: a whole number (a count: never none), bounded inline with no test of its type; m: a
+    # list of lists, measured; the rest as they are
+    assert len(stores) == 1 and stores[0].startswith("v_k = (_v if _v in _o"), stores
     assert re.search(r"\bv_m = _o\d+\(_v\)", source)
     assert "_edit(run, _c, _k, _v, True, False)" in source and "v_c = _v" in source
     assert load_ruleset(str(root)).new_game(1, 0).state is not None

@@ -24,7 +24,7 @@ from ..dsl import builtins, nodes as n
 from ..dsl.functions import call_value, def_value
 from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS, ended
-from .proven import ANY, is_proven, types_for
+from .proven import ANY, is_proven, is_row, list_item, row_items, types_for
 from .hoist import hoist
 from .sources import add, define
 from .writer import Writer
@@ -386,7 +386,8 @@ class Codegen:
         # a map by a text key, or a list by a whole number, read directly; a missing key or an
         # index out of range raises, and the checked code words the fault
         self.partial = True
-        of, by = self.proven(e.obj, bound).split(":", 1)[0], self.proven(e.key, bound)
+        t = self.proven(e.obj, bound)
+        of, by = "list" if is_row(t) else t.split(":", 1)[0], self.proven(e.key, bound)
         if of == "map" and (by == "str" or by.startswith("entity:")) or \
                 of == "list" and (by == "int" or _INT.fullmatch(key)):   # proven: no test
             return f"{obj}[{key}]"
@@ -454,7 +455,12 @@ class Codegen:
                           listed=self._loop_listed(c.source, bound))
 
     def g_Unpack(self, e, bound, walrus):
-        return f"_unpack({self.gen(e.expr, bound, walrus)}, {e.count})"
+        obj = self.gen(e.expr, bound, walrus)
+        t = self.proven(e.expr, bound)
+        if is_row(t) and len(row_items(t)) == e.count:   # proven a row that long: no test
+            self.partial = True   # (or none: its items' reads raise, the checked code words it)
+            return obj
+        return f"_unpack({obj}, {e.count})"
 
     def g_Exists(self, e, bound, walrus):
         if self.checked:
@@ -492,8 +498,7 @@ class Codegen:
 
     def _item(self, source, bound) -> str:
         """The proven type of an item of list ``source``."""
-        t = self.proven(source, bound)
-        return t[5:] if t.startswith("list:") else ANY
+        return list_item(self.proven(source, bound))
 
     def _loop(self, items: str, write, start: int, bound: dict, pos, var: str, item: str,
               word: str = "for", listed: bool = False) -> str:
@@ -757,6 +762,8 @@ class Codegen:
         if name in ("count", "len") and walrus:  # the commonest builtin, inline for a list
             t = self.temp()
             return f"(len({t}) if ({t} := {args[0]}).__class__ is list else _b_{name}({t}))"
+        if name in ("min", "max") and len(args) == 2 and any(self._listed(x, bound) for x in e.args):
+            return f"_b_{name}(run, {args[0]}, {args[1]})"   # (a list among them: no whole numbers to compare)
         if name in ("min", "max") and len(args) == 2 and walrus:  # min(a, b) of two whole numbers
             a, b = self.temp(), self.temp()
             keep = ">=" if name == "max" else "<="

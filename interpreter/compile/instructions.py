@@ -84,19 +84,23 @@ class IterInit(Instr):
 
 
 class IterNext(Instr):
-    __slots__ = ("slot", "var", "target")
+    __slots__ = ("slot", "var", "target", "listed")
 
-    def __init__(self, pos, slot, var, target=None):
+    def __init__(self, pos, slot, var, target=None, listed: bool = False):
         self.pos, self.slot, self.var, self.target = pos, slot, var, target
+        self.listed = listed   # it walks a list, never a count (proven: no test)
 
     def write(self, g, i):
         # A count (repeat N) gives its numbers one at a time; a save made when loops kept the
         # list of them still resumes. The exit drops the hidden local (the next instruction).
         items, at = g.loop_names(self.slot, read=True)
-        g.line(f"if {at} < ({items} if {items}.__class__ is int else len({items})):")
+        if self.listed:
+            g.line(f"if {at} < len({items}):")
+        else:
+            g.line(f"if {at} < ({items} if {items}.__class__ is int else len({items})):")
         with g.indent():
             if self.var is not None:
-                g.assign(self.var, f"{at} if {items}.__class__ is int else {items}[{at}]")
+                g.assign(self.var, f"{items}[{at}]" if self.listed else f"{at} if {items}.__class__ is int else {items}[{at}]")
             g.line(f"{at} += 1")
         g.line("else:")
         with g.indent():

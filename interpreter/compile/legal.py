@@ -53,9 +53,10 @@ def _values(w: Writer, space: dict, spec, i: int, loc: str, head: tuple) -> None
     before it being the Python names ``head`` and set in the locals ``loc``."""
     _, source = spec.domains[i]
     w.line(f"_v{i} = {add(space, '_q', source)}(run, {loc})")
-    w.line(f"if _v{i}.__class__ is not list:")
-    with w.indent():
-        w.line("raise TypeError()")   # (the machine says what is wrong)
+    if i >= len(spec.listed) or not spec.listed[i]:   # (proven a list, or none: len raises)
+        w.line(f"if _v{i}.__class__ is not list:")
+        with w.indent():
+            w.line("raise TypeError()")   # (the machine says what is wrong)
     w.line(f"run.steps = _s = run.steps + len(_v{i})")
     w.line("if _s > run.budget:")
     with w.indent():

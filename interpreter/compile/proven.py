@@ -3,7 +3,8 @@ code generator can leave out the tests it makes before using a value (``x.__clas
 before arithmetic, ``x.__class__ is str`` before an entity's field).
 
 A type here is a word: ``int``, ``bool``, ``str``, ``entity:KIND`` (the id of an entity of that
-kind), ``list``, ``map``; ``none`` (nothing but none yet, or not known yet while the proof runs:
+kind), ``list``, ``map``; ``list(T1,T2,...)``, a row: a list of that many items, each of its own type (what a
+list written out in the rules gives, ``[h, g]``: taken apart, ``(h, g)``, with no test); ``none`` (nothing but none yet, or not known yet while the proof runs:
 what is computed from it waits for its type) and ``any`` (not known) are never proven. A proven
 field or variable may also hold none: every test left out would have sent none to the checked
 code anyway, and the fast code still does (none in arithmetic, an order, ``len`` or ``_E[...]``
@@ -49,12 +50,56 @@ def join(a: str, b: str) -> str:
         return a
     if a == "none":
         return b
+    if is_row(a) and is_row(b) and len(ra := row_items(a)) == len(rb := row_items(b)):
+        return _row([join(x, y) for x, y in zip(ra, rb)])   # (two rows as long: each item's join)
+    if is_row(a) or is_row(b):   # a row and another list: a list of their items' join
+        return join(plain(a), plain(b))
     if a != ANY and b != ANY and all(t == "str" or t.startswith("entity:") for t in (a, b)):
         return "str"
     for head in ("list", "map"):   # (a list's items, a map's values: their join, or any)
         if a.split(":", 1)[0] == head == b.split(":", 1)[0]:
             return _holding(head, join(_item(a), _item(b)) if head not in (a, b) else ANY)
     return ANY
+
+
+def is_row(t: str) -> bool:
+    """Whether type ``t`` is a row (a list of a known length, each item of its own type)."""
+    return t.startswith("list(")
+
+
+def row_items(t: str) -> list:
+    """The types of the items of row type ``t``, in order."""
+    return t[5:-1].split(",")
+
+
+_RETYPED = 8      # how many times a def that calls itself is typed before it is any
+_ROW_LONGEST = 8   # a list written out with more items than this is a list, not a row
+
+
+def _row(items: list) -> str:
+    """The row type of items of types ``items``: an item that is itself a row, or holds one, is
+    a list of its items' join there (rows never nest)."""
+    return "list(" + ",".join(_flat(t) for t in items) + ")"
+
+
+def plain(t: str) -> str:
+    """Type ``t`` as a list of its items' join if it is a row (a list that may change length,
+    or be reordered, has no row type; its items keep theirs), else ``t``."""
+    return _holding("list", _item(t)) if is_row(t) else t
+
+
+def _flat(t: str) -> str:
+    """Type ``t`` with every row in it a list of its items' join."""
+    if "(" not in t:
+        return t
+    head, _, item = plain(t).partition(":")
+    return _holding(head, _flat(item)) if item else head
+
+
+def list_item(t: str) -> str:
+    """The type of an item of a list of type ``t`` (a row's: its items' join), any when ``t``
+    is not proven a list."""
+    return _item(t) if t.startswith("list") else ANY
 
 
 def _holding(head: str, item: str) -> str:
@@ -94,6 +139,7 @@ class Types:
         self.variables = table.get("variables", {})
         self.kind_of = {i: kind for kind, ids in names.kinds.items() for i in ids}
         self.results: dict = {}   # (def name, its arguments' types) -> the type of what it gives
+        self.typing: list = []    # the keys of the defs whose bodies are being typed, innermost last
 
     def of(self, e, env: dict, locals_, memo: dict | None = None) -> str:
         """``e``'s type; ``env``: comprehension, lambda and ``let ... in`` variables -> their
@@ -118,8 +164,15 @@ class Types:
             return env[e.name] if e.name in env else self._name(e.name, locals_)
         if t is n.Attr:
             return self.field(self.of(e.obj, env, locals_, memo), e.name)
-        if t is n.Index:   # an item of a list, a value of a map
-            return _item(self.of(e.obj, env, locals_, memo))
+        if t is n.Index:   # an item of a list, a value of a map (a row's at a number written)
+            obj = self.of(e.obj, env, locals_, memo)
+            if is_row(obj) and e.key.__class__ is n.Int and 0 <= e.key.value < len(row_items(obj)):
+                return row_items(obj)[e.key.value]
+            return _item(obj)
+        if t is n.Unpack:   # a list taken apart: itself, when it has that many items (else a fault)
+            obj = self.of(e.expr, env, locals_, memo)
+            return obj if obj == "none" or obj.startswith("list") and \
+                (not is_row(obj) or len(row_items(obj)) == e.count) else ANY
         if t is n.BinOp:   # (none: a fault, or a side not known yet while the proof runs)
             a, b = self.of(e.left, env, locals_, memo), self.of(e.right, env, locals_, memo)
             if a == b == "none" and (e.op in _WHOLE or e.op == "+"):
@@ -129,7 +182,7 @@ class Types:
             if e.op == "+" and _all_of("str", a, b):
                 return "str"
             if e.op == "+" and all(x == "none" or x.startswith("list") for x in (a, b)):   # (or a fault)
-                return join(a, b)
+                return join(plain(a), plain(b))
             return ANY
         if t is n.Neg:
             return "int" if _all_of("int", self.of(e.expr, env, locals_, memo)) else ANY
@@ -139,6 +192,8 @@ class Types:
             inner = {**env, e.var: _item(self.of(e.source, env, locals_, memo))}
             return _holding("list", self.of(e.expr, inner, locals_))
         if t is n.ListLit:
+            if 0 < len(e.items) <= _ROW_LONGEST:
+                return _row([self.of(x, env, locals_, memo) for x in e.items])
             item = "none"
             for x in e.items:
                 item = join(item, self.of(x, env, locals_, memo))
@@ -152,6 +207,19 @@ class Types:
         if t is n.Call:
             return self._call(e, env, locals_)
         return ANY
+
+    def whole(self, e, locals_) -> bool:
+        """Whether expression ``e`` (of a unit whose locals' types are ``locals_``) surely gives
+        a whole number, never none: a number written in the rules, or arithmetic, a negation,
+        a count of values proven whole numbers (none there faults: no value is given)."""
+        c = e.__class__
+        if c is n.Int:
+            return True
+        if c not in (n.BinOp, n.Neg, n.Call) or self.of(e, {}, locals_) != "int":
+            return False
+        if c is n.Call:
+            return e.name in _WHOLE_BUILTINS and resolve_call(self.names, e.name, set(locals_))[0] is Kind.BUILTIN
+        return c is n.Neg or e.op in _WHOLE
 
     def field(self, obj: str, name: str) -> str:
         """The type of field ``name`` of an entity of type ``obj``: of its kind, or of every kind
@@ -191,10 +259,13 @@ class Types:
             if e.name in _WHOLE_BUILTINS:
                 return "int"
             if e.name in _OF_WHOLE and e.args and \
-                    all(self.of(a, env, locals_) in ("int", "list:int", "none", "list:none") for a in e.args):
+                    all(_flat(self.of(a, env, locals_)) in ("int", "list:int", "none", "list:none") for a in e.args):
                 return "int"
+            if e.name == "flatten" and len(e.args) == 1:   # the items of the lists of a list
+                lists = _item(self.of(e.args[0], env, locals_))
+                return _holding("list", _item(lists)) if lists == "none" or lists.startswith("list") else ANY
             if e.name in _SAME_ITEMS and e.args:   # items of its first list, or that list itself
-                first = self.of(e.args[0], env, locals_)
+                first = plain(self.of(e.args[0], env, locals_))   # (reordered: no row)
                 if first == "none":
                     return first
                 if not first.startswith("list"):
@@ -206,18 +277,35 @@ class Types:
         return self.result(d, tuple(self.of(a, env, locals_) for a in e.args))
 
     def result(self, d, args: tuple) -> str:
-        """The type of what def ``d`` gives for arguments of types ``args``."""
+        """The type of what def ``d`` gives for arguments of types ``args``. A def that calls
+        itself (with arguments of the same types) is typed again until what it gives stays the
+        same, its call of itself giving what its body gave so far (none at first: nothing yet);
+        any other call of a def whose body is being typed gives any."""
         key = (d.name, args)
-        if key not in self.results:
-            self.results[key] = ANY   # while its body is typed: a recursive call gives any
-            self.results[key] = self.of(d.expr, dict(zip(d.params, args)), ())
+        found = self.results.get(key)
+        if found is not None:
+            return found if key not in self.typing or self.typing[-1] == key else ANY
+        self.results[key] = "none"
+        self.typing.append(key)
+        try:
+            for _ in range(_RETYPED):
+                t = join(self.results[key], self.of(d.expr, dict(zip(d.params, args)), ()))
+                if t == self.results[key]:
+                    break
+                self.results[key] = t
+            else:
+                self.results[key] = ANY
+        finally:
+            self.typing.pop()
         return self.results[key]
 
 
 def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, player_fields: dict) -> dict:
     """The proven types of a ruleset's fields (by kind), variables, and the locals of each code
     unit (and of each score): ``{"fields": {kind: {field: type}}, "variables": {name: type},
-    "locals": {unit key: {name: type}}}``, only those that are proven."""
+    "locals": {unit key: {name: type}}, "loops": {unit key: {line: the variable of a loop that
+    starts there, when proven}}, "lists": {unit key: [the lines of the for loops that walk a
+    proven list]}}``, only those that are proven."""
     kind_of = {i: kind for kind, ids in kinds.items() for i in ids}
     fields: dict = {}
     for kind, ids in kinds.items():
@@ -243,7 +331,7 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         locals_ = units[key] = {**dict.fromkeys(assigned(d), ANY),
                                 **dict.fromkeys(_locals(d) | bound, "none"), **fixed}
         for x in nodes:
-            if x.__class__ is n.Set or x.__class__ is n.Add:
+            if x.__class__ in _WRITES:
                 writes.append((x, locals_))
             binds += [(locals_, *b, locals_) for b in _binding(x, locals_) if b[0] not in fixed]
             calls += [(locals_, *c) for c in _calls(x, names)]
@@ -252,31 +340,47 @@ def prove(defs: list, names, entities: dict, kinds: dict, variables: dict, playe
         if key in units and len(args) == len(params[key]):
             binds += [(units[key], p, "value", a, "=", caller) for p, a in zip(params[key], args)
                       if p in units[key] and units[key][p] != ANY]
+    returns = {key: [x.expr for x in nodes if x.__class__ is n.Return] for key, _, _, nodes in found}
     changed = True
     while changed:   # types only ever grow towards any: this ends
         changed = False
         types = Types(names, table)
+        gives = {}   # a procedure's unit -> the type of what it returns (none: nothing, or none)
+        for key, exprs in returns.items():
+            gives[key] = "none"
+            for e in exprs:
+                gives[key] = join(gives[key], "none" if e is None else types.of(e, {}, units[key]))
         for s, locals_ in writes:   # (a set, or an add: a list's item added)
-            op, value = (s.op, s.expr) if isinstance(s, n.Set) else ("add", s.item)
-            for where, key, depth in _written(s.target, names, locals_, kind_of, table):
+            op, value = (s.op, s.expr) if isinstance(s, n.Set) else ("add" if isinstance(s, n.Add) else "remove", s.item)
+            for where, key, depth in _written(s.target, types, locals_, table):
                 old = where[key]
                 new = _into(old, depth, op, types.of(value, {}, locals_))
                 if new != old:
                     where[key], changed = new, True
         for locals_, name, how, node, op, where in binds:
-            t = ANY if node is None else node if node.__class__ is str else types.of(node, {}, where)
+            if how == "returns":   # (a local naming a procedure may run any: any)
+                t = gives.get(f"proc:{node}", ANY) if node in names.procedures else ANY
+            else:
+                t = ANY if node is None else node if node.__class__ is str else types.of(node, {}, where)
             if how == "items":   # an item of a local list or map set, or one added
                 new = _into(locals_[name], 1, "=", t)
+            elif how == "removed":   # an item removed from it (or from an item of it: ``op`` deep)
+                new = _into(locals_[name], op, "remove", t)
             else:
                 new = _stored(locals_[name], op, _item(t) if how == "item" else t)
             if new != locals_[name]:
                 locals_[name], changed = new, True
     loops = {key: {str(x.pos.line): x.var for x in nodes if x.__class__ in (n.For, n.Turns)
                    and is_proven(units[key][x.var])} for key, _, _, nodes in found}
+    # the for loops that walk a list (proven one: never a count), by the line each starts on
+    types = Types(names, table)
+    lists = {key: sorted({str(x.pos.line) for x in nodes if x.__class__ is n.For
+                          and types.of(x.source, {}, units[key]).startswith("list")}) for key, _, _, nodes in found}
     return {"fields": {k: {f: _final(t) for f, t in fs.items() if is_proven(t)} for k, fs in fields.items()},
             "variables": {k: _final(t) for k, t in table["variables"].items() if is_proven(t)},
             "locals": {k: {x: _final(t) for x, t in ts.items() if is_proven(t)} for k, ts in units.items()},
-            "loops": {k: lines for k, lines in loops.items() if lines}}
+            "loops": {k: lines for k, lines in loops.items() if lines},
+            "lists": {k: lines for k, lines in lists.items() if lines}}
 
 
 def loop_items(slot: str, value, loops: dict) -> tuple:
@@ -324,17 +428,19 @@ def _units(defs: list, names):
 
 
 _PLAYERS = "list:entity:players"   # what a turn loop takes its players from when it names none
-_BINDS = {n.Set, n.Add, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit,
+_WRITES = (n.Set, n.Add, n.Remove)   # what changes a field's, variable's or local's value
+_BINDS = {n.Set, n.Add, n.Remove, n.Return, n.Let, n.LetCall, n.For, n.Turns, n.Draw, n.Option, n.ActionDef, n.CallStmt, n.Emit,
           n.Choose}
 
 
 def _binding(x, locals_: dict) -> list:
     """How node ``x`` binds a local of its unit: ``(name, how, node, op)``, the local set to
-    the value of ``node`` (how: ``value``) or to an item of it (``item``); node None: any."""
+    the value of ``node`` (how: ``value``) or to an item of it (``item``); node None: any; or
+    to what procedure ``node`` returns (``returns``)."""
     if isinstance(x, n.Let):
         return [(x.name, "value", x.expr, "=")]
-    if isinstance(x, n.LetCall):
-        return [(x.name, "value", None, "=")]
+    if isinstance(x, n.LetCall):   # what the procedure returns (of the unit proc:NAME)
+        return [(x.name, "returns", x.proc, "=")]
     if isinstance(x, n.Set) and not x.target.path and x.target.name in locals_:
         return [(x.target.name, "value", x.expr, x.op)]
     if isinstance(x, (n.Set, n.Add)) and x.target.name in locals_ and \
@@ -343,6 +449,8 @@ def _binding(x, locals_: dict) -> list:
         # (an item of an item set or added to: of any type)
         item = (x.item if isinstance(x, n.Add) else x.expr) if len(x.target.path) == int(isinstance(x, n.Set)) else None
         return [(x.target.name, "items", item, "+=")]
+    if isinstance(x, n.Remove) and x.target.name in locals_ and all(step == "index" for step, _ in x.target.path):
+        return [(x.target.name, "removed", None, len(x.target.path))]   # (a row no more)
     if isinstance(x, n.For):   # (taken from the loop's hidden state, which a save holds: its
         return [(x.var, "item", x.source, "=")]   # check reads it, see loop_slots)
     if isinstance(x, n.Turns):
@@ -375,12 +483,19 @@ def _calls(x, names) -> list:
 
 def _item(t: str) -> str:
     """The type of an item of a list of type ``t`` (or of a value of a map of type ``t``; of
-    nothing but none: none yet, while the proof runs)."""
+    nothing but none: none yet, while the proof runs; of a row: its items' join)."""
+    if is_row(t):
+        item = "none"
+        for x in row_items(t):
+            item = join(item, x)
+        return item
     return t[5:] if t.startswith("list:") else t[4:] if t.startswith("map:") else t if t == "none" else ANY
 
 
 def _final(t: str) -> str:
     """Type ``t`` as the proof gives it: a list or a map of nothing but none is one of any."""
+    if is_row(t):
+        return _row([_final(x) for x in row_items(t)])
     head, _, item = t.partition(":")
     return head if item == "none" else f"{head}:{_final(item)}" if head in ("list", "map") and item else t
 
@@ -391,6 +506,7 @@ def _into(old: str, depth: int, op: str, value: str) -> str:
     (``op`` add): the list or map keeps its type, and its items take ``value``'s type too."""
     if depth == 0:
         return _stored(old, op, value)
+    old = plain(old)   # (an item of a row set: its items' types are one)
     head = old.split(":", 1)[0]
     if head not in ("list", "map"):
         return old   # (a fault, or a list or map of any: the type stays)
@@ -406,27 +522,36 @@ def _stored(old: str, op: str, value: str) -> str:
     ``-=`` keeps a whole number or a list what it is (or faults), and makes anything else any."""
     if op == "=":
         return join(old, value)
+    if op == "remove":   # an item removed from a list (or a fault): the list is no row
+        return plain(old)
     if op == "add":   # an item added to a list (or a fault)
         return join(old, _holding("list", value)) if old.startswith("list") else old
     if op == "+=" and old.startswith("list"):   # items added: of their type too
-        return join(old, value if value.startswith("list") else "list")
+        return join(plain(old), plain(value) if value.startswith("list") else "list")
     return old if old in ("int", "list", "none") or old.startswith("list:") else ANY
 
 
-def _written(target: n.Target, names, locals_, kind_of: dict, table: dict) -> list:
-    """Where a ``set`` (or ``add``) of ``target`` may store its value: ``(table, key, depth)``
-    triples, ``depth`` the ``[...]`` that end the path (an item of the field or variable it
-    changes). A path ending in ``.f`` (then ``[...]``) may change field ``f`` of any kind that
-    has it (of the entity's own kind when the target names it)."""
+def _written(target: n.Target, types: Types, locals_, table: dict) -> list:
+    """Where a ``set`` (or ``add``, ``remove``) of ``target`` may store its value: ``(table,
+    key, depth)`` triples, ``depth`` the ``[...]`` that end the path (an item of the field or
+    variable it changes). A path ending in ``.f`` (then ``[...]``) may change field ``f`` of the
+    entity's own kind where what comes before ``.f`` is proven an entity of that kind (of none
+    where it is only ever none yet: a write through none faults), else of any kind that has it."""
     fields = table["fields"]
     attrs = [i for i, (step, _) in enumerate(target.path) if step == "attr"]
     if not attrs:   # a variable (or a local of the same name: as if it were one)
         depth = len(target.path)
         return [(table["variables"], target.name, depth)] if target.name in table["variables"] else []
     name, depth = target.path[attrs[-1]][1], len(target.path) - 1 - attrs[-1]
-    kind, v = resolve(names, target.name, locals_)
-    if attrs == [0] and kind is Kind.ENTITY and v in kind_of:
-        return [(fields[kind_of[v]], name, depth)] if name in fields[kind_of[v]] else []
+    obj: n.Node = n.Var(target.pos, target.name)
+    for step, x in target.path[:attrs[-1]]:
+        obj = n.Attr(target.pos, obj, x) if step == "attr" else n.Index(target.pos, obj, x)
+    t = types.of(obj, {}, locals_)
+    if t == "none":
+        return []
+    if t.startswith("entity:"):
+        own = fields.get(t[7:], {})
+        return [(own, name, depth)] if name in own else []
     return [(fs, name, depth) for fs in fields.values() if name in fs]
 
 

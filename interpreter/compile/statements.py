@@ -22,8 +22,8 @@ from ..runtime.governor import WHOLE_NUMBERS
 from ..runtime.values import RuleFault, describe, map_key
 from . import instructions as ins, legal as _legal
 from .expressions import Checked, Codegen, inlinable, namespace
-from .proven import types_for
-from .storing import AS_IT_IS, CHECKED, WHOLE, checked_locals, plan
+from .proven import ANY, types_for
+from .storing import AS_IT_IS, CHECKED, SURE, WHOLE, checked_locals, plan
 from .units import Units, acyclic, first_pause, straight
 
 
@@ -86,13 +86,17 @@ def _stored(how, g) -> str:
         return "_v"
     if how == CHECKED:
         return "_store(_v)"
-    if how == WHOLE:
+    if how == WHOLE:   # (only an int itself is looked up in a range at once: none, or a subclass, walks it)
         return f"(_v if _v.__class__ is int and _v in {g.obj(WHOLE_NUMBERS)} else _store(_v))"
+    if how == SURE:   # (arithmetic, a count, a number written: an int itself)
+        return f"(_v if _v in {g.obj(WHOLE_NUMBERS)} else _store(_v))"
     return f"{g.obj(how)}(_v)"
 
 
 class _Scope:
-    def __init__(self, locals_: set | dict, loops: list | None = None, kept: frozenset = frozenset()):
+    def __init__(self, locals_: set | dict, loops: list | None = None, kept: frozenset = frozenset(),
+                 key: str = ""):
+        self.key = key          # the code unit's key (its for loops that walk a proven list)
         self.locals = locals_   # the names, or a unit's names -> their proven types (_typed)
         self.kept = kept        # the locals that hold only checked values (storing.checked_locals)
         self.loops = loops if loops is not None else []
@@ -184,6 +188,9 @@ class Compiler:
         that test it in fast code, or all of them when none does (in any mode)."""
         params = [d.var for d in domains]
         spec.about = tuple(None if d.about is None else self._expr(d.about, scope) for d in domains)
+        types = None if self.checked else types_for(self.names)
+        if types is not None and isinstance(scope.locals, dict):
+            spec.listed = tuple(types.of(d.source, {}, scope.locals).startswith("list") for d in domains)
         spec.levels = tuple(max((params.index(x.name) for x in n.walk(r.cond)
                                  if isinstance(x, n.Var) and x.name in params), default=0) for r in requires)
         last = [r.cond for r, level in zip(requires, spec.levels) if level == len(domains) - 1]
@@ -199,7 +206,7 @@ class Compiler:
         return {x: proven.get(x, "any") for x in locals_}
 
     def _code(self, key, params, body, pos, when=None):
-        scope = _Scope(self._typed(key, set(params) | assigned(body)), kept=checked_locals(params, body))
+        scope = _Scope(self._typed(key, set(params) | assigned(body)), kept=checked_locals(params, body), key=key)
         code = Code(key, list(params), pos, space=self.space)
         self.program.codes[key] = code
         out = code.instrs
@@ -260,13 +267,16 @@ class Compiler:
         target, fn, op, name = self.target(s.target, scope), self.value(s.expr, scope), s.op, s.target.name
         local = not s.target.path and resolve(self.names, name, scope.locals).kind is Kind.LOCAL
         how = self._storing(s.expr, fn, scope) if op == "=" else None
+        tests = self._whole_tests(s, fn, scope) if op != "=" else ""
 
         def lines(g):
             if op == "=":  # the new value of what ({}) is changed
                 new = _stored(how, g)
+            elif tests is None:   # a list proven one (or none): items added, or a fault, in the helper
+                new = f"_augment(run, {{}}, _v, {op!r})"
             else:  # two whole numbers inline, the result within the bounds; the rest (lists, faults) in a helper
                 new = (f"(_n if (_n := _o {op[0]} _v) in {g.obj(WHOLE_NUMBERS)} else _store(_n)) "
-                       f"if (_o := {{}}).__class__ is int and _v.__class__ is int else _augment(run, _o, _v, {op!r})")
+                       f"if {tests} else _augment(run, _o, _v, {op!r})")
             g.value(fn, "_v")
             if local and (op == "=" or g.set_here(name)):  # a Python local, set directly
                 g.assign(name, new.format(g.local(name, read=op != "=")))
@@ -274,6 +284,28 @@ class Compiler:
             old = "_local(_c, _k)" if local else "_c[_k]"   # a local set on some ways only: worded
             target(g, "_c[_k] = " + new.format(old))
         out.append(ins.Exec(s.pos, lines, sets=(name,) if self._local_root(s.target, scope) else ()))
+
+    def _whole_tests(self, s, fn, scope) -> str | None:
+        """The test that ``set target += value`` (or ``-=``) adds two whole numbers, the old
+        value in ``_o`` (set by the test from ``{}``, the target), the value in ``_v``: of each,
+        that it is a whole number, or where it is proven one (or none) that it is not none, or
+        nothing where it is surely one (:meth:`.proven.Types.whole`). None where the target is
+        proven a list (never a whole number)."""
+        types = types_for(self.names)
+        if self.checked or not self.generate or fn.source is None or types is None:
+            return "(_o := {}).__class__ is int and _v.__class__ is int"
+        locals_ = scope.locals if isinstance(scope.locals, dict) else {}
+        target: n.Node = n.Var(s.target.pos, s.target.name)
+        for kind, x in s.target.path:
+            target = n.Attr(s.target.pos, target, x) if kind == "attr" else n.Index(s.target.pos, target, x)
+        held = types.of(target, {}, locals_)
+        if held.startswith("list"):
+            return None
+        old = "(_o := {}) is not None" if held == "int" else "(_o := {}).__class__ is int"
+        if types.whole(s.expr, locals_):
+            return old
+        value = "_v is not None" if types.of(s.expr, {}, locals_) == "int" else "_v.__class__ is int"
+        return f"{old} and {value}"
 
     def s_Pay(self, s, scope, out):
         fns = [self.value(x, scope) for x in (s.amount, s.payer, s.payee)]
@@ -440,19 +472,22 @@ class Compiler:
             j.target = head
         return len(out)
 
-    def _loop(self, s, scope, out, source, var):
+    def _loop(self, s, scope, out, source, var, listed: bool = False):
+        """``listed``: the loop walks a list, never a count (proven: its hidden local, which a
+        save holds, is checked as the save loads, saves.first_misfit)."""
         scope.counter += 1
         slot = f"${scope.counter}@{s.pos.line}"
         out.append(ins.IterInit(s.pos, slot, source))
         head = len(out)
-        step = ins.IterNext(s.pos, slot, var)
+        step = ins.IterNext(s.pos, slot, var, listed=listed)
         out.append(step)
         # the exit clears the hidden iterator (a break leaves it behind)
         step.target = self._body_and_back(s, scope, out, head)
         out.append(ins.Exec(s.pos, lambda g: g.drop(slot), drops=(slot,)))
 
     def s_For(self, s, scope, out):
-        self._loop(s, scope, out, self.value(s.source, scope), s.var)
+        listed = not self.checked and str(s.pos.line) in self.names.proven.get("lists", {}).get(scope.key, ())
+        self._loop(s, scope, out, self.value(s.source, scope), s.var, listed)
 
     def s_Repeat(self, s, scope, out):
         self._loop(s, scope, out, self.value(s.count, scope, around="_times"), None)
@@ -597,24 +632,33 @@ class Compiler:
     def _inline_target(self, t: n.Target, scope, base):
         """For the commonest targets, ``fn(g) -> (test, take)``: the test that the target is
         there, and the line that takes it without the resolver (``_c, _k`` set), after the
-        values they use are written; None for any other target."""
+        values they use are written; None for any other target. A root or a key proven a
+        text (an entity's id, or none: not found, the resolver words it) is not tested one."""
+        types = types_for(self.names)
+        locals_ = scope.locals if isinstance(scope.locals, dict) else {}
+
+        def text(e) -> str:   # the test that the value in ``x`` is a text, unless proven
+            t = ANY if types is None else types.of(e, {}, locals_)
+            return "" if t == "str" or t.startswith("entity:") else "{}.__class__ is str and "
+        root = text(n.Var(t.pos, t.name)).format("_o")
         if len(t.path) == 1 and t.path[0][0] == "attr":
             # an entity's field, the common case, inline; anything else through the resolver
             field = t.path[0][1]
 
             def attr(g):
                 g.value(base, "_o")
-                return (f"_o.__class__ is str and {field!r} in _E.get(_o, ())",
+                return (f"{root}{field!r} in _E.get(_o, ())",
                         f"_c, _k = run.record(_o), {field!r}")
             return attr
         if len(t.path) == 2 and t.path[0][0] == "attr" and t.path[1][0] == "index":
             # an entry of an entity's map (p.shares[c]) inline, the map copied into the record
             field, key = t.path[0][1], self.value(t.path[1][1], scope)
+            keyed = text(t.path[1][1]).format("_k")
 
             def entry(g):
                 g.value(base, "_o")
                 g.value(key, "_k")
-                return (f"_o.__class__ is str and _k.__class__ is str and "
+                return (f"{root}{keyed}"
                         f"(_c := _E.get(_o, _EMPTY).get({field!r})).__class__ is dict and _k in _c",
                         f"_c = run.record(_o)[{field!r}] = dict(_c)")
             return entry

@@ -19,9 +19,10 @@ from ..dsl.resolver import assigned
 from ..dsl.scope import Kind, resolve_call
 from ..runtime.governor import MAX_TEXT, shaped
 from ..runtime.values import MAX_STORED
-from .proven import ANY, Types
+from .proven import ANY, Types, list_item, plain
 
 AS_IT_IS, WHOLE, CHECKED = "as it is", "whole", "checked"   # the plans other than a shaped check
+SURE = "sure"   # a whole number that is never none (proven.Types.whole): tested against the bounds only
 _DEEPEST = 6   # how many defs, list literals and comprehensions inside one another a shape follows
 
 
@@ -46,7 +47,8 @@ def checked_locals(params, body: list) -> frozenset:
 def plan(types: Types, e, locals_: dict, kept: frozenset):
     """How a unit stores the value of expression ``e`` (its locals' proven types ``locals_``,
     its locals that hold checked values ``kept``): :data:`AS_IT_IS`, :data:`WHOLE` (a whole
-    number, tested against the bounds), :data:`CHECKED` (the governor's whole check), or a
+    number or none, tested against the bounds), :data:`SURE` (an int itself, never none: not tested
+    an int), :data:`CHECKED` (the governor's whole check), or a
     shaped check (a function of the value)."""
     if _kept(e, kept) or e.__class__ is n.Str and len(e.parts) == 1 and isinstance(e.parts[0], str) \
             and len(e.parts[0]) <= MAX_TEXT:
@@ -55,7 +57,7 @@ def plan(types: Types, e, locals_: dict, kept: frozenset):
     if shape in ("safe", "flat"):
         return AS_IT_IS
     if shape == "int":
-        return WHOLE
+        return SURE if types.whole(e, locals_) else WHOLE
     if shape == ANY or shape == "text":   # (a text is measured where it is stored)
         return CHECKED
     return shaped(shape)
@@ -79,7 +81,7 @@ def of_type(t: str):
         return "safe"
     if t == "int" or t == "str":
         return "int" if t == "int" else "text"
-    head, _, item = t.partition(":")
+    head, _, item = plain(t).partition(":")   # (a row: as a list of its items' join)
     if head in ("list", "map") and item:
         inner = _in_list(of_type(item))
         if inner in ("safe", "int"):
@@ -121,7 +123,7 @@ class _Shapes:
             return "flat" if all(s == "safe" for s in items) else ("items", items)
         if c is n.Comprehension:
             source = self.types.of(e.source, env, self.locals)
-            inner = {**env, e.var: source[5:] if source.startswith("list:") else ANY}
+            inner = {**env, e.var: list_item(source)}
             return _listed(self.of(e.expr, inner, deep + 1))
         if c is n.LetIn:
             return self.of(e.body, {**env, e.var: self.types.of(e.value, env, self.locals)}, deep)

@@ -77,6 +77,9 @@ class OptionSpec:
     # for each parameter, its description in the game's words (`x in D as "..."`), fn(run, L)
     # over the names its domain sees, or None
     about: tuple = ()
+    # for each parameter, whether its domain is proven a list (compile/proven.py): its lister
+    # (compile/legal.py) does not test it
+    listed: tuple = ()
 
     @cached_property
     def tests(self) -> tuple:
