@@ -204,15 +204,26 @@ def _range(run, a, b):
     return list(range(a, b))
 
 
+_INT = frozenset({int})
+
+
 def _sort(run, xs, key=None):
     if xs.__class__ is not list:
         xs = _as_list(xs, "sort")
-    _sorting(run, len(xs), len(xs) if key else 0, None if key else xs)
-    if key:
-        keys = list(map(key, xs))
-        _sorting(run, 0, 0, keys)   # keys that are lists: each value compared
-        return list(map(xs.__getitem__, _ordered("sort", sorted, xs, keys)))
-    return _ordered("sort", sorted, xs)
+    if not key:
+        _sorting(run, len(xs), 0, xs)
+        return _ordered("sort", sorted, xs)
+    n = len(xs)
+    run.steps += _sort_work(n, n)   # (charge, written out)
+    if run.steps > run.budget:
+        run.tick(0)
+    keys = list(map(key, xs))
+    if _INT.issuperset(map(type, keys)):   # the common case, whole numbers: they order, no list
+        if run.steps > run.budget:   # (as _sorting's charge of nothing, after the key's calls)
+            run.tick(0)
+        return list(map(xs.__getitem__, sorted(range(n), key=keys.__getitem__)))
+    _sorting(run, 0, 0, keys)   # keys that are lists: each value compared
+    return list(map(xs.__getitem__, _ordered("sort", sorted, xs, keys)))
 
 
 def _by(fname, pick):
