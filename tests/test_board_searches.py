@@ -18,6 +18,7 @@ import pytest
 from railrules.interpreter import RulesRuntimeError, load_ruleset
 from railrules.interpreter.compile import expressions
 from railrules.interpreter.dsl import builtins
+from railrules.interpreter.runtime.values import BuiltinError
 
 
 def _play(ruleset, games: int, players: int) -> None:
@@ -67,7 +68,7 @@ def _fresh_beside(name: str, kept_on: str, monkeypatch) -> dict:
 
 @pytest.mark.parametrize("ruleset, name, kept_on", [
     ("german_railways", "reach", "reaches"),
-    ("stephensons_rocket", "frontier", "frontiers"),
+    ("baltimore_ohio", "frontier", "frontiers"),
 ])
 def test_a_kept_answer_equals_a_fresh_search_over_random_games(ruleset, name, kept_on, monkeypatch):
     seen = _fresh_beside(name, kept_on, monkeypatch)
@@ -178,6 +179,39 @@ def test_a_search_by_prices_taken_again_through_changed_prices_equals_a_fresh_on
             builtins._PRICED.clear()
             builtins._PRICED.update(priced)
     assert min(taken.values()) > 20, taken
+
+
+def test_route_ahead_asks_functions_about_the_hexes_it_meets_as_it_reads_lists():
+    """route_ahead and reach_ahead given functions for their open hexes and goals find the way
+    they find given the lists of the hexes those functions hold true, on random starts, facings,
+    open hexes and goals; each function is asked once a hex it meets, a step a call on top of
+    the states searched."""
+    run = load_ruleset("stephensons_rocket").new_game(3, 1).machine
+    rng = random.Random(5)
+    hexes = list(run.board.adj)
+    fn = builtins.ALL["route_ahead"].fn
+    found = 0
+    for _ in range(300):
+        h, d = rng.choice(hexes), rng.choice([None, *range(6)])
+        open_hexes = rng.sample(hexes, len(hexes) * rng.randint(2, 9) // 10)
+        goals = rng.sample(hexes, rng.randint(1, 8))
+        asked: list = []
+
+        def asking(xs):
+            def ask(x):
+                asked.append(x)
+                return x in xs
+            return ask
+        steps = run.steps
+        way = fn(run, h, d, open_hexes, goals)
+        by_lists = run.steps - steps
+        steps = run.steps
+        assert fn(run, h, d, asking(set(open_hexes)), asking(set(goals))) == way, (h, d)
+        assert run.steps - steps == by_lists + len(asked), (h, d)
+        found += bool(way)
+    assert 50 < found < 250, found   # ways found and ways not found
+    with pytest.raises(BuiltinError, match=r"goals\(\w+\) must be true or false, got a number"):
+        fn(run, hexes[0], None, hexes, lambda x: 1)
 
 
 def test_components_and_connected_are_networkx_on_random_groups():

@@ -98,6 +98,13 @@ EDGES = [
     ("ahead", ("A15", 0), ["B15"], 0),
     ("ahead", ("A15", True), ["B15", "B16"], 0),   # true - 1, true, true + 1: directions 0, 1, 2
     ("ahead", ("A15", Fraction(1, 2)), "BuiltinError: step() needs a direction 0-5, got a number", 0),
+    ("sort", ([3, 1, 2], lambda x: -x), [3, 2, 1], 6),                  # 3 + 3 * 2 // 16, and 3 key calls
+    ("sort", ([3, 1, 2], lambda x: x == 1), [3, 2, 1], 6),              # truth values: the general path
+    ("sort", ([3, 1, 2], lambda x: Fraction(1, x)), [3, 2, 1], 6),
+    ("sort", ([3, 1, 2], lambda x: [x]), [1, 2, 3], 13),                # and the 7 values the keys hold
+    ("sort", ([3, 1], lambda x: "a" if x == 1 else 0), "BuiltinError: sort() cannot order 'a' and a "
+                                                          "number together: compare numbers with numbers and text with text", 4),
+    ("sort", ([], lambda x: x), [], 0),
     ("neighbours", ("A15",), ["A16", "B15", "B16"], 0),
     ("neighbours", (3,), "BuiltinError: neighbours() needs a hex, got a number", 0),
     ("next_player", ("p3",), "p1", 0),

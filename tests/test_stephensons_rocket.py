@@ -325,6 +325,30 @@ def test_the_isolation_search_finds_only_ways_that_never_cross_themselves(runs):
     assert routes > 20, "too few ways found to show anything"
 
 
+# The isolation search's open hexes and goals as lists of the whole map: the free hexes next to
+# no other line (`near`, a hex once for each other line it is next to), and the free hexes next
+# to one other line or to a place the line has not reached.
+NEAR = "flatten([frontier(line(o)) for o in railways where live(o) and o != {c}])"
+UNREACHED = "without(place_hexes, flatten([{c}.places, locomotives()]))"
+WAY_BY_LISTS = (f"route_ahead({{c}}.loco, {{c}}.facing, without(free_hexes, {NEAR}), "
+                f"without(intersect(flatten([{NEAR}, frontier({UNREACHED})]), free_hexes), duplicates({NEAR})))")
+
+
+def test_the_isolation_search_asks_about_hexes_what_the_lists_of_the_whole_map_hold():
+    """way_on asks about each hex the search meets (open_at, goal_at) instead of listing the open
+    hexes and goals of the whole map: the same way for every active railway after every 5th
+    decision of three random games."""
+    ruleset = load_ruleset("stephensons_rocket")
+    ways = 0
+    for seed, game in _every_nth_decision(ruleset, 4, (4, 5, 6), 5):
+        for c in ruleset.kinds["railways"]:
+            if game.evaluate(f"{c}.status") == "active":
+                way = game.evaluate(f"way_on({c})")
+                assert way == game.evaluate(WAY_BY_LISTS.format(c=c)), (seed, game.decisions, c)
+                ways += bool(way)
+    assert ways > 100, "too few ways found to show anything"
+
+
 def _every_nth_decision(ruleset, players: int, seeds, n: int):
     """(seed, game) after every ``n``-th decision of a uniformly random game for each seed."""
     for seed in seeds:

@@ -204,15 +204,26 @@ def _range(run, a, b):
     return list(range(a, b))
 
 
+_INT = frozenset({int})
+
+
 def _sort(run, xs, key=None):
     if xs.__class__ is not list:
         xs = _as_list(xs, "sort")
-    _sorting(run, len(xs), len(xs) if key else 0, None if key else xs)
-    if key:
-        keys = list(map(key, xs))
-        _sorting(run, 0, 0, keys)   # keys that are lists: each value compared
-        return list(map(xs.__getitem__, _ordered("sort", sorted, xs, keys)))
-    return _ordered("sort", sorted, xs)
+    if not key:
+        _sorting(run, len(xs), 0, xs)
+        return _ordered("sort", sorted, xs)
+    n = len(xs)
+    run.steps += _sort_work(n, n)   # (charge, written out)
+    if run.steps > run.budget:
+        run.tick(0)
+    keys = list(map(key, xs))
+    if _INT.issuperset(map(type, keys)):   # the common case, whole numbers: they order, no list
+        if run.steps > run.budget:   # (as _sorting's charge of nothing, after the key's calls)
+            run.tick(0)
+        return list(map(xs.__getitem__, sorted(range(n), key=keys.__getitem__)))
+    _sorting(run, 0, 0, keys)   # keys that are lists: each value compared
+    return list(map(xs.__getitem__, _ordered("sort", sorted, xs, keys)))
 
 
 def _by(fname, pick):
@@ -878,14 +889,16 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
     through open hexes only, never entering a hex twice (a line cannot cross itself); d none
     means any first direction. Breadth-first over (hex, facing) states, so at most 6 per open
     hex, each reached by its first way; ties go to the lower direction. None when no goal is
-    reachable."""
+    reachable. ``open_hexes`` and ``goals`` are lists of hexes, or functions asked once a hex
+    met (a search meets few hexes: no list of every open hex or goal is made)."""
     _hex(run, h, fname)
     if d is not None and (not isinstance(d, int) or isinstance(d, bool) or not 0 <= d < 6):
         raise BuiltinError(f"{fname}() needs a direction 0-5 or none, got {_kind(d)}")
     if not run.board.offset:
         raise BuiltinError(f"{fname}() needs a board with a grid layout")
-    passable = set(_as_list(open_hexes, fname))
-    targets = set(_as_list(goals, fname))
+    asked = [0]   # the calls of the functions given (a step each)
+    passable = _hexes_test(open_hexes, fname, "open", asked)
+    targets = _hexes_test(goals, fname, "goals", asked)
     ways, bits = run.board.ways, run.board.bits
     queue = deque([(h, d)])
     came_from = {(h, d): None}
@@ -906,23 +919,42 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
             there = near[turn]
             if there is None or past & bits[there]:  # off the board, blocked, or on the way here
                 continue
-            if there in targets:
-                charge(run, len(came_from))   # a step a state searched
+            if targets(there):
+                charge(run, len(came_from) + asked[0])   # a step a state searched, a call
                 return way(state, there)
-            if there in passable and (there, turn) not in came_from:
+            if (there, turn) not in came_from and passable(there):
                 came_from[there, turn] = state
                 on[there, turn] = past | bits[there]
                 queue.append((there, turn))
-    charge(run, len(came_from))
+    charge(run, len(came_from) + asked[0])
     return None
+
+
+def _hexes_test(xs, fname: str, what: str, asked: list) -> Callable:
+    """Whether a hex is among ``xs`` (a list), or (``xs`` a function) what ``xs`` says of it,
+    asked once a hex and counted in ``asked[0]``: true or false, else a fault."""
+    if not callable(xs):
+        return set(_as_list(xs, fname)).__contains__
+    said: dict = {}
+
+    def test(x):
+        found = said.get(x)
+        if found is None:
+            found = xs(x)
+            if found.__class__ is not bool:
+                raise BuiltinError(f"{fname}(): {what}({x}) must be true or false, got {_kind(found)}")
+            said[x] = found
+            asked[0] += 1
+        return found
+    return test
 
 
 CONTEXT = {
     "step": Builtin(_step, 2, 2, "the hex one step from h in direction d (0 N .. 5 NW), or none", ("hex", "num"), "entity:hexes"),
     "direction": Builtin(_direction, 2, 2, "direction 0-5 from a hex to an adjacent hex, or none", ("hex", "hex"), "int"),
     "ahead": Builtin(_ahead, 2, 2, "the hexes slightly left, straight and slightly right of h facing d", ("hex", "num"), "list:entity:hexes"),
-    "reach_ahead": Builtin(_reach_ahead, 4, 4, "nearest goal reachable from h facing d (none: any) stepping only ahead through open hexes, or none", ("hex", "any", "list", "any"), "any"),
-    "route_ahead": Builtin(_route_ahead, 4, 4, "the hexes of the way reach_ahead finds, first step to goal, or [] when there is none", ("hex", "any", "list", "any"), "list:entity:hexes"),
+    "reach_ahead": Builtin(_reach_ahead, 4, 4, "nearest goal reachable from h facing d (none: any) stepping only ahead through open hexes, or none; open and goals: lists of hexes or functions (h => true or false)", ("hex", "any", "any", "any"), "any"),
+    "route_ahead": Builtin(_route_ahead, 4, 4, "the hexes of the way reach_ahead finds, first step to goal, or [] when there is none", ("hex", "any", "any", "any"), "list:entity:hexes"),
     "players_from": Builtin(_players_from, 1, 1, "all players in seat order, starting with p", ("any",), "list:entity:players"),
     "next_player": Builtin(_next_player, 1, 1, "the player to the left of p", ("any",), "entity:players"),
     "neighbours": Builtin(_neighbours, 1, 1, "the hexes next to a hex", ("hex",), "list:entity:hexes"),
