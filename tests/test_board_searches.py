@@ -132,15 +132,22 @@ def test_a_search_by_steps_taken_again_through_changed_hexes_equals_a_fresh_one(
         for _ in range(5):
             enterable ^= set(rng.sample(hexes, rng.randint(1, 4)))   # some barred, some opened
             text = f"reach([{group}], {limit}, [{', '.join(sorted(enterable))}])"
-            board.reaches.clear()   # (the exact arguments' answer is kept apart)
-            found = game.evaluate(text)
-            searched = dict(builtins._SEARCHED)
-            builtins._SEARCHED.clear()
-            board.reaches.clear()
-            assert game.evaluate(text) == found, text
-            builtins._SEARCHED.clear()
-            builtins._SEARCHED.update(searched)
+            _kept_equals_fresh(game, builtins._SEARCHED, text)
     assert min(taken.values()) > 20, taken
+
+
+def _kept_equals_fresh(game, kept: dict, text: str) -> None:
+    """``text`` evaluated with the searches ``kept`` as they are equals it evaluated with none
+    kept; ``kept`` as it was after the first."""
+    board = game.ruleset.board
+    board.reaches.clear()   # (the exact arguments' answer is kept apart)
+    found = game.evaluate(text)
+    was = dict(kept)
+    kept.clear()
+    board.reaches.clear()
+    assert game.evaluate(text) == found, text
+    kept.clear()
+    kept.update(was)
 
 
 def test_a_search_by_prices_taken_again_through_changed_prices_equals_a_fresh_one(monkeypatch):
@@ -170,14 +177,7 @@ def test_a_search_by_prices_taken_again_through_changed_prices_equals_a_fresh_on
                 else:
                     prices[h] = rng.randint(1, 5)
             text = f"reach([{group}], {rng.randint(0, 16)}, {{{', '.join(f'{h}: {w}' for h, w in prices.items())}}})"
-            board.reaches.clear()   # (the exact arguments' answer is kept apart)
-            found = game.evaluate(text)
-            priced = dict(builtins._PRICED)
-            builtins._PRICED.clear()
-            board.reaches.clear()
-            assert game.evaluate(text) == found, text
-            builtins._PRICED.clear()
-            builtins._PRICED.update(priced)
+            _kept_equals_fresh(game, builtins._PRICED, text)
     assert min(taken.values()) > 20, taken
 
 
