@@ -390,10 +390,7 @@ class _Types:
             scope[d.var] = _elem(src)
 
     def target(self, t: n.Target, scope) -> str:
-        node: n.Node = n.Var(t.pos, t.name)
-        for kind, x in t.path:
-            node = n.Attr(t.pos, node, x) if kind == "attr" else n.Index(t.pos, node, x)
-        return self.expr(node, scope)
+        return self.expr(t.read(), scope)
 
 
 _EXPR = n.handlers(_Types, "t_", n.EXPRESSIONS)   # expression node -> _Types.t_...

@@ -543,10 +543,7 @@ def _written(target: n.Target, types: Types, locals_, table: dict) -> list:
         depth = len(target.path)
         return [(table["variables"], target.name, depth)] if target.name in table["variables"] else []
     name, depth = target.path[attrs[-1]][1], len(target.path) - 1 - attrs[-1]
-    obj: n.Node = n.Var(target.pos, target.name)
-    for step, x in target.path[:attrs[-1]]:
-        obj = n.Attr(target.pos, obj, x) if step == "attr" else n.Index(target.pos, obj, x)
-    t = types.of(obj, {}, locals_)
+    t = types.of(target.read(attrs[-1]), {}, locals_)
     if t == "none":
         return []
     if t.startswith("entity:"):

@@ -295,10 +295,7 @@ class Compiler:
         if self.checked or not self.generate or fn.source is None or types is None:
             return "(_o := {}).__class__ is int and _v.__class__ is int"
         locals_ = scope.locals if isinstance(scope.locals, dict) else {}
-        target: n.Node = n.Var(s.target.pos, s.target.name)
-        for kind, x in s.target.path:
-            target = n.Attr(s.target.pos, target, x) if kind == "attr" else n.Index(s.target.pos, target, x)
-        held = types.of(target, {}, locals_)
+        held = types.of(s.target.read(), {}, locals_)
         if held.startswith("list"):
             return None
         old = "(_o := {}) is not None" if held == "int" else "(_o := {}).__class__ is int"
@@ -386,10 +383,8 @@ class Compiler:
             t = s.reveals
             if not t.path or t.path[-1][0] != "attr":  # reported by the resolver
                 return
-            entity, field = n.Var(t.pos, t.name), t.path[-1][1]
-            for kind, x in t.path[:-1]:
-                entity = n.Attr(t.pos, entity, x) if kind == "attr" else n.Index(t.pos, entity, x)
-            reveals = self.value(entity, scope)
+            field = t.path[-1][1]
+            reveals = self.value(t.read(-1), scope)
         extra = f", (_w, {field!r})" if reveals else ""
 
         def owner(g):

@@ -150,6 +150,13 @@ class Target(Node):
     name: str
     path: list  # of ("attr", str) or ("index", Node)
 
+    def read(self, steps: int | None = None) -> Node:
+        """The expression that reads this target, or what its first ``steps`` steps reach."""
+        node: Node = Var(self.pos, self.name)
+        for kind, x in self.path[:steps]:
+            node = Attr(self.pos, node, x) if kind == "attr" else Index(self.pos, node, x)
+        return node
+
 
 @dataclass
 class Let(Node):
