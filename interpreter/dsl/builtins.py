@@ -556,9 +556,7 @@ def _bits_of(board, hexes) -> int:
             return entry[1]
     found = reduce(or_, map(board.bits.get, hexes, repeat(0)), 0)
     if hexes.__class__ is list:
-        if len(_BITS) >= 256:
-            _BITS.clear()
-        _BITS[id(hexes)] = (hexes, found)
+        _knowing_bits(hexes, found)
     return found
 
 
