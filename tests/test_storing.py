@@ -74,6 +74,31 @@ def test_pay_refuses_cash_past_the_bounds_on_either_side(tmp_path):
         assert (diag.code, diag.pos.line) == ("RR302", 4) and BEYOND in diag.message
 
 
+@pytest.mark.parametrize("pay, words", [
+    ("pay 5 from \"nowhere\" to players[0]", "pay needs two entities with cash, got 'nowhere' and 'p1'"),
+    ("pay 5 from players[0] to \"nowhere\"", "pay needs two entities with cash, got 'p1' and 'nowhere'"),
+    ("pay 5 from players[0] to box", "pay needs two entities with cash, got 'p1' and 'box'"),
+    ("pay 5 from players[0] to bank", "p1 cannot pay 5: it has 3"),
+    ("pay 0 - 1 from bank to players[0]", "cannot pay -1: an amount is a whole number >= 0"),
+], ids=["payer", "payee", "no-cash", "short", "negative"])
+def test_pay_refuses_at_its_statement(tmp_path, pay, words):
+    components = ("player: {cash: 3}\nkinds:\n  banks:\n    entities:\n      bank: {cash: 0, unlimited: true}\n"
+                  "  boxes:\n    entities:\n      box: {size: 1}\n")
+    rs = load_ruleset(str(ruleset(tmp_path, rules=game_rules(pay), components=components, meta=META % 100_000)))
+    with pytest.raises(RulesRuntimeError) as info:
+        rs.new_game(1, 0)
+    diag = info.value.diagnostics[0]
+    assert (diag.code, diag.pos.line) == ("RR302", 3) and words in diag.message, diag.message
+
+
+def test_pay_to_itself_and_from_an_unlimited_payer(tmp_path):
+    """Paying oneself leaves one's cash as it was; an unlimited payer goes below 0."""
+    components = "player: {cash: 3}\nkinds:\n  banks:\n    entities:\n      bank: {cash: 0, unlimited: true}\n"
+    rules = game_rules("pay 2 from players[0] to players[0]", "pay 7 from bank to players[0]")
+    game = load_ruleset(str(ruleset(tmp_path, rules=rules, components=components, meta=META % 100_000))).new_game(1, 0)
+    assert game.state["entities"]["p1"]["cash"] == 10 and game.state["entities"]["bank"]["cash"] == -7
+
+
 def test_a_whole_number_fraction_added_to_a_list_is_stored_as_an_integer(tmp_path):
     rs = load_ruleset(str(ruleset(tmp_path, rules=game_rules("set xs += [3 / 3, 4]"), meta=META % 100_000)))
     game = rs.new_game(1, 0)

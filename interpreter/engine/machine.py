@@ -85,11 +85,13 @@ class _Records(dict):
     old: dict
 
     def __missing__(self, eid) -> dict:
-        old = self.ent.get(eid)
-        if old is None:
-            raise RuleFault(f"{word(eid)} is not an entity")
-        rec = self[eid] = self.ent[eid] = old.copy()
+        ent = self.ent
+        try:
+            old = ent[eid]
+        except KeyError:
+            raise RuleFault(f"{word(eid)} is not an entity") from None
         self.old[eid] = old
+        rec = self[eid] = ent[eid] = old.copy()
         return rec
 
 
@@ -101,6 +103,7 @@ class _NoFunctions(dict):
 
 class _Shows:
     """How a value reads in a message: an entity by its name, a list joined, yes/no, none."""
+    __slots__ = ("ent", "steps")
     ent: dict
     steps: int
 
@@ -118,6 +121,7 @@ class _Shows:
 class ConstantRun(_Shows):
     """What a constant sees while the ruleset loads: the starting entities and the board, no
     players and no game yet."""
+    __slots__ = ("state", "glob", "board", "depth", "budget", "program_functions")
 
     def __init__(self, entities: dict, board, budget: int):
         self.state = {"kinds": {"players": []}, "entities": entities, "globals": {}}
@@ -153,6 +157,12 @@ def unit_title(key: str) -> str:
 
 class Machine(_Shows):
     """Runs one game's rules. Compiled closures receive the machine as ``run``."""
+    # (slots: compiled code reads and writes ``run.steps``, ``run.ent``... at every step; an
+    # instance dict would also stop sharing its keys past 30 attributes, slowing every access)
+    __slots__ = ("ruleset", "program", "program_functions", "tracked_functions", "board", "cache",
+                 "deps", "gdeps", "from_scratch", "memo", "messages", "_say", "depth",
+                 "budget", "decisions_max", "_counts", "_units", "chance", "undoing", "_records",
+                 "record", "state", "_stack", "glob", "_old_glob", "_shared", "_control")
 
     def __init__(self, ruleset, state: dict, messages: list | None = None):
         self.ruleset = ruleset
@@ -532,14 +542,15 @@ class Machine(_Shows):
         frame = self._stack[-1]
         instr = self.program.codes[frame["c"]].instrs[frame["pc"]]
         lister = instr.lister
-        if lister is None:
-            lister = instr.lister = self.program.lister(instr)
         self.steps = 0
         if lister:
             try:
                 return lister(self, frame["L"], st["turn"])
             except Exception:  # listed again below, to say what is wrong
                 self.steps = 0
+        elif lister is None:   # (the first time this choice is asked: its lister is written)
+            instr.lister = self.program.lister(instr)
+            return self.legal()
         return self._listed(instr, frame)
 
     def _listed(self, instr, frame) -> list[Action]:

@@ -220,16 +220,18 @@ def _pay(run, x, a, b):
     if x.__class__ is not int and (not isinstance(x, int) or isinstance(x, bool)) or x < 0:
         raise RuleFault(f"cannot pay {describe(x)}: an amount is a whole number >= 0")
     ent = run.ent
-    ra, rb = ent.get(a), ent.get(b)
-    if ra is None or rb is None or "cash" not in ra or "cash" not in rb:
-        raise RuleFault(f"pay needs two entities with cash, got {describe(a)} and {describe(b)}")
-    if ra["cash"] < x and not ra.get("unlimited"):
-        raise RuleFault(f"{a} cannot pay {x}: it has {ra['cash']}")
-    record = run.record
-    r = record(a)
-    if (cash := r["cash"] - x) not in WHOLE_NUMBERS:   # (an unlimited payer goes below 0)
+    try:
+        ra = ent[a]
+        has = ra["cash"]
+        ent[b]["cash"]
+    except KeyError:   # (no such entity, or one without cash)
+        raise RuleFault(f"pay needs two entities with cash, got {describe(a)} and {describe(b)}") from None
+    if has < x and not ra.get("unlimited"):
+        raise RuleFault(f"{a} cannot pay {x}: it has {has}")
+    if (cash := has - x) not in WHOLE_NUMBERS:   # (an unlimited payer goes below 0)
         check_storable(cash)
-    r["cash"] = cash
+    record = run.record
+    record(a)["cash"] = cash
     r = record(b)
     if (cash := r["cash"] + x) not in WHOLE_NUMBERS:
         check_storable(cash)
