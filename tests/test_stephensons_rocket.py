@@ -360,6 +360,27 @@ def _every_nth_decision(ruleset, players: int, seeds, n: int):
                 yield seed, game
 
 
+def test_the_quick_progress_test_agrees_with_counting_the_lines_near():
+    """progress_at (an exists over the neighbours first, the lines counted only where one leads
+    on) holds for exactly the free hexes that counting other_lines_near says: next to one other
+    line, or to none and to a place the line has not reached. For every live railway after every
+    9th decision of two random games."""
+    ruleset = load_ruleset("stephensons_rocket")
+    n = "count(other_lines_near(h, {c}))"
+    plain = (f"[h for h in free_hexes where {n} == 1 or ({n} == 0 and "
+             "exists y in neighbours(h) where (is_place(y) and y not in {c}.places))]")
+    seen = {"goals": 0, "next to a line": 0}
+    for seed, game in _every_nth_decision(ruleset, 4, (7, 8), 9):
+        for c in ruleset.kinds["railways"]:
+            if game.evaluate(f"live({c})"):
+                quick = game.evaluate(f"[h for h in free_hexes where progress_at(h, {c})]")
+                assert quick == game.evaluate(plain.format(c=c)), (seed, game.decisions, c)
+                seen["goals"] += len(quick)
+                seen["next to a line"] += game.evaluate(
+                    f"count([h for h in free_hexes where progress_at(h, {c}) and near_other_line(h, {c})])")
+    assert seen["goals"] > 1000 and seen["next to a line"] > 100, seen
+
+
 def test_the_quick_site_test_agrees_with_the_list_of_station_sites():
     """is_station_site (one hex, for has_station_site, which stops at the first site) holds for
     exactly the hexes station_sites lists, for a station from the supply and for every station

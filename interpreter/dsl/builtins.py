@@ -898,34 +898,36 @@ def _search_ahead(run, h, d, open_hexes, goals, fname):
     passable = _hexes_test(open_hexes, fname, "open", asked)
     targets = _hexes_test(goals, fname, "goals", asked)
     ways, bits = run.board.ways, run.board.bits
-    queue = deque([(h, d)])
-    came_from = {(h, d): None}
-    on = {(h, d): bits[h]}   # the hexes on the way to each state, its own included, as bits
-
-    def way(state, last):
-        out = [last]
-        while came_from[state] is not None:  # back to the starting state
-            out.append(state[0])
-            state = came_from[state]
-        return out[::-1]
-
+    start = (h, d)
+    queue = deque([start])
+    came_from = {start: None}
+    on = {start: bits[h]}   # the hexes on the way to each state, its own included, as bits
     while queue:
         state = queue.popleft()
-        here, facing = state
-        near, past = ways[here], on[state]
-        for turn in (range(6) if facing is None else ((facing - 1) % 6, facing, (facing + 1) % 6)):
+        near, past = ways[state[0]], on[state]
+        facing = state[1]
+        for turn in _TURNS[facing] if facing is not None else _ANY_TURN:
             there = near[turn]
             if there is None or past & bits[there]:  # off the board, blocked, or on the way here
                 continue
             if targets(there):
                 charge(run, len(came_from) + asked[0])   # a step a state searched, a call
-                return way(state, there)
-            if (there, turn) not in came_from and passable(there):
-                came_from[there, turn] = state
-                on[there, turn] = past | bits[there]
-                queue.append((there, turn))
+                out = [there]
+                while state is not start:  # back to the starting state
+                    out.append(state[0])
+                    state = came_from[state]
+                return out[::-1]
+            step = (there, turn)
+            if step not in came_from and passable(there):
+                came_from[step] = state
+                on[step] = past | bits[there]
+                queue.append(step)
     charge(run, len(came_from) + asked[0])
     return None
+
+
+_TURNS = tuple(((f - 1) % 6, f, (f + 1) % 6) for f in range(6))   # slightly left, straight, right
+_ANY_TURN = tuple(range(6))
 
 
 def _hexes_test(xs, fname: str, what: str, asked: list) -> Callable:
