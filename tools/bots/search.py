@@ -41,15 +41,42 @@ def imagine(game, seat: str, rng):
     are: a ruleset should keep secrets in secret fields. In an open round of secret choices, each
     other seat's commitment is drawn uniformly from its legal actions (who has committed is
     public; what, not)."""
+    return _imagined(game, seat, rng, None)
+
+
+def _imagined(game, seat: str, rng, hidden: dict | None):
+    """:func:`imagine`, with ``hidden`` (:func:`_hidden` of the game and seat) if known: the same
+    for every copy of one game imagined by one seat (the point guesses read no draw), so a search
+    works it out once for all its copies."""
     copy = game.clone()
     copy.state["rng"] = rng.getrandbits(64)
     if game.ruleset.program.secret_choices:   # the others' pending commitments: drawn afresh
         copy.imagine_commitments(seat, rng.choice)
-    secret = game.ruleset.meta.get("secret")
-    if not secret:
+        hidden = None   # (read on the copy, as the commitments left it)
+    if hidden is None:
+        hidden = _hidden(game, copy, seat)
+    if not hidden:
         return copy
     entities = copy.state["entities"]
-    hidden: dict = {}  # (kind, field) -> [(entity, its point guess)]
+    for (kind, f), unseen in hidden.items():
+        for e, value in unseen:
+            _put(entities, e, f, value)
+    guesses = game.ruleset.meta.get("guess") or {}
+    for (kind, f), unseen in hidden.items():
+        drawn = _draw(copy, guesses.get(kind, {}).get(f, {}), kind, f, unseen, rng)
+        for (e, _), value in zip(unseen, drawn):
+            _put(entities, e, f, value)
+    return copy
+
+
+def _hidden(game, copy, seat: str) -> dict:
+    """(kind, field) -> [(entity, its point guess)] for each secret field's values in ``copy``
+    (a copy of ``game``) hidden from ``seat`` (:func:`imagine`)."""
+    secret = game.ruleset.meta.get("secret")
+    hidden: dict = {}
+    if not secret:
+        return hidden
+    entities = copy.state["entities"]
     for kind, fields in secret.items():
         ids = copy.state["kinds"].get(kind) or game.ruleset.kinds.get(kind, ())
         for f in fields:
@@ -57,14 +84,7 @@ def imagine(game, seat: str, rng):
             if unseen:
                 known = [entities[e][f] for e in ids if f in entities[e] and e not in unseen]
                 hidden[kind, f] = [(e, _point(game, kind, e, f, known)) for e in unseen]
-                for e, value in hidden[kind, f]:
-                    _put(entities, e, f, value)
-    guesses = game.ruleset.meta.get("guess") or {}
-    for (kind, f), unseen in hidden.items():
-        drawn = _draw(copy, guesses.get(kind, {}).get(f, {}), kind, f, unseen, rng)
-        for (e, _), value in zip(unseen, drawn):
-            _put(entities, e, f, value)
-    return copy
+    return hidden
 
 
 _TRIES = 1000  # draws of a split of a public total before a bot keeps the point guesses
@@ -364,9 +384,10 @@ class Mcts:
         # choices, a copy instead of each replayed action.
         secret = game.ruleset.meta.get("secret") or game.ruleset.program.secret_choices
         at = None if secret or not self.reuse else {root: game.clone()}
+        hidden = _hidden(game, game, me)
         for _ in range(self.iterations):
             if at is None:
-                self._iterate(root, me, imagine(game, me, self.rng))
+                self._iterate(root, me, _imagined(game, me, self.rng, hidden))
             else:
                 self._iterate(root, me, None, at, self.rng.getrandbits(64))  # as imagine draws it
             if deadline and time.perf_counter() > deadline:
