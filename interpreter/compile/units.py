@@ -54,7 +54,9 @@ unit in a cycle keeps its calls on the machine's.
 Blocks are picked by ``pc`` only where control may jump or come back from outside: a call of a
 straight unit does not end its block, and an ``if``-test that skips forward to a leader that
 nothing else reaches is written as a Python ``if`` around what it skips (:meth:`_UnitWriter.inlined`);
-each leader still counts its own instructions against the budget where it starts.
+each block picked by ``pc`` counts its instructions against the budget where it starts, those
+of the leaders written in line in it included (a way that leaves the unit before them, a
+``return`` inside such an ``if``, is charged them all the same).
 
 Where the rules are paused stays plain data: ``pc`` is an instruction's index, as before. A
 fault's position is found from the line of the unit's function that raised it
@@ -295,6 +297,25 @@ class _UnitWriter(Writer):
             self.value(fn, f"_a{j}")
 
     def goto(self, target: int) -> None:
+        """Go on at leader ``target``: a block that only jumps on is gone through here (its
+        step counted), and one that only returns none is run here, not picked by ``pc``."""
+        instrs, at, steps, seen = self.code.instrs, self.at, 0, {self.at}
+        while target and self.sizes.get(target) == 1 and target not in seen:
+            seen.add(target)
+            ins = instrs[target]
+            if ins.__class__ is Jump:
+                self.at, steps, target = target, steps + 1, ins.target
+            elif ins.__class__ is Return and not ins.expr:
+                self.at = target
+                self._charge(steps + 1)
+                self.line("return None")
+                self.at = at
+                return
+            else:
+                break
+        if steps:
+            self._charge(steps)
+        self.at = at
         self.jumps += 1
         self.line(f"pc = {target}")
         self.line("continue")
@@ -406,15 +427,19 @@ class _UnitWriter(Writer):
         return inline
 
     def charge(self, start: int) -> None:
-        """Count the instructions from leader ``start`` to the next against the step budget
-        (each leader's, whether picked by ``pc`` or written in line)."""
+        """Count the instructions from leader ``start`` to the next leader picked by ``pc``
+        against the step budget (those of the leaders written in line among them included:
+        every way through the block reaches them, unless it leaves the unit first)."""
         self.at = start
-        self.line(f"run.steps = _s = run.steps + {self.sizes[start]}")
+        self._charge(self.sizes[start])
+        if start in self.outside:  # entered only from outside: the locals it reads from the frame
+            self.later(lambda w: self.loads(w, start))  # (known once the whole body is written)
+
+    def _charge(self, steps: int) -> None:
+        self.line(f"run.steps = _s = run.steps + {steps}")
         self.line("if _s > _B:")
         with self.indent():
             self.line("raise _OverBudget()")
-        if start in self.outside:  # entered only from outside: the locals it reads from the frame
-            self.later(lambda w: self.loads(w, start))  # (known once the whole body is written)
 
     def run_of(self, start: int, stop: int) -> None:
         """The instructions [start, stop), a test that skips to a leader written in line as an
@@ -506,9 +531,9 @@ class _UnitWriter(Writer):
         """The source of the unit's function, and the instruction each of its lines is for."""
         instrs = self.code.instrs
         starts = self.leaders()
-        self.sizes = {a: b - a for a, b in zip(starts, starts[1:] + [len(instrs)])}
         self.inline = self.inlined(starts)
         picked = [a for a in starts if a not in self.inline]
+        self.sizes = {a: b - a for a, b in zip(picked, picked[1:] + [len(instrs)])}
         blocks = list(zip(picked, picked[1:] + [len(instrs)]))
         params = "".join(f", {self.local(p)}" for p in self.code.params) if self.direct else ", F"
         self.at = 0
