@@ -71,7 +71,7 @@ from ..dsl import nodes as n
 from ..dsl.turns import SLOT
 from ..runtime.code import GO_ON, PAUSE, Signal
 from . import flow
-from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, JumpIfNot, Return
+from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, IterInit, IterNext, Jump, JumpIfNot, Return
 from .sources import add, define
 from .writer import Writer
 
@@ -298,7 +298,17 @@ class _UnitWriter(Writer):
 
     def goto(self, target: int) -> None:
         """Go on at leader ``target``: a block that only jumps on is gone through here (its
-        step counted), and one that only returns none is run here, not picked by ``pc``."""
+        step counted), and one that only returns none is run here, not picked by ``pc``.
+        Inside a loop of one block (:meth:`loops`), back to its head or out to its exit."""
+        if self.loop is not None:
+            head, out = self.loop
+            if target == head:
+                self.line("continue")
+                return
+            assert target == out, (self.code.key, self.at, target)
+            self.line(f"pc = {out}")
+            self.line("break")
+            return
         instrs, at, steps, seen = self.code.instrs, self.at, 0, {self.at}
         while target and self.sizes.get(target) == 1 and target not in seen:
             seen.add(target)
@@ -441,13 +451,61 @@ class _UnitWriter(Writer):
         with self.indent():
             self.line("raise _OverBudget()")
 
+    def loops(self, picked: list) -> dict:
+        """The loops of one block: head pc -> exit pc of each ``for``/``repeat``/``while`` whose
+        head is a block picked by ``pc`` that reaches, with the tests written in line, to the
+        jump back at the end of the body, and that nothing outside enters but by its head. Each
+        is written as a Python ``while`` around its block (:meth:`block`): a way back to the
+        head is a ``continue`` there, without going round the unit's loop, and the exit a
+        ``break`` into the block after it."""
+        instrs, out = self.code.instrs, {}
+        for h in picked:
+            ins = instrs[h]
+            if ins.__class__ not in (IterNext, JumpIfNot):
+                continue
+            e = ins.target
+            if not (h < e < len(instrs) and self.sizes[h] == e - h):
+                continue
+            back = instrs[e - 1]
+            if not (back.__class__ is Jump and back.target == h):
+                continue
+            inside = all(h <= j <= e for i in range(h, e) for j, _, _ in instrs[i].flow(i))
+            entered = any(j == h for i, x in enumerate(instrs) if not h - 1 <= i < e for j, _, _ in x.flow(i))
+            if inside and not entered:
+                out[h] = e
+        return out
+
+    def bulk(self, h: int, e: int) -> bool:
+        """Whether loop ``h``..``e`` (of :meth:`loops`), a ``for`` or ``repeat``, surely runs to
+        its end once started: no way out but its head's, no return, end or pause in it. Its
+        head's steps are then counted once before it, for every time the head will run (each
+        item, and the test past the last), not each time round."""
+        instrs = self.code.instrs
+        if instrs[h].__class__ is not IterNext or instrs[h - 1].__class__ is not IterInit \
+                or instrs[h - 1].slot != instrs[h].slot:
+            return False
+        for i in range(h + 1, e):
+            x = instrs[i]
+            if x.__class__ in (Return, EndGame, CheckEnd) or any(j == e for j, _, _ in x.flow(i)):
+                return False
+        return True
+
+    def charge_loop(self, h: int) -> None:
+        """Count loop ``h``'s steps before it (:meth:`bulk`), its hidden local just set."""
+        items, _ = self.loop_names(self.code.instrs[h].slot)
+        count = f"len({items})" if self.code.instrs[h].listed else f"({items} if {items}.__class__ is int else len({items}))"
+        self.line(f"run.steps = _s = run.steps + {self.sizes[h]} * ({count} + 1)")
+        self.line("if _s > _B:")
+        with self.indent():
+            self.line("raise _OverBudget()")
+
     def run_of(self, start: int, stop: int) -> None:
         """The instructions [start, stop), a test that skips to a leader written in line as an
         ``if`` around what it skips."""
         instrs = self.code.instrs
         i = start
         while i < stop:
-            if i in self.sizes:
+            if i in self.sizes and i not in self.bulked:
                 self.charge(i)
             self.at = i
             ins = instrs[i]
@@ -465,13 +523,25 @@ class _UnitWriter(Writer):
                 continue
             if not (ins.__class__ is Jump and ins.target == i + 1 and ins.target in self.inline):
                 ins.write(self, i)
+            if i + 1 in self.bulked:
+                self.charge_loop(i + 1)
             if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
                 self.count()
             i += 1
 
     def block(self, start: int, stop: int) -> None:
         """The block [start, stop), picked by ``pc``. One that goes on to the next block at its
-        end falls into it (:meth:`tree`), without going round the loop."""
+        end falls into it (:meth:`tree`), without going round the loop. A loop of one block
+        is a ``while`` of its own (:meth:`loops`)."""
+        out = self.looped.get(start)
+        if out is not None:
+            self.at = start
+            self.line("while True:")
+            with self.indent():
+                self.loop = (start, out)
+                self.run_of(start, stop)
+                self.loop = None
+            return
         self.run_of(start, stop)
         if not self.ends(stop - 1):
             self.at = stop - 1
@@ -534,6 +604,9 @@ class _UnitWriter(Writer):
         self.inline = self.inlined(starts)
         picked = [a for a in starts if a not in self.inline]
         self.sizes = {a: b - a for a, b in zip(picked, picked[1:] + [len(instrs)])}
+        self.looped = self.loops(picked)
+        self.bulked = {h for h, e in self.looped.items() if self.bulk(h, e)}
+        self.loop = None   # (head, exit) of the loop of one block being written
         blocks = list(zip(picked, picked[1:] + [len(instrs)]))
         params = "".join(f", {self.local(p)}" for p in self.code.params) if self.direct else ", F"
         self.at = 0
