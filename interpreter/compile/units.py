@@ -216,6 +216,7 @@ class _UnitWriter(Writer):
         self.through = {k for q in pauses for k in (self.dirty[q] & self.may[q]) - surely[q]
                         if not k.startswith("$")}
         self._live: list | None = None  # what may be read from each instruction on (once the body is written)
+        self.loop: tuple | None = None  # (head, exit) of the loop of one block being written
 
     # ------------------------------------------------------------ locals
     def local(self, key: str, read: bool = False) -> str:
@@ -410,7 +411,8 @@ class _UnitWriter(Writer):
         ``if`` around the instructions it skips, :meth:`run_of`); never an entry, nor one whose
         skipped instructions hold a block picked by ``pc`` or cross another's."""
         instrs = self.code.instrs
-        preds: dict = {}
+        preds: dict = {}   # pc -> the pcs control goes to it from
+        self.preds = preds
         for i, x in enumerate(instrs):
             for j, _, _ in x.flow(i):
                 preds.setdefault(j, set()).add(i)
@@ -469,9 +471,8 @@ class _UnitWriter(Writer):
             back = instrs[e - 1]
             if not (back.__class__ is Jump and back.target == h):
                 continue
-            inside = all(h <= j <= e for i in range(h, e) for j, _, _ in instrs[i].flow(i))
-            entered = any(j == h for i, x in enumerate(instrs) if not h - 1 <= i < e for j, _, _ in x.flow(i))
-            if inside and not entered:
+            if all(h - 1 <= i < e for i in self.preds[h]) and \
+                    all(h <= j <= e for i in range(h, e) for j, _, _ in instrs[i].flow(i)):
                 out[h] = e
         return out
 
@@ -606,7 +607,6 @@ class _UnitWriter(Writer):
         self.sizes = {a: b - a for a, b in zip(picked, picked[1:] + [len(instrs)])}
         self.looped = self.loops(picked)
         self.bulked = {h for h, e in self.looped.items() if self.bulk(h, e)}
-        self.loop = None   # (head, exit) of the loop of one block being written
         blocks = list(zip(picked, picked[1:] + [len(instrs)]))
         params = "".join(f", {self.local(p)}" for p in self.code.params) if self.direct else ", F"
         self.at = 0
