@@ -292,6 +292,16 @@ class _UnitWriter(Writer):
         else:
             self.attempt(f"{var} = {source}", f"{var} = {self.obj(fn)}(run, {self.live()})")
 
+    def test(self, fn) -> str:
+        """A jump's condition as a Python test: its source itself where it can raise nothing
+        its checked code would word, else ``_v`` set as :meth:`value` sets it."""
+        source = getattr(fn, "source", None)
+        if source is None or fn.total is None or not fn.total <= self.must[self.at]:
+            self.value(fn, "_v")
+            return "_v"
+        self.read(x.name for x in n.walk(fn.e) if isinstance(x, (n.Var, n.Call)))
+        return source
+
     def values(self, fns) -> None:
         """Set ``_a0``, ``_a1``... to the values of ``fns``."""
         for j, fn in enumerate(fns):
@@ -511,8 +521,7 @@ class _UnitWriter(Writer):
             self.at = i
             ins = instrs[i]
             if ins.__class__ is JumpIfNot and ins.target in self.inline and i < ins.target:
-                self.value(ins.cond, "_v")
-                self.line("if _v:")
+                self.line(f"if {self.test(ins.cond)}:")
                 with self.indent():
                     if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
                         self.count()
