@@ -235,6 +235,9 @@ class Compiler:
         how = self._storing(s.expr, fn, scope)
 
         def lines(g):
+            if how == AS_IT_IS:
+                g.let(name, fn)
+                return
             g.value(fn, "_v")
             g.assign(name, _stored(how, g))
         out.append(ins.Exec(s.pos, lines, sets=(name,)))

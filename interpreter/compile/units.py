@@ -254,6 +254,13 @@ class _UnitWriter(Writer):
         if key in self.through:
             self.line(f"L[{key!r}] = {name}")
 
+    def let(self, key: str, fn) -> None:
+        """Set local ``key`` to the value of expression ``fn`` as it is (:meth:`value`)."""
+        name = self.local(key)
+        self.value(fn, name)
+        if key in self.through:
+            self.line(f"L[{key!r}] = {name}")
+
     def _store(self, key: str) -> str:
         if _is_loop(key):
             return "L[{2!r}] = [{0}, {1}]".format(*self.loop_names(key), key)
