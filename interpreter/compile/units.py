@@ -71,7 +71,7 @@ from ..dsl import nodes as n
 from ..dsl.turns import SLOT
 from ..runtime.code import GO_ON, PAUSE, Signal
 from . import flow
-from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, IterInit, IterNext, Jump, JumpIfNot, Return
+from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, IterNext, Jump, JumpIfNot, Return
 from .sources import add, define
 from .writer import Writer
 
@@ -493,37 +493,13 @@ class _UnitWriter(Writer):
                 out[h] = e
         return out
 
-    def bulk(self, h: int, e: int) -> bool:
-        """Whether loop ``h``..``e`` (of :meth:`loops`), a ``for`` or ``repeat``, surely runs to
-        its end once started: no way out but its head's, no return, end or pause in it. Its
-        head's steps are then counted once before it, for every time the head will run (each
-        item, and the test past the last), not each time round."""
-        instrs = self.code.instrs
-        if instrs[h].__class__ is not IterNext or instrs[h - 1].__class__ is not IterInit \
-                or instrs[h - 1].slot != instrs[h].slot:
-            return False
-        for i in range(h + 1, e):
-            x = instrs[i]
-            if x.__class__ in (Return, EndGame, CheckEnd) or any(j == e for j, _, _ in x.flow(i)):
-                return False
-        return True
-
-    def charge_loop(self, h: int) -> None:
-        """Count loop ``h``'s steps before it (:meth:`bulk`), its hidden local just set."""
-        items, _ = self.loop_names(self.code.instrs[h].slot)
-        count = f"len({items})" if self.code.instrs[h].listed else f"({items} if {items}.__class__ is int else len({items}))"
-        self.line(f"run.steps = _s = run.steps + {self.sizes[h]} * ({count} + 1)")
-        self.line("if _s > _B:")
-        with self.indent():
-            self.line("raise _OverBudget()")
-
     def run_of(self, start: int, stop: int) -> None:
         """The instructions [start, stop), a test that skips to a leader written in line as an
         ``if`` around what it skips."""
         instrs = self.code.instrs
         i = start
         while i < stop:
-            if i in self.sizes and i not in self.bulked:
+            if i in self.sizes:
                 self.charge(i)
             self.at = i
             ins = instrs[i]
@@ -540,8 +516,6 @@ class _UnitWriter(Writer):
                 continue
             if not (ins.__class__ is Jump and ins.target == i + 1 and ins.target in self.inline):
                 ins.write(self, i)
-            if i + 1 in self.bulked:
-                self.charge_loop(i + 1)
             if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
                 self.count()
             i += 1
@@ -622,7 +596,6 @@ class _UnitWriter(Writer):
         picked = [a for a in starts if a not in self.inline]
         self.sizes = {a: b - a for a, b in zip(picked, picked[1:] + [len(instrs)])}
         self.looped = self.loops(picked)
-        self.bulked = {h for h, e in self.looped.items() if self.bulk(h, e)}
         blocks = list(zip(picked, picked[1:] + [len(instrs)]))
         params = "".join(f", {self.local(p)}" for p in self.code.params) if self.direct else ", F"
         self.at = 0
