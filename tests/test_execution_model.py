@@ -12,9 +12,12 @@ from railrules.interpreter.compile.instructions import CallProc, Emit, Return
 from railrules.interpreter.compile.units import acyclic
 from railrules.interpreter.engine.game import Game
 from railrules.interpreter.engine.machine import Machine
-from railrules.interpreter.errors import Pos
+from railrules.interpreter.errors import Pos, RulesRuntimeError
 from railrules.interpreter.paths import shipped_rulesets
 from railrules.interpreter.runtime.code import Code
+from railrules.tools.author.generated import generated
+from test_governor import META, game_rules
+from test_hostile import ruleset
 
 _AT = Pos("t.rules", 1, 1)
 
@@ -155,3 +158,40 @@ def test_a_value_returned_past_the_limits_is_refused_at_the_return(tmp_path):
         load_ruleset(str(ruleset(tmp_path, rules=rules))).new_game(1, 0)
     diag = info.value.diagnostics[0]
     assert (diag.code, diag.pos.line) == ("RR312", 18) and "in procedure twice" in diag.message
+
+
+
+def _loop_ruleset(tmp_path, n: int, steps: int = 1_000_000, body: tuple = ("set x += i",)) -> str:
+    """The folder of a game that walks ``range(0, n)`` with ``body``, its budget ``steps``."""
+    folder = tmp_path / f"{n}-{steps}-{len(body)}"
+    folder.mkdir()
+    rules = game_rules(f"for i in range(0, {n}):", *(f"    {line}" for line in body))
+    return str(ruleset(folder, rules=rules, meta=META % steps))
+
+
+def _unit(root: str) -> str:
+    [unit] = [s for _, s in generated(root, "game") if s.startswith("# unit game\n")]
+    return unit
+
+
+def test_a_loop_of_one_block_is_its_own_while_and_counts_its_steps_each_time_round(tmp_path):
+    """A ``for`` whose body is one block (compile/units.py: ``loops``) goes round without the
+    unit's dispatch, its head's steps counted each time round (the test past the last
+    included), and one too long for the budget stops at the loop; one that leaves early by a
+    ``break`` is such a loop as well."""
+    spent = {}
+    for n in (0, 1, 7):
+        root = _loop_ruleset(tmp_path, n)
+        game = load_ruleset(root).new_game(1, 0)
+        assert game.is_over and game.state["globals"]["x"] == 2 + sum(range(n))
+        spent[n] = game.machine.steps
+    assert spent[7] - spent[0] == 7 * (spent[1] - spent[0]) > 0
+    unit = _unit(root)
+    assert unit.count("while True:") == 1 and "pc = 3\n" not in unit and "continue" in unit
+    with pytest.raises(RulesRuntimeError) as info:
+        load_ruleset(_loop_ruleset(tmp_path, 100_000, steps=5000)).new_game(1, 0)
+    [d] = info.value.diagnostics
+    assert d.code == "RR303" and d.pos.line == 3
+    root = _loop_ruleset(tmp_path, 7, body=("if i > 2:", "    break"))
+    assert load_ruleset(root).new_game(1, 0).is_over
+    assert "break" in _unit(root)

@@ -115,7 +115,7 @@ def test_a_proven_row_is_taken_apart_and_read_with_no_test(folder):
     assert "_E[v_p[0]]['open']" in firsts and "__class__" not in firsts
     [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
     assert "_unpack(" not in unit and "__y_j.__class__" not in unit and "_get_index" not in unit
-    assert "_v = v___y_j[1]" in unit
+    assert "v_j = v___y_j[1]" in unit
     assert "v_got = _augment(run, v_got, _v, '+=')" in unit   # a list: no test for a number
 
 

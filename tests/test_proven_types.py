@@ -413,7 +413,7 @@ def test_sums_of_whole_numbers_and_maps_keyed_by_entities_are_not_tested(ruleset
 def test_a_value_the_governor_would_give_back_unchanged_is_stored_without_its_check(folder):
     """A whole number written in the rules, an entity: stored as they are; a text is checked."""
     [unit] = [s for _, s in generated(folder, "game") if s.startswith("# unit game\n")]
-    assert "v_y = _v\n" in unit                       # let y = 2
+    assert "v_y = 2\n" in unit                        # let y = 2: set as it is
     assert unit.count("_c[_k] = _v\n") >= 1           # set red.keeper = green
     assert "_c[_k] = _store(_v)" in unit              # set t.label = "picked": a text's length
 

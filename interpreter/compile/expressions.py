@@ -125,11 +125,12 @@ class Codegen:
         return None if self.partial else frozenset(self.needs)
 
     def source(self, e, locals_: set | dict, bound: dict | None = None, unit: bool = False,
-               known: dict | None = None):
+               known: dict | None = None, truth: bool = False):
         """The source of expression ``e`` (its rule locals ``locals_``, its values ``L[...]``) as
         one Python expression of ``run``, ``L`` and ``_E`` (= ``run.ent``); None when the
         generator leaves it to the checked code. ``unit``: ``bound`` names the locals of a
-        code unit, which may not be set (see :meth:`total`)."""
+        code unit, which may not be set (see :meth:`total`). ``truth``: a condition that is
+        only tested, its truth (:meth:`truth`)."""
         self.locals = locals_
         self.temps = 0
         self.memos = {}
@@ -142,6 +143,8 @@ class Codegen:
         if known and bound and self.types is not None:   # (and those of ``bound`` whose types are given)
             self.known.update((bound[x], t) for x, t in known.items())
         try:
+            if truth:
+                return self.truth(e, bound or {}, not self.checked)
             return self.gen(e, bound or {}, walrus=not self.checked)  # checked: no temporaries
         except _Unsupported:
             return None
@@ -208,7 +211,9 @@ class Codegen:
                 w.line(f"return {body}")
             else:
                 w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, L)")
-        return self._define(w, "fast", e.pos)
+        fn = self._define(w, "fast", e.pos)
+        fn.inline = body   # for code that may write it in place, with no fallback (compile/legal.py)
+        return fn
 
     def choices(self, var: str, conds: list, locals_: set, pos, source=None):
         """``f(run, L, items, name, head, made)``: the legal actions (``name``, ``head`` + a value) of the

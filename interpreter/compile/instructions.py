@@ -56,8 +56,7 @@ class JumpIfNot(Instr):
         self.pos, self.cond, self.target = pos, cond, target
 
     def write(self, g, i):
-        g.value(self.cond, "_v")
-        g.line("if not _v:")
+        g.line(f"if not ({g.test(self.cond)}):")
         with g.indent():
             g.goto(self.target)
 

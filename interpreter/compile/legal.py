@@ -14,6 +14,8 @@ lists it.
 """
 from __future__ import annotations
 
+import re
+
 from .sources import add, define
 from .writer import Writer
 
@@ -26,6 +28,7 @@ def write(instr, program):
     w = Writer()
     w.line("def lister(run, L, player):")
     with w.indent():
+        w.line("_E = run.ent")   # (dropped below if nothing reads it)
         w.line("out = []")
         for spec in instr.options:
             loc = "L"
@@ -33,7 +36,7 @@ def write(instr, program):
                 w.line(f"_l = {{{spec.player_var!r}: player}}")
                 loc = "_l"
             if not spec.domains:
-                tests = " and ".join(f"{add(space, '_q', cond)}(run, {loc})" for cond in spec.tests)
+                tests = " and ".join(_call(space, cond, loc) for cond in spec.tests)
                 bare = f"out.append({add(space, '_q', spec.bare)})"
                 if tests:
                     w.line(f"if {tests}:")
@@ -44,15 +47,31 @@ def write(instr, program):
                 continue
             _values(w, space, spec, 0, loc, ())
         w.line("return out")
-    define(space, w.source()[0], f"<rules {instr.pos.file}:{instr.pos.line}>")
+    source = w.source()[0]
+    if not _READS_E.search(source.split("\n", 2)[2]):
+        source = source.replace("    _E = run.ent\n", "", 1)
+    define(space, source, f"<rules {instr.pos.file}:{instr.pos.line}>")
     return space.pop("lister")
+
+
+_READS_E = re.compile(r"\b_E\b")
+
+
+def _call(space: dict, fn, loc: str) -> str:
+    """The value of ``fn(run, loc)``: the source of its generated code written in place where
+    it has one and reads the choice's own locals ``L`` (nothing here falls back: see the
+    module), else a call."""
+    inline = getattr(fn, "inline", None)
+    if inline is not None and loc == "L":
+        return f"({inline})"
+    return f"{add(space, '_q', fn)}(run, {loc})"
 
 
 def _values(w: Writer, space: dict, spec, i: int, loc: str, head: tuple) -> None:
     """The lines that list the actions of ``spec`` from its parameter ``i`` on, the values
     before it being the Python names ``head`` and set in the locals ``loc``."""
     _, source = spec.domains[i]
-    w.line(f"_v{i} = {add(space, '_q', source)}(run, {loc})")
+    w.line(f"_v{i} = {_call(space, source, loc)}")
     if i >= len(spec.listed) or not spec.listed[i]:   # (proven a list, or none: len raises)
         w.line(f"if _v{i}.__class__ is not list:")
         with w.indent():
@@ -78,7 +97,7 @@ def _values(w: Writer, space: dict, spec, i: int, loc: str, head: tuple) -> None
     w.line(f"for _x{i} in _v{i}:")
     with w.indent():
         w.line(f"_d{i}[{var!r}] = _x{i}")
-        tests = " and ".join(f"{add(space, '_q', cond)}(run, _d{i})" for cond in spec.tests_at[i])
+        tests = " and ".join(_call(space, cond, f"_d{i}") for cond in spec.tests_at[i])
         if tests:
             w.line(f"if {tests}:")
             with w.indent():

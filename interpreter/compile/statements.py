@@ -211,7 +211,7 @@ class Compiler:
         self.program.codes[key] = code
         out = code.instrs
         if when is not None:
-            skip = ins.JumpIfNot(when.pos, self.value(when, scope))
+            skip = ins.JumpIfNot(when.pos, self.value(when, scope, truth=True))
             out.append(skip)
             code.guarded = True
         self._block(body, scope, out)
@@ -235,6 +235,9 @@ class Compiler:
         how = self._storing(s.expr, fn, scope)
 
         def lines(g):
+            if how == AS_IT_IS:
+                g.let(name, fn)
+                return
             g.value(fn, "_v")
             g.assign(name, _stored(how, g))
         out.append(ins.Exec(s.pos, lines, sets=(name,)))
@@ -443,7 +446,7 @@ class Compiler:
     def s_If(self, s, scope, out):
         ends = []
         for cond, body in s.branches:
-            test = ins.JumpIfNot(cond.pos, self.value(cond, scope))
+            test = ins.JumpIfNot(cond.pos, self.value(cond, scope, truth=True))
             out.append(test)
             self._block(body, scope, out)
             j = ins.Jump(s.pos)
@@ -489,7 +492,7 @@ class Compiler:
 
     def s_While(self, s, scope, out):
         head = len(out)
-        test = ins.JumpIfNot(s.pos, self.value(s.cond, scope))
+        test = ins.JumpIfNot(s.pos, self.value(s.cond, scope, truth=True))
         out.append(test)
         test.target = self._body_and_back(s, scope, out, head)
 
@@ -717,17 +720,18 @@ class Compiler:
             return slow
         return Codegen(self.names, self.tracking, self.space).function(e, scope.locals, slow) or slow
 
-    def value(self, e, scope, around: str | None = None):
+    def value(self, e, scope, around: str | None = None, truth: bool = False):
         """An expression a code unit computes (:mod:`.units`): its checked code
         (written when first called), carrying in ``.source`` the fast source the unit inlines.
-        ``around``: a helper the value goes through (``_times``: a repeat's count)."""
+        ``around``: a helper the value goes through (``_times``: a repeat's count). ``truth``: a
+        condition a jump tests, whose fast source need only be as true as its value."""
         slow = self._checked(e, scope, False, around)
         if self.checked:
             return slow
         if self.generate:  # the unit's locals are its Python locals (units.py)
             codegen = Codegen(self.names, False, self.space)
             bound = {x: f"v_{x}" for x in scope.locals}
-            source = codegen.source(e, scope.locals, bound, unit=True)
+            source = codegen.source(e, scope.locals, bound, unit=True, truth=truth)
             slow.source = f"{around}({source})" if around and source else source
             slow.total = codegen.total()
         return slow

@@ -54,7 +54,9 @@ unit in a cycle keeps its calls on the machine's.
 Blocks are picked by ``pc`` only where control may jump or come back from outside: a call of a
 straight unit does not end its block, and an ``if``-test that skips forward to a leader that
 nothing else reaches is written as a Python ``if`` around what it skips (:meth:`_UnitWriter.inlined`);
-each leader still counts its own instructions against the budget where it starts.
+each block picked by ``pc`` counts its instructions against the budget where it starts, those
+of the leaders written in line in it included (a way that leaves the unit before them, a
+``return`` inside such an ``if``, is charged them all the same).
 
 Where the rules are paused stays plain data: ``pc`` is an instruction's index, as before. A
 fault's position is found from the line of the unit's function that raised it
@@ -69,7 +71,7 @@ from ..dsl import nodes as n
 from ..dsl.turns import SLOT
 from ..runtime.code import GO_ON, PAUSE, Signal
 from . import flow
-from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, Jump, JumpIfNot, Return
+from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, IterNext, Jump, JumpIfNot, Return
 from .sources import add, define
 from .writer import Writer
 
@@ -214,6 +216,7 @@ class _UnitWriter(Writer):
         self.through = {k for q in pauses for k in (self.dirty[q] & self.may[q]) - surely[q]
                         if not k.startswith("$")}
         self._live: list | None = None  # what may be read from each instruction on (once the body is written)
+        self.loop: tuple | None = None  # (head, exit) of the loop of one block being written
 
     # ------------------------------------------------------------ locals
     def local(self, key: str, read: bool = False) -> str:
@@ -248,6 +251,13 @@ class _UnitWriter(Writer):
         """Set local ``key`` to the Python expression ``value``."""
         name = self.local(key)
         self.line(f"{name} = {value}")
+        if key in self.through:
+            self.line(f"L[{key!r}] = {name}")
+
+    def let(self, key: str, fn) -> None:
+        """Set local ``key`` to the value of expression ``fn`` as it is (:meth:`value`)."""
+        name = self.local(key)
+        self.value(fn, name)
         if key in self.through:
             self.line(f"L[{key!r}] = {name}")
 
@@ -289,12 +299,51 @@ class _UnitWriter(Writer):
         else:
             self.attempt(f"{var} = {source}", f"{var} = {self.obj(fn)}(run, {self.live()})")
 
+    def test(self, fn) -> str:
+        """A jump's condition as a Python test: its source itself where it can raise nothing
+        its checked code would word, else ``_v`` set as :meth:`value` sets it."""
+        source = getattr(fn, "source", None)
+        if source is None or fn.total is None or not fn.total <= self.must[self.at]:
+            self.value(fn, "_v")
+            return "_v"
+        self.read(x.name for x in n.walk(fn.e) if isinstance(x, (n.Var, n.Call)))
+        return source
+
     def values(self, fns) -> None:
         """Set ``_a0``, ``_a1``... to the values of ``fns``."""
         for j, fn in enumerate(fns):
             self.value(fn, f"_a{j}")
 
     def goto(self, target: int) -> None:
+        """Go on at leader ``target``: a block that only jumps on is gone through here (its
+        step counted), and one that only returns none is run here, not picked by ``pc``.
+        Inside a loop of one block (:meth:`loops`), back to its head or out to its exit."""
+        if self.loop is not None:
+            head, out = self.loop
+            if target == head:
+                self.line("continue")
+                return
+            assert target == out, (self.code.key, self.at, target)
+            self.line(f"pc = {out}")
+            self.line("break")
+            return
+        instrs, at, steps, seen = self.code.instrs, self.at, 0, {self.at}
+        while target and self.sizes.get(target) == 1 and target not in seen:
+            seen.add(target)
+            ins = instrs[target]
+            if ins.__class__ is Jump:
+                self.at, steps, target = target, steps + 1, ins.target
+            elif ins.__class__ is Return and not ins.expr:
+                self.at = target
+                self._charge(steps + 1)
+                self.line("return None")
+                self.at = at
+                return
+            else:
+                break
+        if steps:
+            self._charge(steps)
+        self.at = at
         self.jumps += 1
         self.line(f"pc = {target}")
         self.line("continue")
@@ -379,7 +428,8 @@ class _UnitWriter(Writer):
         ``if`` around the instructions it skips, :meth:`run_of`); never an entry, nor one whose
         skipped instructions hold a block picked by ``pc`` or cross another's."""
         instrs = self.code.instrs
-        preds: dict = {}
+        preds: dict = {}   # pc -> the pcs control goes to it from
+        self.preds = preds
         for i, x in enumerate(instrs):
             for j, _, _ in x.flow(i):
                 preds.setdefault(j, set()).add(i)
@@ -406,15 +456,42 @@ class _UnitWriter(Writer):
         return inline
 
     def charge(self, start: int) -> None:
-        """Count the instructions from leader ``start`` to the next against the step budget
-        (each leader's, whether picked by ``pc`` or written in line)."""
+        """Count the instructions from leader ``start`` to the next leader picked by ``pc``
+        against the step budget (those of the leaders written in line among them included:
+        every way through the block reaches them, unless it leaves the unit first)."""
         self.at = start
-        self.line(f"run.steps = _s = run.steps + {self.sizes[start]}")
+        self._charge(self.sizes[start])
+        if start in self.outside:  # entered only from outside: the locals it reads from the frame
+            self.later(lambda w: self.loads(w, start))  # (known once the whole body is written)
+
+    def _charge(self, steps: int) -> None:
+        self.line(f"run.steps = _s = run.steps + {steps}")
         self.line("if _s > _B:")
         with self.indent():
             self.line("raise _OverBudget()")
-        if start in self.outside:  # entered only from outside: the locals it reads from the frame
-            self.later(lambda w: self.loads(w, start))  # (known once the whole body is written)
+
+    def loops(self, picked: list) -> dict:
+        """The loops of one block: head pc -> exit pc of each ``for``/``repeat``/``while`` whose
+        head is a block picked by ``pc`` that reaches, with the tests written in line, to the
+        jump back at the end of the body, and that nothing outside enters but by its head. Each
+        is written as a Python ``while`` around its block (:meth:`block`): a way back to the
+        head is a ``continue`` there, without going round the unit's loop, and the exit a
+        ``break`` into the block after it."""
+        instrs, out = self.code.instrs, {}
+        for h in picked:
+            ins = instrs[h]
+            if ins.__class__ not in (IterNext, JumpIfNot):
+                continue
+            e = ins.target
+            if not (h < e < len(instrs) and self.sizes[h] == e - h):
+                continue
+            back = instrs[e - 1]
+            if not (back.__class__ is Jump and back.target == h):
+                continue
+            if all(h - 1 <= i < e for i in self.preds[h]) and \
+                    all(h <= j <= e for i in range(h, e) for j, _, _ in instrs[i].flow(i)):
+                out[h] = e
+        return out
 
     def run_of(self, start: int, stop: int) -> None:
         """The instructions [start, stop), a test that skips to a leader written in line as an
@@ -427,8 +504,7 @@ class _UnitWriter(Writer):
             self.at = i
             ins = instrs[i]
             if ins.__class__ is JumpIfNot and ins.target in self.inline and i < ins.target:
-                self.value(ins.cond, "_v")
-                self.line("if _v:")
+                self.line(f"if {self.test(ins.cond)}:")
                 with self.indent():
                     if i == 0 and self.counting and self.code.guarded:  # past the guard: it held
                         self.count()
@@ -446,7 +522,17 @@ class _UnitWriter(Writer):
 
     def block(self, start: int, stop: int) -> None:
         """The block [start, stop), picked by ``pc``. One that goes on to the next block at its
-        end falls into it (:meth:`tree`), without going round the loop."""
+        end falls into it (:meth:`tree`), without going round the loop. A loop of one block
+        is a ``while`` of its own (:meth:`loops`)."""
+        out = self.looped.get(start)
+        if out is not None:
+            self.at = start
+            self.line("while True:")
+            with self.indent():
+                self.loop = (start, out)
+                self.run_of(start, stop)
+                self.loop = None
+            return
         self.run_of(start, stop)
         if not self.ends(stop - 1):
             self.at = stop - 1
@@ -506,9 +592,10 @@ class _UnitWriter(Writer):
         """The source of the unit's function, and the instruction each of its lines is for."""
         instrs = self.code.instrs
         starts = self.leaders()
-        self.sizes = {a: b - a for a, b in zip(starts, starts[1:] + [len(instrs)])}
         self.inline = self.inlined(starts)
         picked = [a for a in starts if a not in self.inline]
+        self.sizes = {a: b - a for a, b in zip(picked, picked[1:] + [len(instrs)])}
+        self.looped = self.loops(picked)
         blocks = list(zip(picked, picked[1:] + [len(instrs)]))
         params = "".join(f", {self.local(p)}" for p in self.code.params) if self.direct else ", F"
         self.at = 0
