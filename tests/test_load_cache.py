@@ -219,3 +219,20 @@ def test_lints_check_of_a_ruleset_is_kept_with_its_warnings(folder, base, monkey
     assert warm_rs is not None and warm_rs.hash == cold_rs.hash
     monkeypatch.setenv("RAILRULES_CACHE_DIR", "")
     assert check_ruleset(str(base))[1] == cold and ran == [1, 1]
+
+
+@pytest.mark.parametrize("name", ["chicago_express", "baltimore_ohio"])
+def test_a_ruleset_read_from_the_cache_plays_without_writing_code(folder, monkeypatch, name):
+    """The entry keeps every code unit and legal-actions lister written (Program.write_all): a
+    process that reads it writes and compiles none of them (written on first use, they were
+    about half of what its first games cost), and plays the games the fresh load plays."""
+    from railrules.interpreter.compile import statements, units
+    fresh = load_ruleset(name)    # made, and kept with its code written
+    expected = [played(fresh, seed=seed) for seed in (1, 2)]
+    kept = load_ruleset(name)
+
+    def written(*args):
+        raise AssertionError(f"code written after a load from the cache: {args[:1]}")
+    monkeypatch.setattr(units, "write", written)
+    monkeypatch.setattr(statements.Program, "lister", written)
+    assert kept is not fresh and [played(kept, seed=seed) for seed in (1, 2)] == expected

@@ -71,6 +71,20 @@ class Program:
         False when the machine lists them itself."""
         return _legal.write(instr, self) or False
 
+    def write_all(self) -> None:
+        """Every code unit and legal-actions lister written now, as a game writes each the first
+        time it runs: a ruleset kept in the user cache is kept with them (:func:`..data.ruleset.
+        load_ruleset`), so that a process reading it writes and compiles none of them. (Written
+        on first use in each process, they were about half the instructions of its first four
+        games.) The counting units of ``coverage`` stay written on first use."""
+        for key, code in self.codes.items():
+            units = self.direct_units if key in self.straight else self.units
+            assert units is not None   # (made by __post_init__)
+            units[key]
+            for instr in code.instrs:
+                if isinstance(instr, ins.Choice) and instr.lister is None:
+                    instr.lister = self.lister(instr)
+
     @cached_property
     def acyclic(self) -> frozenset:
         """The code units in no cycle of calls: a call of one runs its function from the

@@ -26,17 +26,19 @@ KEEP = 64           # entries kept of each kind (each is up to a few MB)
 _SEEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("seen", default=None)
 
 
-def kept(kind: str, name_or_path, variant, make, whole: tuple, keep=lambda made: True, here: bool = False):
+def kept(kind: str, name_or_path, variant, make, whole: tuple, keep=lambda made: True, here: bool = False,
+         finish=None):
     """What ``make()`` gives (a ruleset or a value holding one: its generated code's names are
     listed in its namespace), from the cache when an entry of ``kind`` for these arguments
     holds it, else made, and kept there unless not ``keep(made)``. ``whole``: the classes kept
     by their attributes (:func:`..cache.freeze`). ``here``: the entry is the working folder's
-    (what ``make`` builds depends on it beyond the paths it shows: :func:`shown`). What
-    ``make`` raises is raised, and not kept."""
-    return remembered(_entry(kind, name_or_path, variant, here), make, whole, keep)
+    (what ``make`` builds depends on it beyond the paths it shows: :func:`shown`).
+    ``finish(made)`` runs on what is about to be kept: work ``make`` leaves for later that is
+    worth keeping. What ``make`` raises is raised, and not kept."""
+    return remembered(_entry(kind, name_or_path, variant, here), make, whole, keep, finish)
 
 
-def remembered(stored, make, whole: tuple = (), keep=lambda made: True):
+def remembered(stored, make, whole: tuple = (), keep=lambda made: True, finish=None):
     """What ``make()`` gives, read from the entry ``stored`` (:func:`entry`; None: no cache)
     while every answer the file system gave when it was made is the same, else made and kept
     there (see :func:`kept`). A make that runs while another is kept (a load within a lint)
@@ -53,6 +55,8 @@ def remembered(stored, make, whole: tuple = (), keep=lambda made: True):
         _SEEN.reset(token)
     _note_all(seen)
     if stored is not None and keep(made):
+        if finish is not None:
+            finish(made)
         texts = {name: text for space in _spaces(made) for name, text in sources.kept(space).items()}
         frozen = cache.freeze((made, texts), whole=whole)
         if frozen is not None:

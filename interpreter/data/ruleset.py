@@ -263,7 +263,8 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     A ruleset loaded from files on disk is kept in the user cache (:mod:`.kept`)."""
     if derive_all or texts:
         return _loaded(name_or_path, variant, derive_all=derive_all, texts=texts)
-    return kept("ruleset", name_or_path, variant, lambda: _loaded(name_or_path, variant), whole=(Ruleset,))
+    return kept("ruleset", name_or_path, variant, lambda: _loaded(name_or_path, variant), whole=(Ruleset,),
+                finish=lambda ruleset: ruleset.program.write_all())
 
 
 def _loaded(name_or_path, variant, **options) -> Ruleset:
