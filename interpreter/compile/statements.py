@@ -76,11 +76,14 @@ class Program:
         time it runs: a ruleset kept in the user cache is kept with them (:func:`..data.ruleset.
         load_ruleset`), so that a process reading it writes and compiles none of them. (Written
         on first use in each process, they were about half the instructions of its first four
-        games.) The counting units of ``coverage`` stay written on first use."""
-        for key, code in self.codes.items():
-            units = self.direct_units if key in self.straight else self.units
-            assert units is not None   # (made by __post_init__)
+        games.) The straight units called directly, and the counting units of ``coverage``, stay
+        written on first use (a straight unit's direct code is written after the rest would
+        rename what ``railrules code`` lists of them)."""
+        units = self.units
+        assert units is not None   # (made by __post_init__)
+        for key in self.codes:
             units[key]
+        for code in self.codes.values():
             for instr in code.instrs:
                 if isinstance(instr, ins.Choice) and instr.lister is None:
                     instr.lister = self.lister(instr)

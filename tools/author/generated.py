@@ -3,7 +3,8 @@
 Each generated function is printed with the rule it was written for as comments (see
 :mod:`interpreter.compile.sources`), its file named as in every other message (from the
 ruleset's folder, never the folder the package is installed in); code units (procedures,
-triggers, the game) are written for the listing even if no game has run them yet. ``--checked``:
+triggers, the game) and the legal-actions listers are written for the listing even if no
+game has run them yet. ``--checked``:
 the checked mode's code, every expression written as it is when it faults (or as lint runs it).
 """
 from __future__ import annotations
@@ -22,10 +23,7 @@ def generated(name_or_path: str, wanted: str | None = None, variant: str | None 
     its checked code and no fast code)."""
     ruleset = load_all_checked(name_or_path, variant) if checked else load_ruleset(name_or_path, variant)
     program = ruleset.program
-    units = program.units
-    assert units is not None   # (made with the program)
-    for key in program.codes:
-        units[key]   # written on first use: write them all
+    program.write_all()   # (units and listers are written on first use: all of them, now)
     if checked:   # an expression's checked code is written on first use too
         for value in list(program.space.values()):
             if isinstance(value, Checked):
