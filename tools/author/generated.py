@@ -4,8 +4,8 @@ Each generated function is printed with the rule it was written for as comments 
 :mod:`interpreter.compile.sources`), its file named as in every other message (from the
 ruleset's folder, never the folder the package is installed in); code units (procedures,
 triggers, the game) and the legal-actions listers are written for the listing even if no
-game has run them yet. ``--checked``:
-the checked mode's code, every expression written as it is when it faults (or as lint runs it).
+game has run them yet. ``--checked``: the checked mode's code, every expression written as it
+is when it faults (or as lint runs it).
 """
 from __future__ import annotations
 
