@@ -1,9 +1,10 @@
 """German Railways' end test gives the answers of its first, plainer formulation.
 
-The end test (rules/end.rules, ``operation_still_possible``) prices only the hexes a company
-could pay its way into (``within_money``), and finds the hexes of a list among another's in one
-step (``common``). Its first formulation priced every hex within reach of the company's trains and
-found the common hexes by two differences: it is kept here as rules text (``old_*``), added to the
+The end test (rules/end.rules, ``operation_still_possible``) searches and prices only the hexes
+a company could pay its way into (``within_money``, given the hexes it may enter), and finds the
+hexes of a list among another's in one step (``common``). Its first formulation worked out every
+hex within reach of the company's trains, priced them all and found the common hexes by two
+differences: it is kept here as rules text (``old_*``), added to the
 ruleset, and both are asked the same questions on the states of seeded random games, in the base
 game and in the variant whose end test asks only whether any two companies could still meet. The
 slow test plays 200 seeds of each with the old formulation in place of the new and compares the
@@ -28,12 +29,17 @@ def old_within_money(c, near, money):
     let places = old_common(near, city_hexes)
     return places if money == none else old_common(places, reach(c.network, money, {h: lowest_price(c, h) for h in near}))
 def old_open() = without(hexes, flatten([[h for h in c.network where not h.city] for c in companies]))
+def old_near(c, open) = old_reached(c, within_cap(c, enterable(c, open)))
+def old_reached(c, ok) = reach(c.network, c.trains_left, ok)
 """
 
 # Every place the end test prices, for each company: its meeting places (money none or its
-# treasury), its spendable places (treasury and the players' cash), and a few sums between.
+# treasury), its spendable places (treasury and the players' cash), and a few sums between; the new
+# formulation given the hexes the company may enter (as the end test gives them) or the hexes its
+# trains reach through them (the old formulation's argument).
 SAME = """
-def same_places(c, near) = common(near, city_hexes) == old_common(near, city_hexes) and all([within_money(c, near, m) == old_within_money(c, near, m) for m in [none, c.cash, spendable(c), 0, 1, 3, 7, 12, 20]])
+def same_places(c, open) = same_prices(c, allowed(c, open), old_near(c, open))
+def same_prices(c, ok, near) = common(near, city_hexes) == old_common(near, city_hexes) and all([within_money(c, ok, m) == old_within_money(c, near, m) and within_money(c, near, m) == old_within_money(c, near, m) for m in [none, c.cash, spendable(c), 0, 1, 3, 7, 12, 20]])
 """
 
 
@@ -68,7 +74,7 @@ def test_the_end_test_prices_what_its_first_formulation_priced(variant):
             if now != mark:
                 mark = now
                 asked += 1
-                assert game.evaluate("all([same_places(c, near_hexes(c, old_open())) for c in companies])"), (
+                assert game.evaluate("all([same_places(c, old_open()) for c in companies])"), (
                     variant, seed, game.decisions)
     assert asked > 40   # (the games moved: the test asked on many states)
 
@@ -79,18 +85,19 @@ def test_the_first_formulation_tells_a_treasury_short_of_a_city_apart():
     ruleset = _ruleset(None, _with_old(END.read_text(encoding="utf-8")))
     game = ruleset.new_game(4, 1, undo=False)
     for name in ("within_money", "old_within_money"):
-        poor = game.evaluate(f"[{name}(c, near_hexes(c, old_open()), 0) for c in companies]")
-        rich = game.evaluate(f"[{name}(c, near_hexes(c, old_open()), 1000) for c in companies]")
+        poor = game.evaluate(f"[{name}(c, old_near(c, old_open()), 0) for c in companies]")
+        rich = game.evaluate(f"[{name}(c, old_near(c, old_open()), 1000) for c in companies]")
         assert poor == game.evaluate("[common(c.network, city_hexes) for c in companies]")
         assert all(len(r) > len(p) for p, r in zip(poor, rich))
 
 
 def _old_in_place(text: str) -> str:
     """end.rules with the first formulation answering in place of the new one."""
-    head = "def within_money(c, near, money):"
+    head = "def within_money(c, ok, money):"
     common = "def common(xs, ys) = "
     assert text.count(head) == 1 and text.count(common) == 1
-    text = text.replace(head, "def within_money(c, near, money) = old_within_money(c, near, money)\ndef new_within_money(c, near, money):")
+    text = text.replace(head, "def within_money(c, ok, money) = old_within_money(c, old_reached(c, ok), money)\n"
+                              "def new_within_money(c, ok, money):")
     start = text.index(common)
     end = text.index("\n", start)
     return text[:start] + "def common(xs, ys) = old_common(xs, ys)" + text[end:] + OLD
