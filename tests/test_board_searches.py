@@ -45,11 +45,12 @@ def _fresh_beside(name: str, kept_on: str, monkeypatch) -> dict:
         seen["calls"] += 1
         seen["kept"] += len(getattr(board, kept_on)) == before   # nothing new: a kept answer
         kept, known = getattr(board, kept_on), dict(builtins._SEEN)
-        searched, priced = dict(builtins._SEARCHED), dict(builtins._PRICED)
+        lasts = (builtins._SEARCHED, builtins._PRICED, builtins._LEVELS)
+        was = [dict(last) for last in lasts]
         setattr(board, kept_on, {})
         builtins._SEEN.clear()   # (distance also knows the very lists asked last,
-        builtins._SEARCHED.clear()   # and reach its last search of each group and limit,
-        builtins._PRICED.clear()   # and by prices of each group)
+        for last in lasts:   # and reach its last search of each group and limit, by prices of
+            last.clear()     # each group, and the price levels of the last map from each group)
         try:
             steps = run.steps
             assert real(run, *args) == found, (name, args)
@@ -58,9 +59,9 @@ def _fresh_beside(name: str, kept_on: str, monkeypatch) -> dict:
         finally:
             setattr(board, kept_on, kept)
             builtins._SEEN.update(known)
-            for last, was in ((builtins._SEARCHED, searched), (builtins._PRICED, priced)):
+            for last, kept_then in zip(lasts, was):
                 last.clear()
-                last.update(was)
+                last.update(kept_then)
         return found
     monkeypatch.setitem(expressions._BASE, f"_b_{name}", compared)
     return seen
@@ -181,6 +182,52 @@ def test_a_search_by_prices_taken_again_through_changed_prices_equals_a_fresh_on
             text = f"reach([{group}], {rng.randint(0, 16)}, {{{', '.join(f'{h}: {w}' for h, w in prices.items())}}})"
             _kept_equals_fresh(game, builtins._PRICED, text)
     assert min(taken.values()) > 20, taken
+
+
+def test_price_levels_worked_out_from_the_last_map_equal_fresh_ones(monkeypatch):
+    """reach by a map of whole prices works out the map's price levels from those of the last map
+    searched from the same group, where the two differ in fewer hexes than the new map has
+    (builtins._levels_of). On random groups, limits and prices changed, given, taken away, made
+    none or below 0 a few at a time, the answer (or the refusal) of a search with no levels kept,
+    whether the levels were worked out from the last ones or afresh."""
+    game = load_ruleset("german_railways").new_game(4, 1)
+    board, rng = game.ruleset.board, random.Random(13)
+    hexes = list(board.adj)
+    fresh = {"from the last": 0, "afresh": 0, "refused": 0}
+    real = builtins._price_levels
+    made = [0]
+
+    def counted(bits, prices, limit):
+        made[0] += 1
+        return real(bits, prices, limit)
+    monkeypatch.setattr(builtins, "_price_levels", counted)
+    for _ in range(60):
+        group = ", ".join(rng.sample(hexes, rng.randint(1, 3)))
+        prices: dict = {h: rng.randint(0, 5) for h in rng.sample(hexes, len(hexes) * rng.randint(1, 3) // 4)}
+        for _ in range(6):
+            for h in rng.sample(hexes, rng.randint(0, 5)):
+                if h in prices and rng.random() < 0.3:
+                    del prices[h]
+                else:
+                    prices[h] = rng.choice([None, -1, *range(6)]) if rng.random() < 0.2 else rng.randint(0, 5)
+            text = f"reach([{group}], {rng.randint(0, 16)}, {{{', '.join(f'{h}: {w}' for h, w in prices.items()).replace('None', 'none')}}})"
+            before = made[0]
+            try:
+                _kept_equals_fresh(game, builtins._LEVELS, text)
+            except RulesRuntimeError as refused:
+                fresh["refused"] += 1
+                builtins._LEVELS.clear()
+                board.reaches.clear()
+                with pytest.raises(RulesRuntimeError) as again:
+                    game.evaluate(text)
+                assert str(again.value) == str(refused)
+                for h, w in list(prices.items()):
+                    if w is not None and w < 0:
+                        prices[h] = 0
+                continue
+            # (levels made once, by the search with none kept: the first took the last ones)
+            fresh["from the last" if made[0] - before == 1 else "afresh"] += 1
+    assert min(fresh.values()) > 20, fresh
 
 
 def test_route_ahead_asks_functions_about_the_hexes_it_meets_as_it_reads_lists():

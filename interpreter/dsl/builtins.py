@@ -664,9 +664,10 @@ def _reached(run, board, sources: set, limit, cost, enterable=None) -> tuple:
         _SEARCHED[start, limit] = (board, allowed, layers, seen, reached)
         return reached, seen, len(reached), 0   # each hex reached was searched from once
     if cost.__class__ is dict:   # a map of prices, charged when it was made
-        levels = _price_levels(board.bits, cost, limit)
+        start = _bits_of(board, sources)
+        levels = _levels_of(board, start, cost, limit)
         if levels is not None:
-            seen = _reach_by_levels(board, _bits_of(board, sources), limit, levels)
+            seen = _reach_by_levels(board, start, limit, levels)
             reached = board.hexes_in(seen)
             return reached, seen, len(reached), len(cost)   # each hex reached, each price read
         found, searched, read = _cheapest(run, sources, limit, cost, None)
@@ -719,6 +720,41 @@ def _price_levels(bits: dict, prices: dict, limit) -> dict | None:
         if w <= limit:
             levels[w] = levels.get(w, 0) | bits.get(x, 0)
     return levels if whole else None
+
+
+def _levels_of(board, group: int, prices: dict, limit) -> dict | None:
+    """:func:`_price_levels` of a map of prices searched from ``group`` (its bits), worked out
+    from the last whole map searched from the same group where they differ little: the levels of
+    every price it had, with the hexes whose price changed (given, taken away or priced anew)
+    moved, each new price checked (the others were when they were first given). Kept for the
+    next map: the same group's prices change little from one decision to the next."""
+    if not _WHOLE.issuperset(map(type, prices.values())):
+        return _price_levels(board.bits, prices, limit)
+    last = _LEVELS.get(group)
+    every = None
+    if last is not None and last[0] is board:
+        changed = prices.items() ^ last[1].items()   # (hex, price) pairs given or taken away
+        if len(changed) < len(prices):
+            every, bits, now = dict(last[2]), board.bits, prices.items()
+            for x, w in changed:
+                if w is None:
+                    continue
+                if (x, w) not in now:
+                    every[w] &= ~bits.get(x, 0)
+                elif w >= 0:
+                    every[w] = every.get(w, 0) | bits.get(x, 0)
+                else:   # (refused below, in the words of a fresh search)
+                    every = None
+                    break
+    if every is None:
+        every = _price_levels(board.bits, prices, math.inf) or {}   # (whole prices: levels)
+    if len(_LEVELS) >= _REACHED:
+        _LEVELS.clear()
+    _LEVELS[group] = (board, prices, every)
+    return {w: hexes for w, hexes in every.items() if w <= limit}
+
+
+_LEVELS: dict = {}   # group's bits -> (board, map of whole prices, its levels of every price): the last map searched from it
 
 
 def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
