@@ -28,7 +28,6 @@ def old_common(xs, ys) = without(xs, without(xs, ys))
 def old_within_money(c, near, money):
     let places = old_common(near, city_hexes)
     return places if money == none else old_common(places, reach(c.network, money, {h: lowest_price(c, h) for h in near}))
-def old_open() = without(hexes, flatten([[h for h in c.network where not h.city] for c in companies]))
 def old_near(c, open) = old_reached(c, within_cap(c, enterable(c, open)))
 def old_reached(c, ok) = reach(c.network, c.trains_left, ok)
 """
@@ -74,7 +73,7 @@ def test_the_end_test_prices_what_its_first_formulation_priced(variant):
             if now != mark:
                 mark = now
                 asked += 1
-                assert game.evaluate("all([same_places(c, old_open()) for c in companies])"), (
+                assert game.evaluate("all([same_places(c, open_hexes()) for c in companies])"), (
                     variant, seed, game.decisions)
     assert asked > 40   # (the games moved: the test asked on many states)
 
@@ -85,8 +84,8 @@ def test_the_first_formulation_tells_a_treasury_short_of_a_city_apart():
     ruleset = _ruleset(None, _with_old(END.read_text(encoding="utf-8")))
     game = ruleset.new_game(4, 1, undo=False)
     for name in ("within_money", "old_within_money"):
-        poor = game.evaluate(f"[{name}(c, old_near(c, old_open()), 0) for c in companies]")
-        rich = game.evaluate(f"[{name}(c, old_near(c, old_open()), 1000) for c in companies]")
+        poor = game.evaluate(f"[{name}(c, old_near(c, open_hexes()), 0) for c in companies]")
+        rich = game.evaluate(f"[{name}(c, old_near(c, open_hexes()), 1000) for c in companies]")
         assert poor == game.evaluate("[common(c.network, city_hexes) for c in companies]")
         assert all(len(r) > len(p) for p, r in zip(poor, rich))
 
