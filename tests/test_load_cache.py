@@ -223,20 +223,16 @@ def test_lints_check_of_a_ruleset_is_kept_with_its_warnings(folder, base, monkey
 
 @pytest.mark.parametrize("name", ["chicago_express", "baltimore_ohio"])
 def test_a_ruleset_read_from_the_cache_plays_without_writing_code(folder, monkeypatch, name):
-    """The entry keeps every code unit and legal-actions lister written (Program.write_all): a
-    process that reads it writes and compiles none of them (written on first use, they were
-    about half of what its first games cost), and plays the games the fresh load plays."""
-    from railrules.interpreter.compile import statements, units
+    """The entry keeps every code unit (a straight one's direct code too) and legal-actions
+    lister written (Program.write_all): a process that reads it writes and compiles none of
+    them (written on first use, they were about half of what its first games cost), nor any
+    other code, and plays the games the fresh load plays."""
+    from railrules.interpreter.compile import sources
     fresh = load_ruleset(name)    # made, and kept with its code written
     expected = [played(fresh, seed=seed) for seed in (1, 2)]
     kept = load_ruleset(name)
 
-    write = units.write
-
-    def written(code, *args):
-        if not args[-1]:   # (the direct code of a straight unit is still written on first use)
-            raise AssertionError(f"code written after a load from the cache: {code}")
-        return write(code, *args)
-    monkeypatch.setattr(units, "write", written)
-    monkeypatch.setattr(statements.Program, "lister", lambda *args: written(args[1], False))
+    def written(source, filename):   # (every function written is registered: sources.define)
+        raise AssertionError(f"code written after a load from the cache: {filename}")
+    monkeypatch.setattr(sources, "register", written)
     assert kept is not fresh and [played(kept, seed=seed) for seed in (1, 2)] == expected
