@@ -8,6 +8,8 @@ import json
 import linecache
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -236,3 +238,21 @@ def test_a_ruleset_read_from_the_cache_plays_without_writing_code(folder, monkey
         raise AssertionError(f"code written after a load from the cache: {filename}")
     monkeypatch.setattr(sources, "register", written)
     assert kept is not fresh and [played(kept, seed=seed) for seed in (1, 2)] == expected
+
+
+def test_a_process_playing_from_the_cache_imports_no_stage_of_a_load(folder, tmp_path):
+    """A ruleset read from the user cache needs neither the parser (nor Lark), the schema (nor
+    PyYAML), the checks nor the overlays: a process that reads it and lists its first legal
+    actions imports none of them (they are most of what a fresh process would import)."""
+    code = ("import sys; from railrules.interpreter import load_ruleset; "
+            "load_ruleset('chicago_express').new_game(3, 1).legal_actions(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'yaml', 'jsonschema') "
+            "or m.startswith(('railrules.interpreter.dsl.parser', 'railrules.interpreter.data.schema', "
+            "'railrules.interpreter.data.overlay', 'railrules.interpreter.data.snippets', "
+            "'railrules.interpreter.checks'))))")
+    first = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert "lark" in first.stdout and "yaml" in first.stdout   # (the load that made the entry)
+    kept = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert kept.returncode == 0, kept.stderr
+    assert kept.stdout.strip() == "[]"
