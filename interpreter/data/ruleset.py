@@ -261,7 +261,15 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     if derive_all or texts:
         return _loaded(name_or_path, variant, derive_all=derive_all, texts=texts)
     return kept("ruleset", name_or_path, variant, lambda: _loaded(name_or_path, variant), whole=(Ruleset,),
-                finish=lambda ruleset: ruleset.program.write_all())
+                finish=_finished)
+
+
+def _finished(ruleset: Ruleset) -> None:
+    """What a load leaves for later that is kept with it in the user cache: every code unit and
+    lister written, and the fingerprints (a save holds them: worked out by a game's first save,
+    they were about a third of its cost)."""
+    ruleset.program.write_all()
+    ruleset.fingerprints   # (kept in the ruleset's __dict__, and so in the entry)
 
 
 def _loaded(name_or_path, variant, **options) -> Ruleset:
