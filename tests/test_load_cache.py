@@ -163,6 +163,25 @@ def test_the_interpreters_source_names_the_entries():
     assert any(p.suffix == ".json" for p in cache.source_files())   # the schemas
 
 
+def test_the_interpreters_hash_is_kept_under_its_files_sizes_and_times(folder, tmp_path, monkeypatch):
+    """The hash of the interpreter's source is worked out from the files' content once, then read
+    from the cache while each file has the same size and time of change; an edited file is read
+    and hashed again (and a cache switched off hashes every time)."""
+    source = tmp_path / "source.py"
+    source.write_text("x = 1\n")
+    monkeypatch.setattr(cache, "source_files", lambda: [source])
+    reads: list = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
+    digest = cache.source_digest.__wrapped__
+    first = digest()
+    assert reads == [source] and digest() == first and reads == [source]   # (kept: not read again)
+    source.write_text("x = 22\n")
+    assert digest() != first and reads == [source, source]
+    monkeypatch.setenv("RAILRULES_CACHE_DIR", "")
+    assert digest() == digest() and len(reads) == 4
+
+
 def test_nothing_is_kept_when_the_cache_is_off(monkeypatch, compiles, base):
     monkeypatch.setenv("RAILRULES_CACHE_DIR", "")
     first, second = load_ruleset(str(base)), load_ruleset(str(base))
