@@ -14,6 +14,7 @@ import hashlib
 import linecache
 import os
 import re
+import types
 
 from .writer import broken
 
@@ -77,15 +78,23 @@ def add(space: dict, prefix: str, value, about: str) -> str:
     a short hash of ``about``, what it is for (where it is written, or what it is: never what
     was written before it), so that a name is the same in every process whichever code was
     written first, and code written later (a unit on its first use) renames nothing written
-    before. The same value for the same ``about`` keeps its name; another value whose ``about``
-    hashes alike (rare) takes the next free name after it (``_2``, ``_3``...)."""
+    before. The same value for the same ``about`` keeps its name, and so does a function of the
+    same code (a loop written again where a def is written in place); another value whose
+    ``about`` hashes alike (rare) takes the next free name after it (``_2``, ``_3``...)."""
     name = stem = f"{prefix}{hashlib.blake2s(about.encode(), digest_size=3).hexdigest()}"
     k = 1
-    while space.get(name, value) is not value:
+    while not _same(space.get(name, value), value):
         k += 1
         name = f"{stem}_{k}"
     space[name] = value
     return name
+
+
+def _same(a, b) -> bool:
+    """Whether ``a`` and ``b`` are the same value, or functions of one code object (compiled from
+    one source under one name, :func:`define`) in one namespace, without defaults or closure."""
+    return a is b or a.__class__ is b.__class__ is types.FunctionType and a.__code__ is b.__code__ and \
+        a.__globals__ is b.__globals__ and not (a.__defaults__ or b.__defaults__ or a.__closure__ or b.__closure__)
 
 
 def where(pos) -> str:
