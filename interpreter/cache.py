@@ -149,13 +149,22 @@ def _age(path: Path) -> float:
 def source_digest() -> str:
     """A hash of everything of the interpreter that shapes what it builds from a ruleset: its own
     source files (every module, the grammar), the schemas and the versions of the libraries whose
-    objects it keeps. An entry named by it is not found once any of them changes."""
+    objects it keeps. An entry named by it is not found once any of them changes. Reading and
+    hashing the files (most of a megabyte) was a large part of a command's start: the hash is
+    kept in the cache itself, under each file's size and time of change (what Python checks
+    its compiled modules against), and worked out again only when one of them changes."""
+    files = source_files()
+    libraries = "".join(library_code(name) for name in ("lark", "networkx", "yaml", "jsonschema"))
+    stamp = entry("digest", libraries, *(f"{p}:{s.st_size}:{s.st_mtime_ns}" for p in files for s in [p.stat()]))
+    kept = load(stamp)
+    if kept:
+        return kept.decode()
     digest = hashlib.sha256()
-    for path in source_files():
+    for path in files:
         data = path.read_bytes()
         digest.update(b"%s %d:" % (path.name.encode(), len(data)) + data)
-    for library in ("lark", "networkx", "yaml", "jsonschema"):
-        digest.update(library_code(library).encode())
+    digest.update(libraries.encode())
+    store(stamp, digest.hexdigest().encode(), keep=8)
     return digest.hexdigest()
 
 

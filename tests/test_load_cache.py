@@ -8,6 +8,8 @@ import json
 import linecache
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -161,6 +163,25 @@ def test_the_interpreters_source_names_the_entries():
     assert any(p.suffix == ".json" for p in cache.source_files())   # the schemas
 
 
+def test_the_interpreters_hash_is_kept_under_its_files_sizes_and_times(folder, tmp_path, monkeypatch):
+    """The hash of the interpreter's source is worked out from the files' content once, then read
+    from the cache while each file has the same size and time of change; an edited file is read
+    and hashed again (and a cache switched off hashes every time)."""
+    source = tmp_path / "source.py"
+    source.write_text("x = 1\n")
+    monkeypatch.setattr(cache, "source_files", lambda: [source])
+    reads: list = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
+    digest = cache.source_digest.__wrapped__
+    first = digest()
+    assert reads == [source] and digest() == first and reads == [source]   # (kept: not read again)
+    source.write_text("x = 22\n")
+    assert digest() != first and reads == [source, source]
+    monkeypatch.setenv("RAILRULES_CACHE_DIR", "")
+    assert digest() == digest() and len(reads) == 4
+
+
 def test_nothing_is_kept_when_the_cache_is_off(monkeypatch, compiles, base):
     monkeypatch.setenv("RAILRULES_CACHE_DIR", "")
     first, second = load_ruleset(str(base)), load_ruleset(str(base))
@@ -223,20 +244,34 @@ def test_lints_check_of_a_ruleset_is_kept_with_its_warnings(folder, base, monkey
 
 @pytest.mark.parametrize("name", ["chicago_express", "baltimore_ohio"])
 def test_a_ruleset_read_from_the_cache_plays_without_writing_code(folder, monkeypatch, name):
-    """The entry keeps every code unit and legal-actions lister written (Program.write_all): a
-    process that reads it writes and compiles none of them (written on first use, they were
-    about half of what its first games cost), and plays the games the fresh load plays."""
-    from railrules.interpreter.compile import statements, units
+    """The entry keeps every code unit (a straight one's direct code too) and legal-actions
+    lister written (Program.write_all): a process that reads it writes and compiles none of
+    them (written on first use, they were about half of what its first games cost), nor any
+    other code, and plays the games the fresh load plays."""
+    from railrules.interpreter.compile import sources
     fresh = load_ruleset(name)    # made, and kept with its code written
     expected = [played(fresh, seed=seed) for seed in (1, 2)]
     kept = load_ruleset(name)
 
-    write = units.write
-
-    def written(code, *args):
-        if not args[-1]:   # (the direct code of a straight unit is still written on first use)
-            raise AssertionError(f"code written after a load from the cache: {code}")
-        return write(code, *args)
-    monkeypatch.setattr(units, "write", written)
-    monkeypatch.setattr(statements.Program, "lister", lambda *args: written(args[1], False))
+    def written(source, filename):   # (every function written is registered: sources.define)
+        raise AssertionError(f"code written after a load from the cache: {filename}")
+    monkeypatch.setattr(sources, "register", written)
     assert kept is not fresh and [played(kept, seed=seed) for seed in (1, 2)] == expected
+
+
+def test_a_process_playing_from_the_cache_imports_no_stage_of_a_load(folder, tmp_path):
+    """A ruleset read from the user cache needs neither the parser (nor Lark), the schema (nor
+    PyYAML), the checks nor the overlays: a process that reads it and lists its first legal
+    actions imports none of them (they are most of what a fresh process would import)."""
+    code = ("import sys; from railrules.interpreter import load_ruleset; "
+            "load_ruleset('chicago_express').new_game(3, 1).legal_actions(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'yaml', 'jsonschema') "
+            "or m.startswith(('railrules.interpreter.dsl.parser', 'railrules.interpreter.data.schema', "
+            "'railrules.interpreter.data.overlay', 'railrules.interpreter.data.snippets', "
+            "'railrules.interpreter.checks'))))")
+    first = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert "lark" in first.stdout and "yaml" in first.stdout   # (the load that made the entry)
+    kept = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert kept.returncode == 0, kept.stderr
+    assert kept.stdout.strip() == "[]"

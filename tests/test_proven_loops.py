@@ -109,7 +109,7 @@ def test_a_proven_whole_number_is_added_and_stored_with_no_type_test(folder):
     # numbers or none; twice: surely a whole number (none in the product faults)
     assert "_store(_n)) if (_o := _c[_k]) is not None else _augment(run, _o, _v, '-=')" in lines
     assert "_store(_n)) if (_o := _c[_k]) is not None and _v is not None else _augment(run, _o, _v, '+=')" in lines
-    assert re.search(r"v_twice = \(_v if _v in _o\d+ else _store\(_v\)\)", lines)
+    assert re.search(r"v_twice = \(_v if _v in _o\w+ else _store\(_v\)\)", lines)
     # (i: a number a count gives, not proven: tested)
     assert lines.count("_v.__class__ is int") == 1 and "(_o := _c[_k]).__class__" not in lines
 

@@ -149,6 +149,6 @@ def test_a_refusal_compared_with_none_makes_no_text_it_can_do_without(folder):
 
 def test_a_constant_short_list_and_a_map_by_a_number_are_read_at_once(folder):
     [liked, *_] = [s for _, s in generated(folder, "def liked") if "def loop(" in s and "_tracked" not in s]
-    assert re.search(r"\(v_t in _k\d+\)", liked) and "< 16" not in liked
+    assert re.search(r"\(v_t in _k\w+\)", liked) and "< 16" not in liked
     [bonuses, *_] = [s for _, s in generated(folder, "def bonuses") if "def loop(" in s and "_tracked" not in s]
-    assert re.search(r"_k\d+\[str\(_E\[v_t\]\['value'\]\)\]", bonuses) and "__class__" not in bonuses
+    assert re.search(r"_k\w+\[str\(_E\[v_t\]\['value'\]\)\]", bonuses) and "__class__" not in bonuses

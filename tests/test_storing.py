@@ -115,7 +115,7 @@ def test_values_the_proof_settles_are_stored_without_a_check(tmp_path):
     # k: a whole number (a count: never none), bounded inline with no test of its type; m: a
     # list of lists, measured; the rest as they are
     assert len(stores) == 1 and stores[0].startswith("v_k = (_v if _v in _o"), stores
-    assert re.search(r"\bv_m = _o\d+\(_v\)", source)
+    assert re.search(r"\bv_m = _o\w+\(_v\)", source)
     assert "_edit(run, _c, _k, _v, True, False)" in source and "v_c = v_a" in source   # (as it is: set at once)
     assert load_ruleset(str(root)).new_game(1, 0).state is not None
 

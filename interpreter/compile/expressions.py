@@ -26,7 +26,7 @@ from ..dsl.scope import Kind, resolve, resolve_call
 from ..runtime.helpers import HELPERS, ended
 from .proven import ANY, is_proven, is_row, list_item, row_items, types_for
 from .hoist import hoist
-from .sources import add, define
+from .sources import add, define, where
 from .writer import Writer
 
 
@@ -190,7 +190,7 @@ class Codegen:
                 with w.indent():
                     w.line("run.depth -= 1")
             else:
-                w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, {{{loc}}})",
+                w.attempt(f"return {body}", f"return {add(self.space, '_x', slow, f'{name} {body}')}(run, {{{loc}}})",
                           last="run.depth -= 1")
         self._define(w, name, d.pos, keep=True)
 
@@ -210,7 +210,7 @@ class Codegen:
             if self.total() is not None:   # nothing to fall back on
                 w.line(f"return {body}")
             else:
-                w.attempt(f"return {body}", f"return {add(self.space, '_x', slow)}(run, L)")
+                w.attempt(f"return {body}", f"return {add(self.space, '_x', slow, f'{where(e.pos)} {body}')}(run, L)")
         fn = self._define(w, "fast", e.pos)
         fn.inline = body   # for code that may write it in place, with no fallback (compile/legal.py)
         return fn
@@ -272,8 +272,9 @@ class Codegen:
         return self.space[name] if keep else self.space.pop(name)
 
     # ------------------------------------------------------------------ pieces
-    def const(self, value) -> str:
-        return add(self.space, "_k", value)
+    def const(self, value, about: str) -> str:
+        """The name of ``value`` in the namespace, ``about`` what it is (:func:`.sources.add`)."""
+        return add(self.space, "_k", value, about)
 
     def temp(self) -> str:
         self.temps += 1
@@ -329,7 +330,7 @@ class Codegen:
     def g_Const(self, e, bound, walrus):
         if e.value is None or isinstance(e.value, bool):
             return repr(e.value)
-        return self.const(e.value)
+        return self.const(e.value, repr(e.value))
 
     def g_Str(self, e, bound, walrus):
         parts = [repr(p) if isinstance(p, str) else f"run.show({self.gen(p, bound, walrus)})"
@@ -352,19 +353,19 @@ class Codegen:
         if kind is Kind.VARIABLE:
             return f"_tracked_variable(run, {name!r})" if self.tracking else f"run.glob[{name!r}]"
         if kind is Kind.CONSTANT:
-            return self.const(v)
+            return self.const(v, f"constant {name}")
         if kind is Kind.ENTITY:
             return repr(v)
         if kind is Kind.PLAYERS:
             return "run.state['kinds']['players']"
         if kind is Kind.KIND:
-            return self.const(v)  # a list, shared: values are never changed in place
+            return self.const(v, f"kind {name}")  # a list, shared: values are never changed in place
         if kind is Kind.FUNCTION:   # a def as a value (interpreter.dsl.functions)
-            return f"{self.const(def_value(v, self.tracking))}(run)"
+            return f"{self.const(def_value(v, self.tracking), f'def {name} {self.tracking}')}(run)"
         if kind is Kind.PROCEDURE:  # a procedure as a value: its name
             return repr(name)
         if kind is Kind.END:  # whether the game ended for this end condition
-            return f"{self.const(ended)}(run, {name!r})"
+            return f"{self.const(ended, 'ended')}(run, {name!r})"
         return self.unsupported()  # undefined: reported by the resolver
 
     def g_Attr(self, e, bound, walrus):
@@ -539,7 +540,7 @@ class Codegen:
                 with w.indent():
                     w.line(f"xs = _items(run, xs, {var!r}{'' if word == 'for' else f', {word!r}'})")
             w.insert(body)
-        name = add(self.space, "_c", self._define(w, "loop", pos))
+        name = add(self.space, "_c", self._define(w, "loop", pos), f"{where(pos)} {w.source()[0]}")
         return f"{name}(run, L, {items}{args})"
 
     def g_LetIn(self, e, bound, walrus, write=None):
@@ -758,7 +759,7 @@ class Codegen:
             return f"_call(run, run.{functions}, {name!r}, {{{params}}})"
         if kind is Kind.LOCAL:  # a local holding a function
             f = self.gen(n.Var(e.pos, name), bound, walrus)
-            return f"{self.const(call_value)}({name!r}, {f}, [{', '.join(args)}])"
+            return f"{self.const(call_value, 'call_value')}({name!r}, {f}, [{', '.join(args)}])"
         if kind is not Kind.BUILTIN or not d.lo <= len(args) <= d.hi:
             return self.unsupported()
         if name in ("count", "len") and self.proven(e.args[0], bound).startswith("list"):

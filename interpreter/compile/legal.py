@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .sources import add, define
+from .sources import Objects, define, where
 from .writer import Writer
 
 
@@ -25,6 +25,7 @@ def write(instr, program):
     if any(spec.domains and spec.choices is None for spec in instr.options):
         return None
     space = program.space
+    name = Objects(space, "_q", where(instr.pos))   # (the objects it calls)
     w = Writer()
     w.line("def lister(run, L, player):")
     with w.indent():
@@ -36,8 +37,8 @@ def write(instr, program):
                 w.line(f"_l = {{{spec.player_var!r}: player}}")
                 loc = "_l"
             if not spec.domains:
-                tests = " and ".join(_call(space, cond, loc) for cond in spec.tests)
-                bare = f"out.append({add(space, '_q', spec.bare)})"
+                tests = " and ".join(_call(name, cond, loc) for cond in spec.tests)
+                bare = f"out.append({name(spec.bare)})"
                 if tests:
                     w.line(f"if {tests}:")
                     with w.indent():
@@ -45,7 +46,7 @@ def write(instr, program):
                 else:
                     w.line(bare)
                 continue
-            _values(w, space, spec, 0, loc, ())
+            _values(w, name, spec, 0, loc, ())
         w.line("return out")
     source = w.source()[0]
     if not _READS_E.search(source.split("\n", 2)[2]):
@@ -57,21 +58,21 @@ def write(instr, program):
 _READS_E = re.compile(r"\b_E\b")
 
 
-def _call(space: dict, fn, loc: str) -> str:
+def _call(name: Objects, fn, loc: str) -> str:
     """The value of ``fn(run, loc)``: the source of its generated code written in place where
     it has one and reads the choice's own locals ``L`` (nothing here falls back: see the
     module), else a call."""
     inline = getattr(fn, "inline", None)
     if inline is not None and loc == "L":
         return f"({inline})"
-    return f"{add(space, '_q', fn)}(run, {loc})"
+    return f"{name(fn)}(run, {loc})"
 
 
-def _values(w: Writer, space: dict, spec, i: int, loc: str, head: tuple) -> None:
+def _values(w: Writer, name: Objects, spec, i: int, loc: str, head: tuple) -> None:
     """The lines that list the actions of ``spec`` from its parameter ``i`` on, the values
     before it being the Python names ``head`` and set in the locals ``loc``."""
     _, source = spec.domains[i]
-    w.line(f"_v{i} = {_call(space, source, loc)}")
+    w.line(f"_v{i} = {_call(name, source, loc)}")
     if i >= len(spec.listed) or not spec.listed[i]:   # (proven a list, or none: len raises)
         w.line(f"if _v{i}.__class__ is not list:")
         with w.indent():
@@ -81,7 +82,7 @@ def _values(w: Writer, space: dict, spec, i: int, loc: str, head: tuple) -> None
     with w.indent():
         w.line("raise _OverBudget()")
     if i + 1 == len(spec.domains):   # the last parameter: its generated choices
-        made = add(space, "_q", spec.made)
+        made = name(spec.made)
         key = f"({''.join(x + ', ' for x in head)})"
         w.line(f"_m = {made}.get({key})")   # (a list among the values: no key, TypeError)
         w.line("if _m is None:")
@@ -90,17 +91,17 @@ def _values(w: Writer, space: dict, spec, i: int, loc: str, head: tuple) -> None
             with w.indent():
                 w.line(f"{made}.clear()")
             w.line(f"_m = {made}[{key}] = {{}}")
-        w.line(f"out += {add(space, '_q', spec.choices)}(run, {loc}, _v{i}, {spec.name!r}, {key}, _m)")
+        w.line(f"out += {name(spec.choices)}(run, {loc}, _v{i}, {spec.name!r}, {key}, _m)")
         return
     var = spec.domains[i][0]
     w.line(f"_d{i} = dict({loc})")
     w.line(f"for _x{i} in _v{i}:")
     with w.indent():
         w.line(f"_d{i}[{var!r}] = _x{i}")
-        tests = " and ".join(_call(space, cond, f"_d{i}") for cond in spec.tests_at[i])
+        tests = " and ".join(_call(name, cond, f"_d{i}") for cond in spec.tests_at[i])
         if tests:
             w.line(f"if {tests}:")
             with w.indent():
-                _values(w, space, spec, i + 1, f"_d{i}", (*head, f"_x{i}"))
+                _values(w, name, spec, i + 1, f"_d{i}", (*head, f"_x{i}"))
         else:
-            _values(w, space, spec, i + 1, f"_d{i}", (*head, f"_x{i}"))
+            _values(w, name, spec, i + 1, f"_d{i}", (*head, f"_x{i}"))

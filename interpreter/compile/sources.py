@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import linecache
+import os
 import re
+import types
 
 from .writer import broken
 
@@ -71,12 +73,50 @@ def define(space: dict, source: str, filename: str) -> None:
     exec(_compiled(source, name), space)  # our own source
 
 
-def add(space: dict, prefix: str, value) -> str:
-    """Put ``value`` into ``space`` under a new name (names are never removed, so the size of
-    the namespace makes it unique) and return the name."""
-    name = f"{prefix}{len(space)}"
+def add(space: dict, prefix: str, value, about: str) -> str:
+    """Put ``value`` into ``space`` under a name of its own and return the name: ``prefix`` and
+    a short hash of ``about``, what it is for (where it is written, or what it is: never what
+    was written before it), so that a name is the same in every process whichever code was
+    written first, and code written later (a unit on its first use) renames nothing written
+    before. The same value for the same ``about`` keeps its name, and so does a function of the
+    same code (a loop written again where a def is written in place); another value whose
+    ``about`` hashes alike (rare) takes the next free name after it (``_2``, ``_3``...)."""
+    name = stem = f"{prefix}{hashlib.blake2s(about.encode(), digest_size=3).hexdigest()}"
+    k = 1
+    while not _same(space.get(name, value), value):
+        k += 1
+        name = f"{stem}_{k}"
     space[name] = value
     return name
+
+
+def _same(a, b) -> bool:
+    """Whether ``a`` and ``b`` are the same value, or functions of one code object (compiled from
+    one source under one name, :func:`define`) in one namespace, without defaults or closure."""
+    return a is b or a.__class__ is b.__class__ is types.FunctionType and a.__code__ is b.__code__ and \
+        a.__globals__ is b.__globals__ and not (a.__defaults__ or b.__defaults__ or a.__closure__ or b.__closure__)
+
+
+def where(pos) -> str:
+    """Position ``pos`` as a part of an ``about`` (:func:`add`): its file's name (not the folder
+    it is in), line and column."""
+    return f"{os.path.basename(pos.file)}:{pos.line}:{pos.column}"
+
+
+class Objects:
+    """The names one piece of generated code gives the Python objects it reads (a unit's, a
+    lister's): each put into the namespace once (:func:`add`), named by ``about`` (the piece)
+    and the order its code names them in."""
+
+    def __init__(self, space: dict, prefix: str, about: str):
+        self.space, self.prefix, self.about = space, prefix, about
+        self.names: dict = {}   # id(object) -> its name
+
+    def __call__(self, x) -> str:
+        name = self.names.get(id(x))
+        if name is None:
+            name = self.names[id(x)] = add(self.space, self.prefix, x, f"{self.about} {len(self.names)}")
+        return name
 
 
 def rule_text(file: str, line: int) -> str:

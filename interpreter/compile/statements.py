@@ -72,17 +72,19 @@ class Program:
         return _legal.write(instr, self) or False
 
     def write_all(self) -> None:
-        """Every code unit and legal-actions lister written now, as a game writes each the first
-        time it runs: a ruleset kept in the user cache is kept with them (:func:`..data.ruleset.
-        load_ruleset`), so that a process reading it writes and compiles none of them. (Written
-        on first use in each process, they were about half the instructions of its first four
-        games.) The straight units called directly, and the counting units of ``coverage``, stay
-        written on first use (a straight unit's direct code is written after the rest would
-        rename what ``railrules code`` lists of them)."""
-        units = self.units
-        assert units is not None   # (made by __post_init__)
+        """Every code unit (and a straight one's direct code) and legal-actions lister written
+        now, as a game writes each the first time it runs: a ruleset kept in the user cache is
+        kept with them (:func:`..data.ruleset.load_ruleset`), so that a process reading it
+        writes and compiles none of them. (Written on first use in each process, they were
+        about half the instructions of its first four games.) Only the counting units of
+        ``coverage`` stay written on first use. The names the code gives what it reads do not
+        depend on the order it is written in (:func:`.sources.add`)."""
+        units, direct = self.units, self.direct_units
+        assert units is not None and direct is not None   # (made by __post_init__)
         for key in self.codes:
             units[key]
+            if key in self.straight:
+                direct[key]
         for code in self.codes.values():
             for instr in code.instrs:
                 if isinstance(instr, ins.Choice) and instr.lister is None:

@@ -72,7 +72,7 @@ from ..dsl.turns import SLOT
 from ..runtime.code import GO_ON, PAUSE, Signal
 from . import flow
 from .instructions import CallProc, CheckEnd, Choose, Emit, EndGame, IterNext, Jump, JumpIfNot, Return
-from .sources import add, define
+from .sources import Objects, define
 from .writer import Writer
 
 
@@ -185,7 +185,7 @@ class _UnitWriter(Writer):
         super().__init__(0)  # at: the instruction being written
         self.code, self.program, self.space = code, program, code.space
         self.counting, self.direct = counting, direct
-        self.names: dict = {}  # id(object) -> its name in the namespace
+        self.names = Objects(self.space, "_o", f"{code.key} {counting:d}{direct:d}")   # (see obj)
         instrs = code.instrs
         self.leaves = set() if direct else {i for i, x in enumerate(instrs) if getattr(x, "leaves", None) and x.leaves(self)}
         # the calls whose function runs here and may pause there: this one's locals are written
@@ -269,10 +269,7 @@ class _UnitWriter(Writer):
     # ------------------------------------------------------------ for the instructions
     def obj(self, x) -> str:
         """The name of a Python object (an expression's checked code, a target resolver) in the source."""
-        name = self.names.get(id(x))
-        if name is None:
-            name = self.names[id(x)] = add(self.space, "_o", x)
-        return name
+        return self.names(x)
 
     def live(self, names=None) -> str:
         """The rule's locals as a dict, from the Python locals set now, for code that reads them

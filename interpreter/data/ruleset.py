@@ -2,7 +2,9 @@
 
 Every stage reports to one :class:`~interpreter.errors.Sink`; a stage that found errors
 stops the stages after it, and :func:`load_ruleset` raises one
-:class:`~interpreter.errors.RulesetError` carrying every diagnostic.
+:class:`~interpreter.errors.RulesetError` carrying every diagnostic. The stages' own modules (the
+parser and Lark, the schema and PyYAML, the checks, the overlays) are imported where a load
+first needs them: a ruleset read from the user cache imports none of them.
 """
 from __future__ import annotations
 
@@ -17,22 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..board.graph import Board, build_board
-from ..checks.check_definitions import check_definitions
-from ..checks.check_secrets import find_leaks, redactions
-from ..checks.library_contract import check_contracts
 from ..compile.proven import prove
 from ..compile.statements import Compiler, Program
 from ..dsl import nodes as n
-from ..dsl.parser import parse_expression, parse_rules
 from ..dsl.scope import Names
 from ..engine.machine import ConstantRun
 from ..errors import Diagnostic, Pos, RulesetError, Sink
 from ..paths import rulesets_dir
 from ..runtime.governor import OverLimit, check_storable
-from . import snippets
 from .kept import LIMIT, content, is_file, kept, resolved, shown as shown_path
-from .overlay import Layer, lay_data, lay_rules
-from .schema import load_checked
 from .yaml_source import Positions, copy_data, utf8_text
 
 DEFAULT_STEPS = 1_000_000
@@ -132,10 +127,12 @@ class Ruleset:
 
     def snippet(self, names, text: str, params: tuple, where: Pos):
         """An expression of a game (``Game.evaluate``) compiled: ``fn(run, values)``."""
+        from . import snippets
         return snippets.expression(names, text, params, where, self.program.checked)
 
     def setup_statements(self, names, text: str, where: Pos) -> tuple:
         """Statements that set up a position (``Game.execute``) compiled: ``(code, program)``."""
+        from . import snippets
         return snippets.statements(names, text, where)
 
     def check_save(self, state: dict, where: str = "<save>") -> None:
@@ -264,7 +261,15 @@ def load_ruleset(name_or_path: str, variant: str | None = None, *, derive_all: b
     if derive_all or texts:
         return _loaded(name_or_path, variant, derive_all=derive_all, texts=texts)
     return kept("ruleset", name_or_path, variant, lambda: _loaded(name_or_path, variant), whole=(Ruleset,),
-                finish=lambda ruleset: ruleset.program.write_all())
+                finish=_finished)
+
+
+def _finished(ruleset: Ruleset) -> None:
+    """What a load leaves for later that is kept with it in the user cache: every code unit and
+    lister written, and the fingerprints (a save holds them: worked out by a game's first save,
+    they were about a third of its cost)."""
+    ruleset.program.write_all()
+    ruleset.fingerprints   # (kept in the ruleset's __dict__, and so in the entry)
 
 
 def _loaded(name_or_path, variant, **options) -> Ruleset:
@@ -378,6 +383,7 @@ class _Loader:
         text, shown = self.read(rel, pos, base, hashed=kind != "ruleset")
         if text is None:
             return None, Positions(shown)
+        from .schema import load_checked
         data, positions, diagnostics = load_checked(text, shown, kind)
         self.sink.diagnostics += diagnostics
         if kind == "ruleset":  # how the game is drawn (render:) and its comments change no game
@@ -392,6 +398,10 @@ class _Loader:
         board; parse the rules of every layer and lay them over each other; name everything;
         compile; check that a game and a score exist; put the ruleset together. A stage that
         cannot go on returns None (its diagnostics say why)."""
+        from ..checks.check_definitions import check_definitions
+        from ..checks.check_secrets import find_leaks, redactions
+        from ..checks.library_contract import check_contracts
+        from .overlay import Layer, lay_data, lay_rules
         for what, value, code in (("a ruleset", name_or_path, "RR206"), ("a variant", variant, "RR205")):
             if value is not None and not isinstance(value, (str, os.PathLike)) or value is None and code == "RR206":
                 self.sink.add(code, f"{what} is named by text or a path, not {value!r:.40}", Pos("<argument>", 0, 0))
@@ -537,6 +547,7 @@ class _Loader:
         """Lay a variant (a name in variants/ of the ruleset or of a base it extends, or a file
         anywhere) over the data; returns the variant as kept (a path for a user's file) and
         its layer of rules (None without a variant)."""
+        from .overlay import lay_data
         if not variant:
             return variant, None
         vfile = variant_file(variant)
@@ -616,6 +627,7 @@ class _Loader:
 
     def conserve(self, comps, cpos, compiler: Compiler) -> list:
         """The quantities components.yaml says are conserved, compiled: (name, expression)."""
+        from ..dsl.parser import parse_expression
         out = []
         for cname, text in (comps.get("conserve") or {}).items():
             try:
@@ -675,6 +687,7 @@ class _Loader:
         return entities, kinds, aliases
 
     def parse(self, files: list[str], positions: dict, broken: set, base: Path | None = None) -> list:
+        from ..dsl.parser import parse_rules
         defs = []
         for rel in files:
             entry = positions.get(rel, Pos(rel, 0, 0))

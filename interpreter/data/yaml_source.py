@@ -3,19 +3,16 @@
 ``load_yaml`` returns plain data (dict, list, str, int, float, bool, None) and a
 :class:`Positions` map from a path of keys/indices to the (line, column) of that node.
 It never constructs Python objects (only the safe core tags are resolved), rejects
-duplicate keys, and stops alias bombs by counting the nodes it expands.
+duplicate keys, and stops alias bombs by counting the nodes it expands. PyYAML is imported
+by the first load: a ruleset read from the user cache needs only :class:`Positions`.
 """
 from __future__ import annotations
 
 import re
 
-import yaml
-
 from ..errors import Diagnostic, Pos, Sink
 
 MAX_NODES = 200_000
-# libyaml's parser when PyYAML was built with it (same nodes and marks, several times faster)
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Positions:
@@ -84,9 +81,12 @@ _LONE_CR = re.compile(r"\r(?!\n)")
 
 def load_yaml(text: str, file: str, sink: Sink):
     """Load one YAML document; problems go to ``sink``. Returns (data or None, positions)."""
+    import yaml
+    # libyaml's parser when PyYAML was built with it (same nodes and marks, several times faster)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     positions = Positions(file)
     try:
-        node = yaml.compose(text, Loader=_LOADER)
+        node = yaml.compose(text, Loader=loader)
     except RecursionError:
         sink.add("RR007", "the document is nested too deeply", Pos(file, 1, 1))
         return None, positions
@@ -123,9 +123,6 @@ def load_yaml(text: str, file: str, sink: Sink):
                  Pos(file, mark.line + 1, mark.column + 1))
         return None, positions
     return data, positions
-
-
-_RESOLVER = yaml.SafeLoader
 
 
 class _BadNumber(Exception):
@@ -184,14 +181,14 @@ def _convert(node, path, positions, sink, budget):
                  "ruleset files hold plain data", Pos(positions.file, mark.line + 1, mark.column + 1),
                  hint="remove the tag")
         return None
-    if isinstance(node, yaml.ScalarNode):
+    if node.id == "scalar":   # (a yaml.ScalarNode)
         return _scalar(node)
-    if isinstance(node, yaml.SequenceNode):
+    if node.id == "sequence":
         return [_convert(item, path + (i,), positions, sink, budget)
                 for i, item in enumerate(node.value)]
     result = {}
     for key_node, value_node in node.value:
-        if not isinstance(key_node, yaml.ScalarNode):
+        if key_node.id != "scalar":
             sink.add("RR004", "a mapping key must be a plain value",
                      Pos(positions.file, key_node.start_mark.line + 1, key_node.start_mark.column + 1))
             continue
@@ -206,7 +203,7 @@ def _convert(node, path, positions, sink, budget):
                      hint="YAML keeps only the last value; remove or rename one")
         result[key] = _convert(value_node, path + (key,), positions, sink, budget)
         positions.set(path + (key,), key_node.start_mark)
-        if isinstance(value_node, yaml.ScalarNode):
+        if value_node.id == "scalar":
             mark = value_node.start_mark
             quoted = 1 if value_node.style in ("'", '"') else 0
             positions._value[path + (key,)] = (mark.line + 1, mark.column + 1 + quoted)

@@ -34,7 +34,6 @@ from typing import Any, Callable
 
 from railrules.interpreter.errors import Diagnostic, RailrulesError
 
-from railrules.tools.bots import learned
 from railrules.tools.bots.search import FOLLOW, Mcts, estimates, followed, imagine, standing
 
 
@@ -65,12 +64,14 @@ class Estimating:
     ``learned``, the model learned by self-play for the game's rules and player count
     (tools/bots/learned.py: kept in the user cache, else learned when first needed; needs
     numpy); ``auto``, the ruleset's estimate if it has one, else the learned one (else, without
-    numpy, none). A :class:`learned.Model` may be given instead of a name."""
+    numpy, none). A :class:`learned.Model` may be given instead of a name. (The learned module
+    is imported when a bot first needs it: a game of random bots never does.)"""
 
     def _estimate_setting(self, estimate) -> None:
         if isinstance(estimate, str) and estimate not in ESTIMATES:
             raise BotSpecError(f"estimate must be one of {', '.join(ESTIMATES)}, not '{estimate}'")
         if estimate == "learned":
+            from railrules.tools.bots import learned
             try:
                 learned.numpy()
             except learned.LearnError as err:
@@ -79,6 +80,7 @@ class Estimating:
 
     def values(self, game):
         """The seat values the bot stands by in ``game`` (None: the ruleset's estimate)."""
+        from railrules.tools.bots import learned
         estimate = self.estimate
         if isinstance(estimate, learned.Model):
             return estimate.value
