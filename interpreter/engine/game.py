@@ -353,6 +353,15 @@ class Game:
             raise RulesRuntimeError(Diagnostic("RR310", "; ".join(wrong[:3])
                                                + (f" (and {len(wrong) - 3} more)" if len(wrong) > 3 else "")))
 
+    def watch_derived(self) -> list[str]:
+        """From now on, check each kept ``derived`` value as the engine gives it out: computed
+        from scratch there and then, a difference is noted in the list returned (worded as
+        :meth:`check_derived` words it). A value read while a rule runs is checked at that
+        moment, not only between actions, at the cost of one computation a use instead of one
+        for every kept value. Clones are not watched."""
+        watched = self.machine.watched = []
+        return watched
+
     # ------------------------------------------------------------------ rules snippets
     def _names(self):
         """The ruleset's names plus this game's players (p1, p2, ...)."""

@@ -162,7 +162,7 @@ class Machine(_Shows):
     __slots__ = ("ruleset", "program", "program_functions", "tracked_functions", "board", "cache",
                  "deps", "gdeps", "from_scratch", "memo", "messages", "_say", "depth",
                  "budget", "decisions_max", "_counts", "_units", "chance", "undoing", "_records",
-                 "record", "state", "_stack", "glob", "_old_glob", "_shared", "_control")
+                 "record", "state", "_stack", "glob", "_old_glob", "_shared", "_control", "watched")
 
     def __init__(self, ruleset, state: dict, messages: list | None = None):
         self.ruleset = ruleset
@@ -177,6 +177,7 @@ class Machine(_Shows):
         self.gdeps: list | None = None
         self.from_scratch = False       # True: derived values are recomputed, never cached
         self.memo: dict | None = None   # while Game.estimates runs: (name, args) -> value
+        self.watched: list | None = None  # a list: each kept value given out is checked (watch_derived)
         self.messages: list = messages if messages is not None else []
         self._say = self.messages.append
         self.depth = 0
@@ -407,6 +408,8 @@ class Machine(_Shows):
         if ck is not None and entry is None and any(callable(a) for a in args):
             ck = None  # a function (x => ...) is new at every call: keeping it would only grow
         if entry is not None and self._holds(entry):
+            if self.watched is not None:    # (a debug check: watch_derived)
+                self.watched += self.stale_derived([(ck, entry)])
             if self.deps is not None:  # inside another derived value: it read these too
                 self.deps += entry[1]
                 self.gdeps += entry[2]
@@ -441,13 +444,14 @@ class Machine(_Shows):
                 return False
         return True
 
-    def stale_derived(self) -> list[str]:
-        """Every cached derived value that still holds but differs from a computation from
-        scratch (the debug check of DESIGN invariant 7); [] when all is well."""
+    def stale_derived(self, entries=None) -> list[str]:
+        """Every cached derived value (of ``entries``, (key, args) -> entry pairs; default: the
+        whole cache) that still holds but differs from a computation from scratch (the debug
+        check of DESIGN invariant 7); [] when all is well."""
         wrong = []
         self.from_scratch = True
         try:
-            for (key, args), entry in list(self.cache.items()):
+            for (key, args), entry in list(self.cache.items()) if entries is None else entries:
                 if not self._holds(entry):
                     continue
                 fresh = self.derived(key, args)
