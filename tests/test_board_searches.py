@@ -284,14 +284,18 @@ def test_components_and_connected_are_networkx_on_random_groups():
 
 
 @pytest.mark.parametrize("name", ["chicago_express", "stephensons_rocket", "german_railways", "baltimore_ohio"])
-def test_a_groups_neighbours_and_hexes_read_two_bytes_at_a_time_are_those_hex_by_hex(name):
-    """`Board.around` and `Board.hexes_in` read a big group two bytes at a time, each pair's answer
-    made of its bytes' answers and kept: on each shipped board (hexes not a multiple of 16, so a
-    last pair half empty), groups of every size give the or of their hexes' neighbours and their
-    hexes in board order, asked twice (the second time from what was kept)."""
+@pytest.mark.parametrize("kept", [4096, 3])
+def test_a_groups_neighbours_and_hexes_read_by_chunks_are_those_hex_by_hex(name, kept, monkeypatch):
+    """`Board.around` reads a group of more than three hexes eight bytes at a time and
+    `Board.hexes_in` one of more than eight two bytes at a time, each chunk's answer kept (a table
+    cleared when full: `kept` chunks): on each shipped board (hexes not a multiple of 64 or 16, so
+    a last chunk part empty), groups of every size give the or of their hexes' neighbours and
+    their hexes in board order, asked twice (the second time from what was kept)."""
+    from railrules.interpreter.board import graph
+    monkeypatch.setattr(graph, "_KEPT_CHUNKS", kept)
     board, rng = load_ruleset(name).board, random.Random(7)
     hexes = list(board.order)
-    for size in (0, 1, 9, 10, 11, 12, 30, 90, len(hexes) - 1, len(hexes)):
+    for size in (0, 1, 3, 4, 8, 9, 10, 11, 12, 30, 90, len(hexes) - 1, len(hexes)):
         for _ in range(20):
             group = rng.sample(hexes, size)
             bits = sum(board.bits[h] for h in group)
@@ -302,6 +306,7 @@ def test_a_groups_neighbours_and_hexes_read_two_bytes_at_a_time_are_those_hex_by
             for _ in range(2):
                 assert board.around(bits) == near
                 assert board.hexes_in(bits) == listed
+    assert all(len(table) <= kept for table in board._near_chunk)
 
 
 def test_step_and_direction_are_the_grid_steps_across_open_edges():

@@ -29,6 +29,7 @@ COMMON = [
     ("flatten", ([["A1"], ["A2", "A3"]],)),
     ("without", (["A1", "A2", "A3"], ["A2"])),
     ("intersect", (["A1", "A2", "A3"], ["A2"])),
+    ("meets", (["A1", "A2", "A3"], ["A2"])),
     ("unique", (["A1", "A2", "A1"],)),
     ("min", ([3, 1, 2],)),
     ("max", ([3, 1, 2], 0)),
@@ -71,6 +72,11 @@ EDGES = [
     ("without", (["A1", "A2", "A3"], ["A2", "A9"]), ["A1", "A3"], 5),
     ("without", ([[1], 2, [3]], [[1]]), [2, [3]], 7),                 # 4 items, and inside [1] [3] [1]: 1 each
     ("intersect", ([[1], 2, [3]], [[1]]), [[1]], 7),
+    ("meets", ([[1], 2, [3]], [[1]]), True, 7),                         # charged as intersect
+    ("meets", ([[1], 2, [3]], [[2]]), False, 7),
+    ("meets", (["A1", "A2", "A3"], ["A9", "A2"]), True, 5),
+    ("meets", (["A1", "A2"], []), False, 2),
+    ("meets", (["A1"], "A1"), "BuiltinError: meets() needs a list, got 'A1'", 0),
     ("without", (["A1"], "A1"), "BuiltinError: without() needs a list, got 'A1'", 0),
     ("unique", ([[1], [1], 2],), [[1], 2], 5),                          # 3 items, and inside [1] twice: 1 each
     ("duplicates", ([[1], [1], 2],), [[1]], 7),                         # the values inside walked twice

@@ -70,7 +70,7 @@ FUNCTIONS = st.sampled_from(["wrap", "(x => x)", "(x => [x, x])", "(x => x + x)"
 UNARY = ["sort({a})", "max({a})", "min({a}, [])", "unique({a})", "count({a})", "flatten({a})", "[{a}]",
          "duplicates({a})", "reverse({a})", "sort({a}, k => k)", "max_by({a}, k => [k, k])"]
 BINARY = ["({a} + {b})", "({a} == {b})", "({a} != {b})", "({a} < {b})", "({a} in {b})", "[{a}, {b}]",
-          "count_of({a}, {b})", "without({a}, {b})", "intersect({a}, {b})", "({a} if {a} == {b} else {b})"]
+          "count_of({a}, {b})", "without({a}, {b})", "intersect({a}, {b})", "meets({a}, {b})", "({a} if {a} == {b} else {b})"]
 
 
 def _expressions(inner):

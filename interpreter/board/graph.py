@@ -37,15 +37,17 @@ class Board:
         self.bits = {h: 1 << i for h, i in self.order.items()}
         self.near_bits = {h: sum(self.bits[x] for x in near) for h, near in self.adj.items()}
         self._ids = list(order)
+        # A group read eight bytes at a time (as 64-bit numbers, in the machine's byte order):
+        # each chunk's hexes and neighbours worked out when first met, and kept
+        self._chunks = (len(order) + 63) // 64
+        self._near_chunk: list = [{} for _ in range(self._chunks)]  # chunk index -> chunk -> near bits
+        self._near_list = [self.near_bits[h] for h in order]      # index -> near bits
+        # A group's hexes listed two bytes at a time (as 16-bit numbers, in the machine's byte
+        # order), each pair's answer made of its two bytes' answers and kept
         self._width = (len(order) + 7) // 8
-        # A group read two bytes at a time (as 16-bit numbers, in the machine's byte order), each
-        # pair's answer made of its two bytes' answers and kept
         self._pairs = (self._width + 1) // 2
         self._by_byte: list = [{} for _ in range(self._width)]  # byte index -> byte -> its hexes
-        self._near_byte: list = [{} for _ in range(self._width)]  # byte index -> byte -> near bits
-        self._by_pair: list = [{} for _ in range(self._pairs)]    # pair index -> pair -> its hexes
-        self._near_pair: list = [{} for _ in range(self._pairs)]  # pair index -> pair -> near bits
-        self._near_list = [self.near_bits[h] for h in order]      # index -> near bits
+        self._by_pair: list = [{} for _ in range(self._pairs)]  # pair index -> pair -> its hexes
 
     def __getstate__(self) -> dict:
         """The board as pickled (a ruleset kept in the user cache, :mod:`..data.kept`): without
@@ -54,8 +56,8 @@ class Board:
         state = dict(vars(self))
         state.pop("graph", None)
         state.update(_distances={}, frontiers={}, distances={}, reaches={},
-                     _by_byte=[{} for _ in range(self._width)], _near_byte=[{} for _ in range(self._width)],
-                     _by_pair=[{} for _ in range(self._pairs)], _near_pair=[{} for _ in range(self._pairs)])
+                     _by_byte=[{} for _ in range(self._width)], _by_pair=[{} for _ in range(self._pairs)],
+                     _near_chunk=[{} for _ in range(self._chunks)])
         return state
 
     @cached_property
@@ -90,22 +92,25 @@ class Board:
 
     def around(self, bits: int) -> int:
         """The hexes next to those of ``bits`` (an or of their ``near_bits``), as bits: a few
-        hexes one by one, more two bytes at a time, each pair's answer kept."""
+        hexes one by one, more eight bytes at a time, each chunk's answer kept."""
         out = 0
-        if bits.bit_count() <= 10:
+        if bits.bit_count() <= 3:
             near = self._near_list
             while bits:
                 low = bits & -bits
                 out |= near[low.bit_length() - 1]
                 bits ^= low
             return out
-        tables = self._near_pair
-        for i, pair in enumerate(memoryview(bits.to_bytes(2 * self._pairs, "little")).cast("H")):   # (_pairs_of)
-            if pair:
-                found = tables[i].get(pair)
+        tables = self._near_chunk
+        for i, chunk in enumerate(memoryview(bits.to_bytes(8 * self._chunks, "little")).cast("Q")):
+            if chunk:
+                found = tables[i].get(chunk)
                 if found is None:
-                    low, high = _bytes_of(pair)
-                    found = tables[i][pair] = self._near_of_byte(2 * i, low) | self._near_of_byte(2 * i + 1, high)
+                    near = self._near_list
+                    found = 0
+                    for k in self._indices(i, chunk):
+                        found |= near[k]
+                    _keep(tables[i], chunk, found)
                 out |= found
         return out
 
@@ -123,18 +128,18 @@ class Board:
             names = self._by_byte[i][byte] = tuple(self._ids[8 * i + k] for k in range(8) if byte >> k & 1)
         return names
 
-    def _near_of_byte(self, i: int, byte: int) -> int:
-        """The hexes next to those of byte ``i`` of a group, as bits, kept."""
-        if i >= self._width or not byte:
-            return 0
-        found = self._near_byte[i].get(byte)
-        if found is None:
-            found = 0
-            for k in range(8):
-                if byte >> k & 1:
-                    found |= self._near_list[8 * i + k]
-            self._near_byte[i][byte] = found
-        return found
+    @staticmethod
+    def _indices(i: int, chunk: int) -> list:
+        """The hexes' indices of chunk ``i`` of a group (read eight bytes at a time, as a 64-bit
+        number in the machine's byte order), lowest first."""
+        if _BIG:   # (the chunk's bytes were read in the other order)
+            chunk = int.from_bytes(chunk.to_bytes(8, "big"), "little")
+        out = []
+        while chunk:
+            low = chunk & -chunk
+            out.append(64 * i + low.bit_length() - 1)
+            chunk ^= low
+        return out
 
     @cached_property
     def ways(self) -> dict:
@@ -183,6 +188,14 @@ def _bytes_of(pair: int) -> tuple[int, int]:
 
 
 _BIG = sys.byteorder == "big"
+_KEPT_CHUNKS = 4096   # the chunks a table keeps (the groups met change: it is cleared when full)
+
+
+def _keep(table: dict, chunk: int, value) -> None:
+    """Keep a chunk's answer in its table, emptied first when full."""
+    if len(table) >= _KEPT_CHUNKS:
+        table.clear()
+    table[chunk] = value
 
 
 def build_board(hexes: dict, offset: str | None,

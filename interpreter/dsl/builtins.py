@@ -303,6 +303,23 @@ def _sieved_by_value(run, xs: list, ys: list, keep) -> list:
     return list(keep(lambda x: _key(x) in found, xs))
 
 
+def _meets(run, xs, ys):
+    """``meets(xs, ys)``: whether some item of ``xs`` is in ``ys``, the question
+    ``count(intersect(xs, ys)) > 0`` asks, answered without the list of them: charged as
+    ``intersect`` (a step an item of both lists, and each value inside their items that are
+    lists, then compared by value)."""
+    if xs.__class__ is list and ys.__class__ is list:
+        run.steps += len(xs) + len(ys)   # (charge, written out)
+        if run.steps > run.budget:
+            run.tick(0)
+    else:
+        xs, ys = _as_list(xs, "meets"), _as_list(ys, "meets")
+    try:
+        return not set(ys).isdisjoint(xs)   # (at C speed)
+    except TypeError:  # lists among the items
+        return bool(_sieved_by_value(run, xs, ys, filter))
+
+
 def _first(xs):
     if xs.__class__ is list and xs:
         return xs[0]
@@ -382,6 +399,7 @@ _LISTS = {  # pure, or charged (_CHARGED: made context builtins below)
     "count_of": Builtin(_charged_count_of, 2, 2, "how many times a value occurs in a list", ("list", "any"), "int"),
     "flatten": Builtin(_charged_flatten, 1, 1, "the items of a list of lists, one list: flatten([[a], [b, c]]) = [a, b, c]", ("list",), "any"),
     "intersect": Builtin(_sieve("intersect", filter), 2, 2, "items of the first list that are also in the second, in order", ("list", "list"), None),
+    "meets": Builtin(_meets, 2, 2, "true if some item of the first list is in the second: count(intersect(xs, ys)) > 0 without the list", ("list", "list"), "bool"),
     "duplicates": Builtin(_duplicates, 1, 1, "the values that occur more than once in a list, each once", ("list",), None),
 }
 
@@ -1005,7 +1023,7 @@ CONTEXT = {
 
 # the builtins whose work grows with their lists: charged to the run (they take it first)
 _CHARGED = ("keys", "sum", "min", "max", "range", "any", "all", "sort", "reverse", "max_by", "min_by",
-            "unique", "without", "count_of", "flatten", "intersect", "duplicates")
+            "unique", "without", "count_of", "flatten", "intersect", "meets", "duplicates")
 PURE = {k: b for k, b in _LISTS.items() if k not in _CHARGED}
 ALL = {**_LISTS, **CONTEXT}
 CONTEXT.update((k, _LISTS[k]) for k in _CHARGED)
