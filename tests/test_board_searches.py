@@ -10,6 +10,7 @@ without it).
 """
 from __future__ import annotations
 
+import pickle
 import random
 
 import networkx as nx
@@ -290,10 +291,12 @@ def test_a_groups_neighbours_and_hexes_read_by_chunks_are_those_hex_by_hex(name,
     `Board.hexes_in` one of more than eight two bytes at a time, each chunk's answer kept (a table
     cleared when full: `kept` chunks): on each shipped board (hexes not a multiple of 64 or 16, so
     a last chunk part empty), groups of every size give the or of their hexes' neighbours and
-    their hexes in board order, asked twice (the second time from what was kept)."""
+    their hexes in board order, asked twice (the second time from what was kept). The board is
+    a pickled copy, so that it starts with nothing kept whatever ran before in this process."""
     from railrules.interpreter.board import graph
     monkeypatch.setattr(graph, "_KEPT_CHUNKS", kept)
-    board, rng = load_ruleset(name).board, random.Random(7)
+    board, rng = pickle.loads(pickle.dumps(load_ruleset(name).board)), random.Random(7)
+    assert not any(board._near_chunk) and not any(board._by_pair)
     hexes = list(board.order)
     for size in (0, 1, 3, 4, 8, 9, 10, 11, 12, 30, 90, len(hexes) - 1, len(hexes)):
         for _ in range(20):
