@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .hexgrid import grid_neighbours
+from ..memo import keep
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -110,7 +111,7 @@ class Board:
                     found = 0
                     for k in self._indices(i, chunk):
                         found |= near[k]
-                    _keep(tables[i], chunk, found)
+                    keep(tables[i], chunk, found, _KEPT_CHUNKS)
                 out |= found
         return out
 
@@ -189,13 +190,6 @@ def _bytes_of(pair: int) -> tuple[int, int]:
 
 _BIG = sys.byteorder == "big"
 _KEPT_CHUNKS = 4096   # the chunks a table keeps (the groups met change: it is cleared when full)
-
-
-def _keep(table: dict, chunk: int, value) -> None:
-    """Keep a chunk's answer in its table, emptied first when full."""
-    if len(table) >= _KEPT_CHUNKS:
-        table.clear()
-    table[chunk] = value
 
 
 def build_board(hexes: dict, offset: str | None,

@@ -13,6 +13,7 @@ import re
 from ..dsl import builtins
 from ..dsl import nodes as n
 from ..errors import Pos, Sink
+from ..memo import of_object
 
 
 def check_definitions(defs: list, sink: Sink, sources: dict | None = None) -> set:
@@ -37,13 +38,11 @@ _BINDERS: dict = {}   # id(definition) -> (the definition, kept so its id stays 
 def _binders(d) -> tuple:
     """The definition and the options in it (what names several parameters at once), once per
     parsed definition: lint checks the same ones in a ruleset and in each of its variants."""
-    kept = _BINDERS.get(id(d))
-    if kept is None or kept[0] is not d:
-        if len(_BINDERS) >= 4096:
-            _BINDERS.clear()
-        inner = () if type(d) is n.ConstDef else tuple(x for x in n.walk(d) if type(x) is n.Option)
-        kept = _BINDERS[id(d)] = (d, (d, *inner))
-    return kept[1]
+    return of_object(_BINDERS, d, _binders_of, 4096)
+
+
+def _binders_of(d) -> tuple:
+    return d, *(() if type(d) is n.ConstDef else (x for x in n.walk(d) if type(x) is n.Option))
 
 
 def _parameters(node) -> tuple[str, list] | None:

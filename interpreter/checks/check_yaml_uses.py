@@ -16,6 +16,7 @@ from ..dsl import nodes as n
 from .check_types import _words
 from .library_contract import _locals
 from .symbols import value_type
+from ..memo import of_object
 
 _NUMERIC = {"-", "*", "/", "//", "%"}
 
@@ -104,12 +105,11 @@ def _facts(d) -> tuple:
     definitions in the ruleset and in each of its variants): ``("need", want, ref, pos, use)``,
     ``("pass", key, refs)`` and ``("call", name, refs, positions, use)``; a ref is a parameter
     ``("param", key, i)``, a field ``("field", name)``, a global ``("name", name)`` or None."""
-    kept = _FACTS.get(id(d))
-    if kept is None or kept[0] is not d:
-        if len(_FACTS) >= 4096:
-            _FACTS.clear()
-        kept = _FACTS[id(d)] = (d, tuple(_walk(d)))
-    return kept[1]
+    return of_object(_FACTS, d, _facts_of, 4096)
+
+
+def _facts_of(d) -> tuple:
+    return tuple(_walk(d))
 
 
 def _walk(d):

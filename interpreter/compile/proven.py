@@ -30,6 +30,7 @@ from __future__ import annotations
 from ..dsl import builtins, nodes as n, turns
 from ..dsl.resolver import assigned
 from ..dsl.scope import Kind, resolve, resolve_call
+from ..memo import of_object
 
 ANY = "any"
 _WHOLE = {"+", "-", "*", "//", "%"}                             # two whole numbers give one
@@ -570,9 +571,4 @@ def types_for(names) -> Types | None:
     table = names.proven
     if not table:
         return None
-    entry = _TYPES.get(id(table))
-    if entry is None or entry[0] is not table:
-        if len(_TYPES) > 64:
-            _TYPES.clear()
-        entry = _TYPES[id(table)] = (table, Types(names, table))
-    return entry[1]
+    return of_object(_TYPES, table, lambda table: Types(names, table), 64)

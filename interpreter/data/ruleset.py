@@ -29,6 +29,7 @@ from ..paths import rulesets_dir
 from ..runtime.governor import OverLimit, check_storable
 from .kept import LIMIT, content, is_file, kept, resolved, shown as shown_path
 from .yaml_source import Positions, copy_data, utf8_text
+from ..memo import keep
 
 DEFAULT_STEPS = 1_000_000
 DEFAULT_DECISIONS = 100_000
@@ -756,11 +757,10 @@ def _board(hexes: dict, offset: str | None, blocked: tuple) -> tuple[Board, list
     """build_board, once per process for the same hexes, neighbours, blocked edges and layout
     (every variant of a ruleset has the same board): the board is shared, so nothing may change it."""
     key = (offset, blocked, tuple((h, tuple(r.get("neighbours") or ())) for h, r in hexes.items()))
-    if key not in _BOARDS:
-        if len(_BOARDS) > 64:
-            _BOARDS.clear()
-        _BOARDS[key] = build_board(hexes, offset, blocked)
-    return _BOARDS[key]
+    found = _BOARDS.get(key)
+    if found is None:
+        found = keep(_BOARDS, key, build_board(hexes, offset, blocked), 64)
+    return found
 
 
 def _empty_scope():

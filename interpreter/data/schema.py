@@ -11,6 +11,7 @@ from .. import cache
 from ..errors import Sink
 from ..paths import schemas_dir
 from .yaml_source import Positions, load_yaml
+from ..memo import keep
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -53,15 +54,14 @@ def load_checked(text: str, file: str, kind: str) -> tuple:
     text (the loader meets ruleset.yaml, the components and the board in every variant): the
     data returned is shared, so nothing may change it."""
     key = (text, file, kind)
-    if key not in _CHECKED:
+    found = _CHECKED.get(key)
+    if found is None:
         sink = Sink()
         data, positions = load_yaml(text, file, sink)
         if data is not None and not _accepted(data, kind) and not validate(data, kind, positions, sink):
             data = None
-        if len(_CHECKED) > 256:
-            _CHECKED.clear()
-        _CHECKED[key] = (data, positions, sink.diagnostics)
-    return _CHECKED[key]
+        found = keep(_CHECKED, key, (data, positions, sink.diagnostics), 256)
+    return found
 
 
 def _accepted(data, kind: str) -> bool:

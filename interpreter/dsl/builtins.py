@@ -26,6 +26,7 @@ from typing import Callable, NamedTuple
 from ..runtime.governor import MAX_LIST, OverLimit, charge, charge_inside, charge_walk, walked
 from ..runtime.rationals import Fraction
 from ..runtime.values import BuiltinError, sorted_keys
+from ..memo import keep
 
 
 class Builtin(NamedTuple):
@@ -456,10 +457,7 @@ def _frontier(run, hexes):
         out |= near
         inside |= bits[h]
     found = board.hexes_in(out & ~inside)
-    if len(board.frontiers) >= _KEPT:
-        board.frontiers.clear()
-    board.frontiers[key] = found
-    return list(found)
+    return list(keep(board.frontiers, key, found, _KEPT))
 
 
 def without_frontier(run, xs, parts, group):
@@ -544,9 +542,7 @@ def _distance(run, group, h):
     steps = [d for d in steps if d is not None]
     found = min(steps) if steps else None
     if key is not None:
-        if len(board.distances) >= _KEPT:
-            board.distances.clear()
-        board.distances[key] = found
+        keep(board.distances, key, found, _KEPT)
         _seen(group, h, board, found)
     return found
 
@@ -556,9 +552,7 @@ _SEEN: dict = {}  # (id(list), hex) -> (the list, the board, its distance): the 
 
 def _seen(group, h, board, found):
     if group.__class__ is list:
-        if len(_SEEN) >= 256:
-            _SEEN.clear()
-        _SEEN[id(group), h] = (group, board, found)
+        keep(_SEEN, (id(group), h), (group, board, found), 256)
     return found
 
 
@@ -634,9 +628,7 @@ def _reach(run, group, limit, cost=None):
     reached, seen, searched, read = _reached(run, board, sources, limit, cost, enterable)
     work = _sort_work(searched, read)
     if key is not None:
-        if len(board.reaches) >= _REACHED:
-            board.reaches.clear()
-        board.reaches[key] = (reached, work, seen)
+        keep(board.reaches, key, (reached, work, seen), _REACHED)
     charge(run, work)
     return _knowing_bits(list(reached), seen)
 
@@ -644,9 +636,7 @@ def _reach(run, group, limit, cost=None):
 def _knowing_bits(hexes: list, bits) -> list:
     """``hexes``, its bits (None: not known) kept for :func:`_bits_of`."""
     if bits is not None:
-        if len(_BITS) >= 256:
-            _BITS.clear()
-        _BITS[id(hexes)] = (hexes, bits)
+        keep(_BITS, id(hexes), (hexes, bits), 256)
     return hexes
 
 
@@ -677,9 +667,7 @@ def _reached(run, board, sources: set, limit, cost, enterable=None) -> tuple:
                     seen |= ring
                     layers.append(ring)
             reached = board.hexes_in(seen)
-        if len(_SEARCHED) >= _REACHED:
-            _SEARCHED.clear()
-        _SEARCHED[start, limit] = (board, allowed, layers, seen, reached)
+        keep(_SEARCHED, (start, limit), (board, allowed, layers, seen, reached), _REACHED)
         return reached, seen, len(reached), 0   # each hex reached was searched from once
     if cost.__class__ is dict:   # a map of prices, charged when it was made
         start = _bits_of(board, sources)
@@ -766,9 +754,7 @@ def _levels_of(board, group: int, prices: dict, limit) -> dict | None:
                     break
     if every is None:
         every = _price_levels(board.bits, prices, math.inf) or {}   # (whole prices: levels)
-    if len(_LEVELS) >= _REACHED:
-        _LEVELS.clear()
-    _LEVELS[group] = (board, prices, every)
+    keep(_LEVELS, group, (board, prices, every), _REACHED)
     return {w: hexes for w, hexes in every.items() if w <= limit}
 
 
@@ -828,9 +814,7 @@ def _reach_by_levels(board, seen: int, limit, levels: dict) -> int:
         else:
             rings.append(0)
     if not free:
-        if len(_PRICED) >= _REACHED:
-            _PRICED.clear()
-        _PRICED[group] = (board, levels, news, rings, last_ring)
+        keep(_PRICED, group, (board, levels, news, rings, last_ring), _REACHED)
     return seen
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..errors import Pos
+from ..memo import of_object
 
 
 @dataclass
@@ -527,12 +528,11 @@ _NODES: dict = {}  # id(definition) -> (the definition, kept alive so its id sta
 
 
 def _definition_nodes(d) -> tuple:
-    kept = _NODES.get(id(d))
-    if kept is None or kept[0] is not d:
-        if len(_NODES) >= 4096:  # bounded: an editor parses file after file, edit after edit
-            _NODES.clear()
-        kept = _NODES[id(d)] = (d, (d, *walk(list(vars(d).values()))))
-    return kept[1]
+    return of_object(_NODES, d, _nodes_of, 4096)   # (an editor parses file after file, edit after edit)
+
+
+def _nodes_of(d) -> tuple:
+    return d, *walk(list(vars(d).values()))
 
 
 # The node kinds, each listed once: every pass over expressions (the resolver, the generated

@@ -20,6 +20,7 @@ from lark.indenter import DedentError, Indenter
 from .. import cache
 from ..errors import Diagnostic, Pos, Sink
 from . import nodes as n
+from ..memo import keep
 
 GRAMMAR = Path(__file__).with_name("rules.lark")
 
@@ -603,9 +604,7 @@ def parse_expression(text: str, pos: Pos) -> n.Node:
             detail = f": {sink.diagnostics[0].message}" if sink.diagnostics else ""
             raise RulesetError(Diagnostic("RR101", f"cannot parse the expression '{text}'{detail}", pos))
         template = module.definitions[0].expr
-        if len(_EXPRESSIONS) > 20_000:
-            _EXPRESSIONS.clear()
-        _EXPRESSIONS[(text, pos.file)] = template
+        keep(_EXPRESSIONS, (text, pos.file), template, 20_000)
     return _moved(template, pos.line - 1, pos.column - len(prefix) - 1)
 
 
@@ -633,11 +632,10 @@ def parse_rules(text: str, file: str, sink: Sink, line_offset: int = 0, cached: 
     module returned is shared, so nothing may change it. ``cached``: a file on disk, whose
     parse the user cache keeps from one process to the next (see :func:`_parsed`)."""
     key = (text, file, line_offset)
-    if key not in _FILES:
-        if len(_FILES) > 512:
-            _FILES.clear()
-        _FILES[key] = _parsed(text, file, line_offset, cached)
-    module, diagnostics = _FILES[key]
+    found = _FILES.get(key)
+    if found is None:
+        found = keep(_FILES, key, _parsed(text, file, line_offset, cached), 512)
+    module, diagnostics = found
     sink.diagnostics += diagnostics
     return module
 

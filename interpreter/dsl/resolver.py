@@ -31,6 +31,7 @@ from ..errors import Sink
 from . import nodes as n
 from .scope import Kind, Names, candidates, resolve, resolve_call, resolve_procedure
 from .turns import ALL, OTHERS
+from ..memo import of_object
 
 
 class Resolver:
@@ -407,12 +408,11 @@ def assigned(body) -> frozenset:
     """Every local name a block binds (let, for, draw, choose domains, let ... = call). Kept
     for each block (parsed blocks never change; the resolver, the compiler and the proof of
     types each ask for every unit's)."""
-    kept = _ASSIGNED.get(id(body))
-    if kept is None or kept[0] is not body:
-        if len(_ASSIGNED) >= 4096:  # bounded: an editor parses file after file, edit after edit
-            _ASSIGNED.clear()
-        kept = _ASSIGNED[id(body)] = (body, frozenset(_bound_names(body)))
-    return kept[1]
+    return of_object(_ASSIGNED, body, _assigned_names, 4096)   # (an editor parses edit after edit)
+
+
+def _assigned_names(body) -> frozenset:
+    return frozenset(_bound_names(body))
 
 
 def _bound_names(body) -> set:

@@ -16,6 +16,7 @@ from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_text, text_
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from . import commitments
 from .log import LogLine, show
+from ..memo import keep
 
 _MASK = (1 << 64) - 1
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call
@@ -62,9 +63,7 @@ def _kept(spec, head: tuple) -> dict:
     except TypeError:
         return {}
     if kept is None:
-        if len(made) >= 4096:
-            made.clear()
-        kept = made[head] = {}
+        kept = keep(made, head, {}, 4096)
     return kept
 
 

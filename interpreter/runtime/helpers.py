@@ -12,6 +12,7 @@ from .rationals import Fraction
 from .governor import MAX_LIST, WHOLE_NUMBERS, OverLimit, charge, charge_walk, check_storable, check_text, compared, extended, joined
 from .values import (Action, BuiltinError, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
                      run_body)
+from ..memo import keep
 
 
 def numbers(a, b, sym):
@@ -72,6 +73,13 @@ def _equal(run, x, y) -> bool:
 _SETS: dict = {}  # id(list) -> (the list, its items as a set, or None if they cannot be)
 
 
+def _set_of(xs: list) -> frozenset | None:
+    try:
+        return frozenset(xs)
+    except TypeError:  # lists among the items
+        return None
+
+
 def _member(run, x, xs):
     if xs.__class__ is list:
         if x.__class__ is not str and (x.__class__ is list or x.__class__ is dict):   # compared with each item, by value
@@ -84,12 +92,7 @@ def _member(run, x, xs):
         # its id cannot be another list's while the entry lives.
         entry = _SETS.get(id(xs))
         if entry is None:
-            if len(_SETS) >= 256:
-                _SETS.clear()
-            try:
-                entry = _SETS[id(xs)] = (xs, frozenset(xs))
-            except TypeError:  # lists among the items
-                entry = _SETS[id(xs)] = (xs, None)
+            entry = keep(_SETS, id(xs), (xs, _set_of(xs)), 256)
         try:
             return x in entry[1]
         except TypeError:  # x is a list, or the items are
