@@ -1,9 +1,9 @@
-"""The bounded memos (interpreter/memo.py): a table never holds more than its bound, keeps what
+"""The bounded memos (interpreter/runtime/memo.py): a table never holds more than its bound, keeps what
 was put last, and an answer kept by an object's identity is made once per object, never
 mistaken for another object's."""
 from __future__ import annotations
 
-from railrules.interpreter.memo import keep, of_object
+from railrules.interpreter.runtime.memo import keep, of_object
 
 
 def test_a_table_is_emptied_when_full_and_keeps_the_last_answer():

@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .hexgrid import grid_neighbours
-from ..memo import keep
+from ..runtime.memo import keep
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -13,7 +13,7 @@ import re
 from ..dsl import builtins
 from ..dsl import nodes as n
 from ..errors import Pos, Sink
-from ..memo import of_object
+from ..runtime.memo import of_object
 
 
 def check_definitions(defs: list, sink: Sink, sources: dict | None = None) -> set:

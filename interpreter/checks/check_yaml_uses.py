@@ -16,7 +16,7 @@ from ..dsl import nodes as n
 from .check_types import _words
 from .library_contract import _locals
 from .symbols import value_type
-from ..memo import of_object
+from ..runtime.memo import of_object
 
 _NUMERIC = {"-", "*", "/", "//", "%"}
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from ..dsl import builtins, nodes as n, turns
 from ..dsl.resolver import assigned
 from ..dsl.scope import Kind, resolve, resolve_call
-from ..memo import of_object
+from ..runtime.memo import of_object
 
 ANY = "any"
 _WHOLE = {"+", "-", "*", "//", "%"}                             # two whole numbers give one

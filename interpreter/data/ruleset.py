@@ -29,7 +29,7 @@ from ..paths import rulesets_dir
 from ..runtime.governor import OverLimit, check_storable
 from .kept import LIMIT, content, is_file, kept, resolved, shown as shown_path
 from .yaml_source import Positions, copy_data, utf8_text
-from ..memo import keep
+from ..runtime.memo import keep
 
 DEFAULT_STEPS = 1_000_000
 DEFAULT_DECISIONS = 100_000

@@ -11,7 +11,7 @@ from .. import cache
 from ..errors import Sink
 from ..paths import schemas_dir
 from .yaml_source import Positions, load_yaml
-from ..memo import keep
+from ..runtime.memo import keep
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

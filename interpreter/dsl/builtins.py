@@ -26,7 +26,7 @@ from typing import Callable, NamedTuple
 from ..runtime.governor import MAX_LIST, OverLimit, charge, charge_inside, charge_walk, walked
 from ..runtime.rationals import Fraction
 from ..runtime.values import BuiltinError, sorted_keys
-from ..memo import keep
+from ..runtime.memo import keep
 
 
 class Builtin(NamedTuple):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..errors import Pos
-from ..memo import of_object
+from ..runtime.memo import of_object
 
 
 @dataclass

@@ -20,7 +20,7 @@ from lark.indenter import DedentError, Indenter
 from .. import cache
 from ..errors import Diagnostic, Pos, Sink
 from . import nodes as n
-from ..memo import keep
+from ..runtime.memo import keep
 
 GRAMMAR = Path(__file__).with_name("rules.lark")
 

@@ -31,7 +31,7 @@ from ..errors import Sink
 from . import nodes as n
 from .scope import Kind, Names, candidates, resolve, resolve_call, resolve_procedure
 from .turns import ALL, OTHERS
-from ..memo import of_object
+from ..runtime.memo import of_object
 
 
 class Resolver:

@@ -16,7 +16,7 @@ from ..runtime.governor import MAX_DEPTH, MAX_TEXT, OverLimit, check_text, text_
 from ..runtime.values import Action, BuiltinError, OverBudget, RuleFault, Secret, run_body, word
 from . import commitments
 from .log import LogLine, show
-from ..memo import keep
+from ..runtime.memo import keep
 
 _MASK = (1 << 64) - 1
 _new = tuple.__new__  # _new(Action, (name, args)): an Action without a Python call

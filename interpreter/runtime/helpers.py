@@ -12,7 +12,7 @@ from .rationals import Fraction
 from .governor import MAX_LIST, WHOLE_NUMBERS, OverLimit, charge, charge_walk, check_storable, check_text, compared, extended, joined
 from .values import (Action, BuiltinError, OverBudget, RuleFault, describe, get_attr, get_index, map_key,
                      run_body)
-from ..memo import keep
+from .memo import keep
 
 
 def numbers(a, b, sym):
