@@ -746,7 +746,7 @@ class Codegen:
                 return self.unsupported()
             if d.derived:
                 return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
-            if not self.tracking and not self.checked:  # the def as a Python function (define);
+            if not self.checked:  # the def as a Python function (define), tracked as the caller is;
                 inline = self.inline(d, args, walrus, e.args, bound, write)  # none while constants are computed: refused
                 if inline:
                     return inline
@@ -810,19 +810,21 @@ class Codegen:
 
     def typed(self, d, types: tuple) -> str:
         """The Python name of def ``d``'s function for arguments of the proven ``types``
-        (``_def_NAME`` when none is proven), written the first time a call needs it: it leaves
-        out the tests those types settle."""
+        (``_def_NAME`` when none is proven; ``_tdef...`` the one that notes what it reads, for a
+        derived value), written the first time a call needs it: it leaves out the tests those
+        types settle."""
         if not any(is_proven(t) for t in types):
             types = (ANY,) * len(types)
+        prefix = "_tdef" if self.tracking else "_def"
         if "_inlinable" not in self.space:   # a constant, computed before the rules are compiled
-            return f"_def_{d.name}"          # (calls none: a NameError, its checked code runs)
+            return f"{prefix}_{d.name}"      # (calls none: a NameError, its checked code runs)
         made = self.space.setdefault("_typed", {})
-        name = made.get((d.name, types))
+        name = made.get((d.name, types, self.tracking))
         if name is None:
-            name = made[d.name, types] = f"_def{len(made)}_{d.name}" if any(t != ANY for t in types) \
-                else f"_def_{d.name}"
-            slow = Checked(self.names, False, self.space, d.expr, d.params)
-            Codegen(self.names, False, self.space).define(d, slow, dict(zip(d.params, types)), name)
+            name = made[d.name, types, self.tracking] = f"{prefix}{len(made)}_{d.name}" \
+                if any(t != ANY for t in types) else f"{prefix}_{d.name}"
+            slow = Checked(self.names, self.tracking, self.space, d.expr, d.params)
+            Codegen(self.names, self.tracking, self.space).define(d, slow, dict(zip(d.params, types)), name)
         return name
 
     def unsupported(self) -> str:
