@@ -101,9 +101,9 @@ def test_most_greedy_german_railways_games_pay_a_dividend():
     pays dividends ("Per ogni azione in loro possesso i giocatori ricevono un dividendo"), more often
     than not. Players get money only so, and a company builds with what its shares sold for: the
     estimate's level of the dividends to come (rules/end.rules) is where greedy bots both pay enough
-    for shares to fund the building and keep cash. The shipped level: 16 of these 20 games; in 12
-    other seeded games, at half of it none connected, at 3/2 of it 4 (most players spent all on
-    shares)."""
+    for shares to fund the building and keep cash. Of these 20 games, the shipped level connects
+    in 16; at half of it none connects (and every one has a sole winner, so the test above passes),
+    at 3/2 of it 3 (the players spend all on shares)."""
     paid = sum(_greedy_ending("german_railways", seed)[2]["connections"] > 0 for seed in range(1, GAMES + 1))
     assert _more_often_than_not(paid), f"{paid} of {GAMES} games"
 
