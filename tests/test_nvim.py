@@ -52,6 +52,7 @@ def test_neovim_sees_diagnostics_hover_definition_and_rename(tmp_path):
     assert seen["got_diagnostics"] is True
     assert [(d["code"], d["lnum"]) for d in seen["diagnostics"]] == [("RR102", broken["line"])]
     assert "income_gainn" in seen["diagnostics"][0]["message"] and "income_gain" in seen["diagnostics"][0]["message"]
+    assert seen["cleared"] is True   # the error mended, its diagnostic gone
     # hover of a constant of components.yaml
     assert "**max_build** (constant, a number) = `3`" in seen["hover"]
     # gd on a field jumps into components.yaml, onto the field

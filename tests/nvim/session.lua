@@ -28,6 +28,9 @@ local ok, err = pcall(function()
     table.insert(seen.diagnostics, { lnum = d.lnum, col = d.col, code = d.code, message = d.message })
   end
   vim.api.nvim_buf_set_lines(buf, spec.broken_line, spec.broken_line + 1, false, { line })
+  -- as a person would, wait for the error to go (the rules load again: the server's symbols are
+  -- those of the last good load, and the file was broken before it ever loaded here)
+  seen.cleared = vim.wait(60000, function() return #vim.diagnostic.get(buf) == 0 end, 50)
 
   -- hover the YAML constant
   local hover = client.request_sync("textDocument/hover", {
