@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import math
 
+from railrules.interpreter.runtime.memo import keep
 from railrules.tools.lab import compare, stats
 
 _SQRT2 = math.sqrt(2.0)
@@ -74,9 +75,9 @@ def boundary(times: tuple, k: int, alpha: float = 0.05, points: int = 201) -> fl
     P(no |Z_j| > c_j for j < k and |Z_k| > c_k) = alpha(t_k) - alpha(t_{k-1}) when nothing
     changed. Armitage–McPherson–Rowe recursion on a Simpson grid of ``points`` nodes; the looks
     are computed once, as far as asked (a run of many looks pays for those it makes)."""
-    if len(_LOOKS) > 512:
-        _LOOKS.clear()
-    state = _LOOKS.setdefault((times, alpha, points), {"c": [], "grid": [(0.0, 1.0, 1.0)]})
+    state = _LOOKS.get((times, alpha, points))
+    if state is None:
+        state = keep(_LOOKS, (times, alpha, points), {"c": [], "grid": [(0.0, 1.0, 1.0)]}, 512)
     while len(state["c"]) <= k:
         _next_look(state, times, alpha, points)
     return state["c"][k]
