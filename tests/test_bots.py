@@ -718,3 +718,30 @@ def test_standings_and_leads_are_their_definitions_for_any_values():
             assert standings[p] == share / len(others)
             assert leads[p] == values[p] - max(others)
     assert _leads({"p1": Fraction(7, 2)}) == {"p1": 0}
+
+
+def test_credits_are_their_definition_for_any_values():
+    """The search's credits, written out for speed (each pair of seats compared once, the best
+    and the runner-up found by one sort), are exactly ``(1 - w) * standing + w * (1 +
+    tanh(lead / scale)) / 2`` with the standing and lead of :func:`_standings` and
+    :func:`_leads`: random values, 2 to 6 seats, whole numbers and fractions, many ties."""
+    from railrules.tools.bots.search import _leads, _standings, credits
+
+    class Values:   # a game as credits reads it
+        is_over = False
+
+        def __init__(self, values):
+            self.values, self.players = values, list(values)
+
+        def estimates(self):
+            return self.values
+    rng = random.Random(5)
+    for _ in range(500):
+        seats = [f"p{i}" for i in range(rng.randint(2, 6))]
+        values = {p: rng.choice([rng.randint(-3, 3), Fraction(rng.randint(-9, 9), rng.randint(1, 3))])
+                  for p in seats}
+        weight = rng.choice([0.25, 0.5, 1.0])
+        stand, leads = _standings(seats, values), _leads(values)
+        scale = float(sum(map(abs, values.values()))) / len(seats) or 1.0
+        assert credits(Values(values), weight) == {
+            p: (1 - weight) * stand[p] + weight * (1 + math.tanh(leads[p] / scale)) / 2 for p in seats}

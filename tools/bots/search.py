@@ -193,16 +193,33 @@ def credits(game, weight: float, values=None) -> dict:
     alone gives every action the same credit when a seat trails (or leads) by more than a
     short search can change, and the search then plays at random; the lead term, bounded and
     smooth, still tells the better action from the worse. Without an estimate: the standing.
-    ``values``: as :func:`estimates`."""
+    ``values``: as :func:`estimates`. (Once an iteration of the search: :func:`_standings` and
+    :func:`_leads` written out, each pair of seats compared once and each value read once.)"""
     players = game.players
-    values = estimates(game, values)
-    stand = _standings(players, values)
-    if weight <= 0 or len(players) < 2 or _unknown(values):
-        return stand
-    scale = float(sum(map(abs, values.values()))) / len(players) or 1.0
-    leads = _leads(values)
-    return {p: (1 - weight) * stand[p] + weight * (1 + math.tanh(leads[p] / scale)) / 2
-            for p in players}
+    values = game.estimates() if values is None or game.is_over else values(game)
+    n = len(players)
+    if weight <= 0 or n < 2 or _unknown(values):
+        return _standings(players, values)
+    mine = [values[p] for p in players]
+    ahead = [0.0] * n   # each pair compared once: 1 to the higher, 1/2 each if tied
+    for i in range(n - 1):
+        a = mine[i]
+        for j in range(i + 1, n):
+            b = mine[j]
+            if a > b:
+                ahead[i] += 1.0
+            elif a == b:
+                ahead[i] += 0.5
+                ahead[j] += 0.5
+            else:
+                ahead[j] += 1.0
+    ordered = sorted(mine)
+    best, runner = ordered[-1], ordered[-2]   # (equal when two seats share the lead)
+    scale = float(sum(map(abs, values.values()))) / n or 1.0
+    tanh, others, out = math.tanh, n - 1, {}
+    for p, v, a in zip(players, mine, ahead):
+        out[p] = (1 - weight) * (a / others) + weight * (1 + tanh((v - (runner if v == best else best)) / scale)) / 2
+    return out
 
 
 def _leads(values: dict) -> dict:
@@ -226,7 +243,8 @@ def rating(game, seat: str, values=None) -> tuple:
 
 
 class _Node:
-    __slots__ = ("children", "visits", "value", "order", "ranked", "legal", "open", "kids")
+    __slots__ = ("children", "visits", "value", "order", "ranked", "legal", "open", "kids",
+                 "seen", "seat", "run")
 
     def __init__(self):
         self.children: dict = {}   # action -> (seat that took it, _Node)
@@ -239,26 +257,14 @@ class _Node:
         self.legal: list | None = None
         self.open: list = []
         self.kids: list = []       # the children of the first actions of open, as many as have one
+        # the search (Mcts.searches) whose kept game at this node (read only) legal was last
+        # listed from: in that search, legal, seat and run hold as they are
+        self.seen = 0
+        self.seat: str | None = None  # who decides here, in the last copy that came here
+        self.run = False           # whether that seat takes its best rated action only
 
 
 _GAMES_KEPT = 4096   # games kept at nodes in one decision (tens of kB each): past it, walks replay
-
-
-def _kids(node: _Node, candidates: list, one: bool) -> list:
-    """The children of the first of ``candidates``, as many as have one (all: every candidate
-    has been tried). Candidates are the first actions of ``node.open``, or (``one``) the one
-    legal action: the node keeps the children found, and looks only past them."""
-    children = node.children
-    if one:
-        entry = children.get(candidates[0])
-        return [] if entry is None else [entry[1]]
-    kids = node.kids
-    for a in candidates[len(kids):]:
-        entry = children.get(a)
-        if entry is None:
-            break
-        kids.append(entry[1])
-    return kids
 
 
 def _copy(game, seed: int):
@@ -370,12 +376,14 @@ class Mcts:
         self.keep = keep
         self.trees: dict = {}  # seat -> (the game's key, its history at the root, the root)
         self.kept = 0          # the visits the last search's root started with (0: afresh)
+        self.searches = 0      # how many searches this one is (a node's ``seen``)
         self._root: _Node | None = None   # the root of the search under way
 
     def best(self, game, legal: list):
         me = game.current_player
         root = self._root = self._kept_root(game, me)
         self.kept = root.visits
+        self.searches += 1
         deadline = time.perf_counter() + self.seconds if self.seconds else None
         # Nothing secret: every imagined copy is the game with a generator state of its own, and
         # the copies go down the tree alike until chance is drawn. So the game as it stands at a
@@ -437,20 +445,32 @@ class Mcts:
         node = root
         path: list[tuple[str, _Node]] = []
         here = game if at is None else at[root]   # the game at node: the copy once it is made
+        rank, runs, answers, widen, searches = self.rank, self.runs, self.answers, self.widen, self.searches
         while not here.is_over:
-            legal = here.legal_actions()
-            seat = here.current_player
-            # fewer than rank decisions below the root (whoever decides), and the seat's next one
-            planning = len(path) < self.rank or (seat == me and (len(path) < 2 or self.answers))
-            # below the root, a seat that goes on with a run of its own decisions (the hexes of a
-            # build it has begun; runs), or any other seat (answers), takes the action it rates
-            # best one decision ahead
-            run = bool(path) and ((self.runs and path[-1][0] == seat) or (self.answers and seat != me))
-            candidates = self._candidates(node, here, legal, seat, planning, run)
+            if game is not None or node.seen != searches:   # (else listed from the kept game here)
+                legal = here.legal_actions()
+                seat = here.current_player
+                below = len(path)
+                # fewer than rank decisions below the root (whoever decides), and the seat's next one
+                planning = below < rank or (seat == me and (below < 2 or answers))
+                # below the root, a seat that goes on with a run of its own decisions (the hexes of a
+                # build it has begun; runs), or any other seat (answers), takes the action it rates
+                # best one decision ahead
+                run = below > 0 and ((runs and path[-1][0] == seat) or (answers and seat != me))
+                self._candidates(node, here, legal, seat, planning, run)
+                node.seat, node.run, node.seen = seat, run, searches if game is None else 0
+            seat, candidates, kids = node.seat, node.open, node.kids
+            width = len(candidates)
+            if node.ranked and width > 1:   # a node widens with its visits
+                width = min(width, 1 if node.run else math.ceil(widen * math.sqrt(node.visits + 1)))
             children = node.children
-            kids = _kids(node, candidates, len(legal) == 1)
-            fresh = candidates[len(kids)] if len(kids) < len(candidates) else None
-            if fresh is not None:
+            while len(kids) < width:   # the children of the first actions, as many as have one
+                entry = children.get(candidates[len(kids)])
+                if entry is None:
+                    break
+                kids.append(entry[1])
+            if len(kids) < width:   # the next action in order: a new child, and the walk stops
+                fresh = candidates[len(kids)]
                 child = _Node()
                 children[fresh] = (seat, child)
                 if game is None:
@@ -461,7 +481,7 @@ class Mcts:
                 if at is not None and game.state["rng"] == seed and len(at) < _GAMES_KEPT:
                     at[child] = game if self._still(game, seat) else game.clone()
                 break
-            i = self._select(kids, len(candidates), math.log(node.visits + 1))
+            i = self._select(kids, width, math.log(node.visits + 1))
             action, node = candidates[i], kids[i]
             path.append((seat, node))
             if game is None:   # then ``at`` holds the kept games (see the docstring)
@@ -487,27 +507,25 @@ class Mcts:
         """Whether positions of ``game`` have an estimate (the ruleset's, or ``values``)."""
         return self.values is not None or game.ruleset.program.estimate is not None
 
-    def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool, run: bool) -> list:
-        """The actions of this copy the node may try now: its order, cut to its width (one in
-        a ``run``)."""
-        if node.order is None:
+    def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool, run: bool) -> None:
+        """Bring the node's actions up to date with this copy's ``legal`` ones: its order (made
+        on the first visit), and ``open``, the legal actions in that order, whose first ones
+        the walk may try (one in a ``run``; as many as the node's width allows when it is
+        ranked); ``kids`` start again when they change."""
+        order = node.order
+        if order is None:
             node.ranked = (planning or run) and self.widen > 0 and len(legal) > 1 and self._estimated(game)
             follow = 0 if run else FOLLOW if self.sure > 0 and node is self._root else self.follow
-            node.order = (self._order(game, legal, seat, follow) if node.ranked
-                          else self.rng.sample(legal, len(legal)))
+            order = node.order = (self._order(game, legal, seat, follow) if node.ranked
+                                  else self.rng.sample(legal, len(legal)))
         elif len(legal) > 1 and legal != node.legal:
-            known = set(node.order)
-            node.order.extend(a for a in legal if a not in known)  # imagined chance may differ
-        if len(legal) == 1:
-            return legal
+            known = set(order)
+            order.extend(a for a in legal if a not in known)  # imagined chance may differ
         if legal != node.legal:
             here = set(legal)
-            node.open = [a for a in node.order if a in here]
+            node.open = [a for a in order if a in here] if len(legal) > 1 else legal
             node.legal = legal
             node.kids = []
-        if node.ranked:
-            return node.open[:1 if run else math.ceil(self.widen * math.sqrt(node.visits + 1))]
-        return node.open
 
     def _order(self, game, legal: list, seat: str, follow: int) -> list:
         """The legal actions, best first for ``seat`` by a one-decision look-ahead, through the
@@ -528,12 +546,11 @@ class Mcts:
         """The index of the first of the ``n`` first ``kids`` with the best upper confidence
         bound: its mean credit plus ``explore * sqrt(log_n / visits)``."""
         explore, sqrt = self.explore, math.sqrt
-        best, top = 0, None
-        for i in range(n):
-            child = kids[i]
+        best, top = 0, -math.inf
+        for i, child in enumerate(kids[:n] if len(kids) > n else kids):
             visits = child.visits
             bound = child.value / visits + explore * sqrt(log_n / visits)
-            if top is None or bound > top:
+            if bound > top:
                 best, top = i, bound
         return best
 
