@@ -136,6 +136,10 @@ FAULTS = [
     ("holds(x => [x, x][5])", "index 5 is outside a list of 2 items"),
     ("sort([1], two)", "'two' takes 2 argument(s), 1 given"),
     ("loop(0)", "'loop' calls itself more than 200 deep"),
+    ("sum([t.value > 4 for t in tokens])", "sum() needs a number, got a boolean"),
+    ("sum([t.zz for t in tokens where t.value > 4])", "green has no field 'zz'"),
+    ("sum([x for x in [1, none]])", "sum() needs a number, got none"),
+    ("sum([x for x in 3])", "'for x in' needs a list, got 3"),
 ]
 
 

@@ -10,6 +10,7 @@ import pytest
 from railrules.interpreter import RulesRuntimeError, load_ruleset
 from railrules.interpreter.compile import expressions
 from railrules.interpreter.data.ruleset import load_all_checked
+from railrules.interpreter.runtime.rationals import Fraction
 from railrules.tools.author.generated import generated
 from test_language import write_ruleset
 
@@ -49,6 +50,8 @@ def refused() = [t for t in tokens where refusal(t) != none]
 def liked() = [t for t in tokens where t in favourites]
 def bonuses() = [bonus[t.value] for t in tokens]
 def best() = max_by([t for t in tokens where t.value > 0], t => t.value * 2)
+def total() = sum([t.value for t in tokens where t.value > limit])
+def halves() = sum([t.value / 2 for t in tokens])
 
 score p = p.cash
 """
@@ -61,6 +64,8 @@ EXPRESSIONS = [
     ("allowed()", ["green"]), ("refused()", ["red"]), ("refusal(red)", "Red is too low at 1"),
     ("liked()", ["red"]), ("bonuses()", [30, 70]), ("min(red.value, 2)", 2), ("max(green.value - 1, 3)", 6),
     ("ranked()", ["green", "red"]), ("best()", "green"), ("min_by(tokens, t => t.value)", "red"),
+    ("total()", 10), ("halves()", 5), ("sum([t.value / 3 for t in tokens])", Fraction(10, 3)),
+    ("sum([t.value for t in tokens where t.value > 10])", 0),
 ]
 
 
@@ -137,6 +142,25 @@ def test_a_larger_def_is_written_in_place_in_a_loop_and_faults_as_when_called(tm
             game.evaluate("risks()")
         faults.append([(d.code, d.message) for d in err.value.diagnostics])
     assert faults[0] == faults[1] == faults[2] and "division by zero" in faults[0][0][1]
+
+
+def test_a_sum_of_a_comprehension_adds_as_it_loops(folder):
+    """``sum([... for ...])`` is one loop that adds its values as it goes: no list is made and
+    no sum called; a value proven a whole number is added untested, any other is tested a
+    number first (the checked code words what is not). Its steps are the comprehension's and
+    the sum's: a step an item of each."""
+    [total, *_] = [s for _, s in generated(folder, "def total") if "def loop(" in s and "_tracked" not in s]
+    assert "_total += _E[v_t]['value']" in total and "out" not in total and "__class__" not in total
+    assert "run.steps += _added" in total
+    [halves, *_] = [s for _, s in generated(folder, "def halves") if "def loop(" in s and "_tracked" not in s]
+    assert "_item.__class__ is not _Fraction" in halves and "_sum" not in halves.replace("_total", "")
+    steps = []
+    for ruleset in (load_ruleset(folder), load_all_checked(folder)):   # (checked: a list, then sum)
+        game = ruleset.new_game(players=1, seed=0)
+        game.machine.steps = 0
+        game.evaluate("total()")
+        steps.append(game.machine.steps)
+    assert steps[0] == steps[1]
 
 
 def test_a_refusal_compared_with_none_makes_no_text_it_can_do_without(folder):

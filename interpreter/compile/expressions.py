@@ -735,6 +735,9 @@ class Codegen:
         fused = self.without_frontier(e, bound, walrus) if name == "without" and kind is Kind.BUILTIN else None
         if fused:
             return fused
+        if kind is Kind.BUILTIN and name == "sum" and not self.checked and len(e.args) == 1 \
+                and e.args[0].__class__ is n.Comprehension:
+            return self.summed(e.args[0], bound)
         if kind is Kind.BUILTIN and name in _KEYED and len(e.args) == 2 and e.args[1].__class__ is n.Lambda:
             # a key called with each item of the list: its variable has the items' proven type
             item = self._item(e.args[0], bound)
@@ -785,6 +788,32 @@ class Codegen:
         if name in builtins.CONTEXT:
             args.insert(0, "run")
         return f"_b_{name}({', '.join(args)})"
+
+    def summed(self, c, bound) -> str:
+        """``sum([expr for x in xs where cond])`` as one loop that adds as it goes, as a
+        hand-written sum would: no list made, each value tested a number as it is added (not
+        tested when proven a whole number: none raises, and the checked code words any fault);
+        charged as the comprehension and ``sum`` are, a step an item of each, the sum's steps
+        once the loop is done."""
+        items = self.gen(c.source, bound, walrus=False)
+        var, start = f"v_{c.var}", self.temps
+        inner = {**bound, c.var: var}
+        of = self._item(c.source, bound)
+        value, where, whole = self._knowing(var, of, lambda: self._looping(lambda: (
+            self.gen(c.expr, inner, True), self.tests(c.where, inner) if c.where is not None else [],
+            self.proven(c.expr, inner) == "int")))
+        self.partial = True
+        add = [f"_total += {value}"] if whole else [
+            f"_item = {value}", "if _item.__class__ is not int and _item.__class__ is not _Fraction:",
+            "    raise TypeError()", "_total += _item"]
+        counted = "_added" if where else "len(xs)"
+
+        def body(w):
+            w.lines(["_total = 0", *(["_added = 0"] if where else []), f"for {var} in xs:"])
+            with w.indent():
+                _when(w, where, add + (["_added += 1"] if where else []))
+            w.lines([f"run.steps += {counted}", "if run.steps > run.budget:", "    run.tick(0)", "return _total"])
+        return self._loop(items, body, start, bound, c.pos, c.var, of, listed=self._loop_listed(c.source, bound))
 
     def without_frontier(self, e, bound, walrus) -> str | None:
         """``without(xs, flatten([a, ..., frontier(group)]))`` as one call that never lists the
