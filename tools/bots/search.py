@@ -260,7 +260,7 @@ class _Node:
         # the search (Mcts.searches) whose kept game at this node (read only) legal was last
         # listed from: in that search, legal, seat and run hold as they are
         self.seen = 0
-        self.seat: str | None = None  # who decides here, in the last copy that came here
+        self.seat = ""             # who decides here, in the last copy that came here
         self.run = False           # whether that seat takes its best rated action only
 
 
