@@ -170,19 +170,26 @@ def _standings(players, values: dict) -> dict:
     n = len(players)
     if n < 2 or _unknown(values):
         return dict.fromkeys(players, 1.0 if n < 2 else 0.5)
-    ahead = dict.fromkeys(players, 0.0)   # each pair compared once: 1 to the higher, 1/2 each if tied
-    for i, p in enumerate(players):
-        mine = values[p]
-        for q in players[i + 1:]:
-            other = values[q]
-            if mine > other:
-                ahead[p] += 1.0
-            elif mine == other:
-                ahead[p] += 0.5
-                ahead[q] += 0.5
+    return {p: a / (n - 1) for p, a in zip(players, _ahead([values[p] for p in players]))}
+
+
+def _ahead(values: list) -> list:
+    """For each value, how many of the others it is above, a tie counting half: each pair
+    compared once."""
+    n = len(values)
+    ahead = [0.0] * n
+    for i in range(n - 1):
+        a = values[i]
+        for j in range(i + 1, n):
+            b = values[j]
+            if a > b:
+                ahead[i] += 1.0
+            elif a == b:
+                ahead[i] += 0.5
+                ahead[j] += 0.5
             else:
-                ahead[q] += 1.0
-    return {p: ahead[p] / (n - 1) for p in players}
+                ahead[j] += 1.0
+    return ahead
 
 
 def credits(game, weight: float, values=None) -> dict:
@@ -193,26 +200,15 @@ def credits(game, weight: float, values=None) -> dict:
     alone gives every action the same credit when a seat trails (or leads) by more than a
     short search can change, and the search then plays at random; the lead term, bounded and
     smooth, still tells the better action from the worse. Without an estimate: the standing.
-    ``values``: as :func:`estimates`. (Once an iteration of the search: :func:`_standings` and
-    :func:`_leads` written out, each pair of seats compared once and each value read once.)"""
+    ``values``: as :func:`estimates`. (Once an iteration of the search: the standings and
+    leads worked out together, each value read once, the best and runner-up found by a sort.)"""
     players = game.players
     values = game.estimates() if values is None or game.is_over else values(game)
     n = len(players)
     if weight <= 0 or n < 2 or _unknown(values):
         return _standings(players, values)
     mine = [values[p] for p in players]
-    ahead = [0.0] * n   # each pair compared once: 1 to the higher, 1/2 each if tied
-    for i in range(n - 1):
-        a = mine[i]
-        for j in range(i + 1, n):
-            b = mine[j]
-            if a > b:
-                ahead[i] += 1.0
-            elif a == b:
-                ahead[i] += 0.5
-                ahead[j] += 0.5
-            else:
-                ahead[j] += 1.0
+    ahead = _ahead(mine)
     ordered = sorted(mine)
     best, runner = ordered[-1], ordered[-2]   # (equal when two seats share the lead)
     scale = float(sum(map(abs, values.values()))) / n or 1.0
