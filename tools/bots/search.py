@@ -203,7 +203,7 @@ def credits(game, weight: float, values=None) -> dict:
     ``values``: as :func:`estimates`. (Once an iteration of the search: the standings and
     leads worked out together, each value read once, the best and runner-up found by a sort.)"""
     players = game.players
-    values = game.estimates() if values is None or game.is_over else values(game)
+    values = estimates(game, values)
     n = len(players)
     if weight <= 0 or n < 2 or _unknown(values):
         return _standings(players, values)
