@@ -747,8 +747,11 @@ class Codegen:
         if kind is Kind.FUNCTION:
             if len(d.params) != len(args):
                 return self.unsupported()
-            if d.derived:
-                return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}))"
+            if d.derived:   # (its typed function, in code that notes no reads: for a pass's memo)
+                typed = None if self.checked or self.tracking else \
+                    self.typed(d, tuple(self.proven(x, bound) for x in e.args))
+                typed = f", {typed}" if typed in self.space else ""   # (none written while constants are computed)
+                return f"_derived(run, {name!r}, ({''.join(a + ', ' for a in args)}){typed})"
             if not self.checked:  # the def as a Python function (define), tracked as the caller is;
                 inline = self.inline(d, args, walrus, e.args, bound, write)  # none while constants are computed: refused
                 if inline:

@@ -132,7 +132,7 @@ class ConstantRun(_Shows):
         self.budget = budget
         self.program_functions = _NoFunctions()
 
-    def derived(self, key, args):
+    def derived(self, key, args, typed=None):
         self.program_functions[key]  # refused, with its reason
 
     def tick(self, n: int) -> None:
@@ -384,18 +384,20 @@ class Machine(_Shows):
         return Secret(value, owner)
 
     # ------------------------------------------------------------ derived values
-    def derived(self, key: str, args: tuple):
+    def derived(self, key: str, args: tuple, typed=None):
         """The value of ``derived key(args)``: from the cache while nothing it read has changed
         (stored values are never changed in place, so "the same object" means "unchanged"),
-        else computed again, noting every entity field and variable it reads."""
+        else computed again, noting every entity field and variable it reads. ``typed``: the
+        def's function for the arguments' proven types, if the caller has one: where nothing is
+        noted (a pass over the seats' estimates, or from scratch), it works the value out."""
         if self.from_scratch:
-            return self._untracked(key, args)
+            return self._untracked(key, args, typed)
         memo = self.memo
         if memo is not None:   # one pass over the seats' estimates: the state stays as it is
             try:
                 return memo[key, args]
             except KeyError:
-                memo[key, args] = value = self._untracked(key, args)
+                memo[key, args] = value = self._untracked(key, args, typed)
                 return value
             except TypeError:  # a list among the arguments: not kept
                 pass
@@ -429,8 +431,11 @@ class Machine(_Shows):
             self.cache[ck] = (value, tuple((e, f, v) for (e, f), v in deps), gdeps)
         return value
 
-    def _untracked(self, key: str, args: tuple):
-        """``derived key(args)`` computed afresh, noting nothing and keeping nothing."""
+    def _untracked(self, key: str, args: tuple, typed=None):
+        """``derived key(args)`` computed afresh, noting nothing and keeping nothing: by
+        ``typed`` if given (it counts its call and its depth as a def's function does)."""
+        if typed is not None:
+            return typed(self, *args)
         return run_body(self, self.program_functions[key], key, dict(zip(self.ruleset.names.functions[key].params, args)))
 
     def _holds(self, entry) -> bool:

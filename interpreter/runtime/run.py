@@ -51,8 +51,10 @@ class ExpressionRun(Protocol):
     def tick(self, n: int) -> None:
         """Count ``n`` steps of work against the budget (raises when it is spent)."""
 
-    def derived(self, key: str, args: tuple) -> Any:
-        """The value of ``derived key(args)``, kept while nothing it read has changed."""
+    def derived(self, key: str, args: tuple, typed: Callable[..., Any] | None = None) -> Any:
+        """The value of ``derived key(args)``, kept while nothing it read has changed (``typed``:
+        the def's function for the arguments' proven types, to work it out where nothing is
+        noted)."""
 
     def show(self, value: Any) -> str:
         """How a value reads in a message (an entity by its name, a list joined...)."""
