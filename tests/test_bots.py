@@ -60,19 +60,21 @@ def test_the_estimates_of_all_seats_are_each_seats_estimate(name):
 
 def test_a_derived_value_the_estimates_read_is_worked_out_once_a_pass(tmp_path, monkeypatch):
     """A derived value read by every seat's estimate is computed once for all of them, afresh
-    on the next pass (an action may have changed what it read)."""
+    on the next pass (an action may have changed what it read), by its def's typed function
+    (the one the fast code calls: nothing is noted in a pass)."""
     from railrules.interpreter.engine.machine import Machine
     ruleset = load_ruleset(str(_coin_race(tmp_path, "estimate p = p.cash * 100 // max(1, total())",
                                           "derived total() = sum([q.cash for q in players])\n")))
     game = ruleset.new_game(3, 1)
     computed = []
     untracked = Machine._untracked
-    monkeypatch.setattr(Machine, "_untracked", lambda run, key, args: computed.append(key) or untracked(run, key, args))
+    monkeypatch.setattr(Machine, "_untracked", lambda run, key, args, typed=None:
+                        computed.append((key, typed is not None)) or untracked(run, key, args, typed))
     for _ in range(4):
         cash = {p: game.state["entities"][p]["cash"] for p in game.players}
         assert game.estimates() == {p: cash[p] * 100 // max(1, sum(cash.values())) for p in game.players}
         game.apply(game.legal_actions()[-1])
-    assert computed == ["total"] * 4
+    assert computed == [("total", True)] * 4
 
 
 def test_an_estimate_asked_for_no_player_says_so(tmp_path):
