@@ -525,7 +525,7 @@ class Codegen:
         given = sorted(set(_NAME.findall(body.source()[0])) & outer)
         args = "".join(", " + x for x in given)
         hoist(body, own, item.startswith("entity:"), set(given))
-        charge = ["run.steps += len(xs)", "if run.steps > run.budget:", "    run.tick(0)"]
+        charge = _charged("len(xs)")
         w = Writer()
         w.line(f"def loop(run, L, xs{args}):")
         with w.indent():
@@ -815,7 +815,7 @@ class Codegen:
             w.lines(["_total = 0", *(["_added = 0"] if where else []), f"for {var} in xs:"])
             with w.indent():
                 _when(w, where, add + (["_added += 1"] if where else []))
-            w.lines([f"run.steps += {counted}", "if run.steps > run.budget:", "    run.tick(0)", "return _total"])
+            w.lines([*_charged(counted), "return _total"])
         return self._loop(items, body, start, bound, c.pos, c.var, of, listed=self._loop_listed(c.source, bound))
 
     def without_frontier(self, e, bound, walrus) -> str | None:
@@ -946,6 +946,11 @@ def _keep(v: str, text: bool) -> list:
             "except TypeError:",
             f"    a = _new(_Action, (name, head + ({v},)))",
             "add(a)"]
+
+
+def _charged(steps: str) -> list:
+    """The lines of a generated loop that charge ``steps`` (a Python expression) to the budget."""
+    return [f"run.steps += {steps}", "if run.steps > run.budget:", "    run.tick(0)"]
 
 
 def _when(w: Writer, tests: list, lines: list) -> None:

@@ -453,7 +453,7 @@ class Mcts:
                 # build it has begun; runs), or any other seat (answers), takes the action it rates
                 # best one decision ahead
                 run = below > 0 and ((runs and path[-1][0] == seat) or (answers and seat != me))
-                self._candidates(node, here, legal, seat, planning, run)
+                self._update_actions(node, here, legal, seat, planning, run)
                 node.seat, node.run, node.seen = seat, run, searches if game is None else 0
             seat, candidates, kids = node.seat, node.open, node.kids
             width = len(candidates)
@@ -503,7 +503,7 @@ class Mcts:
         """Whether positions of ``game`` have an estimate (the ruleset's, or ``values``)."""
         return self.values is not None or game.ruleset.program.estimate is not None
 
-    def _candidates(self, node: _Node, game, legal: list, seat: str, planning: bool, run: bool) -> None:
+    def _update_actions(self, node: _Node, game, legal: list, seat: str, planning: bool, run: bool) -> None:
         """Bring the node's actions up to date with this copy's ``legal`` ones: its order (made
         on the first visit), and ``open``, the legal actions in that order, whose first ones
         the walk may try (one in a ``run``; as many as the node's width allows when it is
