@@ -148,8 +148,11 @@ class GreedyBot(RandomBot, Estimating):
             return tuple(sum(r[i] for r in rated) / len(rated) for i in range(2))
         after = seen.clone()
         after.apply(action)
-        if after.is_over or estimates(after, self._values)[me] is not None:
+        if after.is_over:
             return self._follow(after, me)
+        estimated = estimates(after, self._values)
+        if estimated[me] is not None:
+            return self._follow(after, me, estimated)
         total = 0.0
         for _ in range(self.playouts):
             out = after.clone()
@@ -158,9 +161,10 @@ class GreedyBot(RandomBot, Estimating):
             total += standing(out, me)
         return total / self.playouts, 0
 
-    def _follow(self, game, me) -> tuple:
-        """The rating of ``game`` once the seat's own next decisions are taken (search.followed)."""
-        return followed(game, me, self.FOLLOW, self._values)[0]
+    def _follow(self, game, me, estimated: dict | None = None) -> tuple:
+        """The rating of ``game`` once the seat's own next decisions are taken (search.followed;
+        ``estimated``: the seats' estimates in ``game``, if worked out already)."""
+        return followed(game, me, self.FOLLOW, self._values, estimated)[0]
 
     def _revealed(self, seen, action, me) -> tuple:
         """The rating after committing ``action`` and the others' imagined commitments (random)."""

@@ -233,9 +233,13 @@ def rating(game, seat: str, values=None) -> tuple:
     """(standing, lead) of ``seat``, each estimate read once: how the greedy bot compares the
     results of its actions, and the order in which the search tries them. ``values``: as
     :func:`estimates`."""
-    values = estimates(game, values)
+    return _rating(game.players, estimates(game, values), seat)
+
+
+def _rating(players: list, values: dict, seat: str) -> tuple:
+    """:func:`rating` by the seats' estimates ``values``."""
     ahead = 0 if values[seat] is None else _leads(values)[seat]
-    return _standings(game.players, values)[seat], ahead
+    return _standings(players, values)[seat], ahead
 
 
 class _Node:
@@ -289,12 +293,14 @@ def _scale(node: _Node, factor: float) -> None:
 FOLLOW = 6   # the seat's own decisions greedy follows after the one it rates (:func:`followed`)
 
 
-def followed(game, seat: str, steps: int, values=None) -> tuple:
+def followed(game, seat: str, steps: int, values=None, estimated: dict | None = None) -> tuple:
     """(rating, game) once ``seat``'s own decisions that come next (the hexes of a build it has
     begun, the first bid of an auction it has opened) are taken, up to ``steps`` of them, each
     the one after which it stands best one decision ahead (ties: the first): what an action only
-    begins is rated by where it leads, not by the nothing it changes (greedy and mcts's follow)."""
-    value = rating(game, seat, values)
+    begins is rated by where it leads, not by the nothing it changes (greedy and mcts's follow).
+    ``estimated``: the seats' estimates in ``game`` (:func:`estimates`), if worked out already.
+    (``game`` itself is rated only when no decision is followed.)"""
+    value = None
     for _ in range(steps):
         if game.is_over or game.current_player != seat:
             break
@@ -307,6 +313,8 @@ def followed(game, seat: str, steps: int, values=None) -> tuple:
                 best = (v, after)
         assert best is not None   # a seat to move has a legal action
         value, game = best
+    if value is None:
+        value = rating(game, seat, values) if estimated is None else _rating(game.players, estimated, seat)
     return value, game
 
 
