@@ -52,6 +52,8 @@ def bonuses() = [bonus[t.value] for t in tokens]
 def best() = max_by([t for t in tokens where t.value > 0], t => t.value * 2)
 def total() = sum([t.value for t in tokens where t.value > limit])
 def halves() = sum([t.value / 2 for t in tokens])
+def thirds(t) = t.value / 3 + green.value / 2 * (red.value / 7) - limit
+def below(t) = t.value / 3 < green.value / 4
 
 score p = p.cash
 """
@@ -66,6 +68,7 @@ EXPRESSIONS = [
     ("ranked()", ["green", "red"]), ("best()", "green"), ("min_by(tokens, t => t.value)", "red"),
     ("total()", 10), ("halves()", 5), ("sum([t.value / 3 for t in tokens])", Fraction(10, 3)),
     ("sum([t.value for t in tokens where t.value > 10])", 0),
+    ("thirds(red)", Fraction(3, 2)), ("thirds(green)", Fraction(17, 6)), ("below(red)", True), ("below(green)", False),
 ]
 
 
@@ -161,6 +164,23 @@ def test_a_sum_of_a_comprehension_adds_as_it_loops(folder):
         game.evaluate("total()")
         steps.append(game.machine.steps)
     assert steps[0] == steps[1]
+
+
+def test_fractions_are_added_multiplied_and_ordered_inline(folder):
+    """A sum, difference, product or order of two numbers that are not proven whole is worked out
+    inline when each is found to be a whole number or a fraction (Python's exact arithmetic on
+    both), without a helper's call; anything else goes to the helper, which words the fault."""
+    for name, ops in (("thirds", ("_add(", "_mul(", "_sub(")), ("below", ("_o_0(",))):
+        [fast, *_] = [s for _, s in generated(folder, f"def {name}") if "_tracked" not in s]
+        assert fast.count(".__class__ in _NUMBERS") >= 2 and all(op in fast for op in ops)
+    faults = []
+    for ruleset in (load_ruleset(folder), load_all_checked(folder)):
+        game = ruleset.new_game(players=1, seed=0)
+        for bad in ("red.value / 3 + flag", "red.value / 3 * [1]", "red.value / 3 < shut", "none_yet - red.value / 3"):
+            with pytest.raises(RulesRuntimeError) as err:
+                game.evaluate(bad)
+            faults.append([(d.code, d.message) for d in err.value.diagnostics])
+    assert faults[:4] == faults[4:] and all(f[0][0] == "RR302" for f in faults)
 
 
 def test_a_refusal_compared_with_none_makes_no_text_it_can_do_without(folder):

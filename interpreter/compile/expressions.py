@@ -565,7 +565,7 @@ class Codegen:
         if e.op == "+" and self._listed(e.left, bound) and self._listed(e.right, bound):
             return _helper("_add", a, b)   # two lists joined (no test for whole numbers)
         if e.op in _FAST_ARITH and walrus:
-            return self._ints(a, b, e.op, _FAST_ARITH[e.op], whole=self._whole(e, bound))
+            return self._ints(a, b, e.op, _FAST_ARITH[e.op], whole=self._whole(e, bound), numbers=True)
         if e.op in _CHECKED_ARITH and walrus:  # two whole numbers, the second not 0: inline
             return self._ints(a, b, e.op, _CHECKED_ARITH[e.op], _WHOLE_DIVISION[e.op], self._whole(e, bound))
         if e.op in _FAST_ARITH:
@@ -586,7 +586,7 @@ class Codegen:
             return _helper(_CHECKED_ORDER[e.op], a, b)
         self.partial = True   # (the fast order leaves Python's refusal to the checked code)
         if walrus:
-            return self._ints(a, b, e.op, _ORDER[e.op], whole=self._whole(e, bound))
+            return self._ints(a, b, e.op, _ORDER[e.op], whole=self._whole(e, bound), numbers=True)
         return _helper(_ORDER[e.op], a, b)
 
     def _member(self, e, a: str, b: str, bound, walrus) -> str:
@@ -641,12 +641,13 @@ class Codegen:
         return tuple(self.proven(x, bound) == "int" for x in (e.left, e.right))
 
     def _ints(self, a: str, b: str, op: str, checked: str, inline: str = "{x} {op} {y}",
-              whole: tuple = (False, False)) -> str:
-        """``a op b`` (or the ``inline`` form of x and y) when both are whole numbers, else
-        through the ``checked`` helper; a number written in the rules, or a value proven a
-        whole number (``whole``, for a and b), is not tested. A division (``op`` one of / // %,
-        or ceil or floor of a /) is inline only when the second is not 0: the helper says what
-        is wrong with a division by zero."""
+              whole: tuple = (False, False), numbers: bool = False) -> str:
+        """``a op b`` (or the ``inline`` form of x and y) when both are whole numbers (with
+        ``numbers``, whole numbers or fractions: a sum, difference, product or order, which
+        Python works out exactly for both), else through the ``checked`` helper; a number
+        written in the rules, or a value proven a whole number (``whole``, for a and b), is not
+        tested. A division (``op`` one of / // %, or ceil or floor of a /) is inline only when
+        the second is not 0: the helper says what is wrong with a division by zero."""
         divides = op in ("/", "//", "%", "ceil", "floor")
         if divides and b == "0":
             return _helper(checked, a, b)
@@ -657,7 +658,7 @@ class Codegen:
             return f"({inline.format(x=a, y=b, op=op)})"
         x = a if _INT.fullmatch(a) else self.temp()
         y = b if _INT.fullmatch(b) else self.temp()
-        test = " & ".join(_tested(t, s, w) for t, s, w in ((x, a, whole[0]), (y, b, whole[1])) if t != s)
+        test = " & ".join(_tested(t, s, w, numbers) for t, s, w in ((x, a, whole[0]), (y, b, whole[1])) if t != s)
         if nonzero:
             test = f"{test} and {y}"
         return f"({inline.format(x=x, y=y, op=op)} if {test} else {_helper(checked, x, y)})"
@@ -972,10 +973,12 @@ def _helper(name: str, a: str, b: str) -> str:
     return f"{name}(run, {a}, {b})" if name in _CHARGING else f"{name}({a}, {b})"
 
 
-def _tested(t: str, source: str, whole: bool) -> str:
-    """Temporary ``t`` set to ``source``, and true when it is a whole number: tested, unless
-    it is proven one (then only set: ``t is t``)."""
-    return f"(({t} := {source}) is {t})" if whole else f"(({t} := {source}).__class__ is int)"
+def _tested(t: str, source: str, whole: bool, numbers: bool = False) -> str:
+    """Temporary ``t`` set to ``source``, and true when it is a whole number (``numbers``: or
+    a fraction): tested, unless it is proven one (then only set: ``t is t``)."""
+    if whole:
+        return f"(({t} := {source}) is {t})"
+    return f"(({t} := {source}).__class__ {'in _NUMBERS' if numbers else 'is int'})"
 
 
 def _after(sets: list, body: str) -> str:

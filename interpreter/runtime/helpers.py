@@ -348,6 +348,7 @@ HELPERS = {
     "_tracked_attr": tracked_attr, "_tracked_variable": tracked_variable, "_add": _add, "_equal": _equal,
     "_sub": _arith(operator.sub, "-"), "_mul": _arith(operator.mul, "*"),
     "_mod": modulo, "_floordiv": floor_div, "_div": fraction_div, "_neg": _neg, "_Fraction": Fraction,
+    "_NUMBERS": _NUMBERS,
     "_ceil_of_div": _ceil_of_div, "_floor_of_div": _floor_of_div,
     **{f"_o_{i}": _order(op, sym) for i, (sym, op) in enumerate(_ORDERS)},
     # checked code (codegen's checked mode): every read and comparison worded
