@@ -148,10 +148,8 @@ class GreedyBot(RandomBot, Estimating):
             return tuple(sum(r[i] for r in rated) / len(rated) for i in range(2))
         after = seen.clone()
         after.apply(action)
-        if after.is_over:
-            return self._follow(after, me)
-        estimated = estimates(after, self._values)
-        if estimated[me] is not None:
+        estimated = estimates(after, self._values)   # (once the game is over: the scores)
+        if after.is_over or estimated[me] is not None:
             return self._follow(after, me, estimated)
         total = 0.0
         for _ in range(self.playouts):
