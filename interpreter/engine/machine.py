@@ -216,6 +216,11 @@ class Machine(_Shows):
     # ``record(eid)``, the record of entity ``eid`` ready to be changed in this transaction, is
     # the lookup of :class:`_Records` (at C speed once the transaction has copied it); ``_Records``
     # keeps the records it replaced, for the undo.
+    #
+    # Records stay dicts, reached by id: an object with slots reached the same way costs what a
+    # dict does, and records reached directly would have to change in place, so that a clone
+    # would copy every record (tens of µs, where sharing them costs a few) for at most 2.4 % of a
+    # random decision (measured: BENCHMARKS-HISTORY.md, "engine v4 closed").
     record: Callable[[Any], dict]
 
     def begin(self) -> None:
