@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
@@ -126,3 +127,23 @@ def test_it_stops_at_a_verdict_or_at_the_most_games(coin_race, capsys):
     assert "until verdict (5 % spent over the looks" in capsys.readouterr().out
     assert main(["compare", coin_race, "--max-games", "20"]) == 2
     assert "--max-games goes with --until-verdict" in capsys.readouterr().err
+
+
+def test_a_time_limit_is_the_whole_runs_not_each_blocks(coin_race, monkeypatch):
+    """--until-verdict --time-limit T: each block gets what is left of T, and once T is spent no
+    block starts (each block was given the whole T, so the run went on to --max-games)."""
+    clock = [1000.0]
+    monkeypatch.setattr(sequential, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    given = []
+    play = sequential.compare.play
+
+    def block(arms, first, games, players, specs, seed, jobs, time_limit, *rest):
+        given.append(time_limit)
+        clock[0] += 10   # each block takes ten seconds of this clock
+        return play(arms, first, games, players, specs, seed, jobs, None, *rest)
+    monkeypatch.setattr(sequential.compare, "play", block)
+    with Arms(coin_race, [], ["goal=10"]) as arms:   # the same rules: never a verdict
+        found = sequential.run(arms, 10, 200, 2, "greedy,random", 1, time_limit=25)
+    assert given == [25, 15, 5]
+    assert found["compared"] == 30 and found["partial"]
+    assert found["sequential"]["why"] == "stopped early (Ctrl-C or --time-limit)"

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 
 from railrules.interpreter.runtime.memo import keep
 from railrules.tools.lab import compare, stats
@@ -141,9 +142,16 @@ def run(arms: list, block: int, most: int, players: int, specs: str, seed: int, 
     looks = []
     sizes = looks_at(block, most)
     times = tuple(n / most for n in sizes)
+    deadline = time.monotonic() + time_limit if time_limit else None   # the whole run's, not a block's
     for k, n in enumerate(sizes):
+        left = time_limit
+        if deadline is not None and k:
+            left = deadline - time.monotonic()
+            if left <= 0:   # out of time between two blocks: the last look stands, partial
+                stopped = True
+                break
         first = len(records[arms[0].label])
-        more, stopped = compare.play(arms, first, n - first, players, specs, seed, jobs, time_limit,
+        more, stopped = compare.play(arms, first, n - first, players, specs, seed, jobs, left,
                                      progress, cluster)
         for label, rs in more.items():
             records[label] += rs
@@ -153,6 +161,7 @@ def run(arms: list, block: int, most: int, players: int, specs: str, seed: int, 
                       "verdicts": len(compare.verdicts(result))})
         if stopped or settled(result, only) or n == most:
             break
+    result["partial"] = result["partial"] or stopped
     chosen = "primary" if primary else "chosen"
     why = ("stopped early (Ctrl-C or --time-limit)" if stopped else
            f"every {chosen} metric has a verdict after {n} games" if settled(result, only) and (only or primary) else
