@@ -6,6 +6,7 @@ import json
 import math
 import random
 import shutil
+from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
@@ -747,3 +748,77 @@ def test_credits_are_their_definition_for_any_values():
         scale = float(sum(map(abs, values.values()))) / len(seats) or 1.0
         assert credits(Values(values), weight) == {
             p: (1 - weight) * stand[p] + weight * (1 + math.tanh(leads[p] / scale)) / 2 for p in seats}
+
+
+# ------------------------------------------------------------------ trust, and the ruleset's settings
+def _factories(tmp_path, estimate: str, yaml_extra: str = ""):
+    """The learning game (a factory costs 3 and pays 1 a round) with another estimate."""
+    root = tmp_path / "factories"
+    shutil.copytree(Path(__file__).parent / "learning_game", root)
+    rules = root / "rules" / "game.rules"
+    rules.write_text(rules.read_text(encoding="utf-8").replace("estimate p = p.cash", estimate), encoding="utf-8")
+    if yaml_extra:
+        with open(root / "ruleset.yaml", "a", encoding="utf-8") as f:
+            f.write(yaml_extra)
+    return root
+
+
+PROMISE = "estimate p = p.cash + p.factories * (rounds - round)"   # what the factories will pay
+
+
+def test_the_scores_as_the_game_stands_are_the_score_expression_read_now(tmp_path):
+    game = load_ruleset(str(_factories(tmp_path, PROMISE))).new_game(2, 1)
+    game.execute("set p1.cash = 7")
+    game.execute("set p1.factories = 1")   # (in round 1 the estimate promises 9 more)
+    assert game.scores() == {"p1": 7, "p2": 3} == {p: game.evaluate(f"{p}.cash") for p in game.players}
+    assert game.estimates()["p1"] == 16
+    with pytest.raises(RulesRuntimeError, match="in score: .*is not a player"):
+        game.scores(["bank"])
+    while not game.is_over:
+        game.apply(game.legal_actions()[0])
+    assert game.scores() == game.result["scores"]
+
+
+@pytest.mark.parametrize("trust", [0.0, 0.5, 1.0, 2.0])
+def test_trust_counts_that_share_of_what_the_estimate_promises_above_the_score(tmp_path, trust):
+    from railrules.tools.bots.search import trusting
+    game = load_ruleset(str(_factories(tmp_path, PROMISE))).new_game(2, 1)
+    game.execute("set p1.factories = 2")
+    game.execute("set round = 4")
+    # p1: cash 3, two factories paying 6 more rounds: the estimate promises 12 above the score
+    assert trusting(trust)(game) == {"p1": 3 + trust * 12, "p2": 3}
+
+
+@pytest.mark.parametrize("spec, best", [("greedy", "build"), ("greedy:trust=0.2", "take"),
+                                        ("mcts:iterations=1", "build"), ("mcts:iterations=1:trust=0.2", "take")])
+def test_a_bot_wary_of_promises_keeps_its_money(tmp_path, spec, best):
+    # a factory bought now pays 10 coins for 3: trusted at a fifth, 2 coins for 3, so a coin is better
+    game = load_ruleset(str(_factories(tmp_path, PROMISE))).new_game(2, 1)
+    assert {make_bot(spec, seed).choose(game).name for seed in range(4)} == {best}
+
+
+def test_trust_is_refused_with_a_learned_estimate():
+    with pytest.raises(BotSpecError, match="learned estimate predicts standings"):
+        make_bot("mcts:estimate=learned:trust=0.5", 1)
+
+
+def test_a_ruleset_declares_its_bots_settings_and_a_spec_overrides_them(tmp_path):
+    rs = load_ruleset(str(_factories(tmp_path, PROMISE, 'bots:\n  mcts: "iterations=7:trust=0.5"\n')))
+    seats = ["p1", "p2"]
+    bot = seat_bots("mcts", seats, 1, rs)["p1"]
+    assert (bot.search.iterations, bot.trust) == (7, 0.5)
+    bot = seat_bots("mcts:trust=1,greedy", seats, 1, rs)
+    assert (bot["p1"].search.iterations, bot["p1"].trust, bot["p2"].trust) == (7, 1.0, 1.0)
+    assert seat_bots("mcts", seats, 1)["p1"].search.iterations == 200   # without the ruleset: the defaults
+
+
+def test_a_declared_setting_the_bot_does_not_have_says_where_it_comes_from(tmp_path):
+    rs = load_ruleset(str(_factories(tmp_path, PROMISE, 'bots:\n  mcts: "iterations=7:nerve=2"\n')))
+    with pytest.raises(BotSpecError, match=r"ruleset.yaml, bots: mcts: .*no setting 'nerve=2'"):
+        seat_bots("mcts", ["p1", "p2"], 1, rs)
+
+
+def test_the_schema_refuses_bots_settings_that_are_no_spec(tmp_path):
+    root = _factories(tmp_path, PROMISE, "bots:\n  mcts: 7\n")
+    with pytest.raises(RulesetError, match="bots"):
+        load_ruleset(str(root))

@@ -127,7 +127,7 @@ def test_play_says_when_a_bot_is_out_of_time(monkeypatch):
     import railrules.tools.play.table as table_module
     game = load_ruleset(COIN_RACE).new_game(2, 1)
     blocked = Blocked()
-    monkeypatch.setattr(table_module, "seat_bots", lambda specs, seats, seed: dict.fromkeys(seats, blocked))
+    monkeypatch.setattr(table_module, "seat_bots", lambda specs, seats, seed, ruleset=None: dict.fromkeys(seats, blocked))
     out = io.StringIO()
     try:
         play_bots(game, "random", 1, out, bot_seconds=0.05)

@@ -34,6 +34,7 @@ class Program:
     handlers: dict = field(default_factory=dict)     # event -> [code key]
     end_conditions: list = field(default_factory=list)  # (name, fn)
     score: object = None                             # fn(run, player) -> int
+    score_pos: object = None
     estimate: object = None                          # fn(run, player) -> number, or None
     estimate_pos: object = None
     tiebreak: object = None                          # fn(run, player) -> int, or None
@@ -175,7 +176,7 @@ class Compiler:
                 elif isinstance(d, n.TiebreakDef):
                     p.tiebreak = fn
                 else:
-                    p.score = fn
+                    p.score, p.score_pos = fn, d.pos
         if game:
             self._code("game", [], game[0].body, game[0].pos)
         p.at_end = p.handlers.get(n.GAME_END, [])

@@ -35,7 +35,7 @@ DEFAULT_STEPS = 1_000_000
 DEFAULT_DECISIONS = 100_000
 # what an overlay folder's ruleset.yaml says of the game in place of its base's
 _OVERLAY_META = ("name", "title", "rulebook", "fidelity", "players", "limits", "start_player", "guess",
-                 "lint", "coverage", "extends", "description", "cite")
+                 "lint", "coverage", "extends", "description", "cite", "bots")
 _EXTENDS = re.compile(r"(?m)^extends\s*:")
 
 

@@ -392,17 +392,28 @@ class Game:
         """Player -> :meth:`estimate`, for ``players`` (default: all), in one pass: a ``derived``
         value their estimates read is worked out once for all of them (the rules cannot change
         the state while they are evaluated), and kept only until the pass ends."""
+        program = self.ruleset.program
+        return self._per_player(program.estimate, players, "estimate", program.estimate_pos)
+
+    def scores(self, players: list | None = None) -> dict:
+        """Player -> their score by the ruleset's ``score p = ...`` as the game stands now (once
+        it is over, the final scores), for ``players`` (default: all), in one pass as
+        :meth:`estimates`: what a bot holds for sure, beside what the estimate promises."""
+        program = self.ruleset.program
+        return self._per_player(program.score, players, "score", program.score_pos)
+
+    def _per_player(self, fn, players: list | None, what: str, pos) -> dict:
+        """Player -> ``fn(machine, player)`` (None for all without ``fn``; the final scores once
+        the game is over), in one pass with one memo of derived values."""
         if players is None:
             players = self.players
-        else:   # (the estimate's code takes its player for a player)
+        else:   # (the code takes its player for a player)
             for p in players:
                 if p not in self.state["kinds"]["players"]:
-                    raise RulesRuntimeError(Diagnostic("RR302", f"in estimate: {word(p)} is not a player",
-                                                       self.ruleset.program.estimate_pos))
+                    raise RulesRuntimeError(Diagnostic("RR302", f"in {what}: {word(p)} is not a player", pos))
         if self.state["result"] is not None:
             scores = self.state["result"]["scores"]
             return {p: scores[p] for p in players}
-        fn = self.ruleset.program.estimate
         if fn is None:
             return dict.fromkeys(players)
         machine = self.machine
@@ -413,8 +424,7 @@ class Game:
                 machine.steps = 0
                 out[p] = fn(machine, p)
         except Exception as err:  # rules faults become diagnostics
-            raise RulesRuntimeError(Diagnostic("RR302", f"in estimate: {err}",
-                                               self.ruleset.program.estimate_pos)) from None
+            raise RulesRuntimeError(Diagnostic("RR302", f"in {what}: {err}", pos)) from None
         finally:
             machine.memo = None
         return out

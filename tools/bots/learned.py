@@ -179,7 +179,7 @@ def learn(ruleset, players: int, settings: Settings = Settings(), progress=None)
             seed = settings.seed + r * settings.games + g
             game = ruleset.new_game(players, seed)
             if current is None:
-                bots = seat_bots(first, game.players, seed)
+                bots = seat_bots(first, game.players, seed, ruleset)
             else:
                 bots = dict.fromkeys(game.players, GreedyBot(seed, estimate=current))
             seen = []

@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from railrules.interpreter.errors import Diagnostic, RailrulesError
 
-from railrules.tools.bots.search import FOLLOW, Mcts, estimates, followed, imagine, standing
+from railrules.tools.bots.search import FOLLOW, Mcts, estimates, followed, imagine, standing, trusting
 
 
 class BotSpecError(ValueError):
@@ -65,11 +65,18 @@ class Estimating:
     (tools/bots/learned.py: kept in the user cache, else learned when first needed; needs
     numpy); ``auto``, the ruleset's estimate if it has one, else the learned one (else, without
     numpy, none). A :class:`learned.Model` may be given instead of a name. (The learned module
-    is imported when a bot first needs it: a game of random bots never does.)"""
+    is imported when a bot first needs it: a game of random bots never does.) With ``trust``
+    other than 1, the ruleset's estimate counts only that share of what it promises above the
+    score (search.trusting): a learned estimate predicts standings, not scores, so it takes none."""
+    trust = 1.0
 
-    def _estimate_setting(self, estimate) -> None:
+    def _estimate_setting(self, estimate, trust: float = 1.0) -> None:
         if isinstance(estimate, str) and estimate not in ESTIMATES:
             raise BotSpecError(f"estimate must be one of {', '.join(ESTIMATES)}, not '{estimate}'")
+        if trust != 1 and estimate == "learned":
+            raise BotSpecError("trust scales what the ruleset's estimate promises above the score: "
+                               "a learned estimate predicts standings, so it takes no trust")
+        self.trust = trust
         if estimate == "learned":
             from railrules.tools.bots import learned
             try:
@@ -84,8 +91,9 @@ class Estimating:
         estimate = self.estimate
         if isinstance(estimate, learned.Model):
             return estimate.value
-        if estimate == "rules" or (estimate == "auto" and game.ruleset.program.estimate is not None):
-            return None
+        has = game.ruleset.program.estimate is not None
+        if estimate == "rules" or (estimate == "auto" and has):
+            return trusting(self.trust) if self.trust != 1 and has else None
         if estimate == "auto":
             try:
                 learned.numpy()
@@ -112,13 +120,13 @@ class GreedyBot(RandomBot, Estimating):
     ahead of (or least behind) the best of the others; ties at random. It stands by the ruleset's
     ``estimate`` (or the score once the game is over); a ruleset without an estimate has each
     action's result played out to the end ``playouts`` times by random players instead."""
-    settings = {"playouts": 4, "estimate": "rules"}
+    settings = {"playouts": 4, "estimate": "rules", "trust": 1.0}
     FOLLOW = FOLLOW   # the seat's own decisions followed after the one rated (see _follow)
 
-    def __init__(self, seed: int, playouts: int = 4, estimate="rules"):
+    def __init__(self, seed: int, playouts: int = 4, estimate="rules", trust: float = 1.0):
         super().__init__(seed)
         self.playouts = playouts
-        self._estimate_setting(estimate)
+        self._estimate_setting(estimate, trust)
         self._values = None
 
     def choose(self, game):
@@ -183,14 +191,14 @@ class MctsBot(RandomBot, Estimating):
     game went on to is kept for the seat's next decision. See tools/bots/search.py."""
     settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
                 "widen": 1.0, "keep": 0.0, "follow": 0, "rank": 1, "runs": 0, "answers": 0, "sure": 0.0,
-                "estimate": "auto"}
+                "estimate": "auto", "trust": 1.0}
 
     def __init__(self, seed: int, iterations: int = 200, depth: int = 0, explore: float = 0.7,
                  seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0, keep: float = 0.0,
                  follow: int = 0, rank: int = 1, runs: int = 0, answers: int = 0, sure: float = 0.0,
-                 estimate="auto"):
+                 estimate="auto", trust: float = 1.0):
         super().__init__(seed)
-        self._estimate_setting(estimate)
+        self._estimate_setting(estimate, trust)
         for name, value in (("lead", lead), ("keep", keep)):
             if value > 1:
                 raise BotSpecError(f"mcts: {name} must be between 0 and 1, not {value}")
@@ -213,10 +221,11 @@ BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": 
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
             "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0:rank=1"
-            ":follow=0:runs=0:answers=0:sure=0); "
+            ":follow=0:runs=0:answers=0:sure=0:trust=1); "
             "mcts stands by estimate=auto (the ruleset's estimate, else one learned by self-play: "
             "railrules learn), greedy by estimate=rules (without one: random playouts); either "
-            "takes estimate=rules, learned or auto; "
+            "takes estimate=rules, learned or auto, and trust=T (the share of what the ruleset's "
+            "estimate promises above the score that it counts); "
             "your own: package.module:Class[:name=value...] (a class made with (seed, **options) "
             "whose choose(view, legal) returns one of legal); "
             "one for all seats, or one per seat separated by commas (mcts,random,random)")
@@ -340,16 +349,35 @@ class UsersBot:
         return action
 
 
-def seat_bots(specs: str, seats: list, seed: int) -> dict:
+def seat_bots(specs: str, seats: list, seed: int, ruleset=None) -> dict:
     """Seat -> bot. One spec: one bot (seeded ``seed``) plays every seat; a comma-separated list
-    gives each seat its own (seat k seeded ``seed + k``), as many specs as seats."""
-    parts = specs.split(",")
+    gives each seat its own (seat k seeded ``seed + k``), as many specs as seats. With
+    ``ruleset``, each built-in bot takes the settings the ruleset declares for its kind first
+    (:func:`declared`)."""
+    parts = [declared(p, ruleset) for p in specs.split(",")]
     if len(parts) == 1:
         bot = make_bot(parts[0], seed)
         return dict.fromkeys(seats, bot)
     if len(parts) != len(seats):
         raise BotSpecError(f"{len(parts)} bots for {len(seats)} seats: give one for all, or one per seat")
     return {s: make_bot(p, seed + k) for k, (s, p) in enumerate(zip(seats, parts))}
+
+
+def declared(spec: str, ruleset) -> str:
+    """``spec`` with the settings ``ruleset`` declares for its kind of bot (ruleset.yaml's
+    ``bots: {mcts: "answers=1:trust=0.5"}``: how the game's bots play it best) put before its
+    own, so that the spec's win (a setting given twice takes the last): ``mcts`` there is
+    ``mcts:answers=1:trust=0.5``, ``mcts:trust=1`` is ``mcts:answers=1:trust=0.5:trust=1``.
+    A declared setting the bot does not have is refused, saying where it comes from."""
+    kind, _, own = spec.partition(":")
+    items = ((ruleset.meta.get("bots") or {}).get(kind) if ruleset is not None else None)
+    if not items:
+        return spec
+    try:
+        make_bot(f"{kind}:{items}", 0)
+    except BotSpecError as err:
+        raise BotSpecError(f"{ruleset.root}/ruleset.yaml, bots: {kind}: {err}") from None
+    return f"{kind}:{items}" + (f":{own}" if own else "")
 
 
 def check_specs(specs: str) -> str:

@@ -154,6 +154,21 @@ def estimates(game, values=None) -> dict:
     return values(game)
 
 
+def trusting(trust: float):
+    """Seat values that count only ``trust`` of what the ruleset's estimate promises above the
+    score: ``score + trust * (estimate - score)``, the score as the game stands (Game.scores; the
+    final scores once it is over). Below 1, a bot wary of promises (shares whose dividends
+    depend on what others will build); above 1, one that counts them more. Without an estimate,
+    none (the bots then play out to the end)."""
+    def value(game) -> dict:
+        promised = game.estimates()
+        if game.is_over:
+            return promised
+        held = game.scores()
+        return {p: None if e is None else held[p] + trust * (e - held[p]) for p, e in promised.items()}
+    return value
+
+
 def standings(game, values=None) -> dict:
     """How each seat stands, from 0 (below everyone) to 1 (above everyone): the share of the other
     players it is ahead of (a tie counts half), by score once the game is over, else by the

@@ -45,8 +45,8 @@ def play_game(rulesets: list, task: tuple) -> dict:
     i, k, seed, players, specs = task
     game = rulesets[k].new_game(players, seed, count_rules=True)
     seats = seating(specs, players, i)
-    bots = seat_bots(",".join(seats), game.players, seed) if len(set(seats)) > 1 \
-        else seat_bots(seats[0], game.players, seed)
+    bots = seat_bots(",".join(seats), game.players, seed, game.ruleset) if len(set(seats)) > 1 \
+        else seat_bots(seats[0], game.players, seed, game.ruleset)
     record = {"game": i, "seed": seed, "seats": dict(zip(game.players, seats)), "error": None}
     actions: Counter = Counter()
     leader, changes = None, 0

@@ -18,7 +18,7 @@ def _one(shared, seed: int) -> dict:
     game = ruleset.new_game(players, seed, undo=False)  # played to the end, never taken back
     clock: dict = {}
     try:
-        play_out(game, seat_bots(bots, game.players, seed), forced=forced, clock=clock)
+        play_out(game, seat_bots(bots, game.players, seed, game.ruleset), forced=forced, clock=clock)
     except RailrulesError as err:
         return {"seed": seed, "error": str(err.diagnostics[0])}
     specs = bots.split(",") if "," in bots else [bots] * players

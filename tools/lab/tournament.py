@@ -60,7 +60,7 @@ def play(shared: tuple, task: tuple) -> dict:
     game = ruleset.new_game(players, seed)
     record = {"seats": dict(zip(game.players, specs)), "deal": seed}
     try:
-        play_out(game, seat_bots(",".join(specs), game.players, seed))
+        play_out(game, seat_bots(",".join(specs), game.players, seed, game.ruleset))
     except RailrulesError as err:
         return {**record, "error": f"seed {seed}: {err.diagnostics[0]}"}
     return {**record, "scores": {p: float(s) for p, s in game.result["scores"].items()},

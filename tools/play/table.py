@@ -73,7 +73,7 @@ class Table:
                  delay: float = 0.6, bot_seconds: float | None = None, autosave: bool = False,
                  say=None, tokens: dict | None = None):
         self.game, self.humans, self.specs, self.save_path = game, list(humans), bots, save_path
-        self.bots = seat_bots(bots, game.players, seed)
+        self.bots = seat_bots(bots, game.players, seed, game.ruleset)
         self.delay, self.bot_seconds, self.autosave = delay, bot_seconds, autosave
         self.say = say or (lambda text: None)
         self.lock = threading.RLock()
@@ -481,7 +481,7 @@ class Table:
                               f"{len(game.players)} players; this table plays {ruleset.name} for "
                               f"{len(self.game.players)}")
             self.game, self.replayable = game, saved.replayable
-            self.bots = seat_bots(self.specs, game.players, game.state["seed"])
+            self.bots = seat_bots(self.specs, game.players, game.state["seed"], game.ruleset)
             self.mine, self.last = [], None
             self.version += 1
             self._kept()
