@@ -822,3 +822,12 @@ def test_the_schema_refuses_bots_settings_that_are_no_spec(tmp_path):
     root = _factories(tmp_path, PROMISE, "bots:\n  mcts: 7\n")
     with pytest.raises(RulesetError, match="bots"):
         load_ruleset(str(root))
+
+
+@pytest.mark.parametrize("name", ["chicago_express", "german_railways", "stephensons_rocket", "baltimore_ohio"])
+def test_the_shipped_rulesets_bots_settings_make_bots(name):
+    from railrules.tools.bots.players import declared
+    rs = load_ruleset(name)
+    for kind, items in (rs.meta.get("bots") or {}).items():
+        assert declared(kind, rs) == f"{kind}:{items}"
+        seat_bots(kind, ["p1", "p2", "p3"], 1, rs)   # (refused if a setting is not the bot's)
