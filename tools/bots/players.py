@@ -354,7 +354,7 @@ def seat_bots(specs: str, seats: list, seed: int, ruleset=None) -> dict:
     gives each seat its own (seat k seeded ``seed + k``), as many specs as seats. With
     ``ruleset``, each built-in bot takes the settings the ruleset declares for its kind first
     (:func:`declared`)."""
-    parts = [declared(p, ruleset) for p in specs.split(",")]
+    parts = as_played(specs, ruleset).split(",")
     if len(parts) == 1:
         bot = make_bot(parts[0], seed)
         return dict.fromkeys(seats, bot)
@@ -378,6 +378,12 @@ def declared(spec: str, ruleset) -> str:
     except BotSpecError as err:
         raise BotSpecError(f"{ruleset.root}/ruleset.yaml, bots: {kind}: {err}") from None
     return f"{kind}:{items}" + (f":{own}" if own else "")
+
+
+def as_played(specs: str, ruleset) -> str:
+    """``specs`` (comma-separated) as the bots play ``ruleset``: each with the settings the
+    ruleset declares for its kind (:func:`declared`), for reports to say what played."""
+    return ",".join(declared(spec, ruleset) for spec in specs.split(","))
 
 
 def check_specs(specs: str) -> str:

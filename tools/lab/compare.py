@@ -27,7 +27,7 @@ from railrules.interpreter.errors import RailrulesError
 from railrules.tools.common import verbs
 from railrules.tools.lab import runner, stats
 from railrules.tools.lab.arms import ArmError, setting_value
-from railrules.tools.bots.players import seat_bots
+from railrules.tools.bots.players import as_played, seat_bots
 from railrules.tools.common.tables import Table
 
 
@@ -128,7 +128,8 @@ def summarize(arms: list, records: dict, games: int, stopped: bool, players: int
     """The figures of the records of every arm as one JSON-ready dict (``nominal``: a sequential
     look's boundary)."""
     return {"ruleset": arms[0].ruleset.name, "arms": [a.label for a in arms], "games": games,
-            "compared": len(records[arms[0].label]), "partial": stopped, "players": players, "bots": specs,
+            "compared": len(records[arms[0].label]), "partial": stopped, "players": players,
+            "bots": as_played(specs, arms[0].ruleset),   # (with the settings the ruleset declares)
             "seed": seed, "correction": correction, "primary": primary or [],
             "differences": {a.label: a.ruleset.changed_since(arms[0].ruleset.fingerprints) for a in arms[1:]},
             "settings": {a.label: list(a.setting) for a in arms if a.setting},

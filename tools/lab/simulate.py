@@ -9,7 +9,7 @@ from railrules.interpreter.errors import RailrulesError
 from railrules.tools.common.clock import describe as describe_time
 from railrules.tools.common import verbs
 from railrules.tools.lab import runner
-from railrules.tools.bots.players import play_out, seat_bots
+from railrules.tools.bots.players import as_played, play_out, seat_bots
 
 
 def _one(shared, seed: int) -> dict:
@@ -21,7 +21,7 @@ def _one(shared, seed: int) -> dict:
         play_out(game, seat_bots(bots, game.players, seed, game.ruleset), forced=forced, clock=clock)
     except RailrulesError as err:
         return {"seed": seed, "error": str(err.diagnostics[0])}
-    specs = bots.split(",") if "," in bots else [bots] * players
+    specs = as_played(bots, game.ruleset).split(",") if "," in bots else [as_played(bots, game.ruleset)] * players
     thinking: dict = {}
     for seat, spec in zip(game.players, specs):
         seconds, choices = clock.get(seat, (0.0, 0))
@@ -63,7 +63,7 @@ def simulate(ruleset, games: int, seed: int, players: int, bot: str = "random",
             mine[1] += choices
     finished = len(decisions)
     return {
-        "ruleset": ruleset.name, "variant": ruleset.variant, "players": players, "bot": bot,
+        "ruleset": ruleset.name, "variant": ruleset.variant, "players": players, "bot": as_played(bot, ruleset),
         "forced": forced,
         "games": games, "seed": seed, "finished": finished, "partial": stopped, "jobs": jobs,
         "wins_by_seat": {p: wins[p] for p in (f"p{k}" for k in range(1, players + 1))},
