@@ -120,6 +120,8 @@ CODES = {
                "extends: chicgo_express", "name a shipped ruleset or a folder that holds ruleset.yaml"),
     "RR214": Code("overlay-cycle", "rulesets extend each other in a cycle",
                "a extends b, b extends a", "make one of them a full ruleset, or extend another"),
+    "RR215": Code("bots-setting", "ruleset.yaml's bots: gives a bot a setting it does not have, or a value it cannot take",
+               "bots: {mcts: \"iterations=50:nerve=2\"}", "give settings as `railrules play --help` lists them for --bots"),
     # run time
     "RR301": Code("illegal-action", "the action is not legal in this position",
                "bid 999 with 30 in cash", "choose one of the legal actions; the message says why not"),

@@ -831,3 +831,12 @@ def test_the_shipped_rulesets_bots_settings_make_bots(name):
     for kind, items in (rs.meta.get("bots") or {}).items():
         assert declared(kind, rs) == f"{kind}:{items}"
         seat_bots(kind, ["p1", "p2", "p3"], 1, rs)   # (refused if a setting is not the bot's)
+
+
+def test_lint_finds_a_declared_setting_the_bot_does_not_have_where_it_is_written(tmp_path):
+    from railrules.tools.author.lint import lint_ruleset
+    root = _factories(tmp_path, PROMISE, 'bots:\n  greedy: "trust=0.5"\n  mcts: "iterations=50:nerve=2"\n')
+    found = [d for d in lint_ruleset(str(root)) if d.code == "RR215"]
+    assert len(found) == 1 and "no setting 'nerve=2'" in found[0].message
+    lines = (root / "ruleset.yaml").read_text(encoding="utf-8").splitlines()
+    assert lines[found[0].pos.line - 1].strip().startswith("mcts:")

@@ -44,6 +44,7 @@ PLACES = {
     "loose_": "{name}",
     "scenario_": "scenarios/{name}",
     "unlisted_": "rules/{name}",
+    "bots_": "ruleset.yaml",
 }
 
 
@@ -139,7 +140,7 @@ def run_case(case: Path, tmp_path: Path) -> tuple[Path, list]:
         if case.name.startswith("secret_"):
             text += SECRET
         meta.write_text(text, encoding="utf-8")
-    if case.name.startswith(("scenario_", "unlisted_")):
+    if case.name.startswith(("scenario_", "unlisted_", "bots_")):
         return root, lint_paths([str(root)])
     if case.name.startswith("variant_"):
         return root, check_ruleset(str(root), Path(where).stem)[1]

@@ -241,6 +241,8 @@ def lint_ruleset(root: str, play: int = 0) -> list[Diagnostic]:
             for f in sorted(unlisted_rules(Path(root)))]
     variants: dict = {}
     if ruleset is not None:
+        from railrules.tools.bots.players import lint_bots
+        out += lint_bots(ruleset)
         for folder in ruleset.layers:   # (while a lint is kept) their variants/ folders
             kept.files_under(folder)
         if play:

@@ -380,6 +380,18 @@ def declared(spec: str, ruleset) -> str:
     return f"{kind}:{items}" + (f":{own}" if own else "")
 
 
+def lint_bots(ruleset) -> list[Diagnostic]:
+    """RR215 for each kind of bot whose settings ``ruleset`` declares (ruleset.yaml ``bots:``)
+    and that cannot be made with them, at the setting's place in the file."""
+    out = []
+    for kind, items in (ruleset.meta.get("bots") or {}).items():
+        try:
+            make_bot(f"{kind}:{items}", 0)
+        except BotSpecError as err:
+            out.append(Diagnostic("RR215", f"bots: {kind}: {err}", ruleset.meta_places["ruleset"].of("bots", kind)))
+    return out
+
+
 def as_played(specs: str, ruleset) -> str:
     """``specs`` (comma-separated) as the bots play ``ruleset``: each with the settings the
     ruleset declares for its kind (:func:`declared`), for reports to say what played."""
