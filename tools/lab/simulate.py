@@ -21,7 +21,8 @@ def _one(shared, seed: int) -> dict:
         play_out(game, seat_bots(bots, game.players, seed, game.ruleset), forced=forced, clock=clock)
     except RailrulesError as err:
         return {"seed": seed, "error": str(err.diagnostics[0])}
-    specs = as_played(bots, game.ruleset).split(",") if "," in bots else [as_played(bots, game.ruleset)] * players
+    played = as_played(bots, game.ruleset).split(",")   # (with the settings the ruleset declares)
+    specs = played if len(played) > 1 else played * players
     thinking: dict = {}
     for seat, spec in zip(game.players, specs):
         seconds, choices = clock.get(seat, (0.0, 0))
