@@ -373,23 +373,27 @@ def declared(spec: str, ruleset) -> str:
     items = ((ruleset.meta.get("bots") or {}).get(kind) if ruleset is not None else None)
     if not items:
         return spec
-    try:
-        make_bot(f"{kind}:{items}", 0)
-    except BotSpecError as err:
-        raise BotSpecError(f"{ruleset.root}/ruleset.yaml, bots: {kind}: {err}") from None
+    refused = _refusal(kind, items)
+    if refused:
+        raise BotSpecError(f"{ruleset.root}/ruleset.yaml, bots: {kind}: {refused}")
     return f"{kind}:{items}" + (f":{own}" if own else "")
 
 
 def lint_bots(ruleset) -> list[Diagnostic]:
     """RR215 for each kind of bot whose settings ``ruleset`` declares (ruleset.yaml ``bots:``)
     and that cannot be made with them, at the setting's place in the file."""
-    out = []
-    for kind, items in (ruleset.meta.get("bots") or {}).items():
-        try:
-            make_bot(f"{kind}:{items}", 0)
-        except BotSpecError as err:
-            out.append(Diagnostic("RR215", f"bots: {kind}: {err}", ruleset.meta_places["ruleset"].of("bots", kind)))
-    return out
+    return [Diagnostic("RR215", f"bots: {kind}: {refused}", ruleset.meta_places["ruleset"].of("bots", kind))
+            for kind, items in (ruleset.meta.get("bots") or {}).items()
+            if (refused := _refusal(kind, items))]
+
+
+def _refusal(kind: str, items: str) -> str | None:
+    """Why a ``kind`` bot cannot be made with the declared settings ``items``, else None."""
+    try:
+        make_bot(f"{kind}:{items}", 0)
+    except BotSpecError as err:
+        return str(err)
+    return None
 
 
 def as_played(specs: str, ruleset) -> str:
