@@ -332,7 +332,8 @@ def test_a_guess_that_is_no_rules_expression_says_where(tmp_path):
     assert "guess.players.cash.high" in str(err.value.diagnostics[0].pos)
 
 
-@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=25", "mcts:iterations=25:keep=1"])
+@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=25", "mcts:iterations=25:keep=1",
+                                  "mcts:iterations=3:ties=1:playout=greedy:depth=10"])
 def test_a_bots_choice_does_not_change_with_hidden_information(spec):
     game = _mid_game("stephensons_rocket", 3, 40)
     seat = game.current_player
@@ -400,7 +401,8 @@ def test_with_one_iteration_mcts_plays_as_greedy_rates(name):
 def test_mcts_is_the_same_for_the_same_seed_with_every_setting():
     game = _mid_game("baltimore_ohio", 3, 40)
     for spec in ("mcts:iterations=40", "mcts:iterations=40:depth=4:lead=0:widen=0",
-                 "mcts:iterations=40:follow=2:runs=1:answers=1", "mcts:iterations=40:sure=1.5"):
+                 "mcts:iterations=40:follow=2:runs=1:answers=1", "mcts:iterations=40:sure=1.5",
+                 "mcts:iterations=20:ties=1:playout=greedy:depth=10:answers=1"):
         assert len({make_bot(spec, 5).choose(game) for _ in range(3)}) == 1
 
 
@@ -575,6 +577,74 @@ def test_sure_takes_another_action_when_its_credit_is_clearly_higher(tmp_path):
     assert make_bot("greedy", 1).choose(game).label == "bold"
     for seed in range(8):
         assert make_bot("mcts:iterations=30:rank=2:sure=1.5", seed).choose(game).label == "safe"
+
+
+def test_greedy_playouts_answer_as_the_other_seat_rates_its_answers(tmp_path):
+    # Two iterations rate each opening once, by the decision played on from it. At random, the
+    # other seat answers the bold opening with one of its 20 waits (20 of 21 answers), and the
+    # bold opening looks best; played on as greedy would, it punishes, and the safe one is taken.
+    game = _trap(tmp_path)
+    for seed in range(8):
+        assert make_bot("mcts:iterations=2:depth=1:playout=greedy", seed).choose(game).label == "safe"
+    assert [make_bot("mcts:iterations=2:depth=1", seed).choose(game).label
+            for seed in range(8)].count("bold") >= 6
+
+
+_DOORS = """# A test: two doors look alike until the other player has moved; a coin now looks better.
+
+game:
+    cite "Test rules: the second player starts with 2 coins; the first picks, the second waits, then the door pays."
+    pay 2 from bank to players[1]
+    call pick(players[0], players[1])
+    end_game "picked"
+
+procedure pick(p, q):
+    cite "Test rules: the left door pays 1, the right door 3, once the other player has waited."
+    choose by p:
+        option left:
+            call wait(q)
+            pay 1 from bank to p
+        option right:
+            call wait(q)
+            pay 3 from bank to p
+        option grab:
+            pay 1 from bank to p
+            call wait(q)
+
+procedure wait(q):
+    cite "Test rules: the other player waits."
+    choose by q:
+        option wait:
+            log "{q} waits"
+
+score p = p.cash
+estimate p = p.cash
+"""
+
+
+@pytest.mark.parametrize("grab", [False, True])
+def test_ties_searches_only_among_greedys_tied_choices(tmp_path, grab):
+    # One decision ahead, the doors are equal (nothing is paid before the other seat waits) and
+    # the coin grabbed now is better; only the right door's 3 coins beat the other seat's 2. Without the coin, the search breaks the doors' tie by
+    # playing on: the right door, where greedy takes either. With it, greedy's choice is not tied,
+    # and ties keeps it, where a search of every action finds the right door.
+    root = _coin_race(tmp_path)
+    shutil.rmtree(root / "scenarios")
+    rules = _DOORS if grab else _DOORS.replace("        option grab:\n            pay 1 from bank to p\n"
+                                              "            call wait(q)\n", "")
+    (root / "rules" / "game.rules").write_text(rules, encoding="utf-8")
+    game = load_ruleset(str(root)).new_game(2, 1)
+    assert len(game.legal_actions()) == (3 if grab else 2)
+    greedy = {make_bot("greedy", seed).choose(game).label for seed in range(8)}
+    assert greedy == ({"grab"} if grab else {"left", "right"})
+    for seed in range(8):
+        assert make_bot("mcts:iterations=8:ties=1:depth=2:playout=greedy", seed).choose(game).label == ("grab" if grab else "right")
+        assert make_bot("mcts:iterations=8:depth=2:playout=greedy", seed).choose(game).label == "right"
+
+
+def test_playout_is_random_or_greedy():
+    with pytest.raises(BotSpecError, match="playout must be random or greedy"):
+        make_bot("mcts:playout=smart", 1)
 
 
 def test_lead_and_keep_must_be_weights():

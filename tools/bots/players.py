@@ -191,12 +191,12 @@ class MctsBot(RandomBot, Estimating):
     game went on to is kept for the seat's next decision. See tools/bots/search.py."""
     settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
                 "widen": 1.0, "keep": 0.0, "follow": 0, "rank": 1, "runs": 0, "answers": 0, "sure": 0.0,
-                "estimate": "auto", "trust": 1.0}
+                "estimate": "auto", "trust": 1.0, "playout": "random", "ties": 0}
 
     def __init__(self, seed: int, iterations: int = 200, depth: int = 0, explore: float = 0.7,
                  seconds: float = 0.0, lead: float = 0.5, widen: float = 1.0, keep: float = 0.0,
                  follow: int = 0, rank: int = 1, runs: int = 0, answers: int = 0, sure: float = 0.0,
-                 estimate="auto", trust: float = 1.0):
+                 estimate="auto", trust: float = 1.0, playout: str = "random", ties: int = 0):
         super().__init__(seed)
         self._estimate_setting(estimate, trust)
         for name, value in (("lead", lead), ("keep", keep)):
@@ -208,6 +208,10 @@ class MctsBot(RandomBot, Estimating):
         self.search.runs = bool(runs)
         self.search.answers = bool(answers)
         self.search.sure = sure
+        if playout not in ("random", "greedy"):
+            raise BotSpecError(f"mcts: playout must be random or greedy, not {playout}")
+        self.search.playout = playout
+        self.search.ties = bool(ties)
 
     def choose(self, game):
         legal = game.legal_actions()
@@ -221,7 +225,8 @@ BOTS = {"random": RandomBot, "options": OptionBot, "greedy": GreedyBot, "mcts": 
 BOT_HELP = ("random: uniform over legal actions; options: uniform over options, then values; "
             "greedy: the action after which the seat's estimate is best; mcts: tree search "
             "(settings as mcts:iterations=200:depth=0:explore=0.7:seconds=0:lead=0.5:widen=1:keep=0:rank=1"
-            ":follow=0:runs=0:answers=0:sure=0:trust=1); "
+            ":follow=0:runs=0:answers=0:sure=0:trust=1:playout=random:ties=0; playout=greedy plays the "
+            "depth decisions as greedy would, ties=1 searches only among greedy's tied choices); "
             "mcts stands by estimate=auto (the ruleset's estimate, else one learned by self-play: "
             "railrules learn), greedy by estimate=rules (without one: random playouts); either "
             "takes estimate=rules, learned or auto, and trust=T (the share of what the ruleset's "
@@ -246,7 +251,7 @@ def make_bot(spec: str, seed: int):
         default = cls.settings[name]
         if isinstance(default, str):
             continue
-        if value < 0 or (isinstance(default, int) and name not in ("depth", "follow", "runs", "answers") and value < 1):
+        if value < 0 or (isinstance(default, int) and name not in ("depth", "follow", "runs", "answers", "ties") and value < 1):
             raise BotSpecError(f"{kind}: {name} must be {'at least 1' if isinstance(default, int) else '>= 0'}, not {texts[name]}")
     return cls(seed, **values)
 

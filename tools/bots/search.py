@@ -333,6 +333,22 @@ def followed(game, seat: str, steps: int, values=None, estimated: dict | None = 
     return value, game
 
 
+def _best_rated(game, legal: list, values, rng):
+    """The game after the action its deciding seat rates best one decision ahead (:func:`rating`;
+    ties: at random)."""
+    seat = game.current_player
+    best, top = [], None
+    for action in legal:
+        after = game.clone()
+        after.apply(action)
+        v = rating(after, seat, values)
+        if top is None or v > top:
+            best, top = [after], v
+        elif v == top:
+            best.append(after)
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
 class Mcts:
     """UCT over imagined copies (information-set MCTS with one tree per decision).
 
@@ -356,7 +372,9 @@ class Mcts:
     seat's own next decisions, as greedy does. Once every allowed action has a child, the walk goes on
     to the child with the best upper confidence bound for the seat deciding there (among the
     actions legal in this copy). From the new node it plays on at random for ``depth`` decisions
-    (to the end when the ruleset has no estimate) and credits every node on the way with what
+    (to the end when the ruleset has no estimate; with ``playout`` "greedy", each of those
+    decisions is the one its seat rates best one decision ahead, ties at random: the seats play
+    on as greedy bots would, not at random) and credits every node on the way with what
     the seat that moved into it gets (:func:`credits`, ``lead`` its weight). The answer is the most visited action
     (ties: the best credited, then the first in order). With ``sure`` > 0 the root is ordered as
     the greedy bot rates (through the seat's own next decisions, up to ``FOLLOW``), and the
@@ -365,6 +383,11 @@ class Mcts:
     imagined answers (a seat far behind, a build that pays a few hexes on), the search gives
     every action about as many visits and most visited is a draw among near equals; the search
     then keeps the look-ahead's choice, and overrules it only where it clearly found better.
+    With ``ties`` there is no tree: the answer is the greedy bot's choice, and where greedy
+    rates several actions first (the estimate cannot tell them apart), each of them is played
+    on from the same imagined copies and the best credited is taken (:meth:`_tie_broken`): a
+    search that departs from greedy only where greedy has no reason for its choice, and judges
+    the departure by how the game goes on (with ``playout`` "greedy": as greedy bots play it).
     ``seconds`` > 0 stops early when the time is up (then the choice depends on the machine).
 
     With ``keep`` > 0 the tree outlives the decision: at the seat's next decision in the same
@@ -386,6 +409,8 @@ class Mcts:
     answers = False  # below the root, the other seats' decisions: the best rated only
     rank = 1       # nodes fewer decisions than this below the root are ordered by look-ahead
     sure = 0.0     # how many times the look-ahead's first's visits another needs to be chosen (0: off)
+    ties = False   # no tree: greedy's choice, its ties broken by playing on (:meth:`_tie_broken`)
+    playout = "random"  # how the ``depth`` decisions from a new node are taken: "random" or "greedy"
     values = None  # seat values of a game instead of the ruleset's estimate (:func:`estimates`)
 
     def __init__(self, rng, iterations: int, depth: int, explore: float, seconds: float,
@@ -400,6 +425,8 @@ class Mcts:
 
     def best(self, game, legal: list):
         me = game.current_player
+        if self.ties and self._estimated(game):
+            return self._tie_broken(game, legal, me)
         root = self._root = self._kept_root(game, me)
         self.kept = root.visits
         self.searches += 1
@@ -550,16 +577,40 @@ class Mcts:
         """The legal actions, best first for ``seat`` by a one-decision look-ahead, through the
         seat's own decisions that come right after (up to ``follow`` of them, as greedy rates
         them: :func:`followed`); ties in random order."""
-        order = self.rng.sample(legal, len(legal))
+        rated = self._rated(game, legal, seat, follow)
+        return sorted(rated, key=rated.__getitem__, reverse=True)
 
+    def _rated(self, game, legal: list, seat: str, follow: int) -> dict:
+        """Action -> its look-ahead rating (as :meth:`_order` rates), the actions in random order."""
         def rate(action):
             after = game.clone()
             after.apply(action)
             if follow:
                 return followed(after, seat, follow, self.values)[0]
             return rating(after, seat, self.values)
-        rated = {a: rate(a) for a in order}
-        return sorted(order, key=rated.__getitem__, reverse=True)
+        return {a: rate(a) for a in self.rng.sample(legal, len(legal))}
+
+    def _tie_broken(self, game, legal: list, me: str):
+        """Greedy's choice, its ties broken by playing on (``ties``): the actions the look-ahead
+        rates first (through the seat's own next decisions, up to ``FOLLOW``: greedy's choices);
+        if more than one, each is played on (:meth:`_play_on`) from the same ``iterations``
+        imagined copies, and the one with the best mean credit is taken (ties: the first in a
+        random order). The same draws for each action: their credits differ by the action, not
+        by luck."""
+        hidden = _hidden(game, game, me)
+        rated = self._rated(_imagined(game, me, self.rng, hidden), legal, me, FOLLOW)
+        top = max(rated.values())
+        tied = [a for a, r in rated.items() if r == top]
+        if len(tied) == 1:
+            return tied[0]
+        totals = dict.fromkeys(tied, 0.0)
+        for _ in range(self.iterations):
+            world = _imagined(game, me, self.rng, hidden)
+            for action in tied:
+                after = world.clone()
+                after.apply(action)
+                totals[action] += credits(self._play_on(after, me), self.lead, self.values)[me]
+        return max(tied, key=totals.__getitem__)
 
     def _select(self, kids: list, n: int, log_n: float) -> int:
         """The index of the first of the ``n`` first ``kids`` with the best upper confidence
@@ -584,7 +635,12 @@ class Mcts:
             return followed(game, mover, self.follow, self.values)[1]
         limit = self.depth if estimated else math.inf
         done = 0
+        greedy = self.playout == "greedy" and estimated
         while not game.is_over and done < limit:
-            game.apply(self.rng.choice(game.legal_actions()))
+            legal = game.legal_actions()
+            if greedy and len(legal) > 1:
+                game = _best_rated(game, legal, self.values, self.rng)
+            else:
+                game.apply(self.rng.choice(legal))
             done += 1
         return game
