@@ -307,7 +307,7 @@ def test_random_games_of_sealed_auctions_conserve_end_and_replay():
 
 
 # ---------------------------------------------------------------- bots and the terminal
-@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=24"])
+@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=24", "mcts:iterations=4:ties=1:playout=greedy:depth=8"])
 def test_bots_decide_on_what_their_seat_knows(sealed, spec):
     """Two games that differ only in another seat's pending commitment: the bot of p3 (same
     seed) chooses the same in both; it does not peek."""

@@ -388,6 +388,8 @@ class Mcts:
     on from the same imagined copies and the best credited is taken (:meth:`_tie_broken`): a
     search that departs from greedy only where greedy has no reason for its choice, and judges
     the departure by how the game goes on (with ``playout`` "greedy": as greedy bots play it).
+    Without an estimate (the ruleset's or ``values``) there is no greedy choice, and the tree
+    search runs as without ``ties``.
     ``seconds`` > 0 stops early when the time is up (then the choice depends on the machine).
 
     With ``keep`` > 0 the tree outlives the decision: at the seat's next decision in the same
