@@ -888,6 +888,24 @@ def test_a_declared_setting_the_bot_does_not_have_says_where_it_comes_from(tmp_p
         seat_bots("mcts", ["p1", "p2"], 1, rs)
 
 
+def test_an_overlay_declares_its_own_bots_settings_and_lint_points_at_its_file(tmp_path):
+    # An overlay (ruleset.yaml with extends:) takes its base's bots settings unless it declares
+    # its own; a setting the bot lacks is reported in the file that declares it.
+    from railrules.tools.author.lint import lint_ruleset
+    from railrules.tools.bots.players import declared
+    base = _factories(tmp_path, PROMISE, 'bots:\n  mcts: "iterations=50"\n')
+    over = tmp_path / "patient"
+    over.mkdir()
+    (over / "ruleset.yaml").write_text(f"name: patient\nextends: {base}\n", encoding="utf-8")
+    assert declared("mcts", load_ruleset(str(over))) == "mcts:iterations=50"
+    with open(over / "ruleset.yaml", "a", encoding="utf-8") as f:
+        f.write('bots:\n  mcts: "ties=1:nerve=2"\n')
+    found = [d for d in lint_ruleset(str(over)) if d.code == "RR215"]
+    assert len(found) == 1 and found[0].pos.file.endswith("patient/ruleset.yaml") and found[0].pos.line == 4
+    with pytest.raises(BotSpecError, match=r"patient/ruleset.yaml, bots: mcts: .*no setting 'nerve=2'"):
+        seat_bots("mcts", ["p1", "p2"], 1, load_ruleset(str(over)))
+
+
 def test_the_schema_refuses_bots_settings_that_are_no_spec(tmp_path):
     root = _factories(tmp_path, PROMISE, "bots:\n  mcts: 7\n")
     with pytest.raises(RulesetError, match="bots"):

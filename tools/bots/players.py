@@ -188,7 +188,8 @@ class GreedyBot(RandomBot, Estimating):
 class MctsBot(RandomBot, Estimating):
     """Monte Carlo tree search (UCT) over imagined copies of the game (information-set MCTS:
     each iteration imagines the hidden part afresh); with ``keep`` > 0, the part of the tree the
-    game went on to is kept for the seat's next decision. See tools/bots/search.py."""
+    game went on to is kept for the seat's next decision; with ``ties`` 1, no tree: greedy's
+    choice, its ties broken by playing each tied action on. See tools/bots/search.py."""
     settings = {"iterations": 200, "depth": 0, "explore": 0.7, "seconds": 0.0, "lead": 0.5,
                 "widen": 1.0, "keep": 0.0, "follow": 0, "rank": 1, "runs": 0, "answers": 0, "sure": 0.0,
                 "estimate": "auto", "trust": 1.0, "playout": "random", "ties": 0}
@@ -380,16 +381,23 @@ def declared(spec: str, ruleset) -> str:
         return spec
     refused = _refusal(kind, items)
     if refused:
-        raise BotSpecError(f"{ruleset.root}/ruleset.yaml, bots: {kind}: {refused}")
+        raise BotSpecError(f"{_declared_at(ruleset, kind).file}, bots: {kind}: {refused}")
     return f"{kind}:{items}" + (f":{own}" if own else "")
 
 
 def lint_bots(ruleset) -> list[Diagnostic]:
     """RR215 for each kind of bot whose settings ``ruleset`` declares (ruleset.yaml ``bots:``)
     and that cannot be made with them, at the setting's place in the file."""
-    return [Diagnostic("RR215", f"bots: {kind}: {refused}", ruleset.meta_places["ruleset"].of("bots", kind))
+    return [Diagnostic("RR215", f"bots: {kind}: {refused}", _declared_at(ruleset, kind))
             for kind, items in (ruleset.meta.get("bots") or {}).items()
             if (refused := _refusal(kind, items))]
+
+
+def _declared_at(ruleset, kind: str):
+    """Where the settings of ``kind`` that ``ruleset`` plays with are written: in the last of its
+    overlays (ruleset.yaml with ``extends:``) that declares them, else in its base's ruleset.yaml."""
+    places = [at for role, at in ruleset.meta_places.items() if role.startswith("overlay ") and at.has("bots", kind)]
+    return (places[-1] if places else ruleset.meta_places["ruleset"]).of("bots", kind)
 
 
 def _refusal(kind: str, items: str) -> str | None:
