@@ -625,9 +625,10 @@ estimate p = p.cash
 @pytest.mark.parametrize("grab", [False, True])
 def test_ties_searches_only_among_greedys_tied_choices(tmp_path, grab):
     # One decision ahead, the doors are equal (nothing is paid before the other seat waits) and
-    # the coin grabbed now is better; only the right door's 3 coins beat the other seat's 2. Without the coin, the search breaks the doors' tie by
-    # playing on: the right door, where greedy takes either. With it, greedy's choice is not tied,
-    # and ties keeps it, where a search of every action finds the right door.
+    # the coin grabbed now is better; only the right door's 3 coins beat the other seat's 2.
+    # Without the coin, the search breaks the doors' tie by playing on: the right door, where
+    # greedy takes either. With it, greedy's choice is not tied, and ties keeps it, where a
+    # search of every action finds the right door.
     root = _coin_race(tmp_path)
     shutil.rmtree(root / "scenarios")
     rules = _DOORS if grab else _DOORS.replace("        option grab:\n            pay 1 from bank to p\n"
