@@ -252,7 +252,9 @@ def make_bot(spec: str, seed: int):
         default = cls.settings[name]
         if isinstance(default, str):
             continue
-        if value < 0 or (isinstance(default, int) and name not in ("depth", "follow", "runs", "answers", "ties") and value < 1):
+        # an int setting whose default is 0 (depth, follow, runs, answers, ties) may be 0; the
+        # others count something (iterations, rank, playouts) and must be at least 1
+        if value < 0 or (isinstance(default, int) and default > 0 and value < 1):
             raise BotSpecError(f"{kind}: {name} must be {'at least 1' if isinstance(default, int) else '>= 0'}, not {texts[name]}")
     return cls(seed, **values)
 
